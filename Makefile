@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: MIT
+# ibvct: the one build entry. GNU make. Out-of-tree objects in build/.
+# V=1 shows full commands. SANITIZE=1 builds with ASan+UBSan+LSan into
+# build-san/, COVERAGE=1 with --coverage into build-cov/, so that builds with
+# different flags never share objects. `make help` lists the targets.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/sh
+
+TOP    := $(abspath .)
+CC     ?= cc
+PROVE  ?= prove
+JOBS   ?= 2
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# One build dir per flavour (keep in step with .gitignore: build*/).
+B := build$(if $(filter 1,$(SANITIZE)),-san)$(if $(filter 1,$(COVERAGE)),-cov)$(if $(filter 1,$(INSTALL_BUILD)),-inst)
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
+CSTD    := -std=gnu11
+OPT     ?= -O2 -g
+SAN     :=
+ifeq ($(SANITIZE),1)
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+ifeq ($(COVERAGE),1)
+# -O0 so that line counts map onto the source as written.
+OPT     := -O0 -g
+SAN     += --coverage
+endif
+CFLAGS_COMMON := $(CSTD) $(OPT) $(WARN) $(SAN) -fPIC -D_GNU_SOURCE -pthread
+REF_INC := -I$(TOP)/ref-impl/include
+FP_INC  := -I$(TOP)/fake-provider/src
+
+# Paths compiled into the library (provider dir) and ibvct-run (library dir):
+# the build tree normally, the install tree for `make install`.
+ifeq ($(INSTALL_BUILD),1)
+RUN_LIBDIR := $(PREFIX)/lib/ibvct
+else
+RUN_LIBDIR := $(TOP)/$(B)/lib
+endif
+REF_DRIVER_DIR := $(RUN_LIBDIR)/ibvct
+DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"'
+
+# ---- dependencies: Debian packages, checked once per build dir -------------
+# A stamp per group of ci/install-deps; it depends on the script, which holds
+# the package lists, so changing a list re-checks. NODEPS=1 skips the step
+# (non-Debian systems, packagers).
+DEPS_DIR := $(B)/.deps
+ifeq ($(NODEPS),1)
+deps_for = 
+else
+deps_for = $(foreach g,$(1),$(DEPS_DIR)/$(g))
+endif
+
+$(DEPS_DIR)/%: ci/install-deps
+	@mkdir -p $(dir $@)
+	$(Q)sh ci/install-deps --check -q $* || sh ci/install-deps $*
+	@touch $@
+
+deps: $(call deps_for,build test)
+
+# ---- ref-impl: build/lib/libibverbs.so.1 ---------------------------------
+REF_SRCS := $(sort $(wildcard ref-impl/src/*.c))
+REF_OBJS := $(REF_SRCS:%.c=$(B)/obj/%.o)
+REF_MAP  := ref-impl/libibverbs.map
+REF_LIB  := $(B)/lib/libibverbs.so.1
+
+# ---- fake provider --------------------------------------------------------
+# fp_script.a: the script model, shared by the plugin, ibvct-run and tests.
+FP_SCRIPT_NAMES := script fault trace sysfs env qp_table
+FP_SCRIPT_SRCS  := $(foreach n,$(FP_SCRIPT_NAMES),$(wildcard fake-provider/src/$(n).c))
+FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
+FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
+FP_PLUGIN_SRCS  := $(filter-out $(FP_SCRIPT_SRCS),$(sort $(wildcard fake-provider/src/*.c)))
+FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
+FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
+IBVCT_RUN       := $(B)/bin/ibvct-run
+
+# ---- tests ----------------------------------------------------------------
+TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh))
+TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
+TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
+TEST_HELPERS := $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
+TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
+
+all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN)
+
+# Order-only on the deps stamp: nothing compiles before the toolchain is in.
+$(B)/obj/%.o: %.c | $(call deps_for,build)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(REF_INC) $(FP_INC) $(DEFS) -MMD -MP -c $< -o $@
+
+$(REF_LIB): $(REF_OBJS) $(REF_MAP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -shared -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(REF_MAP) -Wl,--no-undefined \
+		-o $@ $(REF_OBJS) -ldl -pthread
+
+$(B)/lib/libibverbs.so: $(REF_LIB)
+	$(Q)ln -sf libibverbs.so.1 $@
+
+$(FP_SCRIPT_LIB): $(FP_SCRIPT_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -shared -o $@ $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) \
+		-L$(B)/lib -l:libibverbs.so.1 -pthread
+
+$(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -ldl -pthread
+
+$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+
+$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+
+$(B)/t/%.t: ref-impl/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+$(B)/t/%.t: fake-provider/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+tests: all $(TEST_C_BINS) $(TEST_SH_BINS) | $(call deps_for,test)
+
+# ---- running the tests ----------------------------------------------------
+# Environment every test gets. Every test runs through ci/test-exec, which
+# applies the per-program time limit and, with IBVCT_VALGRIND=1, valgrind
+# (C tests only). IBVCT_PRELOAD is what a test must put in LD_PRELOAD when it
+# runs a foreign (non-sanitized) binary such as Debian's ibv_devinfo against
+# our sanitized library: ASan insists on being first in the initial library
+# list. It is empty in normal builds.
+TEST_ENV = IBVCT_SRC=$(TOP) IBVCT_BUILD=$(TOP)/$(B) \
+	IBVCT_PROVIDER=$(TOP)/$(FP_PLUGIN) IBVCT_LIBDIR=$(TOP)/$(B)/lib
+ifeq ($(SANITIZE),1)
+TEST_ENV += IBVCT_SANITIZE=1 IBVCT_PRELOAD=$(shell $(CC) -print-file-name=libasan.so) \
+	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(TOP)/ci/lsan.supp:print_suppressions=0
+endif
+ifeq ($(VALGRIND),1)
+ifeq ($(SANITIZE),1)
+$(error VALGRIND=1 and SANITIZE=1 do not mix: pick one)
+endif
+TEST_ENV += IBVCT_VALGRIND=1 IBVCT_TIMEOUT_MULT=$(or $(IBVCT_TIMEOUT_MULT),10)
+endif
+
+TEST_BINS := $(sort $(TEST_C_BINS) $(TEST_SH_BINS))
+PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
+	--exec "sh $(TOP)/ci/test-exec"
+
+check: tests $(if $(filter 1,$(VALGRIND)),$(call deps_for,valgrind))
+	$(PROVE_RUN) --state=save $(TEST_BINS)
+
+valgrind:
+	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
+
+# Reruns what failed in the last `make check` of this build flavour.
+failed: tests
+	$(PROVE_RUN) --state=failed,save
+
+# Coverage of ref-impl and the fake provider by every test, into
+# reports/coverage/ (HTML) with the summary on stdout. The report is written
+# even when tests fail; the target then fails.
+COV_DIR  := build-cov
+COV_INFO := $(COV_DIR)/coverage.info
+coverage: $(call deps_for,coverage)
+	$(Q)$(MAKE) --no-print-directory COVERAGE=1 tests
+	$(Q)find $(COV_DIR) -name '*.gcda' -delete
+	$(Q)rc=0; $(MAKE) --no-print-directory COVERAGE=1 check || rc=$$?; \
+	lcov -q --capture --directory $(COV_DIR)/obj --base-directory $(TOP) \
+		--output-file $(COV_DIR)/coverage.all.info 2>$(COV_DIR)/lcov.log || \
+		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
+	lcov -q --extract $(COV_DIR)/coverage.all.info \
+		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/src/*' \
+		--output-file $(COV_INFO) && \
+	rm -rf reports/coverage && \
+	genhtml -q --output-directory reports/coverage $(COV_INFO) && \
+	lcov --summary $(COV_INFO) && \
+	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
+
+# The report bundle for the reference target. The four conformance suites
+# arrive with the suites issue; until then this runs the smoke and every
+# existing test, and writes reports/<date>-ref-fake0/.
+TARGET ?= ref
+DEVICE ?= fake0
+conformance: tests
+	$(Q)test "$(TARGET)" = ref || { echo "conformance: only TARGET=ref exists so far (TARGET=system arrives with the suites)" >&2; exit 2; }
+	$(Q)$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) \
+		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(TEST_BINS)
+
+# ---- install --------------------------------------------------------------
+# A separate build (build-inst/) whose compiled-in provider dir points at
+# PREFIX, installed as:
+#   $(PREFIX)/lib/ibvct/libibverbs.so.1 (+ .so)   the reference library
+#   $(PREFIX)/lib/ibvct/ibvct/libibvct-fake.so    the plugin (its driver dir)
+#   $(PREFIX)/lib/ibvct/libexec/ibvct-run         the launcher itself
+#   $(PREFIX)/bin/ibvct-run                       a two-line wrapper giving it
+#                                                 IBVCT_LIBDIR (it otherwise looks
+#                                                 in <its dir>/../lib)
+#   $(PREFIX)/include/ibvct/infiniband/*.h        verbs.h, driver.h
+#   $(PREFIX)/share/ibvct/scripts/                example scripts
+# Nothing is installed over the system's libibverbs.
+INST_LIB := $(PREFIX)/lib/ibvct
+install:
+	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) install-files
+
+install-files: all
+	install -d $(DESTDIR)$(INST_LIB)/ibvct $(DESTDIR)$(INST_LIB)/libexec $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband $(DESTDIR)$(PREFIX)/share/ibvct/scripts
+	install -m 0755 $(REF_LIB) $(DESTDIR)$(INST_LIB)/libibverbs.so.1
+	ln -sf libibverbs.so.1 $(DESTDIR)$(INST_LIB)/libibverbs.so
+	install -m 0755 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/ibvct/libibvct-fake.so
+	install -m 0755 $(IBVCT_RUN) $(DESTDIR)$(INST_LIB)/libexec/ibvct-run
+	printf '#!/bin/sh\n# SPDX-License-Identifier: MIT\nexport IBVCT_LIBDIR="$${IBVCT_LIBDIR:-%s}"\nexec %s "$$@"\n' \
+		'$(INST_LIB)' '$(INST_LIB)/libexec/ibvct-run' >$(DESTDIR)$(PREFIX)/bin/ibvct-run
+	chmod 0755 $(DESTDIR)$(PREFIX)/bin/ibvct-run
+	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
+	$(if $(wildcard fixtures/scripts/*.fps),install -m 0644 $(wildcard fixtures/scripts/*.fps fixtures/scripts/README.md) $(DESTDIR)$(PREFIX)/share/ibvct/scripts/)
+
+# Removes every build flavour; reports/ is left alone.
+clean:
+	rm -rf build build-san build-cov build-inst build-san-cov
+
+help:
+	@echo "make [all]            build library, plugin, ibvct-run"
+	@echo "make check            build and run every test (prove)"
+	@echo "make check SANITIZE=1 the same with ASan+UBSan+LSan, in build-san/"
+	@echo "make valgrind         check with the C tests under valgrind"
+	@echo "make failed           rerun the tests that failed last time"
+	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
+	@echo "make conformance      smoke + tests, report in reports/<date>-ref-fake0/"
+	@echo "make install          PREFIX=$(PREFIX) DESTDIR=  (separate build-inst/)"
+	@echo "make clean            remove all build dirs"
+	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
+
+# Objects of tests are intermediate in the pattern chain; keep them.
+.SECONDARY:
+
+.PHONY: all deps tests check valgrind failed coverage conformance install install-files clean help
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

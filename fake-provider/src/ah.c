@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Address handles (UD): a checked copy of the caller's ibv_ah_attr that
+ * post_send reads for the destination port, SL, LID and GRH.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fp_provider.h"
+
+struct ibv_ah *fp_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct fp_pd *pd = to_fp_pd(ibpd);
+	struct fp_context *ctx = pd->ctx;
+	struct fp_ah *ah = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_CREATE_AH);
+	if (err)
+		goto out;
+	if (attr->port_num < 1 || attr->port_num > ctx->spec->nports ||
+	    (attr->is_global &&
+	     attr->grh.sgid_index >= ctx->spec->port[attr->port_num - 1].attr.gid_tbl_len)) {
+		err = EINVAL;
+		goto out;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		err = ENOMEM;
+		goto out;
+	}
+	ah->ctx = ctx;
+	ah->pd = pd;
+	ah->attr = *attr;
+	ah->ah.handle = ++ctx->next_handle;
+	pd->usecnt++;
+	fp_list_add_tail(&ctx->ahs, &ah->link);
+out:
+	fp__op_end(ctx, FP_OP_CREATE_AH, FP_SUBJ_NONE, NULL, err,
+		   "port=%u dlid=%u sl=%u global=%u ah=%u", attr->port_num,
+		   attr->dlid, attr->sl, attr->is_global, ah ? ah->ah.handle : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &ah->ah;
+}
+
+static void fp_ah_free(struct fp_ah *ah)
+{
+	ah->pd->usecnt--;
+	fp_list_del(&ah->link);
+	free(ah);
+}
+
+int fp_destroy_ah(struct ibv_ah *ibah)
+{
+	struct fp_ah *ah = to_fp_ah(ibah);
+	struct fp_context *ctx = ah->ctx;
+	uint32_t h = ibah->handle;
+	int err;
+
+	err = fp__op_begin(FP_OP_DESTROY_AH);
+	if (!err)
+		fp_ah_free(ah);
+	fp__op_end(ctx, FP_OP_DESTROY_AH, FP_SUBJ_NONE, NULL, err, "ah=%u", h);
+	return err;
+}
+
+void fp__ah_cleanup_ctx(struct fp_context *ctx)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &ctx->ahs)
+		fp_ah_free(fp_container_of(p, struct fp_ah, link));
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-op bookkeeping shared by every op of the plugin (lock, the fault
+ * decision, the trace line, scripted events) and asynchronous events:
+ * records written to the context's async pipe, the uverbs way (driver.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fp_provider.h"
+
+struct fp_script *fp__script;
+
+int fp__op_begin(enum fp_op op)
+{
+	fp_fabric_lock();
+	return fp_fault_check(fp__script, op);
+}
+
+void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element)
+{
+	struct verbs_async_event_desc d = {
+		.element = element,
+		.event_type = (uint32_t)type,
+	};
+
+	if (!ctx || ctx->async_wfd < 0)
+		return;
+	/* The write end is non-blocking: a full pipe loses the event rather
+	 * than deadlocking an op that holds the plugin lock. */
+	if (write(ctx->async_wfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+		fp_trace(fp__script, "async_event %d lost: %s", (int)type, strerror(errno));
+	else
+		fp_trace(fp__script, "async_event %s element=%#llx",
+			 ibv_event_type_str(type), (unsigned long long)element);
+}
+
+/* LIFE-08: an event on a real QP reaches every handle, each on its own fd. */
+void fp__qp_event(struct fp_rqp *real, enum ibv_event_type type)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &real->handles) {
+		struct fp_qp *h = fp_container_of(p, struct fp_qp, real_link);
+
+		fp__event_raise(h->ctx, type, (uint64_t)(uintptr_t)&h->vqp.qp);
+	}
+}
+
+static void *fp_last(struct fp_link *head, size_t off)
+{
+	return fp_list_empty(head) ? NULL : (char *)head->prev - off;
+}
+
+static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
+			  enum fp_subj kind, void *subj)
+{
+	struct fp_qp *qp = kind == FP_SUBJ_QP ? subj : NULL;
+	struct fp_cq *cq = kind == FP_SUBJ_CQ ? subj : NULL;
+	struct fp_srq *srq = kind == FP_SUBJ_SRQ ? subj : NULL;
+
+	/* An event needs an object of its kind: the op's subject, else the
+	 * context's newest one. */
+	switch (r->type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		if (!qp && ctx)
+			qp = fp_last(&ctx->qps, offsetof(struct fp_qp, link));
+		if (!qp)
+			break;
+		fp__qp_event(qp->real, r->type);
+		/* The affiliated error events leave the QP in ERR, as hardware does. */
+		if (r->type == IBV_EVENT_QP_FATAL || r->type == IBV_EVENT_QP_REQ_ERR ||
+		    r->type == IBV_EVENT_QP_ACCESS_ERR)
+			fp__qp_set_error(qp->real);
+		return;
+	case IBV_EVENT_CQ_ERR:
+		if (!cq && ctx)
+			cq = fp_last(&ctx->cqs, offsetof(struct fp_cq, link));
+		if (!cq)
+			break;
+		fp__event_raise(cq->ctx, r->type, (uint64_t)(uintptr_t)&cq->vcq.cq);
+		return;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		if (!srq && ctx)
+			srq = fp_last(&ctx->srqs, offsetof(struct fp_srq, link));
+		if (!srq)
+			break;
+		fp__event_raise(srq->ctx, r->type, (uint64_t)(uintptr_t)&srq->vsrq.srq);
+		return;
+	case IBV_EVENT_DEVICE_FATAL:
+		fp__event_raise(ctx, r->type, 0);
+		return;
+	default:			/* port events */
+		fp__event_raise(ctx, r->type, (uint64_t)(r->port > 0 ? r->port : 1));
+		return;
+	}
+	fp_trace(fp__script, "event %s: no object to raise it on",
+		 ibv_event_type_str(r->type));
+}
+
+void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
+		void *subj, int ret, const char *fmt, ...)
+{
+	struct fp_event_rule *due[FP_MAX_EVENTS];
+	char args[512];
+	va_list ap;
+	int n, i;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	fp_trace(fp__script, "%s(%s) = %d", fp_op_name(op), args, ret);
+
+	n = fp_events_due(fp__script, op, due, FP_MAX_EVENTS);
+	for (i = 0; i < n; i++)
+		fp_raise_rule(ctx, due[i], kind, subj);
+	fp_fabric_unlock();
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake provider's script: data model and the functions around it.
+ * The grammar is documented once, at the top of script.c; fixtures/scripts/
+ * holds examples. This header is shared by the provider plugin, ibvct-run
+ * and the tests (all link fp_script.a).
+ */
+#ifndef FP_SCRIPT_H
+#define FP_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <infiniband/verbs.h>
+
+#define FP_MAX_DEVS	8
+#define FP_MAX_PORTS	4
+#define FP_MAX_GIDS	16
+#define FP_MAX_PKEYS	4
+#define FP_MAX_FAULTS	64
+#define FP_MAX_EVENTS	32
+#define FP_NAME_MAX	64
+
+enum fp_op {
+#define FP_OP(id, name) FP_OP_##id,
+#include "fp_ops.def"
+#undef FP_OP
+	FP_OP__COUNT
+};
+
+enum fp_quirk {
+#define FP_QUIRK(id, name, what) FP_Q_##id,
+#include "fp_quirks.def"
+#undef FP_QUIRK
+	FP_Q__COUNT
+};
+
+enum fp_mode { FP_MODE_EXTENDED = 0, FP_MODE_LEGACY = 1 };
+enum fp_lifetime { FP_LIFE_CURRENT = 0, FP_LIFE_SEED = 1 };
+
+struct fp_port_spec {
+	struct ibv_port_attr attr;	/* state, max_mtu, active_mtu, lid, link_layer, gid_tbl_len, pkey_tbl_len, ... */
+	int ngids;
+	union ibv_gid gid[FP_MAX_GIDS];
+	int npkeys;
+	uint16_t pkey[FP_MAX_PKEYS];	/* host order; default 0xffff */
+};
+
+struct fp_dev_spec {
+	char name[FP_NAME_MAX];		/* ibdev name, e.g. "fake0" */
+	uint64_t node_guid;		/* host order */
+	enum ibv_node_type node_type;	/* default IBV_NODE_CA */
+	struct ibv_device_attr attr;	/* device_cap_flags incl. IBV_DEVICE_XRC, limits, phys_port_cnt = nports */
+	int nports;
+	struct fp_port_spec port[FP_MAX_PORTS];	/* port[i] is port number i + 1 */
+};
+
+/* A fault: fail call number nth of op (1-based), or every call from nth on. */
+struct fp_fault {
+	enum fp_op op;
+	unsigned long nth;
+	bool from;		/* false: only the nth call; true: nth and later */
+	int err;		/* errno to fail with (default: the op's default) */
+	unsigned long calls;	/* runtime counter, per process */
+};
+
+/* An async event raised when op is called for the nth time (after the op ran). */
+struct fp_event_rule {
+	enum ibv_event_type type;
+	enum fp_op op;		/* trigger op */
+	unsigned long nth;
+	int port;		/* for port events: port number; else 0 */
+	unsigned long calls;	/* runtime counter */
+	bool fired;
+};
+
+struct fp_script {
+	char path[4096];		/* where it was loaded from ("" for built-in default) */
+	enum fp_mode mode;
+	enum fp_lifetime lifetime;
+	int ndevs;
+	struct fp_dev_spec dev[FP_MAX_DEVS];
+	int nfaults;
+	struct fp_fault fault[FP_MAX_FAULTS];
+	int nevents;
+	struct fp_event_rule event[FP_MAX_EVENTS];
+	bool quirk[FP_Q__COUNT];
+	char trace_path[4096];		/* "" = no trace */
+};
+
+/*
+ * Parse a whole script. On success returns 0 and fills *s. On any error
+ * returns -1, leaves *s untouched (nothing half-applied) and writes
+ * "file:line: why" into err.
+ */
+int fp_script_load(const char *path, struct fp_script *s, char *err, size_t errlen);
+/* Same, from a string (name is used in messages in place of a file name). */
+int fp_script_parse(const char *name, const char *text, struct fp_script *s,
+		    char *err, size_t errlen);
+/* The built-in default: extended mode, current lifetime, one XRC-capable
+ * device "fake0" with one active IB port. */
+void fp_script_default(struct fp_script *s);
+/* The built-in default as script text (fp_script_default() parses it). */
+extern const char fp_script_default_text[];
+
+const char *fp_op_name(enum fp_op op);
+int fp_op_from_name(const char *name);		/* -1 if unknown */
+const char *fp_quirk_name(enum fp_quirk q);
+int fp_quirk_from_name(const char *name);	/* -1 if unknown */
+/* The errno a fault on op fails with when the script names none. */
+int fp_op_default_errno(enum fp_op op);
+
+/*
+ * The one decision for fault injection: counts this call of op and returns
+ * the errno the call must fail with, or 0 when it proceeds.
+ */
+int fp_fault_check(struct fp_script *s, enum fp_op op);
+
+/*
+ * Event triggers: counts this call of op and returns the rules that fire
+ * now (up to max, written to out). Caller raises them.
+ */
+int fp_events_due(struct fp_script *s, enum fp_op op,
+		  struct fp_event_rule **out, int max);
+
+/* Call trace: opened lazily from s->trace_path; one line per call. */
+void fp_trace(struct fp_script *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The fake sysfs tree for a script, as ref-impl's discovery reads it:
+ *   <root>/class/infiniband_verbs/abi_version            "6"
+ *   <root>/class/infiniband_verbs/uverbsN/ibdev          device name
+ *   <root>/class/infiniband_verbs/uverbsN/abi_version    "1"
+ *   <root>/class/infiniband_verbs/uverbsN/device         -> dir (node_type etc. under class/infiniband)
+ *   <root>/class/infiniband/<name>/node_type             "1: CA"
+ *   <root>/class/infiniband/<name>/node_guid             "xxxx:xxxx:xxxx:xxxx"
+ *   <root>/class/infiniband/<name>/sys_image_guid, fw_ver, hw_rev, board_id, ports/N/...
+ * Creates root if needed. Returns 0 or errno (message in err).
+ */
+int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_t errlen);
+
+/*
+ * Prepare this process's environment to use the reference target with the
+ * script at script_path (NULL: built-in default): makes a private scratch
+ * dir under dir_parent (NULL: $TMPDIR or /tmp), writes the sysfs tree there
+ * and sets SYSFS_PATH, IBVCT_SCRIPT, RDMAV_DRIVERS (provider_path) and
+ * IBVCT_RUNDIR. Must run before the first ibv_get_device_list(). The
+ * scratch dir path is written to scratch (for removal by the caller).
+ * Returns 0 or -1 with a message in err.
+ */
+int fp_env_setup(const char *script_path, const char *provider_path,
+		 const char *dir_parent, char *scratch, size_t scratch_len,
+		 char *err, size_t errlen);
+/* Remove a scratch dir made by fp_env_setup() and all below it; 0 or errno. */
+int fp_rmtree(const char *path);
+
+/* The modify-QP table of spec section 3b. */
+/* Bits uverbs strips for the type before validation (QPX-07). */
+int fp_qp_mask_strip(enum ibv_qp_type type, int mask);
+/*
+ * ib_modify_qp_is_ok(): 0 if mask is valid for cur -> next on type (after
+ * the caller stripped it), EINVAL otherwise. Rules (a)-(c) of section 3b.
+ * Types: RC, UC, UD, XRC_SEND, XRC_RECV. Without IBV_QP_STATE in mask the
+ * QP stays put: next is taken as cur (RTS->RTS rules etc.), as the kernel does.
+ */
+int fp_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur,
+		       enum ibv_qp_state next, int mask);
+/* Required and optional bits (besides IBV_QP_STATE) of a transition;
+ * returns false if the transition is not allowed for the type. */
+bool fp_qp_transition(enum ibv_qp_type type, enum ibv_qp_state cur,
+		      enum ibv_qp_state next, int *req, int *opt);
+
+#endif /* FP_SCRIPT_H */

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake provider's registration and contexts: the constructor loads the
+ * script and registers as an extended (verbs_register_driver) or a legacy
+ * (ibv_register_driver) provider; device and port queries; and, at the
+ * bottom, the two ops tables over the same implementation.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fp_provider.h"
+
+static const struct verbs_context_ops fp_ops;
+static const struct ibv_legacy_context_ops fp_legacy_ctx_ops;
+static struct fp_script fp_script_store;
+
+/* ---- devices ------------------------------------------------------------- */
+static int fp_read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[IBV_SYSFS_PATH_MAX + 32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The script device behind a uverbs sysfs dir, as a device object. */
+static struct fp_device *fp_device_new(const char *uverbs_sys_path)
+{
+	char ibdev[IBV_SYSFS_NAME_MAX];
+	const char *base = strrchr(uverbs_sys_path, '/');
+	struct fp_device *dev;
+	struct ibv_device *d;
+	size_t rootlen;
+	int i;
+
+	if (!fp__script || fp_read_line(uverbs_sys_path, "ibdev", ibdev, sizeof(ibdev)))
+		return NULL;
+	for (i = 0; i < fp__script->ndevs; i++)
+		if (!strcmp(fp__script->dev[i].name, ibdev))
+			break;
+	if (i == fp__script->ndevs)
+		return NULL;			/* not one of ours */
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	dev->devidx = i;
+	d = &dev->vdev.device;
+	d->node_type = fp__script->dev[i].node_type;
+	d->transport_type = IBV_TRANSPORT_IB;
+	snprintf(d->name, sizeof(d->name), "%s", ibdev);
+	snprintf(d->dev_name, sizeof(d->dev_name), "%s", base ? base + 1 : uverbs_sys_path);
+	snprintf(d->dev_path, sizeof(d->dev_path), "%s", uverbs_sys_path);
+	/* <root>/class/infiniband_verbs/uverbsN -> <root>/class/infiniband/<ibdev> */
+	rootlen = base ? (size_t)(base - uverbs_sys_path) : 0;
+	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%.*s/../infiniband/%s",
+		 (int)rootlen, uverbs_sys_path, ibdev);
+	return dev;
+}
+
+/* ---- contexts -------------------------------------------------------------- */
+static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_fd)
+{
+	struct ibv_context *c = &ctx->vctx.context;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return errno;
+	/* The core reads async_fd (blocking, pollable); we must never block. */
+	if (fcntl(p[1], F_SETFL, O_NONBLOCK)) {
+		close(p[0]);
+		close(p[1]);
+		return errno;
+	}
+	ctx->dev = dev;
+	ctx->spec = &fp__script->dev[dev->devidx];
+	ctx->fab = fp_fabric_attach(dev->devidx);
+	ctx->async_wfd = p[1];
+	fp_list_init(&ctx->pds);
+	fp_list_init(&ctx->mrs);
+	fp_list_init(&ctx->cqs);
+	fp_list_init(&ctx->srqs);
+	fp_list_init(&ctx->qps);
+	fp_list_init(&ctx->ahs);
+	fp_list_init(&ctx->xrcds);
+	c->device = &dev->vdev.device;
+	c->cmd_fd = cmd_fd;		/* -1 until the fake kernel arrives */
+	c->async_fd = p[0];
+	c->num_comp_vectors = FP_NUM_COMP_VECTORS;
+	return 0;
+}
+
+/* What closing a uverbs fd does: release everything, QPs first (XRCD-17). */
+static void fp_ctx_teardown(struct fp_context *ctx)
+{
+	if (!ctx->fab)
+		return;			/* already done (free_context and uninit both ran) */
+	fp_fabric_lock();
+	fp__qp_cleanup_ctx(ctx);
+	fp__srq_cleanup_ctx(ctx);
+	fp__ah_cleanup_ctx(ctx);
+	fp__xrcd_cleanup_ctx(ctx);
+	fp__cq_cleanup_ctx(ctx);
+	fp__pd_mr_cleanup_ctx(ctx);
+	fp_fabric_detach(ctx->fab);
+	ctx->fab = NULL;
+	fp_trace(fp__script, "close_device(%s)", ctx->spec->name);
+	fp_fabric_unlock();
+	close(ctx->async_wfd);
+	close(ctx->vctx.context.async_fd);
+	ctx->async_wfd = -1;
+	ctx->vctx.context.async_fd = -1;
+}
+
+static int fp_init_context(struct verbs_device *vdev, struct ibv_context *c, int cmd_fd)
+{
+	struct fp_device *dev = fp_container_of(vdev, struct fp_device, vdev);
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_OPEN_DEVICE);
+	if (!err)
+		err = fp_ctx_setup(ctx, dev, cmd_fd);
+	if (!err)
+		verbs_set_ops(&ctx->vctx, &fp_ops);
+	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
+		   "dev=%s mode=extended", vdev->device.name);
+	return err;
+}
+
+static void fp_uninit_context(struct verbs_device *vdev, struct ibv_context *c)
+{
+	fp_ctx_teardown(to_fp_ctx(c));
+}
+
+static void fp_free_context(struct ibv_context *c)
+{
+	fp_ctx_teardown(to_fp_ctx(c));
+}
+
+static void fp_uninit_device(struct verbs_device *vdev)
+{
+	free(fp_container_of(vdev, struct fp_device, vdev));
+}
+
+static struct verbs_device *fp_verbs_init(const char *uverbs_sys_path, int abi_version)
+{
+	struct fp_device *dev = fp_device_new(uverbs_sys_path);
+
+	if (!dev)
+		return NULL;
+	dev->vdev.sz = sizeof(struct verbs_device);
+	dev->vdev.size_of_context = sizeof(struct fp_context) - sizeof(struct verbs_context);
+	dev->vdev.init_context = fp_init_context;
+	dev->vdev.uninit_context = fp_uninit_context;
+	dev->vdev.uninit_device = fp_uninit_device;
+	return &dev->vdev;
+}
+
+/* ---- legacy mode --------------------------------------------------------------- */
+static struct ibv_context *fp_legacy_alloc_context(struct ibv_device *ibdev, int cmd_fd)
+{
+	struct fp_device *dev = fp_container_of(ibdev, struct fp_device, vdev.device);
+	struct fp_context *ctx;
+	int err;
+
+	/* A plain ibv_context (inside fp_context): the core wraps it (COMPAT-*). */
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = fp__op_begin(FP_OP_OPEN_DEVICE);
+	if (!err)
+		err = fp_ctx_setup(ctx, dev, cmd_fd);
+	if (!err)
+		*ibv_legacy_context_ops(&ctx->vctx.context) = fp_legacy_ctx_ops;
+	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
+		   "dev=%s mode=legacy", ibdev->name);
+	if (err) {
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	return &ctx->vctx.context;
+}
+
+static void fp_legacy_free_context(struct ibv_context *c)
+{
+	struct fp_context *ctx = to_fp_ctx(c);
+
+	fp_ctx_teardown(ctx);
+	free(ctx);
+}
+
+static struct ibv_device *fp_legacy_init(const char *uverbs_sys_path, int abi_version)
+{
+	struct fp_device *dev = fp_device_new(uverbs_sys_path);
+	struct ibv_legacy_device_ops *ops;
+
+	if (!dev)
+		return NULL;
+	ops = ibv_legacy_device_ops(&dev->vdev.device);
+	ops->alloc_context = fp_legacy_alloc_context;
+	ops->free_context = fp_legacy_free_context;
+	return &dev->vdev.device;
+}
+
+static struct ibv_mr *fp_legacy_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				       int access)
+{
+	return fp_reg_mr(pd, addr, length, (uint64_t)(uintptr_t)addr, access);
+}
+
+static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr);
+
+/* The 1.1 port attributes end at link_layer: write no further. */
+static int fp_legacy_query_port(struct ibv_context *c, uint8_t port_num,
+				struct ibv_port_attr *attr)
+{
+	struct ibv_port_attr full;
+	int err = fp_query_port(c, port_num, &full);
+
+	if (!err)
+		memcpy(attr, &full, offsetof(struct ibv_port_attr, link_layer) +
+				    sizeof(full.link_layer));
+	return err;
+}
+
+/* ---- device queries -------------------------------------------------------------- */
+static int fp_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_DEVICE);
+	if (!err) {
+		*attr = ctx->spec->attr;
+		attr->phys_port_cnt = (uint8_t)ctx->spec->nports;
+		if (!attr->node_guid)
+			attr->node_guid = htobe64(ctx->spec->node_guid);
+	}
+	fp__op_end(ctx, FP_OP_QUERY_DEVICE, FP_SUBJ_NONE, NULL, err, "dev=%s", ctx->spec->name);
+	return err;
+}
+
+static int fp_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *input,
+			      struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ibv_device_attr base;
+	int err;
+
+	if (attr_size < sizeof(base))
+		return EINVAL;
+	err = fp_query_device(c, &base);
+	if (err)
+		return err;
+	/* Only the caller's attr_size bytes exist; nothing beyond the base. */
+	memset(attr, 0, attr_size);
+	attr->orig_attr = base;
+	return 0;
+}
+
+static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_PORT);
+	if (!err && (port_num < 1 || port_num > ctx->spec->nports))
+		err = EINVAL;
+	if (!err)
+		*attr = ctx->spec->port[port_num - 1].attr;
+	fp__op_end(ctx, FP_OP_QUERY_PORT, FP_SUBJ_NONE, NULL, err, "port=%u", port_num);
+	return err;
+}
+
+static int fp_query_gid(struct ibv_context *c, uint8_t port_num, int index, union ibv_gid *gid)
+{
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_GID);
+	if (!err && (port_num < 1 || port_num > ctx->spec->nports || index < 0 ||
+		     index >= ctx->spec->port[port_num - 1].attr.gid_tbl_len))
+		err = EINVAL;
+	if (!err)
+		/* Entries past the scripted ones read as zero, as unset ones do. */
+		memset(gid, 0, sizeof(*gid));
+	if (!err && index < FP_MAX_GIDS)
+		*gid = ctx->spec->port[port_num - 1].gid[index];
+	fp__op_end(ctx, FP_OP_QUERY_GID, FP_SUBJ_NONE, NULL, err, "port=%u index=%d",
+		   port_num, index);
+	return err;
+}
+
+static int fp_query_pkey(struct ibv_context *c, uint8_t port_num, int index, __be16 *pkey)
+{
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_PKEY);
+	if (!err && (port_num < 1 || port_num > ctx->spec->nports || index < 0 ||
+		     index >= ctx->spec->port[port_num - 1].attr.pkey_tbl_len))
+		err = EINVAL;
+	if (!err)
+		*pkey = index < ctx->spec->port[port_num - 1].npkeys && index < FP_MAX_PKEYS
+			? htobe16(ctx->spec->port[port_num - 1].pkey[index]) : 0;
+	fp__op_end(ctx, FP_OP_QUERY_PKEY, FP_SUBJ_NONE, NULL, err, "port=%u index=%d",
+		   port_num, index);
+	return err;
+}
+
+/* ---- registration -------------------------------------------------------------- */
+__attribute__((constructor))
+static void fp_provider_register(void)
+{
+	const char *path = getenv("IBVCT_SCRIPT");
+	char err[512];
+
+	if (path && *path) {
+		if (fp_script_load(path, &fp_script_store, err, sizeof(err))) {
+			/* A bad script registers nothing: no device is listed. */
+			fprintf(stderr, "%s\n", err);
+			return;
+		}
+	} else {
+		fp_script_default(&fp_script_store);
+	}
+	fp__script = &fp_script_store;
+	if (fp__script->mode == FP_MODE_LEGACY)
+		ibv_register_driver("ibvct-fake", fp_legacy_init);
+	else
+		verbs_register_driver("ibvct-fake", fp_verbs_init);
+}
+
+/* ---- ops tables: the same implementation, two ABIs. Keep sorted. ------------------ */
+static const struct verbs_context_ops fp_ops = {
+	.alloc_pd = fp_alloc_pd,
+	.attach_mcast = fp_attach_mcast,
+	.close_xrcd = fp_close_xrcd,
+	.cq_event = fp_cq_event,
+	.create_ah = fp_create_ah,
+	.create_cq = fp_create_cq,
+	.create_qp = fp_create_qp,
+	.create_qp_ex = fp_create_qp_ex,
+	.create_srq = fp_create_srq,
+	.create_srq_ex = fp_create_srq_ex,
+	.dealloc_pd = fp_dealloc_pd,
+	.dereg_mr = fp_dereg_mr,
+	.destroy_ah = fp_destroy_ah,
+	.destroy_cq = fp_destroy_cq,
+	.destroy_qp = fp_destroy_qp,
+	.destroy_srq = fp_destroy_srq,
+	.detach_mcast = fp_detach_mcast,
+	.free_context = fp_free_context,
+	.get_srq_num = fp_get_srq_num,
+	.modify_qp = fp_modify_qp,
+	.modify_srq = fp_modify_srq,
+	.open_qp = fp_open_qp,
+	.open_xrcd = fp_open_xrcd,
+	.poll_cq = fp_poll_cq,
+	.post_recv = fp_post_recv,
+	.post_send = fp_post_send,
+	.post_srq_recv = fp_post_srq_recv,
+	.query_device = fp_query_device,
+	.query_device_ex = fp_query_device_ex,
+	.query_gid = fp_query_gid,
+	.query_pkey = fp_query_pkey,
+	.query_port = fp_query_port,
+	.query_qp = fp_query_qp,
+	.query_srq = fp_query_srq,
+	.reg_mr = fp_reg_mr,
+	.req_notify_cq = fp_req_notify_cq,
+	.resize_cq = fp_resize_cq,
+};
+
+/* No XRC here: the 1.1 table has no slot for it (COMPAT-15). */
+static const struct ibv_legacy_context_ops fp_legacy_ctx_ops = {
+	.alloc_pd = fp_alloc_pd,
+	.attach_mcast = fp_attach_mcast,
+	.cq_event = fp_cq_event,
+	.create_ah = fp_create_ah,
+	.create_cq = fp_create_cq,
+	.create_qp = fp_create_qp,
+	.create_srq = fp_create_srq,
+	.dealloc_pd = fp_dealloc_pd,
+	.dereg_mr = fp_dereg_mr,
+	.destroy_ah = fp_destroy_ah,
+	.destroy_cq = fp_destroy_cq,
+	.destroy_qp = fp_destroy_qp,
+	.destroy_srq = fp_destroy_srq,
+	.detach_mcast = fp_detach_mcast,
+	.modify_qp = fp_modify_qp,
+	.modify_srq = fp_modify_srq,
+	.poll_cq = fp_poll_cq,
+	.post_recv = fp_post_recv,
+	.post_send = fp_post_send,
+	.post_srq_recv = fp_post_srq_recv,
+	.query_device = fp_query_device,
+	.query_port = fp_legacy_query_port,
+	.query_qp = fp_query_qp,
+	.query_srq = fp_query_srq,
+	.reg_mr = fp_legacy_reg_mr,
+	.req_notify_cq = fp_req_notify_cq,
+	.resize_cq = fp_resize_cq,
+};

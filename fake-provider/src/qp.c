@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue pairs: creation rules per type (spec 3a), the modify-QP state
+ * machine (3b, through fp_qp_mask_strip/fp_qp_modify_check), query, destroy,
+ * and XRC target QPs: the real QP in its domain and its handles, created or
+ * opened (OPENQP-*, LIFE-01..05).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp_provider.h"
+
+/* uverbs' IB_QP_ATTR_STANDARD_BITS: IBV_QP_STATE .. IBV_QP_DEST_QPN. */
+#define FP_QP_STANDARD_BITS ((IBV_QP_DEST_QPN << 1) - 1)
+
+static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap,
+			    bool send, bool recv)
+{
+	const struct ibv_device_attr *da = &ctx->spec->attr;
+	uint32_t max_wr = da->max_qp_wr > 0 ? (uint32_t)da->max_qp_wr : UINT32_MAX;
+	uint32_t max_sge = da->max_sge > 0 ? (uint32_t)da->max_sge : UINT32_MAX;
+
+	if (send && (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
+		     cap->max_inline_data > FP_MAX_INLINE))
+		return EINVAL;
+	if (recv && (cap->max_recv_wr > max_wr || cap->max_recv_sge > max_sge))
+		return EINVAL;
+	return 0;
+}
+
+/* The spec 3a table: what each type requires, ignores and rejects. */
+static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a,
+			    struct fp_xrcd **xrcd)
+{
+	bool has_pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) && a->pd;
+
+	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD))
+		return EINVAL;				/* QPX-04 */
+	switch (a->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		if (!has_pd || !a->send_cq || !a->recv_cq)
+			return EINVAL;
+		if (a->srq && to_fp_srq(a->srq)->type != IBV_SRQT_BASIC)
+			return EINVAL;
+		return fp_qp_check_caps(ctx, &a->cap, true, !a->srq);
+	case IBV_QPT_XRC_SEND:
+		if (!fp__xrc_capable(ctx))
+			return EOPNOTSUPP;
+		/* QPX-01/3a: PD and send CQ required; XRCD bit, srq, recv_cq ignored. */
+		if (!has_pd || !a->send_cq)
+			return EINVAL;
+		return fp_qp_check_caps(ctx, &a->cap, true, false);
+	case IBV_QPT_XRC_RECV:
+		if (!fp__xrc_capable(ctx))
+			return EOPNOTSUPP;
+		if (!(a->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !a->xrcd)
+			return EINVAL;
+		*xrcd = fp__xrcd_lookup(ctx, a->xrcd);
+		return *xrcd ? 0 : EINVAL;
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_DRIVER:
+		return EOPNOTSUPP;			/* known types this device lacks */
+	default:
+		return EINVAL;				/* QPX-05 */
+	}
+}
+
+static struct fp_qp *fp_qp_handle_new(struct fp_context *ctx, struct fp_rqp *real,
+				      struct fp_xrcd *xrcd)
+{
+	struct fp_qp *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->ctx = ctx;
+	h->real = real;
+	h->xrcd = xrcd;
+	real->usecnt++;
+	fp_list_add_tail(&real->handles, &h->real_link);
+	fp_list_add_tail(&ctx->qps, &h->link);
+	h->vqp.qp.context = &ctx->vctx.context;
+	h->vqp.qp.qp_num = real->qpn;
+	h->vqp.qp.handle = ++ctx->next_handle;
+	if (xrcd) {
+		xrcd->refcnt++;				/* XRCD-13 */
+		h->vqp.xrcd = &xrcd->vx;
+		h->vqp.comp_mask |= VERBS_QP_XRCD;
+	}
+	return h;
+}
+
+static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a, int *errp)
+{
+	struct fp_xrcd *xrcd = NULL;
+	struct fp_rqp *r;
+	struct fp_qp *h;
+	bool has_rq;
+	int err;
+
+	err = fp_qp_check_init(ctx, a, &xrcd);
+	if (err)
+		goto err_out;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	fp_list_init(&r->handles);
+	r->type = a->qp_type;
+	r->state = IBV_QPS_RESET;
+	r->sq_sig_all = a->sq_sig_all;
+	has_rq = (r->type == IBV_QPT_RC || r->type == IBV_QPT_UC || r->type == IBV_QPT_UD) &&
+		 !a->srq;
+	if (r->type != IBV_QPT_XRC_RECV) {
+		/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0"). */
+		r->cap.max_send_wr = a->cap.max_send_wr;
+		r->cap.max_send_sge = a->cap.max_send_sge;
+		r->cap.max_inline_data = a->cap.max_inline_data;
+	}
+	if (has_rq) {
+		r->cap.max_recv_wr = a->cap.max_recv_wr;
+		r->cap.max_recv_sge = a->cap.max_recv_sge;
+	}
+	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
+	if (err)
+		goto err_free_r;
+	if (r->type == IBV_QPT_XRC_RECV) {
+		r->dom = xrcd->dom;
+		fp_fabric_xdom_get(r->dom);		/* a real TGT QP holds its domain */
+	} else {
+		r->ctx = ctx;
+		r->pd = to_fp_pd(a->pd);
+		r->scq = to_fp_cq(a->send_cq);
+		r->pd->usecnt++;
+		r->scq->usecnt++;
+		if (r->type != IBV_QPT_XRC_SEND) {
+			r->rcq = to_fp_cq(a->recv_cq);
+			r->rcq->usecnt++;
+			if (a->srq) {
+				r->srq = to_fp_srq(a->srq);
+				r->srq->usecnt++;
+			}
+		}
+	}
+	fp_fabric_qp_add(ctx->fab, r);
+	h = fp_qp_handle_new(ctx, r, xrcd);
+	if (!h) {
+		err = ENOMEM;
+		goto err_free_rqp;
+	}
+	/* QPX-02: the pointers are kept as passed, ignored ones included. */
+	h->init_pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) ? a->pd : NULL;
+	h->init_send_cq = a->send_cq;
+	h->init_recv_cq = a->recv_cq;
+	h->init_srq = a->srq;
+	h->vqp.qp.qp_context = a->qp_context;
+	h->vqp.qp.pd = h->init_pd;
+	h->vqp.qp.send_cq = a->send_cq;
+	h->vqp.qp.recv_cq = a->recv_cq;
+	h->vqp.qp.srq = a->srq;
+	h->vqp.qp.qp_type = a->qp_type;
+	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
+	a->cap = r->cap;
+	return h;
+
+err_free_rqp:
+	fp__rqp_free(r);
+	goto err_out;
+err_free_r:
+	free(r);
+err_out:
+	*errp = err;
+	return NULL;
+}
+
+struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_qp *h = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_CREATE_QP_EX);
+	if (!err)
+		h = fp_qp_new(ctx, attr, &err);
+	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
+		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
+		   h ? h->real->qpn : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &h->vqp.qp;
+}
+
+struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct fp_context *ctx = to_fp_pd(pd)->ctx;
+	struct ibv_qp_init_attr_ex ex;
+	struct fp_qp *h = NULL;
+	int err;
+
+	/* attr is the 64-byte 1.1 struct: read only its members. */
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = attr->qp_context;
+	ex.send_cq = attr->send_cq;
+	ex.recv_cq = attr->recv_cq;
+	ex.srq = attr->srq;
+	ex.cap = attr->cap;
+	ex.qp_type = attr->qp_type;
+	ex.sq_sig_all = attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	err = fp__op_begin(FP_OP_CREATE_QP);
+	if (!err)
+		h = fp_qp_new(ctx, &ex, &err);
+	if (h)
+		attr->cap = ex.cap;
+	fp__op_end(ctx, FP_OP_CREATE_QP, FP_SUBJ_QP, h, err, "type=%d qpn=%u",
+		   ex.qp_type, h ? h->real->qpn : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &h->vqp.qp;
+}
+
+struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_xrcd *xrcd;
+	struct fp_qp *h = NULL;
+	struct fp_rqp *r;
+	int err;
+
+	err = fp__op_begin(FP_OP_OPEN_QP);
+	if (err)
+		goto out;
+	if (!fp__xrc_capable(ctx)) {
+		err = EOPNOTSUPP;
+		goto out;
+	}
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) {
+		err = EOPNOTSUPP;				/* OPENQP-03 */
+		goto out;
+	}
+	if ((attr->comp_mask & need) != need ||		/* OPENQP-02 */
+	    attr->qp_type != IBV_QPT_XRC_RECV) {		/* OPENQP-04 */
+		err = EINVAL;
+		goto out;
+	}
+	xrcd = fp__xrcd_lookup(ctx, attr->xrcd);		/* OPENQP-06 */
+	r = xrcd ? fp_fabric_qp_find(ctx->fab, attr->qp_num) : NULL;
+	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
+	if (!r || r->type != IBV_QPT_XRC_RECV ||
+	    (r->dom != xrcd->dom && !fp__quirk(FP_Q_OPEN_QP_ANY_DOMAIN))) {
+		err = EINVAL;
+		goto out;
+	}
+	h = fp_qp_handle_new(ctx, r, xrcd);
+	if (!h) {
+		err = ENOMEM;
+		goto out;
+	}
+	if (r->orphan) {	/* seed lifetime: a leftover QP is picked up again */
+		r->orphan = false;
+		fp_fabric_xdom_get(r->dom);
+	}
+	h->opened = true;
+	/* OPENQP-07 */
+	h->vqp.qp.qp_context = attr->qp_context;
+	h->vqp.qp.qp_type = attr->qp_type;
+	h->vqp.qp.state = IBV_QPS_UNKNOWN;
+out:
+	fp__op_end(ctx, FP_OP_OPEN_QP, FP_SUBJ_QP, h, err, "mask=%#x qpn=%u type=%d",
+		   attr->comp_mask, (attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ? attr->qp_num : 0,
+		   (attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) ? (int)attr->qp_type : -1);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &h->vqp.qp;
+}
+
+/* ---- state changes ------------------------------------------------------- */
+void fp__qp_flush_rq(struct fp_rqp *r)
+{
+	struct fp_rwqe *w;
+
+	while (fp__rq_pop(&r->rq, &w)) {
+		struct ibv_wc wc;
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = w->wr_id;
+		wc.status = IBV_WC_WR_FLUSH_ERR;
+		wc.opcode = IBV_WC_RECV;
+		wc.qp_num = r->qpn;
+		if (r->rcq)
+			fp__cq_push(r->rcq, &wc, NULL, 0, false);
+	}
+}
+
+void fp__qp_set_error(struct fp_rqp *r)
+{
+	if (r->state == IBV_QPS_ERR)
+		return;
+	r->state = IBV_QPS_ERR;
+	fp__qp_flush_rq(r);
+	if (r->srq)	/* SRQ WQEs are not flushed; the consumer hears this instead */
+		fp__qp_event(r, IBV_EVENT_QP_LAST_WQE_REACHED);
+}
+
+static void fp_qp_reset(struct fp_rqp *r)
+{
+	r->rq.head = r->rq.count = 0;
+	r->sq_posted = r->sq_retired = 0;
+	if (r->scq)
+		fp__cq_purge_qp(r->scq, r);
+	if (r->rcq && r->rcq != r->scq)
+		fp__cq_purge_qp(r->rcq, r);
+	memset(&r->attr, 0, sizeof(r->attr));
+}
+
+static void fp_qp_apply(struct fp_rqp *r, const struct ibv_qp_attr *a, int m)
+{
+	struct ibv_qp_attr *s = &r->attr;
+
+	/* Member by member: attr may be a 136-byte pre-rate_limit struct. */
+	if (m & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		s->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (m & IBV_QP_ACCESS_FLAGS)
+		s->qp_access_flags = a->qp_access_flags;
+	if (m & IBV_QP_PKEY_INDEX)
+		s->pkey_index = a->pkey_index;
+	if (m & IBV_QP_PORT)
+		s->port_num = a->port_num;
+	if (m & IBV_QP_QKEY)
+		s->qkey = a->qkey;
+	if (m & IBV_QP_AV)
+		s->ah_attr = a->ah_attr;
+	if (m & IBV_QP_PATH_MTU)
+		s->path_mtu = a->path_mtu;
+	if (m & IBV_QP_TIMEOUT)
+		s->timeout = a->timeout;
+	if (m & IBV_QP_RETRY_CNT)
+		s->retry_cnt = a->retry_cnt;
+	if (m & IBV_QP_RNR_RETRY)
+		s->rnr_retry = a->rnr_retry;
+	if (m & IBV_QP_RQ_PSN)
+		s->rq_psn = a->rq_psn;
+	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
+		s->max_rd_atomic = a->max_rd_atomic;
+	if (m & IBV_QP_ALT_PATH) {
+		s->alt_ah_attr = a->alt_ah_attr;
+		s->alt_pkey_index = a->alt_pkey_index;
+		s->alt_port_num = a->alt_port_num;
+		s->alt_timeout = a->alt_timeout;
+	}
+	if (m & IBV_QP_MIN_RNR_TIMER)
+		s->min_rnr_timer = a->min_rnr_timer;
+	if (m & IBV_QP_SQ_PSN) {
+		s->sq_psn = a->sq_psn;
+		r->sq_psn = a->sq_psn;
+	}
+	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
+		s->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (m & IBV_QP_PATH_MIG_STATE)
+		s->path_mig_state = a->path_mig_state;
+	if (m & IBV_QP_DEST_QPN)
+		s->dest_qp_num = a->dest_qp_num;
+}
+
+static bool fp_port_ok(const struct fp_dev_spec *spec, unsigned port)
+{
+	return port >= 1 && port <= (unsigned)spec->nports;
+}
+
+/* QPX-08: ports, P_Key indices, and the AV's port against the QP's. */
+static int fp_qp_check_ports(const struct fp_dev_spec *spec, const struct fp_rqp *r,
+			     const struct ibv_qp_attr *a, int m)
+{
+	unsigned port = (m & IBV_QP_PORT) ? a->port_num : r->attr.port_num;
+
+	if ((m & IBV_QP_PORT) && !fp_port_ok(spec, a->port_num))
+		return EINVAL;
+	if (m & IBV_QP_AV) {
+		if (!fp_port_ok(spec, a->ah_attr.port_num) || a->ah_attr.port_num != port)
+			return EINVAL;
+	}
+	if ((m & IBV_QP_PKEY_INDEX) && fp_port_ok(spec, port) &&
+	    a->pkey_index >= spec->port[port - 1].attr.pkey_tbl_len)
+		return EINVAL;
+	if (m & IBV_QP_ALT_PATH) {
+		if (!fp_port_ok(spec, a->alt_port_num) ||
+		    !fp_port_ok(spec, a->alt_ah_attr.port_num) ||
+		    a->alt_pkey_index >= spec->port[a->alt_port_num - 1].attr.pkey_tbl_len)
+			return EINVAL;
+	}
+	if ((m & IBV_QP_MAX_QP_RD_ATOMIC) && spec->attr.max_qp_init_rd_atom > 0 &&
+	    a->max_rd_atomic > spec->attr.max_qp_init_rd_atom)
+		return EINVAL;
+	if ((m & IBV_QP_MAX_DEST_RD_ATOMIC) && spec->attr.max_qp_rd_atom > 0 &&
+	    a->max_dest_rd_atomic > spec->attr.max_qp_rd_atom)
+		return EINVAL;
+	return 0;
+}
+
+int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct fp_qp *h = to_fp_qp(qp);
+	struct fp_rqp *r = h->real;
+	enum ibv_qp_state cur, next;
+	int err, mask = attr_mask;
+
+	err = fp__op_begin(FP_OP_MODIFY_QP);
+	if (err)
+		goto out;
+	if (mask & ~FP_QP_STANDARD_BITS) {
+		err = EOPNOTSUPP;				/* QPX-08 */
+		goto out;
+	}
+	if (((mask & IBV_QP_STATE) && attr->qp_state > IBV_QPS_ERR) ||
+	    ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state > IBV_QPS_ERR)) {
+		err = EINVAL;
+		goto out;
+	}
+	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : r->state;
+	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+	if (cur != r->state) {
+		err = EINVAL;
+		goto out;
+	}
+	if (!fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP))
+		mask = fp_qp_mask_strip(r->type, mask);	/* QPX-07 */
+	if (!fp__quirk(FP_Q_MODIFY_SKIP_TABLE)) {
+		err = fp_qp_modify_check(r->type, cur, next, mask);	/* QPX-06 */
+		if (err)
+			goto out;
+	}
+	err = fp_qp_check_ports(h->ctx->spec, r, attr, mask);
+	if (err)
+		goto out;
+	if (next == IBV_QPS_RESET)
+		fp_qp_reset(r);
+	fp_qp_apply(r, attr, mask);
+	if (next == IBV_QPS_ERR) {
+		fp__qp_set_error(r);
+	} else {
+		r->state = next;
+		if (next == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
+			fp__qp_event(r, IBV_EVENT_SQ_DRAINED);	/* nothing is in flight */
+	}
+	if (mask & IBV_QP_STATE)
+		qp->state = next;
+out:
+	fp__op_end(h->ctx, FP_OP_MODIFY_QP, FP_SUBJ_QP, h, err,
+		   "qpn=%u type=%d mask=%#x state=%d", r->qpn, r->type, attr_mask,
+		   (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
+	return err;
+}
+
+int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		struct ibv_qp_init_attr *init_attr)
+{
+	struct fp_qp *h = to_fp_qp(qp);
+	struct fp_rqp *r = h->real;
+	const struct ibv_qp_attr *s = &r->attr;
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_QP);
+	if (err)
+		goto out;
+	/* Member by member, never rate_limit: the caller's struct may be the
+	 * 136-byte one; init_attr is the 64-byte ibv_qp_init_attr. */
+	attr->qp_state = r->state;			/* OPENQP-08 */
+	attr->cur_qp_state = r->state;
+	attr->path_mtu = s->path_mtu;
+	attr->path_mig_state = s->path_mig_state;
+	attr->qkey = s->qkey;
+	attr->rq_psn = s->rq_psn;
+	attr->sq_psn = s->sq_psn;
+	attr->dest_qp_num = s->dest_qp_num;
+	attr->qp_access_flags = s->qp_access_flags;
+	attr->cap = r->cap;
+	attr->ah_attr = s->ah_attr;
+	attr->alt_ah_attr = s->alt_ah_attr;
+	attr->pkey_index = s->pkey_index;
+	attr->alt_pkey_index = s->alt_pkey_index;
+	attr->en_sqd_async_notify = s->en_sqd_async_notify;
+	attr->sq_draining = 0;
+	attr->max_rd_atomic = s->max_rd_atomic;
+	attr->max_dest_rd_atomic = s->max_dest_rd_atomic;
+	attr->min_rnr_timer = s->min_rnr_timer;
+	attr->port_num = s->port_num;
+	attr->timeout = s->timeout;
+	attr->retry_cnt = s->retry_cnt;
+	attr->rnr_retry = s->rnr_retry;
+	attr->alt_port_num = s->alt_port_num;
+	attr->alt_timeout = s->alt_timeout;
+	if (init_attr) {
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = h->init_send_cq;
+		init_attr->recv_cq = h->init_recv_cq;
+		init_attr->srq = h->init_srq;
+		init_attr->cap = r->cap;
+		init_attr->qp_type = qp->qp_type;
+		init_attr->sq_sig_all = r->sq_sig_all;
+	}
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = r->state;			/* QPX-09 */
+out:
+	fp__op_end(h->ctx, FP_OP_QUERY_QP, FP_SUBJ_QP, h, err, "qpn=%u mask=%#x state=%d",
+		   r->qpn, attr_mask, (int)r->state);
+	return err;
+}
+
+/* ---- destruction --------------------------------------------------------- */
+/* Free a real QP: number, queues, references (orphans hold none). */
+void fp__rqp_free(struct fp_rqp *r)
+{
+	if (r->scq) {
+		fp__cq_purge_qp(r->scq, r);
+		r->scq->usecnt--;
+	}
+	if (r->rcq) {
+		if (r->rcq != r->scq)
+			fp__cq_purge_qp(r->rcq, r);
+		r->rcq->usecnt--;
+	}
+	if (r->srq)
+		r->srq->usecnt--;
+	if (r->pd)
+		r->pd->usecnt--;
+	fp_fabric_qp_del(r->fab, r);
+	fp__rq_free(&r->rq);
+	if (r->dom && !r->orphan)
+		fp_fabric_xdom_put(r->dom);		/* XRCD-14 */
+	free(r);
+}
+
+/*
+ * Drop one handle. explicit_destroy: ibv_destroy_qp (and, in the current
+ * lifetime model, cleanup at close: LIFE-04); otherwise the seed model's
+ * close-only (LIFE-05), which leaves a last TGT QP in its domain.
+ */
+static void fp_qp_drop_handle(struct fp_qp *h, bool explicit_destroy)
+{
+	struct fp_rqp *r = h->real;
+
+	fp_list_del(&h->real_link);
+	fp_list_del(&h->link);
+	if (h->xrcd)
+		fp__xrcd_put_ref(h->xrcd);
+	free(h);
+	if (--r->usecnt)
+		return;					/* LIFE-02 */
+	if (r->type == IBV_QPT_XRC_RECV && !explicit_destroy) {
+		r->orphan = true;
+		fp_fabric_xdom_put(r->dom);		/* may free r with the domain */
+		return;
+	}
+	fp__rqp_free(r);				/* LIFE-03 */
+}
+
+int fp_destroy_qp(struct ibv_qp *qp)
+{
+	struct fp_qp *h = to_fp_qp(qp);
+	struct fp_context *ctx = h->ctx;
+	uint32_t qpn = h->real->qpn;
+	int err;
+
+	err = fp__op_begin(FP_OP_DESTROY_QP);
+	if (err)
+		goto out;
+	if (h->real->mcast && h->real->usecnt == 1) {
+		err = EBUSY;				/* multicast groups still attached */
+		goto out;
+	}
+	fp_qp_drop_handle(h, true);
+out:
+	fp__op_end(ctx, FP_OP_DESTROY_QP, FP_SUBJ_NONE, NULL, err, "qpn=%u", qpn);
+	return err;
+}
+
+void fp__qp_cleanup_ctx(struct fp_context *ctx)
+{
+	bool seed = fp__script->lifetime == FP_LIFE_SEED;
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &ctx->qps)
+		fp_qp_drop_handle(fp_container_of(p, struct fp_qp, link), !seed);
+}
+
+/* ---- multicast (UD only; membership is only counted) --------------------- */
+int fp_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct fp_qp *h = to_fp_qp(qp);
+	int err;
+
+	err = fp__op_begin(FP_OP_ATTACH_MCAST);
+	if (!err && h->real->type != IBV_QPT_UD)
+		err = EINVAL;
+	if (!err)
+		h->real->mcast++;
+	fp__op_end(h->ctx, FP_OP_ATTACH_MCAST, FP_SUBJ_QP, h, err, "qpn=%u lid=%u",
+		   h->real->qpn, lid);
+	return err;
+}
+
+int fp_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct fp_qp *h = to_fp_qp(qp);
+	int err;
+
+	err = fp__op_begin(FP_OP_DETACH_MCAST);
+	if (!err && (h->real->type != IBV_QPT_UD || !h->real->mcast))
+		err = EINVAL;
+	if (!err)
+		h->real->mcast--;
+	fp__op_end(h->ctx, FP_OP_DETACH_MCAST, FP_SUBJ_QP, h, err, "qpn=%u lid=%u",
+		   h->real->qpn, lid);
+	return err;
+}

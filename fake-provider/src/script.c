@@ -1,0 +1,1203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake provider's script parser: text -> struct fp_script. It owns the
+ * grammar (documented once, below), the defaults a script leaves out and
+ * every "file:line: why" message. A script is all or nothing: it is parsed
+ * into a private copy that replaces the caller's struct only at the end.
+ *
+ * GRAMMAR
+ *
+ * One directive per line; words are separated by blanks; `#` starts a
+ * comment that runs to the end of the line; blank lines are ignored. A line
+ * holds at most 1023 characters. Numbers are decimal or 0x-prefixed hex.
+ *
+ * Top-level directives (each also ends a device block):
+ *   mode legacy|extended            provider registration ABI (default extended)
+ *   lifetime current|seed           XRC target QP lifetime model (default current)
+ *   device NAME                     starts a device block; NAME is 1-63 of
+ *                                   [A-Za-z0-9_.-], not starting with '.'
+ *   fault OP nth N [errno E]        fail the Nth call (1-based) of OP
+ *   fault OP from N [errno E]       fail the Nth call of OP and every later one
+ *                                   OP: a name from fp_ops.def (create_qp, ...);
+ *                                   E: a name (ENOMEM, EINVAL, ...) or 1..4095;
+ *                                   default: the op's row in fault.c (ENOMEM for
+ *                                   create/alloc/reg/open, EINVAL for
+ *                                   modify/query, EIO for the rest)
+ *   quirk NAME                      a name from fp_quirks.def
+ *   event TYPE after OP N [port P]  raise async event TYPE right after the Nth
+ *                                   call of OP. TYPE: cq_err, qp_fatal,
+ *                                   qp_req_err, qp_access_err, comm_est,
+ *                                   sq_drained, path_mig, path_mig_err,
+ *                                   qp_last_wqe_reached, srq_err,
+ *                                   srq_limit_reached, device_fatal,
+ *                                   port_active, port_err, lid_change,
+ *                                   pkey_change, sm_change, client_reregister,
+ *                                   gid_change. QP/SRQ/CQ events go to the
+ *                                   object OP acted on, so OP must be an op on
+ *                                   such an object (modify_qp, poll_cq, ...).
+ *                                   `port P` (default 1) only for port events.
+ *   trace FILE                      call trace, appended; relative to the
+ *                                   script's directory; `-` is stderr
+ *   mode, lifetime and trace may appear once each.
+ *
+ * Device directives (only inside a device block):
+ *   guid G                          node GUID: 0x + up to 16 hex digits, or
+ *                                   xxxx:xxxx:xxxx:xxxx (default 1bad:0:0:<n>)
+ *   node_type ca|switch|router|rnic (default ca)
+ *   cap FLAG / nocap FLAG           set / clear an IBV_DEVICE_* capability, named
+ *                                   in lower case without the prefix (cap xrc)
+ *   attr FIELD VALUE                any field of struct ibv_device_attr except
+ *                                   node_guid (use guid) and phys_port_cnt (the
+ *                                   number of ports); fw_ver takes a word,
+ *                                   sys_image_guid a GUID, atomic_cap
+ *                                   none|hca|glob or a number
+ *   port N [OPTION VALUE]...        declares port N (ports in order from 1, at
+ *                                   most 4) or, when declared, changes it.
+ *                                   OPTIONs: state down|init|armed|active,
+ *                                   lid L, sm_lid L, lmc 0..7,
+ *                                   mtu 256|512|1024|2048|4096 (active MTU),
+ *                                   max_mtu (same values), link_layer ib|ethernet,
+ *                                   width 1x|2x|4x|8x|12x,
+ *                                   speed sdr|ddr|qdr|fdr10|fdr|edr|hdr|ndr
+ *   gid PORT INDEX GID              GID in IPv6 text or 32 hex digits; PORT must
+ *                                   be declared; INDEX 0..15
+ *   pkey PORT INDEX VALUE           INDEX 0..3, VALUE 0..0xffff
+ *   guid and node_type may appear once per device; later lines of the
+ *   other kinds override earlier ones.
+ *
+ * A script must declare at least one device. Defaults for what it leaves
+ * out: a device without port lines gets port 1; a port is active IB, 4X EDR,
+ * MTU 4096, LID (8 * device index + port number) (0 on Ethernet), SM LID 1,
+ * gid[0] fe80::<node guid> and a GID table of 16 (undeclared entries are
+ * zero, ngids = highest declared index + 1), pkey[0] 0xffff in a table of 4
+ * (undeclared entries 0); a device has the limits in
+ * fp_dev_defaults() and capabilities without xrc (say `cap xrc`).
+ *
+ * Errors: the first problem refuses the whole script with "file:line: why";
+ * a problem with the file as a whole (unreadable, no device) names line 0 or
+ * the last line.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fp_script.h"
+
+#define FP_LINE_MAX	1024		/* including the newline */
+#define FP_WORDS_MAX	32
+#define FP_FILE_MAX	(1 << 20)
+
+const char fp_script_default_text[] =
+	"# ibvct fake provider: the built-in default script\n"
+	"mode extended\n"
+	"lifetime current\n"
+	"device fake0\n"
+	"\tcap xrc\n"
+	"\tport 1 state active link_layer ib\n";
+
+/* What the parser remembers besides the struct: where things were said. */
+struct fp_port_aux {
+	int line;
+	bool lid_set;
+	bool sm_lid_set;
+	bool gid0_set;
+};
+
+struct fp_dev_aux {
+	int line;
+	int guid_line;
+	int node_type_line;
+	bool sys_guid_set;
+	struct fp_port_aux port[FP_MAX_PORTS];
+};
+
+struct fp_pctx {
+	const char *name;
+	int line;
+	char *err;
+	size_t errlen;
+	struct fp_script *s;		/* the private copy */
+	int dev;			/* current device block, -1 outside */
+	const char *dir;		/* base for relative trace paths, NULL = cwd */
+	int mode_line, lifetime_line, trace_line;
+	int event_line[FP_MAX_EVENTS];
+	struct fp_dev_aux daux[FP_MAX_DEVS];
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fp_perr(struct fp_pctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!c->errlen)
+		return -1;
+	n = snprintf(c->err, c->errlen, "%s:%d: ", c->name, c->line);
+	if (n >= 0 && (size_t)n < c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- words --------------------------------------------------------------- */
+
+/* 0x-hex or decimal, no sign, no octal surprises. */
+static bool fp_parse_u64(const char *t, uint64_t *out)
+{
+	uint64_t v = 0;
+	int base = 10, d;
+	const char *p = t;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		if (isdigit((unsigned char)*p))
+			d = *p - '0';
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			d = tolower((unsigned char)*p) - 'a' + 10;
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+static int fp_num(struct fp_pctx *c, const char *what, const char *t,
+		  uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!fp_parse_u64(t, out))
+		return fp_perr(c, "%s: bad number '%s'", what, t);
+	if (*out < min || *out > max)
+		return fp_perr(c, "%s: %s out of range (%llu..%llu)", what, t,
+			       (unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+static int fp_guid(struct fp_pctx *c, const char *what, const char *t, uint64_t *out)
+{
+	char hex[17];
+	size_t n = 0;
+	const char *p;
+	int group = 0;
+
+	if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+		if (strlen(t) > 18 || !fp_parse_u64(t, out))
+			return fp_perr(c, "%s: bad GUID '%s'", what, t);
+		return 0;
+	}
+	/* xxxx:xxxx:xxxx:xxxx, as sysfs and ibv_devinfo print it */
+	for (p = t; *p; p++) {
+		if (*p == ':') {
+			if (group != 4)
+				break;
+			group = 0;
+			continue;
+		}
+		if (!isxdigit((unsigned char)*p) || n >= 16)
+			break;
+		hex[n++] = *p;
+		group++;
+	}
+	if (*p || n != 16 || group != 4)
+		return fp_perr(c, "%s: bad GUID '%s'", what, t);
+	hex[n] = 0;
+	*out = strtoull(hex, NULL, 16);
+	return 0;
+}
+
+struct fp_name_val {
+	const char *name;
+	long val;
+};
+
+static int fp_lookup(const struct fp_name_val *tab, size_t n, const char *name, long *val)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(tab[i].name, name)) {
+			*val = tab[i].val;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+#define FP_LOOKUP(tab, name, val) fp_lookup(tab, sizeof(tab) / sizeof(tab[0]), name, val)
+
+/* Keep sorted by name. */
+static const struct fp_name_val fp_caps[] = {
+	{ "auto_path_mig",		IBV_DEVICE_AUTO_PATH_MIG },
+	{ "bad_pkey_cntr",		IBV_DEVICE_BAD_PKEY_CNTR },
+	{ "bad_qkey_cntr",		IBV_DEVICE_BAD_QKEY_CNTR },
+	{ "change_phy_port",		IBV_DEVICE_CHANGE_PHY_PORT },
+	{ "curr_qp_state_mod",		IBV_DEVICE_CURR_QP_STATE_MOD },
+	{ "init_type",			IBV_DEVICE_INIT_TYPE },
+	{ "managed_flow_steering",	IBV_DEVICE_MANAGED_FLOW_STEERING },
+	{ "mem_mgt_extensions",		IBV_DEVICE_MEM_MGT_EXTENSIONS },
+	{ "mem_window",			IBV_DEVICE_MEM_WINDOW },
+	{ "mem_window_type_2a",		IBV_DEVICE_MEM_WINDOW_TYPE_2A },
+	{ "mem_window_type_2b",		IBV_DEVICE_MEM_WINDOW_TYPE_2B },
+	{ "n_notify_cq",		IBV_DEVICE_N_NOTIFY_CQ },
+	{ "port_active_event",		IBV_DEVICE_PORT_ACTIVE_EVENT },
+	{ "raw_ip_csum",		IBV_DEVICE_RAW_IP_CSUM },
+	{ "raw_multi",			IBV_DEVICE_RAW_MULTI },
+	{ "rc_ip_csum",			IBV_DEVICE_RC_IP_CSUM },
+	{ "rc_rnr_nak_gen",		IBV_DEVICE_RC_RNR_NAK_GEN },
+	{ "resize_max_wr",		IBV_DEVICE_RESIZE_MAX_WR },
+	{ "shutdown_port",		IBV_DEVICE_SHUTDOWN_PORT },
+	{ "srq_resize",			IBV_DEVICE_SRQ_RESIZE },
+	{ "sys_image_guid",		IBV_DEVICE_SYS_IMAGE_GUID },
+	{ "ud_av_port_enforce",		IBV_DEVICE_UD_AV_PORT_ENFORCE },
+	{ "ud_ip_csum",			IBV_DEVICE_UD_IP_CSUM },
+	{ "xrc",			IBV_DEVICE_XRC },
+};
+
+/* Errnos a script may name; keep sorted by name. */
+static const struct fp_name_val fp_errnos[] = {
+	{ "E2BIG", E2BIG },		{ "EACCES", EACCES },
+	{ "EAGAIN", EAGAIN },		{ "EBADF", EBADF },
+	{ "EBUSY", EBUSY },		{ "ECONNREFUSED", ECONNREFUSED },
+	{ "ECONNRESET", ECONNRESET },	{ "EEXIST", EEXIST },
+	{ "EFAULT", EFAULT },		{ "EINTR", EINTR },
+	{ "EINVAL", EINVAL },		{ "EIO", EIO },
+	{ "EMFILE", EMFILE },		{ "ENFILE", ENFILE },
+	{ "ENOBUFS", ENOBUFS },		{ "ENODEV", ENODEV },
+	{ "ENOENT", ENOENT },		{ "ENOMEM", ENOMEM },
+	{ "ENOSPC", ENOSPC },		{ "ENOSYS", ENOSYS },
+	{ "ENOTCONN", ENOTCONN },	{ "ENOTSUP", ENOTSUP },
+	{ "ENXIO", ENXIO },		{ "EOPNOTSUPP", EOPNOTSUPP },
+	{ "EOVERFLOW", EOVERFLOW },	{ "EPERM", EPERM },
+	{ "EPROTO", EPROTO },		{ "ERANGE", ERANGE },
+	{ "ESTALE", ESTALE },		{ "ETIMEDOUT", ETIMEDOUT },
+};
+
+/* Which object an event is delivered to; decides which ops may trigger it. */
+enum fp_ev_obj { FP_EV_DEV, FP_EV_PORT, FP_EV_QP, FP_EV_SRQ, FP_EV_CQ };
+
+static const struct {
+	const char *name;
+	enum ibv_event_type type;
+	enum fp_ev_obj obj;
+} fp_events[] = {	/* keep sorted by name */
+	{ "client_reregister",	IBV_EVENT_CLIENT_REREGISTER,	FP_EV_PORT },
+	{ "comm_est",		IBV_EVENT_COMM_EST,		FP_EV_QP },
+	{ "cq_err",		IBV_EVENT_CQ_ERR,		FP_EV_CQ },
+	{ "device_fatal",	IBV_EVENT_DEVICE_FATAL,		FP_EV_DEV },
+	{ "gid_change",		IBV_EVENT_GID_CHANGE,		FP_EV_PORT },
+	{ "lid_change",		IBV_EVENT_LID_CHANGE,		FP_EV_PORT },
+	{ "path_mig",		IBV_EVENT_PATH_MIG,		FP_EV_QP },
+	{ "path_mig_err",	IBV_EVENT_PATH_MIG_ERR,		FP_EV_QP },
+	{ "pkey_change",	IBV_EVENT_PKEY_CHANGE,		FP_EV_PORT },
+	{ "port_active",	IBV_EVENT_PORT_ACTIVE,		FP_EV_PORT },
+	{ "port_err",		IBV_EVENT_PORT_ERR,		FP_EV_PORT },
+	{ "qp_access_err",	IBV_EVENT_QP_ACCESS_ERR,	FP_EV_QP },
+	{ "qp_fatal",		IBV_EVENT_QP_FATAL,		FP_EV_QP },
+	{ "qp_last_wqe_reached", IBV_EVENT_QP_LAST_WQE_REACHED,	FP_EV_QP },
+	{ "qp_req_err",		IBV_EVENT_QP_REQ_ERR,		FP_EV_QP },
+	{ "sm_change",		IBV_EVENT_SM_CHANGE,		FP_EV_PORT },
+	{ "sq_drained",		IBV_EVENT_SQ_DRAINED,		FP_EV_QP },
+	{ "srq_err",		IBV_EVENT_SRQ_ERR,		FP_EV_SRQ },
+	{ "srq_limit_reached",	IBV_EVENT_SRQ_LIMIT_REACHED,	FP_EV_SRQ },
+};
+
+/* The object an op acts on (or creates); DEV = none in particular. */
+static enum fp_ev_obj fp_op_obj(enum fp_op op)
+{
+	switch (op) {
+	case FP_OP_CREATE_QP: case FP_OP_CREATE_QP_EX: case FP_OP_MODIFY_QP:
+	case FP_OP_OPEN_QP: case FP_OP_POST_RECV: case FP_OP_POST_SEND:
+	case FP_OP_QUERY_QP:
+		return FP_EV_QP;
+	case FP_OP_CREATE_SRQ: case FP_OP_CREATE_SRQ_EX: case FP_OP_GET_SRQ_NUM:
+	case FP_OP_MODIFY_SRQ: case FP_OP_POST_SRQ_RECV: case FP_OP_QUERY_SRQ:
+		return FP_EV_SRQ;
+	case FP_OP_CREATE_CQ: case FP_OP_POLL_CQ: case FP_OP_REQ_NOTIFY_CQ:
+	case FP_OP_RESIZE_CQ:
+		return FP_EV_CQ;
+	default:
+		return FP_EV_DEV;
+	}
+}
+
+static const char *const fp_obj_names[] = {
+	[FP_EV_QP] = "QP", [FP_EV_SRQ] = "SRQ", [FP_EV_CQ] = "CQ",
+};
+
+/* ---- defaults ------------------------------------------------------------- */
+
+static void fp_port_defaults(struct fp_port_spec *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->attr.state = IBV_PORT_ACTIVE;
+	p->attr.max_mtu = IBV_MTU_4096;
+	p->attr.active_mtu = IBV_MTU_4096;
+	p->attr.gid_tbl_len = FP_MAX_GIDS;
+	p->attr.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_SYS_IMAGE_GUID_SUP |
+				 IBV_PORT_CLIENT_REG_SUP;
+	p->attr.max_msg_sz = 1U << 30;
+	p->attr.pkey_tbl_len = FP_MAX_PKEYS;
+	p->attr.max_vl_num = 4;		/* encoded: VL0-7 */
+	p->attr.subnet_timeout = 18;
+	p->attr.active_width = 2;	/* 4X */
+	p->attr.active_speed = 32;	/* EDR */
+	p->attr.link_layer = IBV_LINK_LAYER_INFINIBAND;
+	p->npkeys = 1;
+	p->pkey[0] = 0xffff;
+}
+
+static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
+{
+	struct ibv_device_attr *a = &d->attr;
+
+	d->node_guid = 0x1bad000000000000ULL + idx + 1;
+	d->node_type = IBV_NODE_CA;
+	strcpy(a->fw_ver, "1.0.0");
+	a->max_mr_size = 1ULL << 40;
+	a->page_size_cap = 0xfffff000;		/* 4 KiB and up */
+	a->vendor_id = 0x1bad;
+	a->vendor_part_id = 0xfa4e;
+	a->hw_ver = 1;
+	a->max_qp = 16384;
+	a->max_qp_wr = 16384;
+	a->device_cap_flags = IBV_DEVICE_RESIZE_MAX_WR | IBV_DEVICE_BAD_PKEY_CNTR |
+			      IBV_DEVICE_BAD_QKEY_CNTR | IBV_DEVICE_CHANGE_PHY_PORT |
+			      IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
+			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE |
+			      IBV_DEVICE_N_NOTIFY_CQ;
+	a->max_sge = 32;
+	a->max_sge_rd = 32;
+	a->max_cq = 16384;
+	a->max_cqe = 65535;
+	a->max_mr = 65536;
+	a->max_pd = 65536;
+	a->max_qp_rd_atom = 16;
+	a->max_res_rd_atom = 16 * 16384;
+	a->max_qp_init_rd_atom = 16;
+	a->atomic_cap = IBV_ATOMIC_HCA;
+	a->max_mw = 65536;
+	a->max_mcast_grp = 1024;
+	a->max_mcast_qp_attach = 16;
+	a->max_total_mcast_qp_attach = 16 * 1024;
+	a->max_ah = 65536;
+	a->max_srq = 16384;
+	a->max_srq_wr = 16384;
+	a->max_srq_sge = 32;
+	a->max_pkeys = FP_MAX_PKEYS;
+	a->local_ca_ack_delay = 16;
+}
+
+/* ---- top-level directives ------------------------------------------------- */
+
+static int fp_once(struct fp_pctx *c, int *line, const char *what)
+{
+	if (*line)
+		return fp_perr(c, "duplicate '%s' (first on line %d)", what, *line);
+	*line = c->line;
+	return 0;
+}
+
+static int fp_nargs(struct fp_pctx *c, int argc, char **argv, int min, int max,
+		    const char *usage)
+{
+	if (argc - 1 < min)
+		return fp_perr(c, "%s: missing argument (usage: %s)", argv[0], usage);
+	if (argc - 1 > max)
+		return fp_perr(c, "%s: unexpected '%s'", argv[0], argv[max + 1]);
+	return 0;
+}
+
+static int fp_d_mode(struct fp_pctx *c, int argc, char **argv)
+{
+	if (fp_nargs(c, argc, argv, 1, 1, "mode legacy|extended") ||
+	    fp_once(c, &c->mode_line, "mode"))
+		return -1;
+	if (!strcmp(argv[1], "legacy"))
+		c->s->mode = FP_MODE_LEGACY;
+	else if (!strcmp(argv[1], "extended"))
+		c->s->mode = FP_MODE_EXTENDED;
+	else
+		return fp_perr(c, "mode: expected legacy or extended, got '%s'", argv[1]);
+	return 0;
+}
+
+static int fp_d_lifetime(struct fp_pctx *c, int argc, char **argv)
+{
+	if (fp_nargs(c, argc, argv, 1, 1, "lifetime current|seed") ||
+	    fp_once(c, &c->lifetime_line, "lifetime"))
+		return -1;
+	if (!strcmp(argv[1], "current"))
+		c->s->lifetime = FP_LIFE_CURRENT;
+	else if (!strcmp(argv[1], "seed"))
+		c->s->lifetime = FP_LIFE_SEED;
+	else
+		return fp_perr(c, "lifetime: expected current or seed, got '%s'", argv[1]);
+	return 0;
+}
+
+static int fp_d_device(struct fp_pctx *c, int argc, char **argv)
+{
+	struct fp_script *s = c->s;
+	const char *n;
+	int i;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "device NAME"))
+		return -1;
+	n = argv[1];
+	if (strlen(n) >= FP_NAME_MAX || n[0] == '.')
+		return fp_perr(c, "device: bad name '%s'", n);
+	for (i = 0; n[i]; i++)
+		if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
+			return fp_perr(c, "device: bad name '%s'", n);
+	for (i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->dev[i].name, n))
+			return fp_perr(c, "duplicate device name '%s' (first on line %d)",
+				       n, c->daux[i].line);
+	if (s->ndevs == FP_MAX_DEVS)
+		return fp_perr(c, "too many devices (max %d)", FP_MAX_DEVS);
+	c->dev = s->ndevs++;
+	fp_dev_defaults(&s->dev[c->dev], c->dev);
+	strcpy(s->dev[c->dev].name, n);
+	c->daux[c->dev].line = c->line;
+	return 0;
+}
+
+static int fp_errno_arg(struct fp_pctx *c, const char *t, int *err)
+{
+	uint64_t v;
+	long l;
+
+	if (!FP_LOOKUP(fp_errnos, t, &l)) {
+		*err = (int)l;
+		return 0;
+	}
+	if (!isdigit((unsigned char)t[0]))
+		return fp_perr(c, "fault: unknown errno '%s'", t);
+	if (fp_num(c, "fault errno", t, 1, 4095, &v))
+		return -1;
+	*err = (int)v;
+	return 0;
+}
+
+static int fp_d_fault(struct fp_pctx *c, int argc, char **argv)
+{
+	static const char usage[] = "fault OP nth|from N [errno E]";
+	struct fp_script *s = c->s;
+	struct fp_fault f = { 0 };
+	uint64_t v;
+	int op;
+
+	if (fp_nargs(c, argc, argv, 3, 5, usage))
+		return -1;
+	op = fp_op_from_name(argv[1]);
+	if (op < 0)
+		return fp_perr(c, "fault: unknown op '%s'", argv[1]);
+	f.op = op;
+	if (!strcmp(argv[2], "from"))
+		f.from = true;
+	else if (strcmp(argv[2], "nth"))
+		return fp_perr(c, "fault: expected nth or from, got '%s'", argv[2]);
+	if (fp_num(c, "fault", argv[3], 1, ULONG_MAX, &v))
+		return -1;
+	f.nth = v;
+	f.err = fp_op_default_errno(f.op);
+	if (argc > 4) {
+		if (strcmp(argv[4], "errno"))
+			return fp_perr(c, "fault: unexpected '%s'", argv[4]);
+		if (argc == 5)
+			return fp_perr(c, "fault: errno needs a value (usage: %s)", usage);
+		if (fp_errno_arg(c, argv[5], &f.err))
+			return -1;
+	}
+	if (s->nfaults == FP_MAX_FAULTS)
+		return fp_perr(c, "too many faults (max %d)", FP_MAX_FAULTS);
+	s->fault[s->nfaults++] = f;
+	return 0;
+}
+
+static int fp_d_quirk(struct fp_pctx *c, int argc, char **argv)
+{
+	int q;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "quirk NAME"))
+		return -1;
+	q = fp_quirk_from_name(argv[1]);
+	if (q < 0)
+		return fp_perr(c, "quirk: unknown quirk '%s'", argv[1]);
+	c->s->quirk[q] = true;
+	return 0;
+}
+
+static int fp_d_event(struct fp_pctx *c, int argc, char **argv)
+{
+	static const char usage[] = "event TYPE after OP N [port P]";
+	struct fp_script *s = c->s;
+	struct fp_event_rule r = { 0 };
+	enum fp_ev_obj obj = FP_EV_DEV;
+	size_t i;
+	uint64_t v;
+	int op;
+
+	if (fp_nargs(c, argc, argv, 4, 6, usage))
+		return -1;
+	for (i = 0; i < sizeof(fp_events) / sizeof(fp_events[0]); i++)
+		if (!strcmp(fp_events[i].name, argv[1]))
+			break;
+	if (i == sizeof(fp_events) / sizeof(fp_events[0]))
+		return fp_perr(c, "event: unknown event '%s'", argv[1]);
+	r.type = fp_events[i].type;
+	obj = fp_events[i].obj;
+	if (strcmp(argv[2], "after"))
+		return fp_perr(c, "event: expected 'after', got '%s'", argv[2]);
+	op = fp_op_from_name(argv[3]);
+	if (op < 0)
+		return fp_perr(c, "event: unknown op '%s'", argv[3]);
+	r.op = op;
+	if ((obj == FP_EV_QP || obj == FP_EV_SRQ || obj == FP_EV_CQ) && fp_op_obj(op) != obj)
+		return fp_perr(c, "event %s: op %s does not act on a %s", argv[1], argv[3],
+			       fp_obj_names[obj]);
+	if (fp_num(c, "event", argv[4], 1, ULONG_MAX, &v))
+		return -1;
+	r.nth = v;
+	if (obj == FP_EV_PORT)
+		r.port = 1;
+	if (argc > 5) {
+		if (strcmp(argv[5], "port"))
+			return fp_perr(c, "event: unexpected '%s'", argv[5]);
+		if (obj != FP_EV_PORT)
+			return fp_perr(c, "event %s: not a port event, 'port' not allowed",
+				       argv[1]);
+		if (argc == 6)
+			return fp_perr(c, "event: port needs a value (usage: %s)", usage);
+		if (fp_num(c, "event port", argv[6], 1, FP_MAX_PORTS, &v))
+			return -1;
+		r.port = (int)v;
+	}
+	if (s->nevents == FP_MAX_EVENTS)
+		return fp_perr(c, "too many events (max %d)", FP_MAX_EVENTS);
+	c->event_line[s->nevents] = c->line;
+	s->event[s->nevents++] = r;
+	return 0;
+}
+
+static int fp_d_trace(struct fp_pctx *c, int argc, char **argv)
+{
+	struct fp_script *s = c->s;
+	int n;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "trace FILE") ||
+	    fp_once(c, &c->trace_line, "trace"))
+		return -1;
+	if (!strcmp(argv[1], "-") || argv[1][0] == '/' || !c->dir)
+		n = snprintf(s->trace_path, sizeof(s->trace_path), "%s", argv[1]);
+	else
+		n = snprintf(s->trace_path, sizeof(s->trace_path), "%s/%s", c->dir, argv[1]);
+	if (n < 0 || (size_t)n >= sizeof(s->trace_path))
+		return fp_perr(c, "trace: path too long");
+	return 0;
+}
+
+/* ---- device directives ---------------------------------------------------- */
+
+static struct fp_dev_spec *fp_cur_dev(struct fp_pctx *c)
+{
+	return &c->s->dev[c->dev];
+}
+
+static int fp_d_guid(struct fp_pctx *c, int argc, char **argv)
+{
+	if (fp_nargs(c, argc, argv, 1, 1, "guid G") ||
+	    fp_once(c, &c->daux[c->dev].guid_line, "guid"))
+		return -1;
+	return fp_guid(c, "guid", argv[1], &fp_cur_dev(c)->node_guid);
+}
+
+static int fp_d_node_type(struct fp_pctx *c, int argc, char **argv)
+{
+	static const struct fp_name_val types[] = {
+		{ "ca", IBV_NODE_CA }, { "rnic", IBV_NODE_RNIC },
+		{ "router", IBV_NODE_ROUTER }, { "switch", IBV_NODE_SWITCH },
+	};
+	long v;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "node_type ca|switch|router|rnic") ||
+	    fp_once(c, &c->daux[c->dev].node_type_line, "node_type"))
+		return -1;
+	if (FP_LOOKUP(types, argv[1], &v))
+		return fp_perr(c, "node_type: expected ca, switch, router or rnic, got '%s'",
+			       argv[1]);
+	fp_cur_dev(c)->node_type = (enum ibv_node_type)v;
+	return 0;
+}
+
+static int fp_d_cap(struct fp_pctx *c, int argc, char **argv)
+{
+	struct ibv_device_attr *a = &fp_cur_dev(c)->attr;
+	long v;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "cap|nocap FLAG"))
+		return -1;
+	if (FP_LOOKUP(fp_caps, argv[1], &v))
+		return fp_perr(c, "%s: unknown capability '%s'", argv[0], argv[1]);
+	if (!strcmp(argv[0], "cap"))
+		a->device_cap_flags |= (unsigned int)v;
+	else
+		a->device_cap_flags &= ~(unsigned int)v;
+	return 0;
+}
+
+enum fp_akind { FP_A_U8, FP_A_U16, FP_A_U32, FP_A_U64, FP_A_INT, FP_A_ATOMIC,
+		FP_A_STR, FP_A_GUID };
+
+#define FP_ATTR(f, k) { #f, offsetof(struct ibv_device_attr, f), k }
+static const struct {
+	const char *name;
+	size_t off;
+	enum fp_akind kind;
+} fp_attrs[] = {	/* keep sorted by name */
+	FP_ATTR(atomic_cap, FP_A_ATOMIC),
+	FP_ATTR(device_cap_flags, FP_A_U32),
+	FP_ATTR(fw_ver, FP_A_STR),
+	FP_ATTR(hw_ver, FP_A_U32),
+	FP_ATTR(local_ca_ack_delay, FP_A_U8),
+	FP_ATTR(max_ah, FP_A_INT),
+	FP_ATTR(max_cq, FP_A_INT),
+	FP_ATTR(max_cqe, FP_A_INT),
+	FP_ATTR(max_ee, FP_A_INT),
+	FP_ATTR(max_ee_init_rd_atom, FP_A_INT),
+	FP_ATTR(max_ee_rd_atom, FP_A_INT),
+	FP_ATTR(max_fmr, FP_A_INT),
+	FP_ATTR(max_map_per_fmr, FP_A_INT),
+	FP_ATTR(max_mcast_grp, FP_A_INT),
+	FP_ATTR(max_mcast_qp_attach, FP_A_INT),
+	FP_ATTR(max_mr, FP_A_INT),
+	FP_ATTR(max_mr_size, FP_A_U64),
+	FP_ATTR(max_mw, FP_A_INT),
+	FP_ATTR(max_pd, FP_A_INT),
+	FP_ATTR(max_pkeys, FP_A_U16),
+	FP_ATTR(max_qp, FP_A_INT),
+	FP_ATTR(max_qp_init_rd_atom, FP_A_INT),
+	FP_ATTR(max_qp_rd_atom, FP_A_INT),
+	FP_ATTR(max_qp_wr, FP_A_INT),
+	FP_ATTR(max_raw_ethy_qp, FP_A_INT),
+	FP_ATTR(max_raw_ipv6_qp, FP_A_INT),
+	FP_ATTR(max_rdd, FP_A_INT),
+	FP_ATTR(max_res_rd_atom, FP_A_INT),
+	FP_ATTR(max_sge, FP_A_INT),
+	FP_ATTR(max_sge_rd, FP_A_INT),
+	FP_ATTR(max_srq, FP_A_INT),
+	FP_ATTR(max_srq_sge, FP_A_INT),
+	FP_ATTR(max_srq_wr, FP_A_INT),
+	FP_ATTR(max_total_mcast_qp_attach, FP_A_INT),
+	FP_ATTR(page_size_cap, FP_A_U64),
+	FP_ATTR(sys_image_guid, FP_A_GUID),
+	FP_ATTR(vendor_id, FP_A_U32),
+	FP_ATTR(vendor_part_id, FP_A_U32),
+};
+#undef FP_ATTR
+
+static int fp_d_attr(struct fp_pctx *c, int argc, char **argv)
+{
+	static const struct fp_name_val atomics[] = {
+		{ "glob", IBV_ATOMIC_GLOB }, { "hca", IBV_ATOMIC_HCA },
+		{ "none", IBV_ATOMIC_NONE },
+	};
+	static const uint64_t kmax[] = {
+		[FP_A_U8] = UINT8_MAX, [FP_A_U16] = UINT16_MAX, [FP_A_U32] = UINT32_MAX,
+		[FP_A_U64] = UINT64_MAX, [FP_A_INT] = INT_MAX, [FP_A_ATOMIC] = IBV_ATOMIC_GLOB,
+	};
+	struct fp_dev_spec *d = fp_cur_dev(c);
+	char *base = (char *)&d->attr;
+	uint64_t v;
+	size_t i;
+	long l;
+
+	if (fp_nargs(c, argc, argv, 2, 2, "attr FIELD VALUE"))
+		return -1;
+	if (!strcmp(argv[1], "node_guid"))
+		return fp_perr(c, "attr: node_guid is set with 'guid'");
+	if (!strcmp(argv[1], "phys_port_cnt"))
+		return fp_perr(c, "attr: phys_port_cnt is the number of port lines");
+	for (i = 0; i < sizeof(fp_attrs) / sizeof(fp_attrs[0]); i++)
+		if (!strcmp(fp_attrs[i].name, argv[1]))
+			break;
+	if (i == sizeof(fp_attrs) / sizeof(fp_attrs[0]))
+		return fp_perr(c, "attr: unknown field '%s'", argv[1]);
+
+	switch (fp_attrs[i].kind) {
+	case FP_A_STR:
+		if (strlen(argv[2]) >= sizeof(d->attr.fw_ver))
+			return fp_perr(c, "attr %s: longer than %zu characters", argv[1],
+				       sizeof(d->attr.fw_ver) - 1);
+		strcpy(base + fp_attrs[i].off, argv[2]);
+		return 0;
+	case FP_A_GUID:
+		if (fp_guid(c, "attr sys_image_guid", argv[2], &v))
+			return -1;
+		d->attr.sys_image_guid = htobe64(v);
+		c->daux[c->dev].sys_guid_set = true;
+		return 0;
+	case FP_A_ATOMIC:
+		if (!FP_LOOKUP(atomics, argv[2], &l)) {
+			d->attr.atomic_cap = (enum ibv_atomic_cap)l;
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	if (fp_num(c, argv[1], argv[2], 0, kmax[fp_attrs[i].kind], &v))
+		return -1;
+	switch (fp_attrs[i].kind) {
+	case FP_A_U8:	*(uint8_t *)(base + fp_attrs[i].off) = (uint8_t)v; break;
+	case FP_A_U16:	*(uint16_t *)(base + fp_attrs[i].off) = (uint16_t)v; break;
+	case FP_A_U32:	*(uint32_t *)(base + fp_attrs[i].off) = (uint32_t)v; break;
+	case FP_A_U64:	*(uint64_t *)(base + fp_attrs[i].off) = v; break;
+	case FP_A_INT:	*(int *)(base + fp_attrs[i].off) = (int)v; break;
+	case FP_A_ATOMIC: d->attr.atomic_cap = (enum ibv_atomic_cap)v; break;
+	default: break;
+	}
+	return 0;
+}
+
+static int fp_mtu(struct fp_pctx *c, const char *what, const char *t, enum ibv_mtu *m)
+{
+	static const struct fp_name_val mtus[] = {
+		{ "1024", IBV_MTU_1024 }, { "2048", IBV_MTU_2048 }, { "256", IBV_MTU_256 },
+		{ "4096", IBV_MTU_4096 }, { "512", IBV_MTU_512 },
+	};
+	long v;
+
+	if (FP_LOOKUP(mtus, t, &v))
+		return fp_perr(c, "port %s: expected 256, 512, 1024, 2048 or 4096, got '%s'",
+			       what, t);
+	*m = (enum ibv_mtu)v;
+	return 0;
+}
+
+static int fp_port_option(struct fp_pctx *c, struct fp_port_spec *p,
+			  struct fp_port_aux *aux, const char *opt, const char *val)
+{
+	static const struct fp_name_val states[] = {
+		{ "active", IBV_PORT_ACTIVE }, { "armed", IBV_PORT_ARMED },
+		{ "down", IBV_PORT_DOWN }, { "init", IBV_PORT_INIT },
+	};
+	static const struct fp_name_val layers[] = {
+		{ "ethernet", IBV_LINK_LAYER_ETHERNET }, { "ib", IBV_LINK_LAYER_INFINIBAND },
+	};
+	/* ibv_port_attr encodings (IBTA PortInfo) */
+	static const struct fp_name_val widths[] = {
+		{ "12x", 8 }, { "1x", 1 }, { "2x", 16 }, { "4x", 2 }, { "8x", 4 },
+	};
+	static const struct fp_name_val speeds[] = {
+		{ "ddr", 2 }, { "edr", 32 }, { "fdr", 16 }, { "fdr10", 8 }, { "hdr", 64 },
+		{ "ndr", 128 }, { "qdr", 4 }, { "sdr", 1 },
+	};
+	uint64_t v;
+	long l;
+
+	if (!strcmp(opt, "state")) {
+		if (FP_LOOKUP(states, val, &l))
+			return fp_perr(c, "port state: expected down, init, armed or active, got '%s'", val);
+		p->attr.state = (enum ibv_port_state)l;
+	} else if (!strcmp(opt, "lid")) {
+		if (fp_num(c, "port lid", val, 0, 0xffff, &v))
+			return -1;
+		p->attr.lid = (uint16_t)v;
+		aux->lid_set = true;
+	} else if (!strcmp(opt, "sm_lid")) {
+		if (fp_num(c, "port sm_lid", val, 0, 0xffff, &v))
+			return -1;
+		p->attr.sm_lid = (uint16_t)v;
+		aux->sm_lid_set = true;
+	} else if (!strcmp(opt, "lmc")) {
+		if (fp_num(c, "port lmc", val, 0, 7, &v))
+			return -1;
+		p->attr.lmc = (uint8_t)v;
+	} else if (!strcmp(opt, "mtu")) {
+		return fp_mtu(c, "mtu", val, &p->attr.active_mtu);
+	} else if (!strcmp(opt, "max_mtu")) {
+		return fp_mtu(c, "max_mtu", val, &p->attr.max_mtu);
+	} else if (!strcmp(opt, "link_layer")) {
+		if (FP_LOOKUP(layers, val, &l))
+			return fp_perr(c, "port link_layer: expected ib or ethernet, got '%s'", val);
+		p->attr.link_layer = (uint8_t)l;
+	} else if (!strcmp(opt, "width")) {
+		if (FP_LOOKUP(widths, val, &l))
+			return fp_perr(c, "port width: expected 1x, 2x, 4x, 8x or 12x, got '%s'", val);
+		p->attr.active_width = (uint8_t)l;
+	} else if (!strcmp(opt, "speed")) {
+		if (FP_LOOKUP(speeds, val, &l))
+			return fp_perr(c, "port speed: expected sdr, ddr, qdr, fdr10, fdr, edr, hdr or ndr, got '%s'", val);
+		p->attr.active_speed = (uint8_t)l;
+	} else {
+		return fp_perr(c, "port: unknown option '%s'", opt);
+	}
+	return 0;
+}
+
+static int fp_d_port(struct fp_pctx *c, int argc, char **argv)
+{
+	struct fp_dev_spec *d = fp_cur_dev(c);
+	struct fp_dev_aux *daux = &c->daux[c->dev];
+	struct fp_port_spec *p;
+	uint64_t n;
+	int i;
+
+	if (fp_nargs(c, argc, argv, 1, FP_WORDS_MAX, "port N [OPTION VALUE]..."))
+		return -1;
+	if (fp_num(c, "port", argv[1], 1, FP_MAX_PORTS, &n))
+		return -1;
+	if ((int)n > d->nports + 1)
+		return fp_perr(c, "port %d declared before port %d", (int)n, d->nports + 1);
+	if ((argc - 2) % 2)
+		return fp_perr(c, "port: option '%s' needs a value", argv[argc - 1]);
+	p = &d->port[n - 1];
+	if ((int)n == d->nports + 1) {
+		d->nports++;
+		fp_port_defaults(p);
+		daux->port[n - 1].line = c->line;
+	}
+	for (i = 2; i < argc; i += 2)
+		if (fp_port_option(c, p, &daux->port[n - 1], argv[i], argv[i + 1]))
+			return -1;
+	return 0;
+}
+
+static int fp_port_arg(struct fp_pctx *c, const char *what, const char *t, int *port)
+{
+	uint64_t v;
+
+	if (fp_num(c, what, t, 1, FP_MAX_PORTS, &v))
+		return -1;
+	if ((int)v > fp_cur_dev(c)->nports)
+		return fp_perr(c, "%s: port %d not declared (device %s has %d)", what,
+			       (int)v, fp_cur_dev(c)->name, fp_cur_dev(c)->nports);
+	*port = (int)v;
+	return 0;
+}
+
+static int fp_d_gid(struct fp_pctx *c, int argc, char **argv)
+{
+	struct fp_port_spec *p;
+	union ibv_gid g;
+	uint64_t idx;
+	int port, i;
+
+	if (fp_nargs(c, argc, argv, 3, 3, "gid PORT INDEX GID") ||
+	    fp_port_arg(c, argv[0], argv[1], &port) ||
+	    fp_num(c, "gid index", argv[2], 0, FP_MAX_GIDS - 1, &idx))
+		return -1;
+	if (strlen(argv[3]) == 32 && !strchr(argv[3], ':')) {
+		for (i = 0; i < 16; i++) {
+			char byte[3] = { argv[3][2 * i], argv[3][2 * i + 1], 0 };
+
+			if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
+				return fp_perr(c, "gid: bad GID '%s'", argv[3]);
+			g.raw[i] = (uint8_t)strtoul(byte, NULL, 16);
+		}
+	} else if (inet_pton(AF_INET6, argv[3], g.raw) != 1) {
+		return fp_perr(c, "gid: bad GID '%s'", argv[3]);
+	}
+	p = &fp_cur_dev(c)->port[port - 1];
+	p->gid[idx] = g;
+	if ((int)idx >= p->ngids)
+		p->ngids = (int)idx + 1;
+	if (idx == 0)
+		c->daux[c->dev].port[port - 1].gid0_set = true;
+	return 0;
+}
+
+static int fp_d_pkey(struct fp_pctx *c, int argc, char **argv)
+{
+	struct fp_port_spec *p;
+	uint64_t idx, v;
+	int port;
+
+	if (fp_nargs(c, argc, argv, 3, 3, "pkey PORT INDEX VALUE") ||
+	    fp_port_arg(c, argv[0], argv[1], &port) ||
+	    fp_num(c, "pkey index", argv[2], 0, FP_MAX_PKEYS - 1, &idx) ||
+	    fp_num(c, "pkey", argv[3], 0, 0xffff, &v))
+		return -1;
+	p = &fp_cur_dev(c)->port[port - 1];
+	p->pkey[idx] = (uint16_t)v;
+	if ((int)idx >= p->npkeys)
+		p->npkeys = (int)idx + 1;
+	return 0;
+}
+
+/* ---- the line loop -------------------------------------------------------- */
+
+typedef int fp_directive_fn(struct fp_pctx *c, int argc, char **argv);
+
+static const struct {
+	const char *name;
+	fp_directive_fn *fn;
+	bool in_device;		/* only inside a device block */
+} fp_directives[] = {	/* keep sorted by name */
+	{ "attr",	fp_d_attr,	true },
+	{ "cap",	fp_d_cap,	true },
+	{ "device",	fp_d_device,	false },
+	{ "event",	fp_d_event,	false },
+	{ "fault",	fp_d_fault,	false },
+	{ "gid",	fp_d_gid,	true },
+	{ "guid",	fp_d_guid,	true },
+	{ "lifetime",	fp_d_lifetime,	false },
+	{ "mode",	fp_d_mode,	false },
+	{ "nocap",	fp_d_cap,	true },
+	{ "node_type",	fp_d_node_type,	true },
+	{ "pkey",	fp_d_pkey,	true },
+	{ "port",	fp_d_port,	true },
+	{ "quirk",	fp_d_quirk,	false },
+	{ "trace",	fp_d_trace,	false },
+};
+
+static int fp_line(struct fp_pctx *c, char *buf)
+{
+	char *argv[FP_WORDS_MAX + 1];
+	char *p, *save = NULL;
+	size_t i;
+	int argc = 0;
+
+	p = strchr(buf, '#');
+	if (p)
+		*p = 0;
+	for (p = strtok_r(buf, " \t\r\v\f", &save); p; p = strtok_r(NULL, " \t\r\v\f", &save)) {
+		if (argc == FP_WORDS_MAX)
+			return fp_perr(c, "too many words (max %d)", FP_WORDS_MAX);
+		argv[argc++] = p;
+	}
+	if (!argc)
+		return 0;
+	argv[argc] = NULL;
+	for (i = 0; i < sizeof(fp_directives) / sizeof(fp_directives[0]); i++)
+		if (!strcmp(fp_directives[i].name, argv[0]))
+			break;
+	if (i == sizeof(fp_directives) / sizeof(fp_directives[0]))
+		return fp_perr(c, "unknown directive '%s'", argv[0]);
+	if (fp_directives[i].in_device) {
+		if (c->dev < 0)
+			return fp_perr(c, "'%s' outside a device block", argv[0]);
+	} else {
+		c->dev = -1;	/* any top-level directive ends the block */
+	}
+	return fp_directives[i].fn(c, argc, argv);
+}
+
+/* Defaults that depend on the whole device block, then cross-checks. */
+static int fp_finish(struct fp_pctx *c)
+{
+	struct fp_script *s = c->s;
+	int i, j, maxports = 0;
+
+	if (!s->ndevs)
+		return fp_perr(c, "no device declared");
+	for (i = 0; i < s->ndevs; i++) {
+		struct fp_dev_spec *d = &s->dev[i];
+		struct fp_dev_aux *aux = &c->daux[i];
+
+		if (!d->nports) {
+			d->nports = 1;
+			fp_port_defaults(&d->port[0]);
+			aux->port[0].line = aux->line;
+		}
+		for (j = 0; j < d->nports; j++) {
+			struct fp_port_spec *p = &d->port[j];
+			bool ib = p->attr.link_layer == IBV_LINK_LAYER_INFINIBAND;
+
+			if (!aux->port[j].lid_set)
+				p->attr.lid = ib ? (uint16_t)(8 * i + j + 1) : 0;
+			if (!aux->port[j].sm_lid_set)
+				p->attr.sm_lid = ib ? 1 : 0;
+			if (!aux->port[j].gid0_set) {
+				uint64_t be = htobe64(d->node_guid);
+
+				memset(p->gid[0].raw, 0, 16);
+				p->gid[0].raw[0] = 0xfe;
+				p->gid[0].raw[1] = 0x80;
+				memcpy(p->gid[0].raw + 8, &be, 8);
+				if (!p->ngids)
+					p->ngids = 1;
+			}
+			/* IBTA PortPhysicalState: 3 Disabled, 5 LinkUp */
+			p->attr.phys_state = p->attr.state == IBV_PORT_DOWN ? 3 : 5;
+			if (p->attr.active_mtu > p->attr.max_mtu) {
+				c->line = aux->port[j].line;
+				return fp_perr(c, "port %d: mtu %d above max_mtu %d", j + 1,
+					       128 << p->attr.active_mtu, 128 << p->attr.max_mtu);
+			}
+		}
+		if (d->nports > maxports)
+			maxports = d->nports;
+		d->attr.node_guid = htobe64(d->node_guid);
+		if (!aux->sys_guid_set)
+			d->attr.sys_image_guid = d->attr.node_guid;
+		d->attr.phys_port_cnt = (uint8_t)d->nports;
+		for (j = 0; j < i; j++) {
+			if (s->dev[j].node_guid == d->node_guid) {
+				c->line = aux->guid_line ? aux->guid_line : aux->line;
+				return fp_perr(c, "device %s: guid already used by device %s",
+					       d->name, s->dev[j].name);
+			}
+		}
+	}
+	for (i = 0; i < s->nevents; i++) {
+		if (s->event[i].port > maxports) {
+			c->line = c->event_line[i];
+			return fp_perr(c, "event: port %d but no device has %d ports",
+				       s->event[i].port, s->event[i].port);
+		}
+	}
+	return 0;
+}
+
+static int fp_parse_text(const char *name, const char *dir, const char *abspath,
+			 const char *text, size_t len, struct fp_script *s,
+			 char *err, size_t errlen)
+{
+	struct fp_pctx *c;
+	struct fp_script *tmp;
+	char buf[FP_LINE_MAX];
+	size_t pos = 0, n;
+	const char *nl;
+	int ret = -1;
+
+	c = calloc(1, sizeof(*c));
+	tmp = calloc(1, sizeof(*tmp));
+	if (!c || !tmp) {
+		snprintf(err, errlen, "%s:0: out of memory", name);
+		goto out_free;
+	}
+	c->name = name;
+	c->err = err;
+	c->errlen = errlen;
+	c->s = tmp;
+	c->dev = -1;
+	c->dir = dir;
+	snprintf(tmp->path, sizeof(tmp->path), "%s", abspath);
+
+	while (pos < len) {
+		c->line++;
+		nl = memchr(text + pos, '\n', len - pos);
+		n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		if (memchr(text + pos, 0, n)) {
+			fp_perr(c, "NUL byte in line");
+			goto out_free;
+		}
+		if (n >= FP_LINE_MAX) {
+			fp_perr(c, "line too long (max %d characters)", FP_LINE_MAX - 1);
+			goto out_free;
+		}
+		memcpy(buf, text + pos, n);
+		buf[n] = 0;
+		if (fp_line(c, buf))
+			goto out_free;
+		pos += n + 1;
+	}
+	if (fp_finish(c))
+		goto out_free;
+	memcpy(s, tmp, sizeof(*s));
+	ret = 0;
+out_free:
+	free(tmp);
+	free(c);
+	return ret;
+}
+
+int fp_script_parse(const char *name, const char *text, struct fp_script *s,
+		    char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(name, '/');
+
+	/* a name with a directory gives relative trace paths their base */
+	if (slash && (size_t)(slash - name) < sizeof(dir)) {
+		memcpy(dir, name, slash - name);
+		dir[slash - name] = 0;
+		if (!dir[0])
+			strcpy(dir, "/");
+	}
+	return fp_parse_text(name, slash ? dir : NULL, "", text, strlen(text), s,
+			     err, errlen);
+}
+
+int fp_script_load(const char *path, struct fp_script *s, char *err, size_t errlen)
+{
+	char *text = NULL, *abspath = NULL, *slash;
+	char dir[4096];
+	struct stat st;
+	ssize_t r;
+	size_t len = 0;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s:0: not a regular file", path);
+		goto out_close;
+	}
+	text = malloc(FP_FILE_MAX + 1);
+	abspath = realpath(path, NULL);
+	if (!text || !abspath) {
+		snprintf(err, errlen, "%s:0: %s", path, strerror(errno));
+		goto out_close;
+	}
+	for (;;) {
+		r = read(fd, text + len, FP_FILE_MAX + 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "%s:0: cannot read: %s", path, strerror(errno));
+			goto out_close;
+		}
+		if (r == 0)
+			break;
+		len += r;
+		if (len > FP_FILE_MAX) {
+			snprintf(err, errlen, "%s:0: file too large (max %d bytes)", path,
+				 FP_FILE_MAX);
+			goto out_close;
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", abspath);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	ret = fp_parse_text(path, dir, abspath, text, len, s, err, errlen);
+out_close:
+	free(abspath);
+	free(text);
+	close(fd);
+	return ret;
+}
+
+void fp_script_default(struct fp_script *s)
+{
+	char err[256];
+
+	/* The text is a constant that t5001 parses: failing here is a build bug. */
+	if (fp_script_parse("<default>", fp_script_default_text, s, err, sizeof(err))) {
+		fprintf(stderr, "ibvct: built-in script: %s\n", err);
+		abort();
+	}
+}

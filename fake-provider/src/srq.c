@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared receive queues, basic and XRC (SRQX-*), and the receive-queue
+ * storage that QPs use too. Every SRQ gets a device-unique number from the
+ * fabric; XRC SRQs also join their XRC domain, which routes to them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp_provider.h"
+
+/* ---- receive WQE storage ------------------------------------------------- */
+int fp__rq_init(struct fp_rq *rq, int max_wr, int max_sge)
+{
+	rq->max_wr = max_wr;
+	rq->max_sge = max_sge;
+	rq->head = rq->count = 0;
+	rq->stride = sizeof(struct fp_rwqe) + (size_t)(max_sge > 0 ? max_sge : 1) *
+		     sizeof(struct ibv_sge);
+	rq->buf = calloc((size_t)(max_wr > 0 ? max_wr : 1), rq->stride);
+	return rq->buf ? 0 : ENOMEM;
+}
+
+void fp__rq_free(struct fp_rq *rq)
+{
+	free(rq->buf);
+	rq->buf = NULL;
+	rq->count = 0;
+}
+
+struct fp_rwqe *fp__rq_at(struct fp_rq *rq, int i)
+{
+	return (struct fp_rwqe *)(void *)(rq->buf + (size_t)((rq->head + i) % rq->max_wr) * rq->stride);
+}
+
+int fp__rq_post(struct fp_rq *rq, const struct ibv_recv_wr *wr)
+{
+	struct fp_rwqe *w;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge)
+		return EINVAL;
+	if (rq->count >= rq->max_wr)
+		return ENOMEM;
+	w = fp__rq_at(rq, rq->count);
+	w->wr_id = wr->wr_id;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		w->sge[i].addr = wr->sg_list[i].addr;
+		w->sge[i].length = wr->sg_list[i].length;
+		w->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	rq->count++;
+	return 0;
+}
+
+bool fp__rq_pop(struct fp_rq *rq, struct fp_rwqe **out)
+{
+	if (!rq->count)
+		return false;
+	*out = fp__rq_at(rq, 0);
+	rq->head = (rq->head + 1) % rq->max_wr;
+	rq->count--;
+	return true;
+}
+
+static int fp_rq_resize(struct fp_rq *rq, int max_wr)
+{
+	struct fp_rq n;
+	int i;
+
+	if (fp__rq_init(&n, max_wr, rq->max_sge))
+		return ENOMEM;
+	for (i = 0; i < rq->count; i++)
+		memcpy(n.buf + (size_t)i * n.stride, fp__rq_at(rq, i), rq->stride);
+	n.count = rq->count;
+	fp__rq_free(rq);
+	*rq = n;
+	return 0;
+}
+
+/* ---- SRQ objects ---------------------------------------------------------- */
+static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *attr,
+			enum ibv_srq_type *type)
+{
+	const struct ibv_device_attr *da = &ctx->spec->attr;
+	uint32_t mask = attr->comp_mask;
+
+	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
+		return EOPNOTSUPP;			/* SRQX-05 */
+	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;				/* SRQX-02 */
+	/* SRQX-04: the type counts only with the TYPE bit. */
+	*type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
+	switch (*type) {
+	case IBV_SRQT_BASIC:
+		break;
+	case IBV_SRQT_XRC:
+		if (!fp__xrc_capable(ctx))
+			return EOPNOTSUPP;
+		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !(mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		    !attr->xrcd || !attr->cq)
+			return EINVAL;			/* SRQX-03, SRQX-08 */
+		if (!fp__xrcd_lookup(ctx, attr->xrcd))
+			return EINVAL;
+		break;
+	case IBV_SRQT_TM:
+		return EOPNOTSUPP;			/* no tag matching here */
+	default:
+		return EINVAL;				/* SRQX-07 */
+	}
+	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr) ||
+	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge) ||
+	    attr->attr.srq_limit > attr->attr.max_wr)
+		return EINVAL;
+	return 0;
+}
+
+static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_attr_ex *attr,
+				 int *errp)
+{
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct fp_srq *srq;
+	int err;
+
+	err = fp_srq_check(ctx, attr, &type);
+	if (err)
+		goto err_out;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	/* SRQX-10: report at least what was asked for. */
+	err = fp__rq_init(&srq->rq, attr->attr.max_wr ? (int)attr->attr.max_wr : 1,
+			  attr->attr.max_sge ? (int)attr->attr.max_sge : 1);
+	if (err)
+		goto err_free_srq;
+	srq->ctx = ctx;
+	srq->type = type;
+	srq->pd = to_fp_pd(attr->pd);
+	srq->pd->usecnt++;
+	if (type == IBV_SRQT_XRC) {
+		srq->cq = to_fp_cq(attr->cq);
+		srq->xrcd = to_fp_xrcd(attr->xrcd);
+		srq->dom = srq->xrcd->dom;
+		srq->cq->usecnt++;
+		srq->xrcd->refcnt++;		/* XRCD-13 */
+		fp_fabric_xdom_get(srq->dom);	/* XRCD-14, LIFE-12 */
+	}
+	fp_fabric_srq_add(ctx->fab, srq);
+	srq->vsrq.srq.handle = ++ctx->next_handle;
+	srq->vsrq.srq_type = type;
+	srq->vsrq.srq_num = srq->srqn;
+	srq->vsrq.comp_mask = VERBS_SRQ_TYPE | VERBS_SRQ_NUM;
+	if (type == IBV_SRQT_XRC) {
+		srq->vsrq.xrcd = &srq->xrcd->vx;
+		srq->vsrq.cq = attr->cq;
+		srq->vsrq.comp_mask |= VERBS_SRQ_XRCD | VERBS_SRQ_CQ;
+	}
+	attr->attr.max_wr = (uint32_t)srq->rq.max_wr;
+	attr->attr.max_sge = (uint32_t)srq->rq.max_sge;
+	fp_list_add_tail(&ctx->srqs, &srq->link);
+	return srq;
+
+err_free_srq:
+	free(srq);
+err_out:
+	*errp = err;
+	return NULL;
+}
+
+struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
+				 struct ibv_srq_init_attr_ex *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_srq *srq = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_CREATE_SRQ_EX);
+	if (!err)
+		srq = fp_srq_new(ctx, attr, &err);
+	fp__op_end(ctx, FP_OP_CREATE_SRQ_EX, FP_SUBJ_SRQ, srq, err,
+		   "mask=%#x type=%d max_wr=%u max_sge=%u srqn=%u", attr->comp_mask,
+		   (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? (int)attr->srq_type : 0,
+		   attr->attr.max_wr, attr->attr.max_sge, srq ? srq->srqn : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &srq->vsrq.srq;
+}
+
+struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct fp_context *ctx = to_fp_pd(pd)->ctx;
+	struct ibv_srq_init_attr_ex ex;
+	struct fp_srq *srq = NULL;
+	int err;
+
+	/* attr is the 24-byte 1.1 struct: read only its own fields. */
+	memset(&ex, 0, sizeof(ex));
+	ex.srq_context = attr->srq_context;
+	ex.attr.max_wr = attr->attr.max_wr;
+	ex.attr.max_sge = attr->attr.max_sge;
+	ex.attr.srq_limit = attr->attr.srq_limit;
+	ex.comp_mask = IBV_SRQ_INIT_ATTR_PD;
+	ex.pd = pd;
+	err = fp__op_begin(FP_OP_CREATE_SRQ);
+	if (!err)
+		srq = fp_srq_new(ctx, &ex, &err);
+	if (srq) {
+		attr->attr.max_wr = ex.attr.max_wr;
+		attr->attr.max_sge = ex.attr.max_sge;
+	}
+	fp__op_end(ctx, FP_OP_CREATE_SRQ, FP_SUBJ_SRQ, srq, err,
+		   "max_wr=%u max_sge=%u srqn=%u", ex.attr.max_wr, ex.attr.max_sge,
+		   srq ? srq->srqn : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &srq->vsrq.srq;
+}
+
+static void fp_srq_free(struct fp_srq *srq)
+{
+	fp_fabric_srq_del(srq->ctx->fab, srq);
+	srq->pd->usecnt--;
+	if (srq->type == IBV_SRQT_XRC) {
+		srq->cq->usecnt--;
+		fp__xrcd_put_ref(srq->xrcd);
+		fp_fabric_xdom_put(srq->dom);
+	}
+	fp_list_del(&srq->link);
+	fp__rq_free(&srq->rq);
+	free(srq);
+}
+
+int fp_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct fp_srq *srq = to_fp_srq(ibsrq);
+	struct fp_context *ctx = srq->ctx;
+	uint32_t srqn = srq->srqn;
+	int err;
+
+	err = fp__op_begin(FP_OP_DESTROY_SRQ);
+	if (err)
+		goto out;
+	/* SRQX-15: only QPs created with srq= hold it; TGT QPs never do. */
+	if (srq->usecnt) {
+		err = EBUSY;
+		goto out;
+	}
+	fp_srq_free(srq);
+out:
+	fp__op_end(ctx, FP_OP_DESTROY_SRQ, FP_SUBJ_NONE, NULL, err, "srqn=%u", srqn);
+	return err;
+}
+
+int fp_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mask)
+{
+	struct fp_srq *srq = to_fp_srq(ibsrq);
+	int err;
+
+	err = fp__op_begin(FP_OP_MODIFY_SRQ);
+	if (err)
+		goto out;
+	if (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (attr_mask & IBV_SRQ_MAX_WR) {
+		if (!(srq->ctx->spec->attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE) ||
+		    attr->max_wr < 1 || attr->max_wr < (uint32_t)srq->rq.count) {
+			err = EINVAL;
+			goto out;
+		}
+		err = fp_rq_resize(&srq->rq, (int)attr->max_wr);
+		if (err)
+			goto out;
+	}
+	if (attr_mask & IBV_SRQ_LIMIT) {
+		if (attr->srq_limit > (uint32_t)srq->rq.max_wr) {
+			err = EINVAL;
+			goto out;
+		}
+		srq->limit = attr->srq_limit;	/* SRQX-14: arms; 0 disarms */
+	}
+out:
+	fp__op_end(srq->ctx, FP_OP_MODIFY_SRQ, FP_SUBJ_SRQ, srq, err,
+		   "srqn=%u mask=%#x max_wr=%u limit=%u", srq->srqn, attr_mask,
+		   (attr_mask & IBV_SRQ_MAX_WR) ? attr->max_wr : 0,
+		   (attr_mask & IBV_SRQ_LIMIT) ? attr->srq_limit : 0);
+	return err;
+}
+
+int fp_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct fp_srq *srq = to_fp_srq(ibsrq);
+	int err;
+
+	err = fp__op_begin(FP_OP_QUERY_SRQ);
+	if (!err) {
+		attr->max_wr = (uint32_t)srq->rq.max_wr;
+		attr->max_sge = (uint32_t)srq->rq.max_sge;
+		attr->srq_limit = srq->limit;
+	}
+	fp__op_end(srq->ctx, FP_OP_QUERY_SRQ, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);
+	return err;
+}
+
+int fp_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct fp_srq *srq = to_fp_srq(ibsrq);
+	int err;
+
+	err = fp__op_begin(FP_OP_GET_SRQ_NUM);
+	if (!err)	/* SRQX-11; a basic SRQ answers too (SRQX-12, the mlx5 way) */
+		*srq_num = srq->srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);
+	fp__op_end(srq->ctx, FP_OP_GET_SRQ_NUM, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);
+	return err;
+}
+
+int fp_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	struct fp_srq *srq = to_fp_srq(ibsrq);
+	int err, n = 0;
+
+	err = fp__op_begin(FP_OP_POST_SRQ_RECV);
+	if (err) {
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next, n++) {
+		err = fp__rq_post(&srq->rq, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+out:
+	fp__op_end(srq->ctx, FP_OP_POST_SRQ_RECV, FP_SUBJ_SRQ, srq, err,
+		   "srqn=%u posted=%d", srq->srqn, n);
+	return err;
+}
+
+/* After a receive WQE was taken: the armed limit fires once (SRQX-14). */
+void fp__srq_consumed(struct fp_srq *srq)
+{
+	if (srq->limit && (uint32_t)srq->rq.count < srq->limit) {
+		srq->limit = 0;
+		fp__event_raise(srq->ctx, IBV_EVENT_SRQ_LIMIT_REACHED,
+				(uint64_t)(uintptr_t)&srq->vsrq.srq);
+	}
+}
+
+void fp__srq_cleanup_ctx(struct fp_context *ctx)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &ctx->srqs)
+		fp_srq_free(fp_container_of(p, struct fp_srq, link));
+}

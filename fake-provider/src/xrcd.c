@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * XRC domain handles (XRCD-*). The domain itself, keyed by inode, is
+ * device-wide state in the fabric; each open returns a distinct handle that
+ * counts the SRQs and QPs created or opened through it (XRCD-13).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "fp_provider.h"
+
+bool fp__xrc_capable(struct fp_context *ctx)
+{
+	return ctx->spec->attr.device_cap_flags & IBV_DEVICE_XRC;
+}
+
+struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
+			      struct ibv_xrcd_init_attr *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_xrcd *x = NULL;
+	struct fp_xdom *dom;
+	int err;
+
+	err = fp__op_begin(FP_OP_OPEN_XRCD);
+	if (err)
+		goto out;
+	if (!fp__xrc_capable(ctx)) {
+		err = EOPNOTSUPP;			/* XRCD-12 */
+		goto out;
+	}
+	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED) {
+		err = EOPNOTSUPP;			/* XRCD-02 */
+		goto out;
+	}
+	if ((attr->comp_mask & (IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS)) !=
+	    (IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS)) {
+		err = EINVAL;				/* XRCD-01 */
+		goto out;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		err = ENOMEM;
+		goto out;
+	}
+	/* XRCD-11: only O_CREAT and O_EXCL mean anything. */
+	err = fp_fabric_xdom_open(ctx->fab, attr->fd, attr->oflags & (O_CREAT | O_EXCL), &dom);
+	if (err)
+		goto err_free_x;
+	x->ctx = ctx;
+	x->dom = dom;
+	x->vx.handle = ++ctx->next_handle;
+	x->vx.comp_mask = VERBS_XRCD_HANDLE;
+	fp_list_add_tail(&ctx->xrcds, &x->link);
+	goto out;
+
+err_free_x:
+	free(x);
+	x = NULL;
+out:
+	fp__op_end(ctx, FP_OP_OPEN_XRCD, FP_SUBJ_NONE, NULL, err,
+		   "mask=%#x fd=%d oflags=%#x xrcd=%u", attr->comp_mask,
+		   (attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) ? attr->fd : -2,
+		   (attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) ? attr->oflags : 0,
+		   x ? x->vx.handle : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &x->vx.xrcd;
+}
+
+static void fp_xrcd_free(struct fp_xrcd *x)
+{
+	fp_list_del(&x->link);
+	free(x);
+}
+
+/* Drop a reference an SRQ or QP held; a handle closed under the
+ * xrcd_close_not_busy quirk is freed with its last reference. */
+void fp__xrcd_put_ref(struct fp_xrcd *x)
+{
+	if (--x->refcnt == 0 && x->closed)
+		fp_xrcd_free(x);
+}
+
+int fp_close_xrcd(struct ibv_xrcd *ibx)
+{
+	struct fp_xrcd *x = to_fp_xrcd(ibx);
+	struct fp_context *ctx = x->ctx;
+	uint32_t h = x->vx.handle;
+	int err;
+
+	err = fp__op_begin(FP_OP_CLOSE_XRCD);
+	if (err)
+		goto out;
+	if (x->refcnt && !fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY)) {
+		err = EBUSY;				/* XRCD-13, LIFE-10 */
+		goto out;
+	}
+	fp_fabric_xdom_put(x->dom);			/* XRCD-14/16 */
+	if (x->refcnt)
+		x->closed = true;
+	else
+		fp_xrcd_free(x);
+out:
+	fp__op_end(ctx, FP_OP_CLOSE_XRCD, FP_SUBJ_NONE, NULL, err, "xrcd=%u", h);
+	return err;
+}
+
+/* XRCD-17: after the context's QPs and SRQs are gone. */
+void fp__xrcd_cleanup_ctx(struct fp_context *ctx)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &ctx->xrcds) {
+		struct fp_xrcd *x = fp_container_of(p, struct fp_xrcd, link);
+
+		if (!x->closed)
+			fp_fabric_xdom_put(x->dom);
+		fp_xrcd_free(x);
+	}
+}
+
+/* The live handle behind an application pointer, or NULL (OPENQP-06, SRQX-08):
+ * compares pointers only, so a stale one is never dereferenced. */
+struct fp_xrcd *fp__xrcd_lookup(struct fp_context *ctx, struct ibv_xrcd *ibx)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &ctx->xrcds) {
+		struct fp_xrcd *x = fp_container_of(p, struct fp_xrcd, link);
+
+		if (&x->vx.xrcd == ibx && !x->closed)
+			return x;
+	}
+	return NULL;
+}

@@ -1,0 +1,1243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t5100: the fake provider's data path through the normal verbs API:
+ * every opcode on RC, SEND on UC/UD, XRC SEND into the SRQ named by
+ * remote_srqn, completion fields, error completions (bad lkey/rkey, access,
+ * RNR), flush on ERR, solicited notification on a completion channel, and a
+ * scripted async event (in a re-executed child with its own script).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+#include "fp_script.h"
+
+#define BUF 4096
+
+static char scratch[4096];
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+
+struct fx {
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	char *a, *b;			/* local and remote buffers */
+	struct ibv_mr *ma, *mb;
+};
+
+/* ---- helpers ---------------------------------------------------------------- */
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->pd = ibv_alloc_pd(ctx);
+	assert_non_null(f->pd);
+	f->scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	f->rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	assert_non_null(f->scq);
+	assert_non_null(f->rcq);
+	f->a = calloc(1, BUF);
+	f->b = calloc(1, BUF);
+	f->ma = ibv_reg_mr(f->pd, f->a, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	f->mb = ibv_reg_mr(f->pd, f->b, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	assert_non_null(f->ma);
+	assert_non_null(f->mb);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	ibv_dereg_mr(f->ma);
+	ibv_dereg_mr(f->mb);
+	ibv_destroy_cq(f->scq);
+	ibv_destroy_cq(f->rcq);
+	ibv_dealloc_pd(f->pd);
+	free(f->a);
+	free(f->b);
+	free(f);
+	return 0;
+}
+
+static struct ibv_qp *qp_new(struct fx *f, enum ibv_qp_type type, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = f->scq;
+	ia.recv_cq = f->rcq;
+	ia.srq = srq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = srq ? 0 : 16;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = srq ? 0 : 2;
+	ia.cap.max_inline_data = 64;
+	qp = ibv_create_qp(f->pd, &ia);
+	assert_non_null(qp);
+	return qp;
+}
+
+static uint16_t port_lid(void)
+{
+	struct ibv_port_attr pa;
+
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	return pa.lid;
+}
+
+/* RESET -> INIT -> RTR -> RTS with the spec 3b masks of the type. */
+static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	enum ibv_qp_type t = qp->qp_type;
+	int m;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.pkey_index = 0;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	a.qkey = 0x11111111;
+	m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	m |= t == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = port_lid();
+	a.ah_attr.port_num = 1;
+	m = IBV_QP_STATE;
+	if (t != IBV_QPT_UD)
+		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_RECV || t == IBV_QPT_XRC_SEND)
+		m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER; /* stripped for XRC_SEND */
+	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	m = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV)
+		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
+}
+
+static void post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	assert_int_equal(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+/* Post one signaled WR; remote_addr/rkey for RDMA and atomics. */
+static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *addr,
+		    uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, int flags)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED | flags;
+	wr.imm_data = htonl(0xabcd1234);
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static void poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 1000 && n == 0; i++)
+		n = ibv_poll_cq(cq, 1, wc);
+	assert_int_equal(n, 1);
+}
+
+static void cq_empty(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	assert_int_equal(ibv_poll_cq(cq, 1, &wc), 0);
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
+	return a.qp_state;
+}
+
+static void rc_pair(struct fx *f, enum ibv_qp_type t, struct ibv_qp **x, struct ibv_qp **y)
+{
+	*x = qp_new(f, t, NULL);
+	*y = qp_new(f, t, NULL);
+	qp_connect(*x, (*y)->qp_num);
+	qp_connect(*y, (*x)->qp_num);
+}
+
+/* ---- RC opcodes -------------------------------------------------------------------- */
+static void rc_send_delivers_payload_and_fields(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	int i;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	for (i = 0; i < 100; i++)
+		f->a[i] = (char)(i * 7 + 1);
+	post_recv(y, 77, f->b, 200, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 11, f->a, 100, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	assert_int_equal(wc.wr_id, 11);
+	assert_int_equal(wc.qp_num, x->qp_num);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.wr_id, 77);
+	assert_int_equal(wc.byte_len, 100);
+	assert_int_equal(wc.qp_num, y->qp_num);
+	assert_int_equal(wc.src_qp, x->qp_num);
+	assert_int_equal(wc.wc_flags & IBV_WC_WITH_IMM, 0);
+	assert_memory_equal(f->a, f->b, 100);
+	assert_int_equal(ibv_destroy_qp(x), 0);
+	assert_int_equal(ibv_destroy_qp(y), 0);
+}
+
+static void rc_send_with_imm_reports_imm(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	memcpy(f->a, "hello", 5);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND_WITH_IMM, 2, f->a, 5, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_true(wc.wc_flags & IBV_WC_WITH_IMM);
+	assert_int_equal(ntohl(wc.imm_data), 0xabcd1234);
+	assert_int_equal(wc.byte_len, 5);
+	assert_memory_equal(f->b, "hello", 5);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.opcode, IBV_WC_SEND);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void rc_inline_send_needs_no_lkey(void **state)
+{
+	struct fx *f = *state;
+	char msg[32] = "inline-data";
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	/* msg is not registered: inline data is copied at post time. */
+	assert_int_equal(post_one(x, IBV_WR_SEND, 3, msg, 12, 0xdeadbeef, 0, 0, IBV_SEND_INLINE), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.byte_len, 12);
+	assert_string_equal(f->b, "inline-data");
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void rc_rdma_write_lands_without_recv_completion(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	memset(f->a, 0x5a, 256);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_WRITE, 4, f->a, 256, f->ma->lkey,
+				  (uintptr_t)f->b + 100, f->mb->rkey, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_WRITE);
+	assert_memory_equal(f->b + 100, f->a, 256);
+	assert_int_equal(f->b[99], 0);
+	assert_int_equal(f->b[356], 0);
+	cq_empty(f->rcq);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void rc_rdma_write_with_imm_consumes_recv(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	memset(f->a, 0x33, 64);
+	post_recv(y, 9, NULL, 0, 0);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_WRITE_WITH_IMM, 5, f->a, 64, f->ma->lkey,
+				  (uintptr_t)f->b, f->mb->rkey, 0), 0);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	assert_int_equal(wc.wr_id, 9);
+	assert_int_equal(wc.byte_len, 64);
+	assert_true(wc.wc_flags & IBV_WC_WITH_IMM);
+	assert_int_equal(ntohl(wc.imm_data), 0xabcd1234);
+	assert_memory_equal(f->b, f->a, 64);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_WRITE);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void rc_rdma_read_fetches_remote(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	int i;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	for (i = 0; i < 128; i++)
+		f->b[1000 + i] = (char)(255 - i);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_READ, 6, f->a, 128, f->ma->lkey,
+				  (uintptr_t)f->b + 1000, f->mb->rkey, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_READ);
+	assert_int_equal(wc.byte_len, 128);
+	assert_memory_equal(f->a, f->b + 1000, 128);
+	cq_empty(f->rcq);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void rc_atomics_cmp_swap_and_fetch_add(void **state)
+{
+	struct fx *f = *state;
+	uint64_t *target = (uint64_t *)(void *)(f->b + 64), *result = (uint64_t *)(void *)f->a;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 8, .lkey = f->ma->lkey };
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	*target = 100;
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = f->mb->rkey;
+	wr.wr.atomic.compare_add = 100;
+	wr.wr.atomic.swap = 555;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_COMP_SWAP);
+	assert_int_equal(*result, 100);
+	assert_int_equal(*target, 555);
+
+	/* A failed compare returns the value and swaps nothing. */
+	wr.wr.atomic.compare_add = 1;
+	wr.wr.atomic.swap = 9;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(*result, 555);
+	assert_int_equal(*target, 555);
+
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.compare_add = 45;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_FETCH_ADD);
+	assert_int_equal(*result, 555);
+	assert_int_equal(*target, 600);
+
+	/* Misaligned target: the responder refuses it. */
+	wr.wr.atomic.remote_addr = (uintptr_t)target + 4;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+/* ---- UC, UD, XRC -------------------------------------------------------------------- */
+static void uc_send_delivers(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_UC, &x, &y);
+	memcpy(f->a, "uc!", 4);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 4, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, 4);
+	assert_int_equal(wc.src_qp, x->qp_num);
+	assert_string_equal(f->b, "uc!");
+	/* UC has no RNR: a send with no receive posted completes, and is lost. */
+	assert_int_equal(post_one(x, IBV_WR_SEND, 2, f->a, 4, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	cq_empty(f->rcq);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void ud_send_puts_grh_first(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 10, .lkey = f->ma->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_ah_attr aa;
+	union ibv_gid gid;
+	struct ibv_qp *x, *y;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+
+	x = qp_new(f, IBV_QPT_UD, NULL);
+	y = qp_new(f, IBV_QPT_UD, NULL);
+	qp_connect(x, 0);
+	qp_connect(y, 0);
+	assert_int_equal(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = port_lid();
+	aa.port_num = 1;
+	aa.is_global = 1;
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = 0;
+	aa.grh.hop_limit = 1;
+	ah = ibv_create_ah(f->pd, &aa);
+	assert_non_null(ah);
+	memcpy(f->a, "ud-payload", 10);
+	post_recv(y, 42, f->b, 40 + 64, f->mb->lkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 7;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htonl(99);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = y->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, 40 + 10);
+	assert_true(wc.wc_flags & IBV_WC_GRH);
+	assert_true(wc.wc_flags & IBV_WC_WITH_IMM);
+	assert_int_equal(ntohl(wc.imm_data), 99);
+	assert_int_equal(wc.src_qp, x->qp_num);
+	assert_int_equal(wc.qp_num, y->qp_num);
+	assert_memory_equal(f->b + 40, "ud-payload", 10);
+	assert_memory_equal(f->b + 8, &gid, 16);	/* the GRH's SGID */
+
+	/* A wrong qkey is dropped silently; the sender still completes. */
+	post_recv(y, 43, f->b, 40 + 64, f->mb->lkey);
+	wr.wr.ud.remote_qkey = 0x2222;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	cq_empty(f->rcq);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+}
+
+static struct ibv_srq *xrc_srq(struct fx *f, struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr_ex sa;
+	struct ibv_srq *srq;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
+		       IBV_SRQ_INIT_ATTR_CQ;
+	sa.srq_type = IBV_SRQT_XRC;
+	sa.pd = f->pd;
+	sa.xrcd = xrcd;
+	sa.cq = cq;
+	sa.attr.max_wr = 8;
+	sa.attr.max_sge = 1;
+	srq = ibv_create_srq_ex(ctx, &sa);
+	assert_non_null(srq);
+	return srq;
+}
+
+static void xrc_send_lands_in_srq_named_by_remote_srqn(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 16, .lkey = f->ma->lkey };
+	struct ibv_recv_wr rw = { .num_sge = 1 }, *rbad;
+	struct ibv_sge rsge[3];
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_cq *cq[3];
+	struct ibv_srq *srq[3];
+	uint32_t srqn[3];
+	struct ibv_qp *send, *recv;
+	struct ibv_xrcd *xrcd;
+	struct ibv_wc wc;
+	int i;
+
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	assert_non_null(xrcd);
+	for (i = 0; i < 3; i++) {
+		cq[i] = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+		assert_non_null(cq[i]);
+		srq[i] = xrc_srq(f, xrcd, cq[i]);
+		assert_int_equal(ibv_get_srq_num(srq[i], &srqn[i]), 0);
+		rsge[i].addr = (uintptr_t)f->b + 256 * i;
+		rsge[i].length = 256;
+		rsge[i].lkey = f->mb->lkey;
+		rw.wr_id = 100 + i;
+		rw.sg_list = &rsge[i];
+		assert_int_equal(ibv_post_srq_recv(srq[i], &rw, &rbad), 0);
+	}
+	assert_int_not_equal(srqn[0], srqn[1]);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = xrcd;
+	recv = ibv_create_qp_ex(ctx, &qa);
+	assert_non_null(recv);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = f->pd;
+	qa.send_cq = f->scq;
+	qa.cap.max_send_wr = 8;
+	qa.cap.max_send_sge = 1;
+	send = ibv_create_qp_ex(ctx, &qa);
+	assert_non_null(send);
+	qp_connect(recv, send->qp_num);
+	qp_connect(send, recv->qp_num);
+
+	memcpy(f->a, "to-the-middle!!", 16);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.qp_type.xrc.remote_srqn = srqn[1];
+	assert_int_equal(ibv_post_send(send, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	/* SRQX-13: on the CQ of the SRQ that was named, and only there. */
+	poll_one(cq[1], &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 101);
+	assert_int_equal(wc.byte_len, 16);
+	assert_int_equal(wc.qp_num, recv->qp_num);
+	assert_memory_equal(f->b + 256, "to-the-middle!!", 16);
+	cq_empty(cq[0]);
+	cq_empty(cq[2]);
+
+	wr.qp_type.xrc.remote_srqn = srqn[2];
+	assert_int_equal(ibv_post_send(send, &wr, &bad), 0);
+	poll_one(cq[2], &wc);
+	assert_int_equal(wc.wr_id, 102);
+	cq_empty(cq[0]);
+	poll_one(f->scq, &wc);
+
+	/* An SRQ number that is no XRC SRQ of this domain: remote error. */
+	wr.qp_type.xrc.remote_srqn = srqn[2] + 1000;
+	assert_int_equal(ibv_post_send(send, &wr, &bad), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	assert_int_equal(qp_state(send), IBV_QPS_ERR);
+	cq_empty(cq[0]);
+
+	assert_int_equal(ibv_destroy_qp(send), 0);
+	assert_int_equal(ibv_destroy_qp(recv), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ibv_destroy_srq(srq[i]), 0);
+		assert_int_equal(ibv_destroy_cq(cq[i]), 0);
+	}
+	assert_int_equal(ibv_close_xrcd(xrcd), 0);
+}
+
+/* ---- errors ----------------------------------------------------------------------- */
+static void bad_lkey_gives_loc_prot_err_and_err_state(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 8, f->ma->lkey ^ 0x5a5a, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_LOC_PROT_ERR);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(qp_state(x), IBV_QPS_ERR);
+	/* Outside the region is a protection error too. */
+	cq_empty(f->rcq);
+	/* Later WRs are flushed. */
+	assert_int_equal(post_one(x, IBV_WR_SEND, 2, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.wr_id, 2);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void out_of_region_sge_gives_loc_prot_err(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a + BUF - 4, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_LOC_PROT_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void short_receive_buffer_gives_loc_len_err(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	post_recv(y, 1, f->b, 4, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_LOC_LEN_ERR);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void bad_rkey_gives_rem_access_err_no_responder_cqe(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_WRITE, 1, f->a, 8, f->ma->lkey,
+				  (uintptr_t)f->b, f->mb->rkey + 1, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	cq_empty(f->rcq);
+	assert_int_equal(qp_state(x), IBV_QPS_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+
+	/* Out of bounds of the remote region. */
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_READ, 2, f->a, 64, f->ma->lkey,
+				  (uintptr_t)f->b + BUF - 32, f->mb->rkey, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void access_not_granted_gives_rem_access_err(void **state)
+{
+	struct fx *f = *state;
+	char *ro = calloc(1, 256);
+	struct ibv_mr *mr = ibv_reg_mr(f->pd, ro, 256, IBV_ACCESS_REMOTE_READ);
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	assert_non_null(mr);
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_READ, 1, f->a, 8, f->ma->lkey,
+				  (uintptr_t)ro, mr->rkey, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(post_one(x, IBV_WR_RDMA_WRITE, 2, f->a, 8, f->ma->lkey,
+				  (uintptr_t)ro, mr->rkey, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	free(ro);
+}
+
+static void no_receive_wqe_gives_rnr_retry_exc_err(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	assert_int_equal(qp_state(x), IBV_QPS_ERR);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void err_state_flushes_both_queues(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	int i;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	for (i = 0; i < 3; i++)
+		post_recv(y, 10 + i, f->b, 64, f->mb->lkey);
+	assert_int_equal(ibv_modify_qp(y, &a, IBV_QP_STATE), 0);
+	for (i = 0; i < 3; i++) {
+		poll_one(f->rcq, &wc);
+		assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc.wr_id, 10 + i);
+		assert_int_equal(wc.qp_num, y->qp_num);
+	}
+	cq_empty(f->rcq);
+	/* Posted while in ERR: flushed too, on both queues. */
+	post_recv(y, 20, f->b, 64, f->mb->lkey);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(post_one(y, IBV_WR_SEND, 21, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.wr_id, 21);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void post_in_reset_or_init_fails_einval_with_bad_wr(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 8, .lkey = f->ma->lkey };
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_recv_wr rw = { .sg_list = &sge, .num_sge = 1 }, *rbad = NULL;
+	struct ibv_qp_attr a;
+	struct ibv_qp *x = qp_new(f, IBV_QPT_RC, NULL);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), EINVAL);
+	assert_ptr_equal(bad, &wr);
+	assert_int_equal(ibv_post_recv(x, &rw, &rbad), EINVAL);
+	assert_ptr_equal(rbad, &rw);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	assert_int_equal(ibv_modify_qp(x, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	bad = NULL;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), EINVAL);
+	assert_ptr_equal(bad, &wr);
+	rbad = NULL;
+	assert_int_equal(ibv_post_recv(x, &rw, &rbad), 0);	/* INIT may receive */
+	ibv_destroy_qp(x);
+}
+
+static void send_queue_overflow_fails_enomem_at_the_wr(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 0, .lkey = f->ma->lkey };
+	struct ibv_send_wr wr[17], *bad = NULL;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc[17];
+	int i;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 17; i++) {
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)f->b;
+		wr[i].wr.rdma.rkey = f->mb->rkey;
+		wr[i].next = i < 16 ? &wr[i + 1] : NULL;
+	}
+	/* 16 send WQEs: the 17th does not fit until completions are polled. */
+	assert_int_equal(ibv_post_send(x, &wr[0], &bad), ENOMEM);
+	assert_ptr_equal(bad, &wr[16]);
+	assert_int_equal(ibv_poll_cq(f->scq, 17, wc), 16);
+	bad = NULL;
+	assert_int_equal(ibv_post_send(x, &wr[16], &bad), 0);
+	assert_int_equal(ibv_poll_cq(f->scq, 17, wc), 1);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+static void solicited_event_wakes_completion_channel(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct pollfd pfd;
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	void *ev_ctx;
+
+	assert_non_null(ch);
+	cq = ibv_create_cq(ctx, 16, (void *)0x1234, ch, 0);
+	assert_non_null(cq);
+	x = qp_new(f, IBV_QPT_RC, NULL);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = f->scq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	y = ibv_create_qp(f->pd, &ia);
+	assert_non_null(y);
+	qp_connect(x, y->qp_num);
+	qp_connect(y, x->qp_num);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	post_recv(y, 2, f->b, 64, f->mb->lkey);
+	pfd.fd = ch->fd;
+	pfd.events = POLLIN;
+
+	assert_int_equal(ibv_req_notify_cq(cq, 1), 0);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 0);		/* not solicited: no event */
+	assert_int_equal(post_one(x, IBV_WR_SEND, 2, f->a, 8, f->ma->lkey, 0, 0,
+				  IBV_SEND_SOLICITED), 0);
+	assert_int_equal(poll(&pfd, 1, 1000), 1);
+	assert_int_equal(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	assert_ptr_equal(ev_cq, cq);
+	assert_ptr_equal(ev_ctx, (void *)0x1234);
+	ibv_ack_cq_events(cq, 1);
+	poll_one(cq, &wc);
+	poll_one(cq, &wc);
+	assert_int_equal(wc.wr_id, 2);
+	/* Disarmed after firing: the next completion raises nothing. */
+	post_recv(y, 3, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 3, f->a, 8, f->ma->lkey, 0, 0,
+				  IBV_SEND_SOLICITED), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	/* Armed for any completion. */
+	poll_one(cq, &wc);
+	assert_int_equal(ibv_req_notify_cq(cq, 0), 0);
+	post_recv(y, 4, f->b, 64, f->mb->lkey);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 4, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	assert_int_equal(poll(&pfd, 1, 1000), 1);
+	assert_int_equal(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	ibv_ack_cq_events(cq, 1);
+	poll_one(cq, &wc);
+	while (ibv_poll_cq(f->scq, 1, &wc) > 0)
+		;
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
+}
+
+/* WR-02: a pre-XRC (72-byte) WR ending at a guard page is fine on RC. */
+static void rc_send_reads_no_byte_past_72(void **state)
+{
+	struct fx *f = *state;
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 8, .lkey = f->ma->lkey };
+	struct ibv_send_wr *wr, *bad;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	char *map;
+	int status;
+	pid_t pid;
+
+	map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + pg, pg, PROT_NONE), 0);
+	wr = (struct ibv_send_wr *)(void *)(map + pg - 72);
+	memset(wr, 0, 72);		/* only the 72 bytes that exist */
+	wr->wr_id = 72;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->opcode = IBV_WR_SEND;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	post_recv(y, 1, f->b, 64, f->mb->lkey);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {	/* a read past the end kills only the child */
+		signal(SIGSEGV, SIG_DFL);	/* not cmocka's handler: no TAP from here */
+		signal(SIGBUS, SIG_DFL);
+		_exit(ibv_post_send(x, wr, &bad) == 0 && ibv_poll_cq(f->scq, 1, &wc) == 1 &&
+		      wc.status == IBV_WC_SUCCESS && wc.wr_id == 72 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+	munmap(map, 2 * pg);
+}
+
+/* ---- the scripted async event, in a child with its own script ----------------------- */
+static const char *self_path;
+
+#define CHILD_CHECK(c) do { if (!(c)) { \
+	fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static void rm_tree(const char *dir)
+{
+	if (dir[0])
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void child_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.ah_attr.dlid = lid;
+	a.ah_attr.port_num = 1;
+	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
+}
+
+static int child_async(void)
+{
+	static const char script[] =
+		"device fake0\n"
+		"\tcap xrc\n"
+		"\tport 1 state active link_layer ib\n"
+		"event qp_fatal after post_send 3\n";
+	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512];
+	struct ibv_qp_init_attr ia;
+	struct ibv_async_event ev;
+	struct ibv_port_attr pa;
+	struct ibv_device **list;
+	struct ibv_context *c;
+	struct ibv_qp *x, *y;
+	struct ibv_qp_attr qa;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct pollfd pfd;
+	int fd, i, n;
+
+	fd = mkstemp(path);
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
+	close(fd);
+	CHILD_CHECK(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
+				  err, sizeof(err)));
+	list = ibv_get_device_list(&n);
+	CHILD_CHECK(list && n == 1);
+	c = ibv_open_device(list[0]);
+	CHILD_CHECK(c);
+	CHILD_CHECK(!ibv_query_port(c, 1, &pa));
+	pd = ibv_alloc_pd(c);
+	cq = ibv_create_cq(c, 32, NULL, NULL, 0);
+	CHILD_CHECK(pd && cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
+	x = ibv_create_qp(pd, &ia);
+	y = ibv_create_qp(pd, &ia);
+	CHILD_CHECK(x && y);
+	child_connect(x, y->qp_num, pa.lid);
+	child_connect(y, x->qp_num, pa.lid);
+	pfd.fd = c->async_fd;
+	pfd.events = POLLIN;
+	for (i = 1; i <= 3; i++) {
+		struct ibv_recv_wr rw = { .wr_id = i }, *rbad;
+		struct ibv_send_wr sw, *sbad;
+
+		CHILD_CHECK(poll(&pfd, 1, 0) == 0);	/* nothing before the 3rd */
+		memset(&sw, 0, sizeof(sw));
+		sw.opcode = IBV_WR_SEND;
+		sw.send_flags = IBV_SEND_SIGNALED;
+		CHILD_CHECK(!ibv_post_recv(y, &rw, &rbad));
+		CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
+	}
+	CHILD_CHECK(poll(&pfd, 1, 1000) == 1);
+	CHILD_CHECK(!ibv_get_async_event(c, &ev));
+	CHILD_CHECK(ev.event_type == IBV_EVENT_QP_FATAL);
+	CHILD_CHECK(ev.element.qp == x);
+	ibv_ack_async_event(&ev);
+	CHILD_CHECK(!ibv_query_qp(x, &qa, IBV_QP_STATE, &ia));
+	CHILD_CHECK(qa.qp_state == IBV_QPS_ERR);
+	CHILD_CHECK(poll(&pfd, 1, 0) == 0);
+	CHILD_CHECK(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
+	CHILD_CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
+	CHILD_CHECK(!ibv_close_device(c));
+	ibv_free_device_list(list);
+	unlink(path);
+	rm_tree(scr);
+	return 0;
+}
+
+/* Legacy registration: the same data path behind the core's compat layer,
+ * events naming the application's objects, and no XRC (COMPAT-15). */
+static int child_legacy(void)
+{
+	static const char script[] =
+		"mode legacy\n"
+		"device fake0\n"
+		"\tcap xrc\n"
+		"event qp_fatal after post_send 2\n";
+	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512];
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
+	};
+	char *buf = calloc(1, 256);
+	struct ibv_sge sge;
+	struct ibv_recv_wr rw = { .wr_id = 5, .sg_list = &sge, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr sw, *sbad;
+	struct ibv_qp_init_attr ia;
+	struct ibv_async_event ev;
+	struct ibv_comp_channel *ch;
+	struct ibv_port_attr pa;
+	struct ibv_device **list;
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_context *c;
+	struct ibv_qp *x, *y;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_wc wc;
+	void *ev_ctx;
+	int fd, n;
+
+	fd = mkstemp(path);
+	CHILD_CHECK(fd >= 0 && buf);
+	CHILD_CHECK(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
+	close(fd);
+	CHILD_CHECK(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
+				  err, sizeof(err)));
+	list = ibv_get_device_list(&n);
+	unlink(path);
+	CHILD_CHECK(list && n == 1);
+	c = ibv_open_device(list[0]);
+	CHILD_CHECK(c);
+	errno = 0;
+	CHILD_CHECK(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
+	CHILD_CHECK(!ibv_query_port(c, 1, &pa) && pa.state == IBV_PORT_ACTIVE);
+	pd = ibv_alloc_pd(c);
+	ch = ibv_create_comp_channel(c);
+	CHILD_CHECK(pd && ch);
+	cq = ibv_create_cq(c, 16, (void *)0x99, ch, 0);
+	mr = ibv_reg_mr(pd, buf, 256, IBV_ACCESS_LOCAL_WRITE);
+	CHILD_CHECK(cq && mr);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	x = ibv_create_qp(pd, &ia);
+	y = ibv_create_qp(pd, &ia);
+	CHILD_CHECK(x && y);
+	child_connect(x, y->qp_num, pa.lid);
+	child_connect(y, x->qp_num, pa.lid);
+	CHILD_CHECK(x->state == IBV_QPS_RTS);
+	sge.addr = (uintptr_t)buf + 128;
+	sge.length = 128;
+	sge.lkey = mr->lkey;
+	CHILD_CHECK(!ibv_post_recv(y, &rw, &rbad));
+	memcpy(buf, "legacy", 7);
+	sge.addr = (uintptr_t)buf;
+	sge.length = 7;
+	memset(&sw, 0, sizeof(sw));
+	sw.wr_id = 6;
+	sw.sg_list = &sge;
+	sw.num_sge = 1;
+	sw.opcode = IBV_WR_SEND;
+	sw.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	CHILD_CHECK(!ibv_req_notify_cq(cq, 1));
+	CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
+	CHILD_CHECK(!ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
+	CHILD_CHECK(ev_cq == cq && ev_ctx == (void *)0x99);
+	ibv_ack_cq_events(cq, 1);
+	CHILD_CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHILD_CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	CHILD_CHECK(!strcmp(buf + 128, "legacy"));
+	/* The 2nd post_send raises QP_FATAL, naming the application's QP. */
+	CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
+	CHILD_CHECK(!ibv_get_async_event(c, &ev));
+	CHILD_CHECK(ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == x);
+	ibv_ack_async_event(&ev);
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		;
+	CHILD_CHECK(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
+	CHILD_CHECK(!ibv_dereg_mr(mr) && !ibv_destroy_cq(cq));
+	CHILD_CHECK(!ibv_destroy_comp_channel(ch) && !ibv_dealloc_pd(pd));
+	CHILD_CHECK(!ibv_close_device(c));
+	ibv_free_device_list(list);
+	free(buf);
+	rm_tree(scr);
+	return 0;
+}
+
+static void run_child(const char *mode)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(self_path, self_path, mode, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void legacy_mode_runs_the_same_data_path(void **state)
+{
+	(void)state;
+	run_child("--child-legacy");
+}
+
+static void scripted_qp_fatal_arrives_on_async_fd(void **state)
+{
+	(void)state;
+	run_child("--child-async");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+#define T(n) cmocka_unit_test_setup_teardown(n, fx_setup, fx_teardown)
+		T(rc_send_delivers_payload_and_fields),
+		T(rc_send_with_imm_reports_imm),
+		T(rc_inline_send_needs_no_lkey),
+		T(rc_rdma_write_lands_without_recv_completion),
+		T(rc_rdma_write_with_imm_consumes_recv),
+		T(rc_rdma_read_fetches_remote),
+		T(rc_atomics_cmp_swap_and_fetch_add),
+		T(uc_send_delivers),
+		T(ud_send_puts_grh_first),
+		T(xrc_send_lands_in_srq_named_by_remote_srqn),
+		T(bad_lkey_gives_loc_prot_err_and_err_state),
+		T(out_of_region_sge_gives_loc_prot_err),
+		T(short_receive_buffer_gives_loc_len_err),
+		T(bad_rkey_gives_rem_access_err_no_responder_cqe),
+		T(access_not_granted_gives_rem_access_err),
+		T(no_receive_wqe_gives_rnr_retry_exc_err),
+		T(err_state_flushes_both_queues),
+		T(post_in_reset_or_init_fails_einval_with_bad_wr),
+		T(send_queue_overflow_fails_enomem_at_the_wr),
+		T(solicited_event_wakes_completion_channel),
+		T(rc_send_reads_no_byte_past_72),
+		cmocka_unit_test(scripted_qp_fatal_arrives_on_async_fd),
+		cmocka_unit_test(legacy_mode_runs_the_same_data_path),
+#undef T
+	};
+	char err[512];
+	int n, rc;
+
+	/* argv[0], not /proc/self/exe: the latter is valgrind under valgrind. */
+	self_path = strchr(argv[0], '/') ? argv[0] : "/proc/self/exe";
+	if (argc > 1 && !strcmp(argv[1], "--child-async"))
+		return child_async();
+	if (argc > 1 && !strcmp(argv[1], "--child-legacy"))
+		return child_legacy();
+	/* An optional argument names a script (e.g. one with a quirk that
+	 * must make some test here fail). */
+	if (fp_env_setup(argc > 1 ? argv[1] : NULL, getenv("IBVCT_PROVIDER"), NULL,
+			 scratch, sizeof(scratch),
+			 err, sizeof(err))) {
+		printf("Bail out! fp_env_setup: %s\n", err);
+		return 1;
+	}
+	devs = ibv_get_device_list(&n);
+	if (!devs || n < 1 || !(ctx = ibv_open_device(devs[0]))) {
+		printf("Bail out! no fake device (%s)\n", strerror(errno));
+		return 1;
+	}
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+	rm_tree(scratch);
+	return rc;
+}

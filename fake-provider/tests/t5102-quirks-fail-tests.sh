@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t5102: every quirk in fp_quirks.def makes at least one test of t5100/t5101
+# fail, so those tests are known to be able to fail (STYLE: "every check can
+# fail"). A quirk no test notices is reported as not ok.
+set -u
+src=${IBVCT_SRC:?IBVCT_SRC not set}
+build=${IBVCT_BUILD:?IBVCT_BUILD not set}
+def="$src/fake-provider/src/fp_quirks.def"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t5102.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+quirks=$(sed -n 's/^FP_QUIRK([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)".*/\1/p' "$def")
+n=0
+for q in $quirks; do n=$((n + 1)); done
+if [ "$n" -eq 0 ]; then
+	echo "Bail out! no quirks found in $def"
+	exit 1
+fi
+echo "1..$n"
+i=0
+for q in $quirks; do
+	i=$((i + 1))
+	printf 'device fake0\n\tcap xrc\nquirk %s\n' "$q" > "$tmp/$q.fps"
+	fails=0
+	for t in t5100-datapath t5101-objects; do
+		out=$("$build/t/$t.t" "$tmp/$q.fps" 2>/dev/null)
+		c=$(printf '%s\n' "$out" | grep -c '^not ok')
+		fails=$((fails + c))
+		if printf '%s\n' "$out" | grep -q '^Bail out!'; then
+			fails=-1000
+		fi
+	done
+	if [ "$fails" -gt 0 ]; then
+		echo "ok $i - quirk $q fails $fails test(s)"
+	else
+		echo "not ok $i - quirk $q fails no test (or the script was refused)"
+	fi
+done

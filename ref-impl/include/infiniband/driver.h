@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The provider interface of the ibvct reference verbs core.
+ *
+ * Two ways for a provider to register, matching the two generations of
+ * libibverbs providers:
+ *
+ *  - legacy (libibverbs <= 1.1.7): ibv_register_driver(). The provider's
+ *    init function returns an ibv_device whose alloc_context() allocates a
+ *    plain struct ibv_context and fills ctx->ops (struct
+ *    ibv_legacy_context_ops below: the 1.1 names of the slots that
+ *    <infiniband/verbs.h> spells _compat_*). The core never hands such a
+ *    context to the application: the compat layer wraps it (COMPAT-*).
+ *
+ *  - extended (the 1.1.8 design, 6be16586e): verbs_register_driver(). The
+ *    init function returns a struct verbs_device; the core allocates
+ *    sizeof(struct verbs_context) + size_of_context, sets abi_compat and sz,
+ *    and calls init_context(), which installs the provider's ops with
+ *    verbs_set_ops(). The provider's own context struct therefore begins
+ *    with a struct verbs_context.
+ *
+ * Whichever way, the core keeps one complete private ops table per context
+ * (struct verbs_context_ops): it is first filled with "not supported" stubs,
+ * then overlaid with what the provider gives, so every slot is callable.
+ *
+ * Division of work on objects returned by create/alloc ops: the provider
+ * allocates the object (embedding the public struct, or a verbs_* struct
+ * below, first) and fills what only it knows (handle, qp_num, lkey/rkey,
+ * cqe, ...). The core fills every field that restates the caller's request
+ * or the core's bookkeeping (context, pd, *_context, send_cq, recv_cq, srq,
+ * channel, qp_type, state, events_completed, mutex, cond) after the op
+ * returns. Providers must not rely on those fields being set during the op.
+ *
+ * Errors: ops that return a pointer return NULL with errno set; ops that
+ * return int return 0 or a positive errno. Arguments reaching an op have
+ * already passed the core's boundary checks (EINVAL for invalid arguments).
+ */
+#ifndef IBVCT_INFINIBAND_DRIVER_H
+#define IBVCT_INFINIBAND_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Core-side per-object bookkeeping embedded in every verbs_* object.   */
+/* Providers never touch it; the core zeroes it after create/alloc.     */
+
+struct verbs_obj_core {
+	uint32_t events_reported;	/* async events handed to the app (LIFE-09) */
+	uint32_t comp_events_reported;	/* CQ only: completion events handed out */
+	void *core_priv;		/* reserved for the core */
+};
+
+/* ------------------------------------------------------------------ */
+/* Extended objects (as in 1.1.8 driver.h: extension fields after the   */
+/* public struct, availability tested by offset against sz).            */
+
+enum verbs_xrcd_mask {
+	VERBS_XRCD_HANDLE	= 1 << 0,
+	VERBS_XRCD_RESERVED	= 1 << 1,
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd		xrcd;
+	uint32_t		comp_mask;
+	uint32_t		handle;
+	struct verbs_obj_core	core;
+};
+
+enum verbs_srq_mask {
+	VERBS_SRQ_TYPE		= 1 << 0,
+	VERBS_SRQ_XRCD		= 1 << 1,
+	VERBS_SRQ_CQ		= 1 << 2,
+	VERBS_SRQ_NUM		= 1 << 3,
+	VERBS_SRQ_RESERVED	= 1 << 4,
+};
+
+struct verbs_srq {
+	struct ibv_srq		srq;
+	uint32_t		comp_mask;
+	enum ibv_srq_type	srq_type;
+	struct verbs_xrcd      *xrcd;
+	struct ibv_cq	       *cq;
+	uint32_t		srq_num;
+	struct verbs_obj_core	core;
+};
+
+enum verbs_qp_mask {
+	VERBS_QP_XRCD		= 1 << 0,
+	VERBS_QP_EX		= 1 << 1,
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp		qp;
+		struct ibv_qp_ex	qp_ex;
+	};
+	uint32_t		comp_mask;
+	struct verbs_xrcd      *xrcd;
+	struct verbs_obj_core	core;
+};
+
+struct verbs_cq {
+	struct ibv_cq		cq;
+	struct verbs_obj_core	core;
+};
+
+/* True when member fld of type lies inside an object of sz bytes. */
+#define vext_field_avail(type, fld, sz) (offsetof(type, fld) < (sz))
+
+/* ------------------------------------------------------------------ */
+/* The ops table the core dispatches to. Keep sorted.                   */
+
+struct verbs_context_ops {
+	int (*ack_async_event)(struct ibv_async_event *event);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	/* Called by ibv_get_cq_event after a CQ event was read. */
+	void (*cq_event)(struct ibv_cq *cq);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	/* Called by ibv_close_device; frees the provider's part of the context. */
+	void (*free_context)(struct ibv_context *context);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*query_device)(struct ibv_context *context,
+			    struct ibv_device_attr *attr);
+	/* attr_size: bytes of *attr the caller owns (the struct grows). */
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	int (*query_gid)(struct ibv_context *context, uint8_t port_num,
+			 int index, union ibv_gid *gid);
+	int (*query_pkey)(struct ibv_context *context, uint8_t port_num,
+			  int index, __be16 *pkey);
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+};
+
+/* Install ops: every non-NULL member of ops replaces the core's slot. */
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+
+/* ------------------------------------------------------------------ */
+/* Extended registration (1.1.8 design).                                */
+
+struct verbs_device {
+	struct ibv_device device;	/* must be first */
+	size_t sz;			/* sizeof(struct verbs_device) of the provider */
+	size_t size_of_context;		/* bytes after struct verbs_context */
+	/* Fill the context (cmd_fd, async_fd, num_comp_vectors, private
+	 * part) and call verbs_set_ops(). Returns 0 or a positive errno. */
+	int (*init_context)(struct verbs_device *device,
+			    struct ibv_context *ctx, int cmd_fd);
+	void (*uninit_context)(struct verbs_device *device,
+			       struct ibv_context *ctx);
+	/* Called when the core drops the device (process exit or list
+	 * rebuild); frees the verbs_device. May be NULL. */
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+typedef struct verbs_device *(*verbs_driver_init_func)(const char *uverbs_sys_path,
+							int abi_version);
+void verbs_register_driver(const char *name, verbs_driver_init_func init_func);
+
+/* ------------------------------------------------------------------ */
+/* Legacy registration (libibverbs 1.1.x).                              */
+
+/* The 1.1 names of struct ibv_device._ops (verbs.h: _dummy1/_dummy2). */
+struct ibv_legacy_device_ops {
+	struct ibv_context *(*alloc_context)(struct ibv_device *device,
+					     int cmd_fd);
+	void (*free_context)(struct ibv_context *context);
+};
+
+/*
+ * The 1.1 names and prototypes of struct ibv_context_ops: same layout as the
+ * struct in verbs.h (checked by a static assertion in the core).
+ */
+struct ibv_legacy_context_ops {
+	int (*query_device)(struct ibv_context *context,
+			    struct ibv_device_attr *device_attr);
+	/* Writes the 1.1 ibv_port_attr prefix (up to link_layer). */
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 int access);
+	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void (*cq_event)(struct ibv_cq *cq);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *srq_init_attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+			  int srq_attr_mask);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
+			     struct ibv_recv_wr **bad_recv_wr);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	void (*async_event)(struct ibv_async_event *event);
+};
+
+static inline struct ibv_legacy_device_ops *
+ibv_legacy_device_ops(struct ibv_device *dev)
+{
+	return (struct ibv_legacy_device_ops *)(void *)&dev->_ops;
+}
+
+static inline struct ibv_legacy_context_ops *
+ibv_legacy_context_ops(struct ibv_context *ctx)
+{
+	return (struct ibv_legacy_context_ops *)(void *)&ctx->ops;
+}
+
+typedef struct ibv_device *(*ibv_driver_init_func)(const char *uverbs_sys_path,
+						    int abi_version);
+void ibv_register_driver(const char *name, ibv_driver_init_func init_func);
+
+/* ------------------------------------------------------------------ */
+/* Event records, the uverbs way.                                       */
+
+/*
+ * A provider reports an asynchronous event by writing one of these to the
+ * write end of the pipe whose read end it put in ctx->async_fd; the core's
+ * ibv_get_async_event() reads it. element is the provider's object pointer
+ * (cq, qp, srq, wq) or the port number, as the kernel's user_handle is.
+ */
+struct verbs_async_event_desc {
+	uint64_t element;
+	uint32_t event_type;	/* enum ibv_event_type */
+	uint32_t reserved;
+};
+
+/*
+ * Report a completion event on cq (the provider's CQ object) to the
+ * completion channel it was created with. Called by the provider when a
+ * completion arrives on an armed CQ; safe from any thread. Returns 0 or errno.
+ */
+int verbs_comp_channel_notify(struct ibv_comp_channel *channel,
+			      struct ibv_cq *cq);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IBVCT_INFINIBAND_DRIVER_H */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Asynchronous events: records (struct verbs_async_event_desc) read from
+ * ctx->async_fd and turned into ibv_async_event naming the application's
+ * objects; per-object counts of events handed out and acknowledged, and
+ * the wait a destroy does until they match (LIFE-09).
+ */
+#include <unistd.h>
+
+#include "ri.h"
+
+
+enum ri_elem { RI_ELEM_PORT, RI_ELEM_CQ, RI_ELEM_QP, RI_ELEM_SRQ, RI_ELEM_WQ,
+	       RI_ELEM_DEVICE };
+
+static enum ri_elem ri_event_elem(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_CQ_ERR:
+		return RI_ELEM_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return RI_ELEM_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return RI_ELEM_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return RI_ELEM_WQ;
+	case IBV_EVENT_DEVICE_FATAL:
+		return RI_ELEM_DEVICE;
+	default:
+		return RI_ELEM_PORT;
+	}
+}
+
+static uint32_t *ri_reported(void *obj, enum ri_elem e)
+{
+	switch (e) {
+	case RI_ELEM_CQ:
+		return &ri_container_of(obj, struct verbs_cq, cq)->core.events_reported;
+	case RI_ELEM_QP:
+		return &ri_container_of(obj, struct verbs_qp, qp)->core.events_reported;
+	case RI_ELEM_SRQ:
+		return &ri_container_of(obj, struct verbs_srq, srq)->core.events_reported;
+	default:
+		return NULL;
+	}
+}
+
+static pthread_mutex_t *ri_obj_mutex(void *obj, enum ri_elem e)
+{
+	switch (e) {
+	case RI_ELEM_CQ:
+		return &((struct ibv_cq *)obj)->mutex;
+	case RI_ELEM_QP:
+		return &((struct ibv_qp *)obj)->mutex;
+	case RI_ELEM_SRQ:
+		return &((struct ibv_srq *)obj)->mutex;
+	default:
+		return NULL;
+	}
+}
+
+/* Returns 0 or a positive errno, which is also stored in errno. */
+__typeof__(ibv_get_async_event) ri_v11_get_async_event;
+RI_EXPORT int ri_v11_get_async_event(struct ibv_context *context,
+				  struct ibv_async_event *event)
+{
+	struct verbs_async_event_desc d;
+	enum ri_elem e;
+	void *obj = NULL;
+	ssize_t n;
+	int ret;
+
+	if (!context || !event) {
+		ret = EINVAL;
+		goto err;
+	}
+	do
+		n = read(context->async_fd, &d, sizeof(d));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(d)) {
+		ret = n < 0 ? errno : EIO;	/* EAGAIN on an O_NONBLOCK fd */
+		goto err;
+	}
+	event->event_type = (enum ibv_event_type)d.event_type;
+	e = ri_event_elem(event->event_type);
+	switch (e) {
+	case RI_ELEM_PORT:
+		event->element.port_num = (int)d.element;
+		break;
+	case RI_ELEM_DEVICE:
+		event->element.port_num = 0;
+		break;
+	default:
+		obj = (void *)(uintptr_t)d.element;
+		event->element.qp = obj;	/* any member of the union */
+		break;
+	}
+	if (ri__priv(context)->legacy) {
+		/* the 1.1 hook sees the provider's own objects */
+		ri__compat_async_hook(context, event);
+		if (obj && e != RI_ELEM_WQ) {
+			obj = ri__compat_unwrap_event_obj(obj,
+				e == RI_ELEM_CQ ? RI_OBJ_CQ :
+				e == RI_ELEM_QP ? RI_OBJ_QP : RI_OBJ_SRQ);
+			event->element.qp = obj;
+		}
+	}
+	if (obj && ri_reported(obj, e)) {
+		pthread_mutex_lock(ri_obj_mutex(obj, e));
+		(*ri_reported(obj, e))++;
+		pthread_mutex_unlock(ri_obj_mutex(obj, e));
+	}
+	return 0;
+
+err:
+	errno = ret;
+	return ret;
+}
+
+__typeof__(ibv_ack_async_event) ri_v11_ack_async_event;
+RI_EXPORT void ri_v11_ack_async_event(struct ibv_async_event *event)
+{
+	enum ri_elem e;
+	struct ibv_context *ctx = NULL;
+
+	if (!event)
+		return;
+	e = ri_event_elem(event->event_type);
+	switch (e) {
+	case RI_ELEM_CQ: {
+		struct ibv_cq *cq = event->element.cq;
+
+		pthread_mutex_lock(&cq->mutex);
+		cq->async_events_completed++;
+		pthread_cond_broadcast(&cq->cond);
+		pthread_mutex_unlock(&cq->mutex);
+		ctx = cq->context;
+		break;
+	}
+	case RI_ELEM_QP: {
+		struct ibv_qp *qp = event->element.qp;
+
+		pthread_mutex_lock(&qp->mutex);
+		qp->events_completed++;
+		pthread_cond_broadcast(&qp->cond);
+		pthread_mutex_unlock(&qp->mutex);
+		ctx = qp->context;
+		break;
+	}
+	case RI_ELEM_SRQ: {
+		struct ibv_srq *srq = event->element.srq;
+
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_broadcast(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+		ctx = srq->context;
+		break;
+	}
+	default:
+		break;
+	}
+	/* a notification only: the core's bookkeeping is already done */
+	if (ctx)
+		(void)ri__ops(ctx)->ack_async_event(event);
+}
+
+void ri__wait_events_qp(struct ibv_qp *qp)
+{
+	struct verbs_qp *vqp = ri_container_of(qp, struct verbs_qp, qp);
+
+	pthread_mutex_lock(&qp->mutex);
+	while (qp->events_completed != vqp->core.events_reported)
+		pthread_cond_wait(&qp->cond, &qp->mutex);
+	pthread_mutex_unlock(&qp->mutex);
+}
+
+void ri__wait_events_srq(struct ibv_srq *srq)
+{
+	struct verbs_srq *vsrq = ri_container_of(srq, struct verbs_srq, srq);
+
+	pthread_mutex_lock(&srq->mutex);
+	while (srq->events_completed != vsrq->core.events_reported)
+		pthread_cond_wait(&srq->cond, &srq->mutex);
+	pthread_mutex_unlock(&srq->mutex);
+}
+
+void ri__wait_events_cq(struct ibv_cq *cq)
+{
+	struct verbs_cq *vcq = ri_container_of(cq, struct verbs_cq, cq);
+
+	pthread_mutex_lock(&cq->mutex);
+	while (cq->comp_events_completed != vcq->core.comp_events_reported ||
+	       cq->async_events_completed != vcq->core.events_reported)
+		pthread_cond_wait(&cq->cond, &cq->mutex);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+RI_SYMVER(ri_v11_ack_async_event, ibv_ack_async_event@@IBVERBS_1.1);
+RI_SYMVER(ri_v11_get_async_event, ibv_get_async_event@@IBVERBS_1.1);

@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t0010: ref-impl's libibverbs.so.1 exports every symbol@version of Debian 12's
+# libibverbs1 (rdma-core 44) symbols file, with the same defaults for the dual
+# 1.0/1.1 verbs and rdma-core's version-node inheritance, and nothing else but
+# ibvct's documented additions. Check 6 proves the comparison can fail.
+
+LIBDIR=${IBVCT_LIBDIR:-${IBVCT_BUILD:-build}/lib}
+LIB=$LIBDIR/libibverbs.so.1
+SYMFILE=${IBVCT_SYMBOLS_FILE:-/var/lib/dpkg/info/libibverbs1:amd64.symbols}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t0010.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; }
+diag() { sed 's/^/# /' "$1"; }
+
+# ibvct's additions on top of rdma-core 44 (driver.h).
+cat > "$TMP/extra" <<'EOF'
+verbs_register_driver@IBVERBS_1.1
+IBVCT_PRIVATE_1@IBVCT_PRIVATE_1
+verbs_comp_channel_notify@IBVCT_PRIVATE_1
+verbs_set_ops@IBVCT_PRIVATE_1
+EOF
+
+echo "1..7"
+
+if [ -r "$LIB" ] && [ -r "$SYMFILE" ] && command -v objdump >/dev/null; then
+	ok "library, symbols file and objdump present"
+else
+	notok "library ($LIB), symbols file ($SYMFILE) and objdump present"
+	for i in 2 3 4 5 6 7; do notok "skipped: no input"; done
+	exit 1
+fi
+
+# Debian's list: "name@VERSION", one a line.
+awk '/^ / { print $1 }' "$SYMFILE" | sort -u > "$TMP/want"
+
+# Ours: "name@VERSION" for every defined dynamic symbol, and "name@@VERSION"
+# in a second list for the defaults (objdump shows non-defaults in parens).
+objdump -T "$LIB" | awk '
+	$0 ~ /\*UND\*/ { next }
+	NF >= 7 && ($3 == "DF" || $3 == "DO" || $2 == "DF" || $2 == "DO") {
+		ver = $(NF - 1); name = $NF
+		hidden = (ver ~ /^\(/)
+		gsub(/[()]/, "", ver)
+		print name "@" ver > "'"$TMP/have"'"
+		if (!hidden) print name "@@" ver > "'"$TMP/defaults"'"
+	}'
+sort -u -o "$TMP/have" "$TMP/have"
+sort -u -o "$TMP/defaults" "$TMP/defaults"
+
+# missing LIST WANT: lines of WANT not in LIST.
+missing() { sort -u "$2" | comm -23 - "$1"; }
+
+missing "$TMP/have" "$TMP/want" > "$TMP/missing"
+if [ ! -s "$TMP/missing" ]; then
+	ok "every Debian symbol@version is exported ($(wc -l < "$TMP/want") checked)"
+else
+	notok "every Debian symbol@version is exported"
+	diag "$TMP/missing"
+fi
+
+sort -u "$TMP/want" "$TMP/extra" > "$TMP/allowed"
+comm -23 "$TMP/have" "$TMP/allowed" > "$TMP/unexpected"
+if [ ! -s "$TMP/unexpected" ]; then
+	ok "nothing exported beyond Debian's list and ibvct's additions"
+else
+	notok "nothing exported beyond Debian's list and ibvct's additions"
+	diag "$TMP/unexpected"
+fi
+
+# Each name exported at both 1.0 and 1.1 defaults to IBVERBS_1.1; ibvct's
+# verbs_set_ops defaults to IBVCT_PRIVATE_1 (rdma-core's stays a non-default).
+sed -n 's/@IBVERBS_1\.0$//p' "$TMP/want" | while read -r s; do
+	if grep -qx "$s@IBVERBS_1.1" "$TMP/want"; then echo "$s@@IBVERBS_1.1"; fi
+done > "$TMP/want_defaults"
+echo "verbs_set_ops@@IBVCT_PRIVATE_1" >> "$TMP/want_defaults"
+echo "ibv_register_driver@@IBVERBS_1.1" >> "$TMP/want_defaults"
+echo "verbs_register_driver@@IBVERBS_1.1" >> "$TMP/want_defaults"
+missing "$TMP/defaults" "$TMP/want_defaults" > "$TMP/baddef"
+if [ ! -s "$TMP/baddef" ]; then
+	ok "dual 1.0/1.1 symbols default to IBVERBS_1.1 ($(wc -l < "$TMP/want_defaults") checked)"
+else
+	notok "dual 1.0/1.1 symbols default to IBVERBS_1.1"
+	diag "$TMP/baddef"
+fi
+
+# Version nodes and their parents, as rdma-core 44 declares them.
+cat > "$TMP/want_nodes" <<'EOF'
+IBVERBS_1.0
+IBVERBS_1.1 IBVERBS_1.0
+IBVERBS_1.5 IBVERBS_1.1
+IBVERBS_1.6 IBVERBS_1.5
+IBVERBS_1.7 IBVERBS_1.6
+IBVERBS_1.8 IBVERBS_1.7
+IBVERBS_1.9 IBVERBS_1.8
+IBVERBS_1.10 IBVERBS_1.9
+IBVERBS_1.11 IBVERBS_1.10
+IBVERBS_1.12 IBVERBS_1.11
+IBVERBS_1.13 IBVERBS_1.12
+IBVERBS_1.14 IBVERBS_1.13
+IBVERBS_PRIVATE_34
+IBVCT_PRIVATE_1
+EOF
+objdump -p "$LIB" | awk '
+	/^Version definitions:/ { on = 1; next }
+	/^Version References:/ { on = 0 }
+	on && /^[0-9]/ { if (cur != "") print line; cur = $4; line = cur; next }
+	on && /^[ \t]+[A-Z]/ { line = line " " $1 }
+	END { if (cur != "") print line }' | grep -v '^libibverbs' > "$TMP/nodes"
+if sort "$TMP/nodes" | cmp -s - "$(sort "$TMP/want_nodes" > "$TMP/wn"; echo "$TMP/wn")"; then
+	ok "version nodes and inheritance match rdma-core 44"
+else
+	notok "version nodes and inheritance match rdma-core 44"
+	sort "$TMP/nodes" | diff "$TMP/wn" - | sed 's/^/# /'
+fi
+
+# The comparison must catch a removed symbol: drop one line of our list.
+dropped=$(comm -12 "$TMP/have" "$TMP/want" | sed -n 1p)
+grep -vx "$dropped" "$TMP/have" > "$TMP/have_minus"
+missing "$TMP/have_minus" "$TMP/want" > "$TMP/missing2"
+if [ -n "$dropped" ] && grep -qx "$dropped" "$TMP/missing2"; then
+	ok "a removed symbol ($dropped) is reported missing"
+else
+	notok "a removed symbol ($dropped) is reported missing"
+fi
+
+# No ibvct internals leak (ri_ prefix) into the dynamic table.
+if grep -q '^ri_' "$TMP/have"; then
+	notok "no ri_ internals exported"
+	grep '^ri_' "$TMP/have" | sed 's/^/# /'
+else
+	ok "no ri_ internals exported"
+fi

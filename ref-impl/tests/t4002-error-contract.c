@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t4002: the error contract at ref-impl's boundary. Invalid arguments are
+ * refused with EINVAL (reserved comp_mask bits with EOPNOTSUPP) before the
+ * provider is called, nothing changes on failure, and pointer verbs set
+ * errno. "Before the provider is called" is proved with the fake
+ * provider's fault injection: the script fails the provider's FIRST call
+ * of the op with EIO, so after the refused calls, the first valid call
+ * must come back EIO. Each test runs in its own forked child with its own
+ * environment (fp_env_setup), so no test sees another's leftovers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+#include "fp_script.h"
+
+static const char script_text[] =
+	"mode extended\n"
+	"lifetime current\n"
+	"device fake0\n"
+	"\tcap xrc\n"
+	"\tport 1 state active\n"
+	"fault modify_qp nth 1 errno EIO\n"
+	"fault create_qp_ex nth 1 errno EIO\n"
+	"fault create_srq_ex nth 1 errno EIO\n"
+	"fault open_xrcd nth 1 errno EIO\n"
+	"fault open_qp nth 1 errno EIO\n";
+
+/* The objects every child starts with. */
+struct fx {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int failed;
+};
+
+#define CHECK(f, cond)							\
+	do {								\
+		if (!(cond)) {						\
+			printf("# %s:%d: check failed: %s (errno %d)\n",	\
+			       __FILE__, __LINE__, #cond, errno);	\
+			fflush(stdout);					\
+			(f)->failed = 1;				\
+		}							\
+	} while (0)
+
+/* errno after a pointer verb that must fail. */
+#define PTR_ERRNO(expr) ({ void *p_; errno = 0; p_ = (void *)(expr);	\
+			   p_ ? -1 : errno; })
+
+static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
+{
+	return remove(p);
+}
+
+static void child(void (*fn)(struct fx *))
+{
+	char tmpl[] = "/tmp/t4002.XXXXXX", script[64], scratch[4096], err[512];
+	struct ibv_device **list;
+	struct fx f = { 0 };
+	FILE *s;
+	int n = 0;
+
+	if (!mkdtemp(tmpl))
+		_exit(3);
+	snprintf(script, sizeof(script), "%s/s.fps", tmpl);
+	s = fopen(script, "w");
+	if (!s)
+		_exit(3);
+	fputs(script_text, s);
+	fclose(s);
+	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), tmpl, scratch,
+			 sizeof(scratch), err, sizeof(err))) {
+		printf("# fp_env_setup: %s\n", err);
+		_exit(3);
+	}
+	list = ibv_get_device_list(&n);
+	CHECK(&f, list && n == 1);
+	f.ctx = list && n ? ibv_open_device(list[0]) : NULL;
+	CHECK(&f, f.ctx != NULL);
+	if (f.ctx) {
+		f.pd = ibv_alloc_pd(f.ctx);
+		f.cq = ibv_create_cq(f.ctx, 16, NULL, NULL, 0);
+		CHECK(&f, f.pd && f.cq);
+		if (f.pd && f.cq)
+			fn(&f);
+		CHECK(&f, !f.cq || ibv_destroy_cq(f.cq) == 0);
+		CHECK(&f, !f.pd || ibv_dealloc_pd(f.pd) == 0);
+		CHECK(&f, ibv_close_device(f.ctx) == 0);
+	}
+	if (list)
+		ibv_free_device_list(list);
+	nftw(tmpl, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	_exit(f.failed ? 1 : 0);
+}
+
+static void run(void (*fn)(struct fx *))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* a crash must end the child, not jump back into cmocka */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		alarm(20);
+		child(fn);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		print_message("# child status 0x%x\n", status);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static struct ibv_qp *rc_qp(struct fx *f)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = f->cq, .recv_cq = f->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(f->pd, &ia);
+}
+
+/* ------------------------------------------------------------------ */
+/* QPX-08: modify_qp                                                    */
+
+static void ck_modify_qp(struct fx *f)
+{
+	struct ibv_qp *qp = rc_qp(f);
+	struct ibv_qp_attr a, copy;
+	struct ibv_qp_init_attr ia;
+
+	CHECK(f, qp != NULL);
+	if (!qp)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = (enum ibv_qp_state)99;
+	a.port_num = 1;
+	copy = a;
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE) == EINVAL);
+	CHECK(f, qp->state == IBV_QPS_RESET);
+	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	a.qp_state = IBV_QPS_INIT;
+	a.cur_qp_state = (enum ibv_qp_state)42;
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) == EINVAL);
+	a.cur_qp_state = IBV_QPS_RESET;
+	/* a bit outside the standard ones: EOPNOTSUPP, as uverbs says */
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | (1 << 22)) == EOPNOTSUPP);
+	CHECK(f, ibv_modify_qp(qp, NULL, IBV_QP_STATE) == EINVAL);
+	CHECK(f, ibv_modify_qp(NULL, &a, IBV_QP_STATE) == EINVAL);
+	CHECK(f, qp->state == IBV_QPS_RESET);
+	/* none of that reached the provider: its first call fails EIO */
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == EIO);
+	CHECK(f, qp->state == IBV_QPS_RESET);		/* QPX-09 */
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
+	CHECK(f, qp->state == IBV_QPS_INIT);
+	CHECK(f, ibv_query_qp(qp, &a, IBV_QP_STATE, NULL) == EINVAL);
+	CHECK(f, ibv_query_qp(qp, NULL, IBV_QP_STATE, &ia) == EINVAL);
+	CHECK(f, ibv_destroy_qp(qp) == 0);
+	CHECK(f, ibv_destroy_qp(NULL) == EINVAL);
+}
+
+static void modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched(void **s)
+{
+	run(ck_modify_qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* QPX-04/05, section 3a: create_qp_ex                                  */
+
+static void ck_create_qp_ex(struct fx *f)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_xrcd *xrcd;
+	struct ibv_qp_init_attr_ex a, copy;
+	struct ibv_qp *qp;
+
+	/* open_xrcd's first provider call fails EIO by script */
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);
+	xrcd = ibv_open_xrcd(f->ctx, &xa);
+	CHECK(f, xrcd != NULL);
+	if (!xrcd)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.qp_type = (enum ibv_qp_type)5;		/* no such type */
+	a.send_cq = a.recv_cq = f->cq;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
+	a.pd = f->pd;
+	a.xrcd = xrcd;
+	copy = a;
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-05 */
+	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD | (1u << 20);	/* unknown bit */
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-04 */
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;			/* no XRCD bit */
+	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, &a)) == EINVAL);
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	a.xrcd = NULL;
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	a.xrcd = xrcd;
+	a.qp_type = IBV_QPT_XRC_SEND;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;			/* no PD bit */
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
+	a.send_cq = NULL;
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	/* the header's inline reads the mask: NULL only through the slot */
+	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, NULL)) == EINVAL);
+	/* none reached the provider: the first call that does fails EIO */
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EIO);
+	qp = ibv_create_qp_ex(f->ctx, &a);
+	CHECK(f, qp && qp->state == IBV_QPS_RESET);
+	CHECK(f, !qp || ibv_destroy_qp(qp) == 0);
+	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+}
+
+static void create_qp_ex_unknown_type_or_mask_null_einval(void **s)
+{
+	run(ck_create_qp_ex);
+}
+
+/* ------------------------------------------------------------------ */
+/* XRCD-01/02, OPENQP-02/03/04/06                                       */
+
+static void ck_xrcd_open_qp(struct fx *f)
+{
+	struct ibv_xrcd_init_attr xa = { .fd = -1, .oflags = O_CREAT };
+	struct ibv_qp_open_attr oa = { 0 };
+	struct ibv_xrcd *xrcd;
+
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD;			/* no OFLAGS */
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_OFLAGS;		/* no FD */
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS |
+		       IBV_XRCD_INIT_ATTR_RESERVED;
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EOPNOTSUPP);
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, NULL)) == EINVAL);
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);	/* first call */
+	xrcd = ibv_open_xrcd(f->ctx, &xa);
+	CHECK(f, xrcd && xrcd->context == f->ctx);
+	if (!xrcd)
+		return;
+
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+		       IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_RESERVED;
+	oa.xrcd = xrcd;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	oa.qp_num = 12345;
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EOPNOTSUPP);	/* OPENQP-03 */
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD;
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-02 */
+	oa.comp_mask |= IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_type = IBV_QPT_XRC_SEND;
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-04 */
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	oa.xrcd = NULL;
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-06 */
+	oa.xrcd = xrcd;
+	/* the first call that reaches the provider fails EIO by script */
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EIO);
+	/* the inline dereferences xrcd: NULL only through the slot */
+	CHECK(f, verbs_get_ctx(f->ctx)->close_xrcd(NULL) == EINVAL);
+	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+}
+
+static void open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp(void **s)
+{
+	run(ck_xrcd_open_qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* SRQX-02/03/05/07                                                     */
+
+static void ck_srq_ex(struct fx *f)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex a, copy;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+
+	(void)PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa));	/* eats the EIO fault */
+	xrcd = ibv_open_xrcd(f->ctx, &xa);
+	CHECK(f, xrcd != NULL);
+	if (!xrcd)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.attr.max_wr = 8;
+	a.attr.max_sge = 1;
+	a.pd = f->pd;
+	a.xrcd = xrcd;
+	a.cq = f->cq;
+	a.srq_type = IBV_SRQT_XRC;
+	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+		      IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+		      IBV_SRQ_INIT_ATTR_RESERVED;
+	copy = a;
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EOPNOTSUPP); /* SRQX-05 */
+	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+		      IBV_SRQ_INIT_ATTR_CQ;			/* no PD bit */
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-02 */
+	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+		      IBV_SRQ_INIT_ATTR_XRCD;			/* no CQ bit */
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
+	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+		      IBV_SRQ_INIT_ATTR_CQ;			/* no XRCD bit */
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
+	a.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
+	a.srq_type = (enum ibv_srq_type)7;
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-07 */
+	a.srq_type = IBV_SRQT_XRC;
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EIO);	/* first call */
+	srq = ibv_create_srq_ex(f->ctx, &a);
+	CHECK(f, srq && srq->pd == f->pd);
+	CHECK(f, !srq || ibv_modify_srq(srq, &a.attr, 1 << 7) == EINVAL);
+	CHECK(f, !srq || ibv_destroy_srq(srq) == 0);
+	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+}
+
+static void create_srq_ex_masks_and_type_refused_at_boundary(void **s)
+{
+	run(ck_srq_ex);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pointer verbs return NULL and set errno; int verbs return errno.     */
+
+static void ck_pointer_verbs(struct fx *f)
+{
+	static char buf[256];
+	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct ibv_comp_channel *ch;
+	struct ibv_wq_init_attr wa = { 0 };
+	struct ibv_td_init_attr ta = { 0 };
+	union ibv_gid gid;
+
+	CHECK(f, PTR_ERRNO(ibv_alloc_pd(NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_open_device(NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_get_device_name(NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_cq(f->ctx, 0, NULL, NULL, 0)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_cq(f->ctx, 4, NULL, NULL, -1)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_cq(NULL, 4, NULL, NULL, 0)) == EINVAL);
+	/* remote write without local write: the kernel's rule */
+	CHECK(f, PTR_ERRNO(ibv_reg_mr(f->pd, buf, sizeof(buf),
+				      IBV_ACCESS_REMOTE_WRITE)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_reg_mr(NULL, buf, sizeof(buf), 0)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_ah(NULL, &aa)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_ah(f->pd, NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_comp_channel(NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_qp(f->pd, NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_srq(NULL, NULL)) == EINVAL);
+	/* slots ref-impl does not implement answer EOPNOTSUPP, never NULL */
+	CHECK(f, PTR_ERRNO(ibv_create_wq(f->ctx, &wa)) == EOPNOTSUPP);
+	CHECK(f, PTR_ERRNO(ibv_alloc_td(f->ctx, &ta)) == EOPNOTSUPP);
+	CHECK(f, verbs_get_ctx(f->ctx)->create_cq_ex != NULL);
+	CHECK(f, verbs_get_ctx(f->ctx)->alloc_dm != NULL);
+	CHECK(f, PTR_ERRNO(ibv_reg_dmabuf_mr(f->pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
+	CHECK(f, PTR_ERRNO(ibv_import_device(-1)) == EOPNOTSUPP);
+	/* int verbs return the errno */
+	CHECK(f, ibv_query_device(f->ctx, NULL) == EINVAL);
+	CHECK(f, ibv_query_gid(f->ctx, 1, -1, &gid) == EINVAL);
+	CHECK(f, ibv_dealloc_pd(NULL) == EINVAL);
+	CHECK(f, ibv_dereg_mr(NULL) == EINVAL);
+	CHECK(f, ibv_resize_cq(f->cq, 0) == EINVAL);
+	ch = ibv_create_comp_channel(f->ctx);
+	CHECK(f, ch != NULL);
+	CHECK(f, !ch || ibv_destroy_comp_channel(ch) == 0);
+	CHECK(f, ibv_destroy_comp_channel(NULL) == EINVAL);
+}
+
+static void pointer_verbs_set_errno_int_verbs_return_it(void **s)
+{
+	run(ck_pointer_verbs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
+		cmocka_unit_test(create_qp_ex_unknown_type_or_mask_null_einval),
+		cmocka_unit_test(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
+		cmocka_unit_test(create_srq_ex_masks_and_type_refused_at_boundary),
+		cmocka_unit_test(pointer_verbs_set_errno_int_verbs_return_it),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t7003: ci/install-deps decides right, against stub dpkg-query/id/apt-get
+# in a private PATH (nothing is installed): quiet when all is present,
+# names what is missing, installs only that with one `apt-get update`, and
+# when it cannot install prints the exact apt-get command and fails.
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+deps=$src/ci/install-deps
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$tmp/out"; fi; }
+
+echo "1..9"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7003.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+bin=$tmp/bin
+mkdir -p "$bin"
+# dpkg-query: every package is "ii" except those in $STUB_MISSING.
+cat >"$bin/dpkg-query" <<'STUB'
+#!/bin/sh
+for a in "$@"; do
+	case $a in -*) continue ;; esac
+	case " $STUB_MISSING " in *" $a "*) echo "dpkg-query: no packages found matching $a" >&2 ;;
+	*) echo "ii  $a" ;; esac
+done
+STUB
+printf '#!/bin/sh\necho "${STUB_UID:-0}"\n' >"$bin/id"
+printf '#!/bin/sh\necho "apt-get $*" >>"$STUB_LOG"\n' >"$bin/apt-get"
+chmod +x "$bin"/*
+ln -s "$(command -v sed)" "$bin/sed"
+export STUB_LOG="$tmp/apt.log" STUB_MISSING="" STUB_UID=0
+run() { PATH=$bin "$deps" "$@" >"$tmp/out" 2>&1; echo $? >"$tmp/rc"; }
+rc() { cat "$tmp/rc"; }
+
+run --check
+check "all present: --check exits 0 and prints nothing" '[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ]'
+run
+check "all present: install is a no-op (no apt-get call, no output)" \
+	'[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -e "$STUB_LOG" ]'
+
+STUB_MISSING="libcmocka-dev lcov"
+run --check build
+check "--check names the missing package of the group and exits 1" \
+	'[ "$(rc)" = 1 ] && grep -q "missing Debian packages: libcmocka-dev$" "$tmp/out"'
+run --check -q build
+check "--check -q is silent" '[ "$(rc)" = 1 ] && [ ! -s "$tmp/out" ]'
+run --check valgrind
+check "groups are honoured: valgrind group complete" '[ "$(rc)" = 0 ]'
+
+STUB_UID=1000
+run build coverage
+check "not root: prints the exact command, exits 1, installs nothing" \
+	'[ "$(rc)" = 1 ] && grep -qx "ci/install-deps: run as root:  apt-get update && apt-get install -y --no-install-recommends libcmocka-dev lcov" "$tmp/out" && [ ! -e "$STUB_LOG" ]'
+
+STUB_UID=0
+run
+check "root: one apt-get update, then install of exactly the missing packages" \
+	'[ "$(rc)" = 0 ] && [ "$(cat "$STUB_LOG")" = "apt-get update -q
+apt-get install -y -q --no-install-recommends libcmocka-dev lcov" ]'
+
+rm -f "$bin/apt-get" "$STUB_LOG"
+run build
+check "no apt-get: prints the command and exits 1" \
+	'[ "$(rc)" = 1 ] && grep -q "apt-get install -y --no-install-recommends libcmocka-dev" "$tmp/out"'
+
+run --check nosuchgroup
+check "an unknown group is a usage error (exit 2)" '[ "$(rc)" = 2 ]'

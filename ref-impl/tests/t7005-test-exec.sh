@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t7005: ci/test-exec, prove's --exec for every test, does what make check,
+# make valgrind and make conformance rely on: passes output and exit status
+# through, kills a test (and what it forked) at the time limit, keeps TAP,
+# stderr and status under IBVCT_TAP_DIR, and with IBVCT_VALGRIND=1 runs
+# compiled tests (only those) under valgrind so that a leak fails them.
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+te="sh $src/ci/test-exec"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# Keep the outer run's settings out of the cases below.
+unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT LD_PRELOAD
+
+echo "1..7"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7005.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+printf '#!/bin/sh\necho "1..1"\necho "ok 1"\nexit 3\n' >"$tmp/t-exit3.t"
+chmod +x "$tmp/t-exit3.t"
+out=$($te "$tmp/t-exit3.t"); rc=$?
+if [ "$rc" = 3 ] && [ "$out" = "1..1
+ok 1" ]; then ok "stdout and exit status pass through"
+else not_ok "stdout and exit status pass through (rc $rc)"; fi
+
+# A hung test that forked a helper: both must be gone after the limit.
+printf '#!/bin/sh\nsleep 60 &\necho $! >"%s/child.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang.t"
+chmod +x "$tmp/t-hang.t"
+start=$(date +%s)
+IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang.t" 2>"$tmp/hang.err"; rc=$?
+took=$(( $(date +%s) - start ))
+if [ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -q 'killed after 1s' "$tmp/hang.err"; then
+	ok "a hung test is killed at the limit and reported"
+else not_ok "a hung test is killed at the limit and reported (rc $rc, ${took}s)"; fi
+sleep 1
+if ! kill -0 "$(cat "$tmp/child.pid")" 2>/dev/null; then ok "what the hung test forked is killed too"
+else kill "$(cat "$tmp/child.pid")"; not_ok "what the hung test forked is killed too"; fi
+
+printf '#!/bin/sh\necho "1..1"\necho "not ok 1"\necho oops >&2\nexit 1\n' >"$tmp/t-keep.t"
+chmod +x "$tmp/t-keep.t"
+IBVCT_TAP_DIR=$tmp/tap $te "$tmp/t-keep.t" >/dev/null 2>&1; rc=$?
+if [ "$rc" = 1 ] && [ "$(cat "$tmp/tap/t-keep.rc")" = 1 ] && grep -qx 'not ok 1' "$tmp/tap/t-keep.tap" &&
+   grep -qx oops "$tmp/tap/t-keep.stderr"; then
+	ok "IBVCT_TAP_DIR keeps TAP, stderr and exit status"
+else not_ok "IBVCT_TAP_DIR keeps TAP, stderr and exit status (rc $rc)"; fi
+
+printf '#!/bin/sh\necho "1..1"\necho "ok 1 # preload=${LD_PRELOAD:-}"\n' >"$tmp/t-script.t"
+chmod +x "$tmp/t-script.t"
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+	skip "valgrind or cc not installed (ci/install-deps valgrind)"
+	skip "valgrind or cc not installed"
+	skip "valgrind or cc not installed"
+	exit 0
+fi
+out=$(IBVCT_VALGRIND=1 $te "$tmp/t-script.t" 2>&1); rc=$?
+if [ "$rc" = 0 ] && ! printf '%s\n' "$out" | grep -q vgpreload; then
+	ok "IBVCT_VALGRIND=1 leaves shell tests alone"
+else not_ok "IBVCT_VALGRIND=1 leaves shell tests alone"; printf '%s\n' "$out" | sed 's/^/# /'; fi
+
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; p = NULL;\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/leak.c"
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; free(p);\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/clean.c"
+cc -O0 -o "$tmp/t-leak.t" "$tmp/leak.c" && cc -O0 -o "$tmp/t-clean.t" "$tmp/clean.c" || exit 1
+IBVCT_VALGRIND=1 $te "$tmp/t-clean.t" >/dev/null 2>&1; rc=$?
+if [ "$rc" = 0 ]; then ok "IBVCT_VALGRIND=1: a clean C test passes"
+else not_ok "IBVCT_VALGRIND=1: a clean C test passes (rc $rc)"; fi
+IBVCT_VALGRIND=1 $te "$tmp/t-leak.t" >/dev/null 2>"$tmp/leak.err"; rc=$?
+if [ "$rc" = 99 ] && grep -q 'definitely lost' "$tmp/leak.err"; then
+	ok "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99"
+else not_ok "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99 (rc $rc)"; sed 's/^/# /' "$tmp/leak.err"; fi
