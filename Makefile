@@ -47,7 +47,10 @@ else
 RUN_LIBDIR := $(TOP)/$(B)/lib
 endif
 REF_DRIVER_DIR := $(RUN_LIBDIR)/ibvct
-DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"'
+# Where the plugin finds ibvct-fkd when neither IBVCT_FKD nor <plugin dir>/../../bin has it.
+RUN_BINDIR := $(if $(filter 1,$(INSTALL_BUILD)),$(PREFIX)/lib/ibvct/libexec,$(TOP)/$(B)/bin)
+DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"' \
+	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
 # ---- dependencies: Debian packages, checked once per build dir -------------
 # A stamp per group of ci/install-deps; it depends on the script, which holds
@@ -83,6 +86,10 @@ FP_PLUGIN_SRCS  := $(filter-out $(FP_SCRIPT_SRCS),$(sort $(wildcard fake-provide
 FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
 FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
 IBVCT_RUN       := $(B)/bin/ibvct-run
+# The fake kernel daemon (fake-provider/kernel/), started on demand by the plugin.
+FKD_SRCS := $(sort $(wildcard fake-provider/kernel/*.c))
+FKD_OBJS := $(FKD_SRCS:%.c=$(B)/obj/%.o)
+FKD      := $(B)/bin/ibvct-fkd
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
@@ -92,7 +99,7 @@ TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_HELPERS := $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
 
-all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN)
+all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(FKD)
 
 # Order-only on the deps stamp: nothing compiles before the toolchain is in.
 $(B)/obj/%.o: %.c | $(call deps_for,build)
@@ -124,6 +131,11 @@ $(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -ldl -pthread
+
+$(FKD): $(FKD_OBJS) $(FP_SCRIPT_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -pthread
 
 $(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
 	@mkdir -p $(dir $@)
@@ -172,14 +184,14 @@ PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
 check: tests $(if $(filter 1,$(VALGRIND)),$(call deps_for,valgrind))
-	$(PROVE_RUN) --state=save $(TEST_BINS)
+	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind:
 	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
 
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests
-	$(PROVE_RUN) --state=failed,save
+	$(PROVE_RUN) --failures --comments --state=failed,save
 
 # Coverage of ref-impl and the fake provider by every test, into
 # reports/coverage/ (HTML) with the summary on stdout. The report is written

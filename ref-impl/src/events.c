@@ -125,52 +125,62 @@ err:
 	return ret;
 }
 
+/* The context an event's object belongs to; NULL for port/device events. */
+static struct ibv_context *ri_event_ctx(struct ibv_async_event *event,
+					enum ri_elem e)
+{
+	switch (e) {
+	case RI_ELEM_CQ:
+		return event->element.cq->context;
+	case RI_ELEM_QP:
+		return event->element.qp->context;
+	case RI_ELEM_SRQ:
+		return event->element.srq->context;
+	default:
+		return NULL;
+	}
+}
+
 __typeof__(ibv_ack_async_event) ri_v11_ack_async_event;
 RI_EXPORT void ri_v11_ack_async_event(struct ibv_async_event *event)
 {
+	struct ibv_context *ctx;
+	pthread_mutex_t *mutex;
+	uint32_t *completed;
+	pthread_cond_t *cond;
 	enum ri_elem e;
-	struct ibv_context *ctx = NULL;
 
 	if (!event)
 		return;
 	e = ri_event_elem(event->event_type);
-	switch (e) {
-	case RI_ELEM_CQ: {
-		struct ibv_cq *cq = event->element.cq;
-
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_broadcast(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
-		ctx = cq->context;
-		break;
-	}
-	case RI_ELEM_QP: {
-		struct ibv_qp *qp = event->element.qp;
-
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_broadcast(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
-		ctx = qp->context;
-		break;
-	}
-	case RI_ELEM_SRQ: {
-		struct ibv_srq *srq = event->element.srq;
-
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_broadcast(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
-		ctx = srq->context;
-		break;
-	}
-	default:
-		break;
-	}
-	/* a notification only: the core's bookkeeping is already done */
+	ctx = ri_event_ctx(event, e);
+	/* tell the provider first: once counted, a destroy may free the object */
 	if (ctx)
 		(void)ri__ops(ctx)->ack_async_event(event);
+	switch (e) {
+	case RI_ELEM_CQ:
+		mutex = &event->element.cq->mutex;
+		cond = &event->element.cq->cond;
+		completed = &event->element.cq->async_events_completed;
+		break;
+	case RI_ELEM_QP:
+		mutex = &event->element.qp->mutex;
+		cond = &event->element.qp->cond;
+		completed = &event->element.qp->events_completed;
+		break;
+	case RI_ELEM_SRQ:
+		mutex = &event->element.srq->mutex;
+		cond = &event->element.srq->cond;
+		completed = &event->element.srq->events_completed;
+		break;
+	default:
+		return;
+	}
+	pthread_mutex_lock(mutex);
+	(*completed)++;
+	pthread_cond_broadcast(cond);
+	/* nothing of the object may be touched after this unlock */
+	pthread_mutex_unlock(mutex);
 }
 
 void ri__wait_events_qp(struct ibv_qp *qp)

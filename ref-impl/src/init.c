@@ -44,19 +44,26 @@ static char ri_sysfs_root[IBV_SYSFS_PATH_MAX];
 /* ------------------------------------------------------------------ */
 /* sysfs helpers                                                        */
 
+static pthread_once_t ri_root_once = PTHREAD_ONCE_INIT;
+
+static void ri_root_init(void)
+{
+	const char *env = getenv("SYSFS_PATH");
+	size_t len;
+
+	if (!ri__fmt(ri_sysfs_root, sizeof(ri_sysfs_root), "%s",
+		     env && *env ? env : "/sys"))
+		ri__fmt(ri_sysfs_root, sizeof(ri_sysfs_root), "/sys");
+	/* rdma-core strips trailing slashes the same way */
+	len = strlen(ri_sysfs_root);
+	while (len > 1 && ri_sysfs_root[len - 1] == '/')
+		ri_sysfs_root[--len] = '\0';
+}
+
+/* Read once: every path of the process uses the same root. */
 const char *ri__sysfs_root(void)
 {
-	if (!ri_sysfs_root[0]) {
-		const char *env = getenv("SYSFS_PATH");
-		size_t len;
-
-		ri__fmt(ri_sysfs_root, sizeof(ri_sysfs_root), "%s",
-			 env && *env ? env : "/sys");
-		/* rdma-core strips trailing slashes the same way */
-		len = strlen(ri_sysfs_root);
-		while (len > 1 && ri_sysfs_root[len - 1] == '/')
-			ri_sysfs_root[--len] = '\0';
-	}
+	pthread_once(&ri_root_once, ri_root_init);
 	return ri_sysfs_root;
 }
 

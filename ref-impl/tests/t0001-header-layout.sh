@@ -15,6 +15,7 @@
 # member resized, an enum value changed, a verbs_context member inserted in
 # the middle) must be reported in exactly the group concerned, and a member
 # prepended to verbs_context (its allowed way to grow) must move no ctxrel.
+# shellcheck disable=SC2016 # the awk programs are single-quoted on purpose
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 CC=${CC:-cc}

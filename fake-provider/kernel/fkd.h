@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the fake kernel daemon (ibvct-fkd): connections (server.c),
+ * the device-wide object tables and their lifetime rules (state.c), the
+ * text dump (dump.c), logging and start-up (main.c). Single-threaded: one
+ * poll loop owns everything, so nothing here locks.
+ */
+#ifndef FKD_H
+#define FKD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto.h"
+
+#define fk_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
+
+struct fk_link {
+	struct fk_link *prev, *next;
+};
+
+static inline void fk_list_init(struct fk_link *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline bool fk_list_empty(const struct fk_link *h)
+{
+	return h->next == h;
+}
+
+static inline void fk_list_add_tail(struct fk_link *h, struct fk_link *n)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void fk_list_del(struct fk_link *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define fk_list_for_each_safe(pos, tmp, head) \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
+	     (pos) = (tmp), (tmp) = (pos)->next)
+
+/* ---- objects (state.c) --------------------------------------------------- */
+/* One RDMA device: its numbers and domains (kernel ib_uverbs_device). */
+struct fk_dev {
+	struct fk_link link;		/* fk_devs */
+	char name[FK_DEVNAME_MAX];
+	enum fk_lifetime lifetime;	/* agreed by every connection to it */
+	unsigned nconns;
+	uint32_t next_qpn, next_srqn;
+	struct fk_link xrcds;		/* struct fk_xrcd.link */
+	struct fk_link qpns;		/* struct fk_num.dev_link: non-TGT QPs */
+	struct fk_link srqns;		/* struct fk_num.dev_link: every SRQ */
+};
+
+/* An XRC domain (kernel ib_xrcd). */
+struct fk_xrcd {
+	struct fk_link link;
+	struct fk_dev *dev;
+	uint32_t id;			/* daemon-wide, for dumps */
+	int inode_fd;			/* pins the inode (igrab); -1: fd == -1 domain */
+	dev_t st_dev;
+	ino_t st_ino;
+	unsigned usecnt;		/* handles + XRC SRQs + live real TGT QPs (XRCD-14) */
+	struct fk_link tgt_qps;		/* struct fk_rqp.link */
+};
+
+/* A real XRC target QP, kept in its domain. */
+struct fk_rqp {
+	struct fk_link link;
+	struct fk_xrcd *xrcd;
+	uint32_t qpn;
+	unsigned usecnt;		/* handles (LIFE-01) */
+	bool orphan;			/* seed: no handle, holds no domain use */
+	struct fk_link handles;		/* struct fk_hqp.real_link */
+	struct fk_qp_attr attr;		/* qp_state is the state */
+};
+
+struct fk_conn;
+
+/* A connection's XRCD handle (kernel uxrcd). */
+struct fk_hxrcd {
+	struct fk_link link;		/* conn->xrcds */
+	struct fk_conn *conn;
+	uint32_t handle;
+	struct fk_xrcd *xrcd;
+	unsigned refcnt;		/* SRQs, TGT QPs created + QPs opened through it */
+	bool closed;			/* closed under a quirk while referenced */
+};
+
+/* A connection's handle on a real TGT QP. */
+struct fk_hqp {
+	struct fk_link link;		/* conn->qps */
+	struct fk_link real_link;	/* rqp->handles */
+	struct fk_conn *conn;
+	uint32_t handle;
+	struct fk_rqp *rqp;
+	struct fk_hxrcd *hx;
+	uint64_t user;
+	bool opened;
+};
+
+/* A number a connection holds: a QPN (non-TGT QP) or an SRQN (any SRQ). */
+struct fk_num {
+	struct fk_link dev_link;
+	struct fk_link conn_link;
+	uint32_t num;
+	struct fk_conn *conn;
+	struct fk_hxrcd *hx;		/* XRC SRQ: the handle it was made through */
+	struct fk_xrcd *xrcd;		/* XRC SRQ: its domain */
+};
+
+struct fk_dev_limits {
+	uint32_t nports, max_rd_atom, max_dest_rd_atom;
+	uint16_t pkey_tbl_len[FK_MAX_PORTS];
+};
+
+/* ---- connections (server.c) ----------------------------------------------- */
+struct fk_outmsg {
+	struct fk_outmsg *next;
+	size_t len;
+	unsigned char buf[];
+};
+
+struct fk_conn {
+	struct fk_link link;		/* fk_conns */
+	int fd;
+	uint32_t id;
+	pid_t pid;			/* SO_PEERCRED */
+	uint32_t claimed_pid;
+	bool hello, monitor, dead;
+	struct fk_dev *dev;
+	struct fk_dev_limits lim;
+	uint32_t next_handle;
+	struct fk_link xrcds, qps, srqs, qpns;
+	struct fk_outmsg *out_head, *out_tail;
+	size_t out_bytes;
+};
+
+/* ---- cross-file ------------------------------------------------------------ */
+extern struct fk_link fk_conns;		/* every connection */
+extern struct fk_link fk_devs;		/* every device with a connection */
+extern int fk_verbose;
+
+void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fk_logv(const char *fmt, ...) __attribute__((format(printf, 1, 2)));	/* -v only */
+const char *fk_msg_name(uint32_t type);
+
+/* Queue a message on a connection (two payload parts); a connection whose
+ * queue passes its bound is marked dead. */
+void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
+	      const void *p1, size_t n1, const void *p2, size_t n2);
+
+/* state.c: each returns 0 or a positive errno. */
+int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
+	      const struct fk_dev_limits *lim);
+void fk__conn_release(struct fk_conn *c);	/* disconnect: XRCD-17, LIFE-04/05 */
+int fk__num_alloc(struct fk_conn *c, bool srq, uint32_t *num);
+int fk__num_free(struct fk_conn *c, bool srq, uint32_t num);
+int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
+		  uint32_t *handle, uint32_t *id);
+int fk__xrcd_close(struct fk_conn *c, uint32_t handle, uint32_t flags);
+int fk__srq_create_xrc(struct fk_conn *c, uint32_t xrcd_handle, uint32_t *srqn,
+		       uint32_t *id);
+int fk__srq_destroy(struct fk_conn *c, uint32_t srqn);
+int fk__tgt_create(struct fk_conn *c, uint32_t xrcd_handle, uint64_t user,
+		   uint32_t *handle, uint32_t *qpn);
+int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t type,
+		 uint32_t flags, uint64_t user, uint32_t *handle);
+int fk__tgt_destroy(struct fk_conn *c, uint32_t handle);
+int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t flags,
+		   const struct fk_qp_attr *attr, uint32_t *state);
+int fk__tgt_query(struct fk_conn *c, uint32_t handle, struct fk_qp_attr *attr);
+int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type);
+/* Self-check of every table and count; returns the number of problems
+ * (written to the dump). */
+unsigned fk__state_check(char *buf, size_t len, size_t *used);
+
+/* server.c */
+extern volatile sig_atomic_t fk_stop;
+int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
+	      const char *pid_path, const sigset_t *run_mask);
+void fk__release_all(void);
+
+/* dump.c: the whole state as text; returns bytes written (truncated to len). */
+size_t fk__dump(char *buf, size_t len);
+
+#endif /* FKD_H */

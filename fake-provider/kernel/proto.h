@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake kernel's wire protocol, shared by the daemon (ibvct-fkd) and its
+ * client library (fake-provider/src/fk_client.c). One message per packet on
+ * an AF_UNIX SOCK_SEQPACKET socket: a fixed header, then a bounded payload
+ * whose size is fixed per type (except the dump text in a reply). Every
+ * struct has only fixed-size members and explicit padding, which must be 0.
+ * Any change to a layout or a meaning bumps FK_PROTO_VERSION.
+ */
+#ifndef FK_PROTO_H
+#define FK_PROTO_H
+
+#include <stdint.h>
+
+#define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
+#define FK_PROTO_VERSION	1u
+#define FK_REQ_MAX		256u		/* largest request payload */
+#define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
+#define FK_DEVNAME_MAX		64u
+#define FK_MAX_PORTS		4u
+
+#define FK_SOCK_NAME		"fkd.sock"
+#define FK_LOCK_NAME		"lock"
+#define FK_PID_NAME		"fkd.pid"
+#define FK_LOG_NAME		"fkd.log"
+
+struct fk_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;			/* enum fk_msg_type, | FK_MSG_REPLY in replies */
+	uint32_t length;		/* payload bytes after the header */
+	uint32_t seq;			/* echoed in the reply; 0 in pushed events */
+};
+
+/* Keep in step with fk_proto_req_size() below and fk_msg_names in proto.c. */
+enum fk_msg_type {
+	FK_MSG_HELLO = 1,
+	FK_MSG_DUMP,
+	FK_MSG_QPN_ALLOC,
+	FK_MSG_QPN_FREE,
+	FK_MSG_SRQN_ALLOC,
+	FK_MSG_SRQN_FREE,
+	FK_MSG_XRCD_OPEN,
+	FK_MSG_XRCD_CLOSE,
+	FK_MSG_SRQ_CREATE_XRC,
+	FK_MSG_SRQ_DESTROY,
+	FK_MSG_TGT_QP_CREATE,
+	FK_MSG_TGT_QP_OPEN,
+	FK_MSG_TGT_QP_DESTROY,
+	FK_MSG_TGT_QP_MODIFY,
+	FK_MSG_TGT_QP_QUERY,
+	FK_MSG_EVENT_RAISE,
+	FK_MSG__COUNT
+};
+#define FK_MSG_REPLY		0x8000u
+#define FK_MSG_EVENT		0x4001u		/* daemon -> client push, no reply */
+
+/* Lifetime models of XRC target QPs (spec section 5). */
+enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
+
+/* Request flags. HELLO: */
+#define FK_HELLO_MONITOR	0x1u	/* no device: only DUMP (tests, debugging) */
+/* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
+#define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
+#define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */
+#define FK_F_OPEN_ANY_DOMAIN	0x1u	/* TGT_QP_OPEN: any XRCD of the device */
+#define FK_F_MODIFY_NO_STRIP	0x1u	/* TGT_QP_MODIFY: no QPX-07 stripping */
+#define FK_F_MODIFY_SKIP_TABLE	0x2u	/* TGT_QP_MODIFY: no QPX-06 table */
+
+/* ---- requests ----------------------------------------------------------- */
+struct fk_req_hello {
+	char devname[FK_DEVNAME_MAX];	/* NUL-terminated, [A-Za-z0-9_.-] */
+	uint32_t lifetime;		/* enum fk_lifetime */
+	uint32_t flags;			/* FK_HELLO_* */
+	uint32_t nports;		/* 1..FK_MAX_PORTS (0 for a monitor) */
+	uint32_t max_rd_atom;		/* 0: unchecked */
+	uint32_t max_dest_rd_atom;	/* 0: unchecked */
+	uint32_t client_pid;		/* informational (dumps); the daemon uses SO_PEERCRED */
+	uint16_t pkey_tbl_len[FK_MAX_PORTS];
+};
+
+struct fk_req_num {			/* QPN_FREE, SRQN_FREE, SRQ_DESTROY */
+	uint32_t num;
+	uint32_t reserved;
+};
+
+struct fk_req_handle {			/* XRCD_CLOSE, SRQ_CREATE_XRC, TGT_QP_DESTROY, TGT_QP_QUERY */
+	uint32_t handle;
+	uint32_t flags;
+};
+
+struct fk_req_xrcd_open {		/* an fd travels with it (SCM_RIGHTS) iff has_fd */
+	uint32_t has_fd;
+	uint32_t oflags;		/* only O_CREAT and O_EXCL are read */
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+struct fk_req_tgt_create {
+	uint32_t xrcd_handle;
+	uint32_t reserved;
+	uint64_t user;			/* echoed in events for this handle (user_handle) */
+};
+
+struct fk_req_tgt_open {
+	uint32_t xrcd_handle;
+	uint32_t qpn;
+	uint32_t qp_type;		/* must be IBV_QPT_XRC_RECV (OPENQP-04) */
+	uint32_t flags;
+	uint64_t user;
+};
+
+struct fk_ah_wire {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint16_t dlid;
+	uint8_t sgid_index, hop_limit, traffic_class, sl, src_path_bits, static_rate;
+	uint8_t is_global, port_num;
+	uint8_t pad[2];
+};
+
+/* The attributes of a real QP that modify sets and query returns. */
+struct fk_qp_attr {
+	uint32_t qp_state, cur_qp_state, path_mtu, path_mig_state, qkey;
+	uint32_t rq_psn, sq_psn, dest_qp_num, qp_access_flags;
+	uint16_t pkey_index, alt_pkey_index;
+	uint8_t en_sqd_async_notify, sq_draining, max_rd_atomic, max_dest_rd_atomic;
+	uint8_t min_rnr_timer, port_num, timeout, retry_cnt;
+	uint8_t rnr_retry, alt_port_num, alt_timeout, pad;
+	struct fk_ah_wire ah_attr, alt_ah_attr;
+};
+
+struct fk_req_modify {
+	uint32_t qp_handle;
+	uint32_t attr_mask;		/* enum ibv_qp_attr_mask */
+	uint32_t flags;
+	uint32_t reserved;
+	struct fk_qp_attr attr;
+};
+
+struct fk_req_event {
+	uint32_t qp_handle;
+	uint32_t event_type;		/* a QP-affiliated enum ibv_event_type */
+};
+
+/* ---- replies: every payload starts with fk_rep ---------------------------- */
+struct fk_rep {
+	int32_t status;			/* 0 or a positive errno */
+	uint32_t reserved;
+};
+
+struct fk_rep_pair {			/* most replies: two numbers */
+	struct fk_rep r;
+	uint32_t a, b;
+};
+/* HELLO: a = connection id, b = daemon pid. QPN/SRQN_ALLOC: a = number.
+ * XRCD_OPEN: a = handle, b = domain id. SRQ_CREATE_XRC: a = srqn, b = domain id.
+ * TGT_QP_CREATE/OPEN: a = handle, b = qpn. TGT_QP_MODIFY: a = new state.
+ * DUMP: fk_rep then the text (not NUL-terminated). Errors: a bare fk_rep. */
+
+struct fk_rep_query {
+	struct fk_rep r;
+	struct fk_qp_attr attr;
+};
+
+/* ---- pushed event --------------------------------------------------------- */
+struct fk_event_msg {
+	uint32_t qp_handle;		/* the receiving connection's handle */
+	uint32_t event_type;
+	uint32_t qpn;
+	uint32_t reserved;
+	uint64_t user;			/* what that handle's creator/opener passed */
+};
+
+_Static_assert(sizeof(struct fk_hdr) == 16, "fk_hdr layout");
+_Static_assert(sizeof(struct fk_req_hello) == 96, "fk_req_hello layout");
+_Static_assert(sizeof(struct fk_ah_wire) == 32, "fk_ah_wire layout");
+_Static_assert(sizeof(struct fk_qp_attr) == 116, "fk_qp_attr layout");
+_Static_assert(sizeof(struct fk_req_modify) == 132, "fk_req_modify layout");
+_Static_assert(sizeof(struct fk_event_msg) == 24, "fk_event_msg layout");
+
+/* The exact payload size of a request type, 0 if the type is unknown. */
+static inline uint32_t fk_proto_req_size(uint32_t type)
+{
+	switch (type) {
+	case FK_MSG_HELLO:		return sizeof(struct fk_req_hello);
+	case FK_MSG_DUMP:		return sizeof(struct fk_req_num);
+	case FK_MSG_QPN_ALLOC:		return sizeof(struct fk_req_num);
+	case FK_MSG_QPN_FREE:		return sizeof(struct fk_req_num);
+	case FK_MSG_SRQN_ALLOC:		return sizeof(struct fk_req_num);
+	case FK_MSG_SRQN_FREE:		return sizeof(struct fk_req_num);
+	case FK_MSG_XRCD_OPEN:		return sizeof(struct fk_req_xrcd_open);
+	case FK_MSG_XRCD_CLOSE:		return sizeof(struct fk_req_handle);
+	case FK_MSG_SRQ_CREATE_XRC:	return sizeof(struct fk_req_handle);
+	case FK_MSG_SRQ_DESTROY:	return sizeof(struct fk_req_num);
+	case FK_MSG_TGT_QP_CREATE:	return sizeof(struct fk_req_tgt_create);
+	case FK_MSG_TGT_QP_OPEN:	return sizeof(struct fk_req_tgt_open);
+	case FK_MSG_TGT_QP_DESTROY:	return sizeof(struct fk_req_handle);
+	case FK_MSG_TGT_QP_MODIFY:	return sizeof(struct fk_req_modify);
+	case FK_MSG_TGT_QP_QUERY:	return sizeof(struct fk_req_handle);
+	case FK_MSG_EVENT_RAISE:	return sizeof(struct fk_req_event);
+	default:			return 0;
+	}
+}
+
+static inline void fk_proto_hdr_init(struct fk_hdr *h, uint32_t type, uint32_t len,
+				     uint32_t seq)
+{
+	h->magic = FK_MAGIC;
+	h->version = FK_PROTO_VERSION;
+	h->type = (uint16_t)type;
+	h->length = len;
+	h->seq = seq;
+}
+
+/*
+ * The run dir, the same for both sides: IBVCT_RUNDIR, else
+ * $XDG_RUNTIME_DIR/ibvct, else /tmp/ibvct-<uid>. Made 0700 if missing; an
+ * existing one must be a real directory of this user that nobody else can
+ * enter (the socket's only access control besides SO_PEERCRED).
+ * Returns 0 or a positive errno.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* The socket address in a run dir; 0 or ENAMETOOLONG. */
+static inline int fk_proto_addr(struct sockaddr_un *sa, const char *rundir)
+{
+	size_t n = strlen(rundir);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (n + sizeof("/" FK_SOCK_NAME) > sizeof(sa->sun_path))
+		return ENAMETOOLONG;
+	memcpy(sa->sun_path, rundir, n);
+	memcpy(sa->sun_path + n, "/" FK_SOCK_NAME, sizeof("/" FK_SOCK_NAME));
+	return 0;
+}
+
+static inline int fk_proto_rundir(char *out, size_t len)
+{
+	const char *env = getenv("IBVCT_RUNDIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (env && env[0])
+		n = snprintf(out, len, "%s", env);
+	else if (xdg && xdg[0])
+		n = snprintf(out, len, "%s/ibvct", xdg);
+	else
+		n = snprintf(out, len, "/tmp/ibvct-%lu", (unsigned long)geteuid());
+	/* room for "/fkd.sock" within sun_path */
+	if (n < 0 || (size_t)n + sizeof("/" FK_SOCK_NAME) > len || n + 10 > 107)
+		return ENAMETOOLONG;
+	if (mkdir(out, 0700) && errno != EEXIST)
+		return errno;
+	if (lstat(out, &st))
+		return errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return EACCES;
+	return 0;
+}
+
+#endif /* FK_PROTO_H */

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's connections: one poll loop over the listening socket and
+ * every client (SOCK_SEQPACKET, so a packet is a message and an fd travels
+ * with its message), SO_PEERCRED refusal of other users, decoding and
+ * validation of every request before state.c sees it, replies and pushed
+ * events through bounded per-connection queues, and the idle exit that
+ * the client-side start lock makes race-free.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fkd.h"
+
+#define FK_MAX_CONNS	1024
+#define FK_OUTQ_MAX	(4u << 20)	/* a client that never reads is dropped */
+#define FK_READ_BURST	16		/* messages per connection per round */
+#define FK_MAX_FDS	4		/* more in one message are closed unread */
+#define FK_FIRST_CONN_GRACE_MS	10000	/* a spawner that never connects */
+
+struct fk_link fk_conns = { &fk_conns, &fk_conns };
+static uint32_t fk_next_conn_id = 1;
+static unsigned fk_nconns;
+static char fk_dump_buf[FK_REPLY_MAX];
+
+/* ---- sending ---------------------------------------------------------------- */
+static void fk_flush(struct fk_conn *c)
+{
+	while (c->out_head && !c->dead) {
+		struct fk_outmsg *m = c->out_head;
+		ssize_t n = send(c->fd, m->buf, m->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			c->dead = true;
+			return;
+		}
+		c->out_head = m->next;
+		if (!c->out_head)
+			c->out_tail = NULL;
+		c->out_bytes -= m->len;
+		free(m);
+	}
+}
+
+void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
+	      const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	size_t len = sizeof(struct fk_hdr) + n1 + n2;
+	struct fk_outmsg *m;
+	struct fk_hdr h;
+
+	if (c->dead)
+		return;
+	if (c->out_bytes + len > FK_OUTQ_MAX) {
+		fk_log("conn %u: output queue full, dropping the connection", c->id);
+		c->dead = true;
+		return;
+	}
+	m = malloc(sizeof(*m) + len);
+	if (!m) {
+		c->dead = true;
+		return;
+	}
+	fk_proto_hdr_init(&h, type, (uint32_t)(n1 + n2), seq);
+	memcpy(m->buf, &h, sizeof(h));
+	if (n1)
+		memcpy(m->buf + sizeof(h), p1, n1);
+	if (n2)
+		memcpy(m->buf + sizeof(h) + n1, p2, n2);
+	m->len = len;
+	m->next = NULL;
+	if (c->out_tail)
+		c->out_tail->next = m;
+	else
+		c->out_head = m;
+	c->out_tail = m;
+	c->out_bytes += len;
+	fk_flush(c);
+}
+
+static void fk_reply(struct fk_conn *c, uint32_t type, uint32_t seq, int status)
+{
+	struct fk_rep r = { .status = status };
+
+	fk__send(c, type | FK_MSG_REPLY, seq, &r, sizeof(r), NULL, 0);
+}
+
+static void fk_reply_pair(struct fk_conn *c, uint32_t type, uint32_t seq, int status,
+			  uint32_t a, uint32_t b)
+{
+	struct fk_rep_pair r = { .r.status = status, .a = a, .b = b };
+
+	if (status)
+		fk_reply(c, type, seq, status);
+	else
+		fk__send(c, type | FK_MSG_REPLY, seq, &r, sizeof(r), NULL, 0);
+}
+
+/* ---- requests --------------------------------------------------------------- */
+static bool fk_devname_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FK_DEVNAME_MAX && name[i]; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+			return false;
+	}
+	return i > 0 && i < FK_DEVNAME_MAX;
+}
+
+static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
+{
+	struct fk_dev_limits lim = { 0 };
+	uint32_t i;
+
+	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED)
+		return EINVAL;
+	if (r->flags & FK_HELLO_MONITOR) {
+		for (i = 0; i < FK_DEVNAME_MAX; i++)
+			if (r->devname[i])
+				return EINVAL;
+		if (r->nports || r->max_rd_atom || r->max_dest_rd_atom)
+			return EINVAL;
+		for (i = 0; i < FK_MAX_PORTS; i++)
+			if (r->pkey_tbl_len[i])
+				return EINVAL;
+		c->monitor = true;
+		goto done;
+	}
+	if (!fk_devname_ok(r->devname) || r->nports < 1 || r->nports > FK_MAX_PORTS)
+		return EINVAL;
+	for (i = 0; i < FK_MAX_PORTS; i++) {
+		if ((i < r->nports) != (r->pkey_tbl_len[i] != 0))
+			return EINVAL;
+		lim.pkey_tbl_len[i] = r->pkey_tbl_len[i];
+	}
+	lim.nports = r->nports;
+	lim.max_rd_atom = r->max_rd_atom;
+	lim.max_dest_rd_atom = r->max_dest_rd_atom;
+	i = fk__hello(c, r->devname, (enum fk_lifetime)r->lifetime, &lim);
+	if (i)
+		return (int)i;
+done:
+	c->claimed_pid = r->client_pid;
+	c->hello = true;
+	return 0;
+}
+
+/* A decoded, size-checked request; payload is aligned scratch memory. */
+static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
+			const void *payload, int fd)
+{
+	uint32_t a = 0, b = 0;
+	int err;
+
+	if (type == FK_MSG_HELLO) {
+		err = c->hello ? EISCONN : fk_hello(c, payload);
+		fk_reply_pair(c, type, seq, err, c->id, (uint32_t)getpid());
+		goto out;
+	}
+	if (!c->hello) {
+		fk_reply(c, type, seq, EPROTO);		/* HELLO comes first */
+		goto out;
+	}
+	if (c->monitor && type != FK_MSG_DUMP) {
+		fk_reply(c, type, seq, EPERM);
+		goto out;
+	}
+	switch (type) {
+	case FK_MSG_DUMP: {
+		const struct fk_req_num *r = payload;
+		struct fk_rep rep = { 0 };
+		size_t n;
+
+		if (r->num || r->reserved) {
+			fk_reply(c, type, seq, EINVAL);
+			break;
+		}
+		n = fk__dump(fk_dump_buf, sizeof(fk_dump_buf) - sizeof(rep));
+		fk__send(c, type | FK_MSG_REPLY, seq, &rep, sizeof(rep), fk_dump_buf, n);
+		break;
+	}
+	case FK_MSG_QPN_ALLOC:
+	case FK_MSG_SRQN_ALLOC: {
+		const struct fk_req_num *r = payload;
+
+		err = (r->num || r->reserved) ? EINVAL :
+		      fk__num_alloc(c, type == FK_MSG_SRQN_ALLOC, &a);
+		fk_reply_pair(c, type, seq, err, a, 0);
+		break;
+	}
+	case FK_MSG_QPN_FREE:
+	case FK_MSG_SRQN_FREE: {
+		const struct fk_req_num *r = payload;
+
+		err = r->reserved ? EINVAL : fk__num_free(c, type == FK_MSG_SRQN_FREE, r->num);
+		fk_reply(c, type, seq, err);
+		break;
+	}
+	case FK_MSG_XRCD_OPEN: {
+		const struct fk_req_xrcd_open *r = payload;
+
+		if (r->has_fd > 1 || r->reserved || (r->flags & ~FK_F_XRCD_EXCL_EEXIST))
+			err = EINVAL;
+		else if (r->has_fd && fd < 0)
+			err = EBADF;			/* XRCD-10: nothing arrived */
+		else {
+			err = fk__xrcd_open(c, fd, r->oflags, r->flags, &a, &b);
+			fd = -1;			/* consumed */
+		}
+		fk_reply_pair(c, type, seq, err, a, b);
+		break;
+	}
+	case FK_MSG_XRCD_CLOSE: {
+		const struct fk_req_handle *r = payload;
+
+		err = (r->flags & ~FK_F_XRCD_CLOSE_NOT_BUSY) ? EINVAL :
+		      fk__xrcd_close(c, r->handle, r->flags);
+		fk_reply(c, type, seq, err);
+		break;
+	}
+	case FK_MSG_SRQ_CREATE_XRC: {
+		const struct fk_req_handle *r = payload;
+
+		err = r->flags ? EINVAL : fk__srq_create_xrc(c, r->handle, &a, &b);
+		fk_reply_pair(c, type, seq, err, a, b);
+		break;
+	}
+	case FK_MSG_SRQ_DESTROY: {
+		const struct fk_req_num *r = payload;
+
+		err = r->reserved ? EINVAL : fk__srq_destroy(c, r->num);
+		fk_reply(c, type, seq, err);
+		break;
+	}
+	case FK_MSG_TGT_QP_CREATE: {
+		const struct fk_req_tgt_create *r = payload;
+
+		err = r->reserved ? EINVAL : fk__tgt_create(c, r->xrcd_handle, r->user, &a, &b);
+		fk_reply_pair(c, type, seq, err, a, b);
+		break;
+	}
+	case FK_MSG_TGT_QP_OPEN: {
+		const struct fk_req_tgt_open *r = payload;
+
+		err = (r->flags & ~FK_F_OPEN_ANY_DOMAIN) ? EINVAL :
+		      fk__tgt_open(c, r->xrcd_handle, r->qpn, r->qp_type, r->flags, r->user, &a);
+		fk_reply_pair(c, type, seq, err, a, r->qpn);
+		break;
+	}
+	case FK_MSG_TGT_QP_DESTROY: {
+		const struct fk_req_handle *r = payload;
+
+		err = r->flags ? EINVAL : fk__tgt_destroy(c, r->handle);
+		fk_reply(c, type, seq, err);
+		break;
+	}
+	case FK_MSG_TGT_QP_MODIFY: {
+		const struct fk_req_modify *r = payload;
+
+		err = (r->reserved || (r->flags & ~(FK_F_MODIFY_NO_STRIP | FK_F_MODIFY_SKIP_TABLE))) ?
+		      EINVAL : fk__tgt_modify(c, r->qp_handle, r->attr_mask, r->flags, &r->attr, &a);
+		fk_reply_pair(c, type, seq, err, a, 0);
+		break;
+	}
+	case FK_MSG_TGT_QP_QUERY: {
+		const struct fk_req_handle *r = payload;
+		struct fk_rep_query q = { 0 };
+
+		err = r->flags ? EINVAL : fk__tgt_query(c, r->handle, &q.attr);
+		if (err)
+			fk_reply(c, type, seq, err);
+		else
+			fk__send(c, type | FK_MSG_REPLY, seq, &q, sizeof(q), NULL, 0);
+		break;
+	}
+	case FK_MSG_EVENT_RAISE: {
+		const struct fk_req_event *r = payload;
+
+		fk_reply(c, type, seq, fk__event_raise(c, r->qp_handle, r->event_type));
+		break;
+	}
+	default:
+		fk_reply(c, type, seq, ENOSYS);
+		break;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
+/* One received packet: n bytes in buf (truncated: it was larger). */
+static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool truncated,
+		       int *fds, int nfds, bool ctrunc)
+{
+	/* aligned copy of the payload, so the handlers may read it as structs */
+	static union { struct fk_req_modify m; struct fk_req_hello h; char raw[FK_REQ_MAX]; } pl;
+	struct fk_hdr h;
+	uint32_t want;
+	int fd = -1, err = 0, i;
+
+	if (n < sizeof(h)) {
+		fk_logv("conn %u: runt message (%zu bytes)", c->id, n);
+		fk_reply(c, 0, 0, EBADMSG);
+		goto out;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != FK_MAGIC) {
+		fk_log("conn %u: bad magic %#x, closing", c->id, h.magic);
+		c->dead = true;
+		goto out;
+	}
+	if (h.version != FK_PROTO_VERSION) {
+		fk_log("conn %u: protocol version %u, this daemon speaks %u: refused",
+		       c->id, h.version, FK_PROTO_VERSION);
+		fk_reply(c, h.type & ~FK_MSG_REPLY, h.seq, EPROTONOSUPPORT);
+		c->dead = true;		/* the reply is already in the peer's queue */
+		goto out;
+	}
+	want = fk_proto_req_size(h.type);
+	if (truncated)
+		err = EMSGSIZE;
+	else if (h.length != n - sizeof(h))
+		err = EBADMSG;		/* length field and packet disagree */
+	else if (!want)
+		err = ENOSYS;
+	else if (h.length != want)
+		err = EBADMSG;
+	else if (ctrunc || nfds > 1 || (nfds == 1 && h.type != FK_MSG_XRCD_OPEN))
+		err = EBADF;		/* fds it had no business sending */
+	if (err) {
+		fk_logv("conn %u: %s (type %u, %u bytes): %s", c->id, fk_msg_name(h.type),
+			h.type, h.length, strerror(err));
+		fk_reply(c, h.type & ~FK_MSG_REPLY, h.seq, err);
+		goto out;
+	}
+	memset(&pl, 0, sizeof(pl));
+	memcpy(&pl, (const char *)buf + sizeof(h), h.length);
+	if (nfds == 1) {
+		fd = fds[0];
+		fds[0] = -1;
+	}
+	fk_logv("conn %u: %s seq %u", c->id, fk_msg_name(h.type), h.seq);
+	fk_dispatch(c, h.type, h.seq, &pl, fd);
+out:
+	for (i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static void fk_conn_read(struct fk_conn *c)
+{
+	static unsigned char buf[sizeof(struct fk_hdr) + FK_REQ_MAX];
+	int burst;
+
+	for (burst = 0; burst < FK_READ_BURST && !c->dead; burst++) {
+		union {
+			struct cmsghdr align;
+			char space[CMSG_SPACE(sizeof(int) * FK_MAX_FDS)];
+		} ctl;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
+		};
+		int fds[FK_MAX_FDS], nfds = 0;
+		struct cmsghdr *cm;
+		ssize_t n;
+
+		n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (n <= 0) {
+			c->dead = true;		/* EOF: the process closed or died */
+			return;
+		}
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			size_t k, cnt;
+
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (k = 0; k < cnt && nfds < FK_MAX_FDS; k++)
+				memcpy(&fds[nfds++], CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
+		}
+		fk_message(c, buf, (size_t)n, mh.msg_flags & MSG_TRUNC, fds, nfds,
+			   mh.msg_flags & MSG_CTRUNC);
+	}
+}
+
+/* ---- connections --------------------------------------------------------------- */
+static void fk_refuse(int fd, int err)
+{
+	struct {
+		struct fk_hdr h;
+		struct fk_rep r;
+	} m = { .r.status = err };
+
+	fk_proto_hdr_init(&m.h, FK_MSG_HELLO | FK_MSG_REPLY, sizeof(m.r), 0);
+	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		fk_logv("refusal not sent: %s", strerror(errno));
+	close(fd);
+}
+
+static void fk_accept(int lfd, unsigned *accepted)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t cl = sizeof(cred);
+		struct fk_conn *c;
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cl != sizeof(cred)) {
+			fk_log("SO_PEERCRED: %s", strerror(errno));
+			close(fd);
+			continue;
+		}
+		if (cred.uid != geteuid()) {
+			/* the run dir's mode keeps others out; this holds if it did not */
+			fk_log("refused pid %ld: uid %lu is not %lu", (long)cred.pid,
+			       (unsigned long)cred.uid, (unsigned long)geteuid());
+			fk_refuse(fd, EACCES);
+			continue;
+		}
+		if (fk_nconns >= FK_MAX_CONNS) {
+			fk_log("refused pid %ld: %u connections", (long)cred.pid, fk_nconns);
+			fk_refuse(fd, EMFILE);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			fk_refuse(fd, ENOMEM);
+			continue;
+		}
+		c->fd = fd;
+		c->id = fk_next_conn_id++;
+		c->pid = cred.pid;
+		fk_list_init(&c->xrcds);
+		fk_list_init(&c->qps);
+		fk_list_init(&c->srqs);
+		fk_list_init(&c->qpns);
+		fk_list_add_tail(&fk_conns, &c->link);
+		fk_nconns++;
+		(*accepted)++;
+		fk_logv("conn %u: pid %ld connected", c->id, (long)c->pid);
+	}
+}
+
+static void fk_conn_free(struct fk_conn *c)
+{
+	fk_logv("conn %u: pid %ld gone", c->id, (long)c->pid);
+	fk__conn_release(c);
+	while (c->out_head) {
+		struct fk_outmsg *m = c->out_head;
+
+		c->out_head = m->next;
+		free(m);
+	}
+	close(c->fd);
+	fk_list_del(&c->link);
+	fk_nconns--;
+	free(c);
+}
+
+static void fk_reap(void)
+{
+	struct fk_link *p, *t;
+
+	fk_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+
+		if (c->dead)
+			fk_conn_free(c);
+	}
+}
+
+void fk__release_all(void)
+{
+	struct fk_link *p, *t;
+
+	fk_list_for_each_safe(p, t, &fk_conns)
+		fk_conn_free(fk_container_of(p, struct fk_conn, link));
+}
+
+static long long fk_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Idle exit, race-free against a starting client: clients connect while
+ * holding the run dir's lock, so under the lock a connection is either in
+ * the listen backlog (take it and stay) or will find no socket (and start
+ * a new daemon). Returns true when the socket was removed: exit now.
+ */
+static bool fk_try_exit(int lfd, int lockfd, const char *sock_path, const char *pid_path,
+			unsigned *accepted)
+{
+	if (flock(lockfd, LOCK_EX | LOCK_NB))
+		return false;			/* a client is mid-connect: retry soon */
+	fk_accept(lfd, accepted);
+	if (fk_nconns) {
+		flock(lockfd, LOCK_UN);
+		return false;
+	}
+	unlink(sock_path);
+	unlink(pid_path);
+	flock(lockfd, LOCK_UN);
+	return true;
+}
+
+volatile sig_atomic_t fk_stop;
+
+int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
+	      const char *pid_path, const sigset_t *run_mask)
+{
+	struct pollfd *pfd = NULL;
+	unsigned accepted = 0, cap = 0;
+	long long start = fk_now_ms();
+
+	while (!fk_stop) {
+		struct fk_link *p, *t;
+		struct timespec ts, *tsp = NULL;
+		unsigned n = 1;
+		int rc;
+
+		if (exit_when_idle && !fk_nconns) {
+			bool grace = !accepted && fk_now_ms() - start < FK_FIRST_CONN_GRACE_MS;
+
+			if (!grace && fk_try_exit(lfd, lockfd, sock_path, pid_path, &accepted)) {
+				fk_log("idle: exiting");
+				break;
+			}
+			ts.tv_sec = 0;
+			ts.tv_nsec = 20 * 1000000;	/* re-check the lock / the grace */
+			tsp = &ts;
+		}
+		if (cap < fk_nconns + 1) {
+			struct pollfd *np = realloc(pfd, sizeof(*pfd) * (fk_nconns + 64));
+
+			if (!np) {
+				fk_log("out of memory");
+				free(pfd);
+				return 1;
+			}
+			pfd = np;
+			cap = fk_nconns + 64;
+		}
+		pfd[0].fd = lfd;
+		pfd[0].events = POLLIN;
+		fk_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+
+			pfd[n].fd = c->fd;
+			pfd[n].events = POLLIN | (c->out_head ? POLLOUT : 0);
+			n++;
+		}
+		rc = ppoll(pfd, n, tsp, run_mask);
+		if (rc < 0 && errno != EINTR) {
+			fk_log("poll: %s", strerror(errno));
+			free(pfd);
+			return 1;
+		}
+		if (rc <= 0)
+			continue;
+		/* pfd[1..] follow the list order, and only this loop changes the list */
+		n = 1;
+		fk_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+			short re = pfd[n++].revents;
+
+			if (re & (POLLIN | POLLHUP | POLLERR))
+				fk_conn_read(c);
+			if (re & POLLOUT)
+				fk_flush(c);
+		}
+		fk_reap();
+		if (pfd[0].revents & POLLIN)
+			fk_accept(lfd, &accepted);
+	}
+	free(pfd);
+	return 0;
+}

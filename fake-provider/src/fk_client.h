@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake kernel's client library: what the fake provider calls for the
+ * device-wide objects the daemon (ibvct-fkd, fake-provider/kernel/) owns.
+ * One connection per open device context, like a uverbs fd: when it closes,
+ * or its process dies, the daemon releases what it held (XRCD-17, LIFE-04/05).
+ *
+ * Every call returns 0 or a positive errno, and is thread safe per
+ * connection (one request in flight at a time; others wait their turn).
+ *
+ * Events: each connection has one reader thread that takes replies and
+ * pushed events off the socket in order and runs the event callback for
+ * each event, inline. So an event for a handle is always delivered before
+ * the reply that destroys that handle, and never after it. The callback
+ * must not call into the same connection and must not wait for a lock that
+ * a caller of fk_* may hold across a call (the provider's own op lock):
+ * writing the record to the context's async-event pipe is what it is for.
+ */
+#ifndef FK_CLIENT_H
+#define FK_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <infiniband/verbs.h>
+
+struct fk_client;
+
+enum { FK_LIFETIME_CURRENT = 0, FK_LIFETIME_SEED = 1 };
+
+/* What the daemon checks modify against: the device spec's ports and limits. */
+struct fk_limits {
+	uint32_t nports;		/* 1..4 */
+	uint32_t max_rd_atom;		/* max_qp_init_rd_atom, 0: unchecked */
+	uint32_t max_dest_rd_atom;	/* max_qp_rd_atom, 0: unchecked */
+	uint16_t pkey_tbl_len[4];	/* >= 1 for each port */
+};
+
+struct fk_event {
+	uint32_t qp_handle;		/* this connection's handle */
+	uint32_t qpn;
+	enum ibv_event_type type;
+	uint64_t user;			/* the value given at create/open of that handle */
+};
+
+typedef void (*fk_event_fn)(void *arg, const struct fk_event *ev);
+
+#define FK_CONNECT_MONITOR	0x1u	/* no device: fk_dump only (tests, tools) */
+
+struct fk_connect_opts {
+	const struct fk_limits *limits;	/* NULL: one port, P_Key table of 1 */
+	fk_event_fn event_fn;		/* NULL: events are dropped */
+	void *event_arg;
+	unsigned flags;			/* FK_CONNECT_* */
+};
+
+/*
+ * Connect to the daemon of the run dir ($IBVCT_RUNDIR, else
+ * $XDG_RUNTIME_DIR/ibvct, else /tmp/ibvct-<uid>), starting it if none runs:
+ * under flock(<rundir>/lock), so that concurrent first connects start
+ * exactly one. The daemon binary: $IBVCT_FKD, else <dir of the loaded
+ * object holding this code>/../../bin/ibvct-fkd, else IBVCT_BINDIR; it runs
+ * under $IBVCT_FKD_WRAPPER (words split on blanks, e.g. "valgrind -q") if
+ * set, and logs to <rundir>/fkd.log.
+ * lifetime: FK_LIFETIME_*; every connection to one device must agree (EINVAL).
+ * Errors: EINVAL, EACCES (run dir, or refused by the daemon), EPROTONOSUPPORT
+ * (daemon speaks another protocol version), ECONNREFUSED (daemon did not
+ * start: see fkd.log), ENOMEM, ...
+ */
+int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *opts,
+	       struct fk_client **out);
+/* Close the connection (the daemon releases everything it held) and free. */
+void fk_disconnect(struct fk_client *c);
+uint32_t fk_conn_id(const struct fk_client *c);
+pid_t fk_daemon_pid(const struct fk_client *c);
+
+/* Numbers for QPs other than XRC targets, and for basic SRQs. */
+int fk_qpn_alloc(struct fk_client *c, uint32_t *qpn);
+int fk_qpn_free(struct fk_client *c, uint32_t qpn);
+int fk_srqn_alloc(struct fk_client *c, uint32_t *srqn);
+int fk_srqn_free(struct fk_client *c, uint32_t srqn);
+
+/* Per-call quirk flags (the provider's script quirks; 0 normally). */
+#define FK_Q_XRCD_EXCL_EEXIST		0x1u	/* fk_xrcd_open */
+#define FK_Q_XRCD_CLOSE_NOT_BUSY	0x1u	/* fk_xrcd_close */
+#define FK_Q_OPEN_QP_ANY_DOMAIN		0x1u	/* fk_tgt_qp_open */
+#define FK_Q_MODIFY_NO_MASK_STRIP	0x1u	/* fk_tgt_qp_modify */
+#define FK_Q_MODIFY_SKIP_TABLE		0x2u	/* fk_tgt_qp_modify */
+
+/*
+ * XRC domains (XRCD-03..17). fd: the caller's file (passed to the daemon,
+ * which keys the domain by its own fstat of it), or -1 for a private one.
+ * oflags: O_CREAT / O_EXCL. *xrcd_id names the domain (same inode, same id).
+ */
+int fk_xrcd_open(struct fk_client *c, int fd, int oflags, unsigned quirks,
+		 uint32_t *handle, uint32_t *xrcd_id);
+int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks);
+
+/* XRC SRQs: a number in the domain; holds the domain and the handle. */
+int fk_srq_create_xrc(struct fk_client *c, uint32_t xrcd_handle, uint32_t *srqn);
+int fk_srq_destroy(struct fk_client *c, uint32_t srqn);
+
+/* XRC target QPs (QPX-03, OPENQP-*, LIFE-*). user: returned in events. */
+int fk_tgt_qp_create(struct fk_client *c, uint32_t xrcd_handle, uint64_t user,
+		     uint32_t *qpn, uint32_t *qp_handle);
+int fk_tgt_qp_open(struct fk_client *c, uint32_t xrcd_handle, uint32_t qpn,
+		   enum ibv_qp_type type, unsigned quirks, uint64_t user,
+		   uint32_t *qp_handle);
+int fk_tgt_qp_destroy(struct fk_client *c, uint32_t qp_handle);
+/* attr is read member by member (never rate_limit: 136-byte callers are
+ * fine); *state (may be NULL) receives the new state. */
+int fk_tgt_qp_modify(struct fk_client *c, uint32_t qp_handle, const struct ibv_qp_attr *attr,
+		     int attr_mask, unsigned quirks, enum ibv_qp_state *state);
+/* Fills every member of attr but rate_limit and cap (the real QP's state). */
+int fk_tgt_qp_query(struct fk_client *c, uint32_t qp_handle, struct ibv_qp_attr *attr);
+/* Raise a QP event on the real QP: every handle hears it (LIFE-08); the
+ * QP_FATAL, QP_REQ_ERR and QP_ACCESS_ERR events also move it to ERR. */
+int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type type);
+
+/* The daemon's state as text (see fake-provider/kernel/dump.c), NUL-
+ * terminated; ENOSPC if it did not fit (buf then holds the start). */
+int fk_dump(struct fk_client *c, char *buf, size_t len);
+
+#endif /* FK_CLIENT_H */
