@@ -99,7 +99,7 @@ TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_HELPERS := $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
 
-all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(FKD)
+all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(if $(FKD_SRCS),$(FKD))
 
 # Order-only on the deps stamp: nothing compiles before the toolchain is in.
 $(B)/obj/%.o: %.c | $(call deps_for,build)
@@ -229,6 +229,7 @@ conformance: tests
 #   $(PREFIX)/lib/ibvct/libibverbs.so.1 (+ .so)   the reference library
 #   $(PREFIX)/lib/ibvct/ibvct/libibvct-fake.so    the plugin (its driver dir)
 #   $(PREFIX)/lib/ibvct/libexec/ibvct-run         the launcher itself
+#   $(PREFIX)/lib/ibvct/libexec/ibvct-fkd         the fake kernel daemon (compiled-in path)
 #   $(PREFIX)/bin/ibvct-run                       a two-line wrapper giving it
 #                                                 IBVCT_LIBDIR (it otherwise looks
 #                                                 in <its dir>/../lib)
@@ -246,6 +247,7 @@ install-files: all
 	ln -sf libibverbs.so.1 $(DESTDIR)$(INST_LIB)/libibverbs.so
 	install -m 0755 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/ibvct/libibvct-fake.so
 	install -m 0755 $(IBVCT_RUN) $(DESTDIR)$(INST_LIB)/libexec/ibvct-run
+	$(if $(FKD_SRCS),install -m 0755 $(FKD) $(DESTDIR)$(INST_LIB)/libexec/ibvct-fkd)
 	printf '#!/bin/sh\n# SPDX-License-Identifier: MIT\nexport IBVCT_LIBDIR="$${IBVCT_LIBDIR:-%s}"\nexec %s "$$@"\n' \
 		'$(INST_LIB)' '$(INST_LIB)/libexec/ibvct-run' >$(DESTDIR)$(PREFIX)/bin/ibvct-run
 	chmod 0755 $(DESTDIR)$(PREFIX)/bin/ibvct-run
@@ -257,7 +259,7 @@ clean:
 	rm -rf build build-san build-cov build-inst build-san-cov
 
 help:
-	@echo "make [all]            build library, plugin, ibvct-run"
+	@echo "make [all]            build library, plugin, ibvct-run, ibvct-fkd"
 	@echo "make check            build and run every test (prove)"
 	@echo "make check SANITIZE=1 the same with ASan+UBSan+LSan, in build-san/"
 	@echo "make valgrind         check with the C tests under valgrind"

@@ -217,10 +217,16 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 			err = EINVAL;
 		else if (r->has_fd && fd < 0)
 			err = EBADF;			/* XRCD-10: nothing arrived */
+		else if (!r->has_fd && fd >= 0)
+			err = EINVAL;			/* an fd it said it did not send */
 		else {
 			err = fk__xrcd_open(c, fd, r->oflags, r->flags, &a, &b);
 			fd = -1;			/* consumed */
 		}
+		/* closed before the reply: the client may look right after it */
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
 		fk_reply_pair(c, type, seq, err, a, b);
 		break;
 	}
@@ -312,12 +318,21 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 	uint32_t want;
 	int fd = -1, err = 0, i;
 
+	/* Only a well-formed XRCD_OPEN may keep one fd; every other fd is
+	 * closed before any reply, so none outlives the message that brought it. */
+	memcpy(&h, buf, n < sizeof(h) ? n : sizeof(h));
+	if (n < sizeof(h) || h.type != FK_MSG_XRCD_OPEN || nfds != 1 || ctrunc || truncated) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (nfds || ctrunc)
+			err = EBADF;	/* fds it had no business sending */
+		nfds = 0;
+	}
 	if (n < sizeof(h)) {
 		fk_logv("conn %u: runt message (%zu bytes)", c->id, n);
 		fk_reply(c, 0, 0, EBADMSG);
 		goto out;
 	}
-	memcpy(&h, buf, sizeof(h));
 	if (h.magic != FK_MAGIC) {
 		fk_log("conn %u: bad magic %#x, closing", c->id, h.magic);
 		c->dead = true;
@@ -331,6 +346,8 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 		goto out;
 	}
 	want = fk_proto_req_size(h.type);
+	if (err)
+		goto bad;		/* EBADF above */
 	if (truncated)
 		err = EMSGSIZE;
 	else if (h.length != n - sizeof(h))
@@ -339,13 +356,14 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 		err = ENOSYS;
 	else if (h.length != want)
 		err = EBADMSG;
-	else if (ctrunc || nfds > 1 || (nfds == 1 && h.type != FK_MSG_XRCD_OPEN))
-		err = EBADF;		/* fds it had no business sending */
 	if (err) {
+bad:
 		fk_logv("conn %u: %s (type %u, %u bytes): %s", c->id, fk_msg_name(h.type),
 			h.type, h.length, strerror(err));
+		if (nfds)
+			close(fds[0]);
 		fk_reply(c, h.type & ~FK_MSG_REPLY, h.seq, err);
-		goto out;
+		return;
 	}
 	memset(&pl, 0, sizeof(pl));
 	memcpy(&pl, (const char *)buf + sizeof(h), h.length);
@@ -355,10 +373,10 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 	}
 	fk_logv("conn %u: %s seq %u", c->id, fk_msg_name(h.type), h.seq);
 	fk_dispatch(c, h.type, h.seq, &pl, fd);
+	return;
 out:
-	for (i = 0; i < nfds; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	if (nfds)
+		close(fds[0]);
 }
 
 static void fk_conn_read(struct fk_conn *c)
