@@ -35,6 +35,8 @@
 
 struct fk_client {
 	int fd;
+	struct fk_client *next;		/* fk_clients */
+	unsigned char *rx;		/* the reader's buffer */
 	pthread_t reader;
 	pthread_mutex_t call_lock;	/* one request in flight */
 	pthread_mutex_t lock;		/* the fields below */
@@ -49,6 +51,12 @@ struct fk_client {
 	uint32_t conn_id;
 	pid_t daemon_pid;
 };
+
+/* Every live connection. Nothing but fk_connect/fk_disconnect uses it; it
+ * keeps what a forked child inherits reachable, so that leak checkers do
+ * not blame a child that exits without its parent's connections. */
+static pthread_mutex_t fk_clients_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fk_client *fk_clients;
 
 static long fk_timeout_ms(void)
 {
@@ -282,9 +290,9 @@ static void *fk_reader(void *arg)
 {
 	struct fk_client *c = arg;
 	size_t cap = sizeof(struct fk_hdr) + FK_REPLY_MAX;
-	unsigned char *buf = malloc(cap);
+	unsigned char *buf = c->rx;
 
-	while (buf) {
+	for (;;) {
 		struct fk_hdr h;
 		ssize_t n = recv(c->fd, buf, cap, MSG_CMSG_CLOEXEC);
 
@@ -320,7 +328,6 @@ static void *fk_reader(void *arg)
 		}
 		pthread_mutex_unlock(&c->lock);
 	}
-	free(buf);
 	pthread_mutex_lock(&c->lock);
 	c->dead = true;
 	pthread_cond_broadcast(&c->cond);
@@ -466,6 +473,11 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	if (!c)
 		return ENOMEM;
 	c->fd = -1;
+	c->rx = malloc(sizeof(struct fk_hdr) + FK_REPLY_MAX);
+	if (!c->rx) {
+		err = ENOMEM;
+		goto err_free;
+	}
 	err = fk_reach(&c->fd);
 	if (err)
 		goto err_free;
@@ -481,6 +493,10 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	err = pthread_create(&c->reader, NULL, fk_reader, c);
 	if (err)
 		goto err_destroy;
+	pthread_mutex_lock(&fk_clients_lock);
+	c->next = fk_clients;
+	fk_clients = c;
+	pthread_mutex_unlock(&fk_clients_lock);
 	*out = c;
 	return 0;
 
@@ -491,6 +507,7 @@ err_destroy:
 err_close:
 	close(c->fd);
 err_free:
+	free(c->rx);
 	free(c);
 	return err;
 }
@@ -499,6 +516,13 @@ void fk_disconnect(struct fk_client *c)
 {
 	if (!c)
 		return;
+	pthread_mutex_lock(&fk_clients_lock);
+	for (struct fk_client **pp = &fk_clients; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	pthread_mutex_unlock(&fk_clients_lock);
 	/* the reader sees EOF and ends; then nothing refers to c */
 	shutdown(c->fd, SHUT_RDWR);
 	pthread_join(c->reader, NULL);
@@ -506,6 +530,7 @@ void fk_disconnect(struct fk_client *c)
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->call_lock);
+	free(c->rx);
 	free(c);
 }
 

@@ -89,6 +89,7 @@ static void fuzz_one(struct rconn *c, int file_fd)
 		nfds = 1;
 	c->msgs++;
 	if (rnd() % 500 == 0) {				/* a runt */
+		magic = 0;				/* no header: none of the checks below */
 		if (send(c->fd, p, rnd() % sizeof(h), MSG_NOSIGNAL) < 0)
 			goto reopen;
 	} else if (fkt_raw_send(c->fd, magic, version, t, len, c->msgs, p, n, fds, nfds)) {
