@@ -147,6 +147,16 @@ $(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
+# ibvct-bench: traffic figures of the fake provider (`make bench`, not a test).
+IBVCT_BENCH := $(B)/bin/ibvct-bench
+$(IBVCT_BENCH): $(B)/obj/fake-provider/tools/ibvct-bench.o $(FP_SCRIPT_LIB) $(REF_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(FP_SCRIPT_LIB) \
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -pthread
+
+bench: all $(IBVCT_BENCH)
+	$(IBVCT_BENCH) $(BENCH_ITERS)
+
 $(B)/t/%.t: ref-impl/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
@@ -180,6 +190,55 @@ TEST_ENV += IBVCT_VALGRIND=1 IBVCT_TIMEOUT_MULT=$(or $(IBVCT_TIMEOUT_MULT),10)
 endif
 
 TEST_BINS := $(sort $(TEST_C_BINS) $(TEST_SH_BINS))
+
+# ---- conformance suites (suites/): one source, two targets ----------------
+# TARGET=ref: our verbs.h, our library (rpath), fake provider set up by
+# suites/lib/th_ref.c. TARGET=system: the system's verbs.h and library
+# through pkg-config, never fp_script.a. Both get the layout table of the
+# installed rdma-core header (th_layout_sys) to compare with (ABI-*).
+SUITE_SRCS     := $(sort $(wildcard suites/t[0-9]*.c))
+SUITE_SH_SRCS  := $(sort $(wildcard suites/t[0-9]*.sh))
+SUITE_REF_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/ref/$(basename $(notdir $(s))).t)
+SUITE_SYS_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/system/$(basename $(notdir $(s))).t)
+SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
+SYS_VERBS_CFLAGS := $(shell pkg-config --cflags libibverbs 2>/dev/null)
+SYS_VERBS_LIBS   := $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
+SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
+
+$(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(call deps_for,build)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
+		-DTH_PROVIDER='"$(TOP)/$(FP_PLUGIN)"' -MMD -MP -c $< -o $@
+$(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(call deps_for,build)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(SUITE_CFLAGS) $(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $< -o $@
+# layout-app: our header; layout-sys: the system's; layout-appsys: the
+# system's again under the app name (the system build has only that one).
+$(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SUITE_CFLAGS) $(if $(filter app,$*),$(REF_INC)) $(SYS_VERBS_CFLAGS) \
+		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
+
+$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/th_ref.o \
+		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o %.a,$^) \
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o \
+		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
+		$(B)/obj/suites/layout-sys.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o,$^) $(SYS_VERBS_LIBS) -lcmocka -pthread
+
+$(B)/t/%.t: suites/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
+tests: suites
+TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
@@ -211,6 +270,7 @@ coverage: $(call deps_for,coverage)
 	rm -rf reports/coverage && \
 	genhtml -q --output-directory reports/coverage $(COV_INFO) && \
 	lcov --summary $(COV_INFO) && \
+	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
 # The report bundle for the reference target. The four conformance suites
@@ -220,8 +280,53 @@ TARGET ?= ref
 DEVICE ?= fake0
 conformance: tests
 	$(Q)test "$(TARGET)" = ref || { echo "conformance: only TARGET=ref exists so far (TARGET=system arrives with the suites)" >&2; exit 2; }
-	$(Q)$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) \
+	$(Q)$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) \
 		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(TEST_BINS)
+
+# ---- reports: fingerprint tool, one report folder per make run, certify ---
+# ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
+# describes the system's rdma-core, under ibvct-run the reference target.
+FINGERPRINT := $(B)/bin/ibvct-fingerprint
+$(FINGERPRINT): $(B)/obj/ci/ibvct-fingerprint.o $(REF_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< -L$(B)/lib -l:libibverbs.so.1 -ldl -pthread
+tests: $(FINGERPRINT)
+# Named once per make run, so that `make conformance coverage` (either
+# order) fills one folder: coverage/ is copied in and linked from index.html.
+REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)
+COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
+	cp -R reports/coverage $(REPORT_DIR)/coverage && \
+	lcov --summary $(COV_INFO) >$(REPORT_DIR)/coverage/summary.txt 2>&1 && \
+	{ test ! -f $(REPORT_DIR)/summary.txt || perl ci/report-html $(REPORT_DIR); } && \
+	echo "coverage: also in $(REPORT_DIR)/coverage/"
+
+# make certify TARGET=system DEVICE=mlx5_0 [WAIVERS=file]: the conformance
+# run (its failures do not stop this), then the vendor bundle
+# reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
+# ci/verify-bundle: this target fails when the bundle would be rejected.
+certify:
+	$(Q)$(MAKE) --no-print-directory conformance TARGET=$(TARGET) DEVICE=$(DEVICE) REPORT_DIR=$(REPORT_DIR) || true
+	$(Q)test -d $(REPORT_DIR) || { echo "certify: no report in $(REPORT_DIR)" >&2; exit 1; }
+	$(Q)perl ci/certify $(if $(WAIVERS),--waivers $(WAIVERS)) $(REPORT_DIR)
+
+# ---- ABI gate (ci/abi-gate, fixtures/abi/README.md) -----------------------
+# make abi-check [ABI_INCLUDE=dir] [ABI_LIB=path] [ABI_BASELINE=name]: the
+# gate's findings and summary; succeeds on "no change" (0) and "compatible
+# changes only" (1), fails on a break (2) or "could not check" (3).
+# make abi-baseline: rewrites fixtures/abi/ref-impl.abi (abidw of our library)
+# after an intended change of ref-impl's exported interface.
+ABI_BASELINE ?= rdma-core-44
+ABI_INCLUDE  ?= $(TOP)/ref-impl/include
+ABI_LIB      ?= $(TOP)/$(REF_LIB)
+abi-check: all
+	$(Q)rc=0; sh ci/abi-gate --baseline $(ABI_BASELINE) --include $(ABI_INCLUDE) \
+		--lib $(ABI_LIB) || rc=$$?; test $$rc -le 1
+
+abi-baseline: all
+	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
+		--headers-dir ref-impl/include/infiniband $(REF_LIB) >fixtures/abi/ref-impl.abi.new
+	mv fixtures/abi/ref-impl.abi.new fixtures/abi/ref-impl.abi
 
 # ---- install --------------------------------------------------------------
 # A separate build (build-inst/) whose compiled-in provider dir points at
@@ -263,9 +368,13 @@ help:
 	@echo "make check            build and run every test (prove)"
 	@echo "make check SANITIZE=1 the same with ASan+UBSan+LSan, in build-san/"
 	@echo "make valgrind         check with the C tests under valgrind"
+	@echo "make bench            fake provider latency and message rates (not a test)"
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
 	@echo "make conformance      smoke + tests, report in reports/<date>-ref-fake0/"
+	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
+	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44"
+	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
 	@echo "make install          PREFIX=$(PREFIX) DESTDIR=  (separate build-inst/)"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
@@ -273,6 +382,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: all deps tests check valgrind failed coverage conformance install install-files clean help
+.PHONY: all bench deps tests check valgrind failed coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -129,6 +129,7 @@ struct fk_dev_limits {
 /* ---- connections (server.c) ----------------------------------------------- */
 struct fk_outmsg {
 	struct fk_outmsg *next;
+	int fd;				/* sent with the message (SCM_RIGHTS), then closed; -1 */
 	size_t len;
 	unsigned char buf[];
 };
@@ -142,6 +143,7 @@ struct fk_conn {
 	bool hello, monitor, dead;
 	struct fk_dev *dev;
 	struct fk_dev_limits lim;
+	int ring_fd;			/* the data path's receive ring of the process; -1 */
 	uint32_t next_handle;
 	struct fk_link xrcds, qps, srqs, qpns;
 	struct fk_outmsg *out_head, *out_tail;
@@ -161,6 +163,10 @@ const char *fk_msg_name(uint32_t type);
  * queue passes its bound is marked dead. */
 void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
 	      const void *p1, size_t n1, const void *p2, size_t n2);
+/* The same with an fd that the queue owns (closed once sent or dropped). */
+void fk__send_fd(struct fk_conn *c, uint32_t type, uint32_t seq,
+		 const void *p, size_t n, int fd);
+
 
 /* state.c: each returns 0 or a positive errno. */
 int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
@@ -183,6 +189,10 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 		   const struct fk_qp_attr *attr, uint32_t *state);
 int fk__tgt_query(struct fk_conn *c, uint32_t handle, struct fk_qp_attr *attr);
 int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type);
+/* Where a packet to num goes (struct fk_req_route); *owner: the connection
+ * whose ring receives it, when rep->gate is FK_GATE_OK. */
+int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_route *rep,
+	      struct fk_conn **owner);
 /* Self-check of every table and count; returns the number of problems
  * (written to the dump). */
 unsigned fk__state_check(char *buf, size_t len, size_t *used);

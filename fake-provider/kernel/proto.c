@@ -12,6 +12,9 @@ static const char *const fk_msg_names[FK_MSG__COUNT] = {
 	[FK_MSG_HELLO] = "hello",
 	[FK_MSG_QPN_ALLOC] = "qpn_alloc",
 	[FK_MSG_QPN_FREE] = "qpn_free",
+	[FK_MSG_RING_SET] = "ring_set",
+	[FK_MSG_ROUTE] = "route",
+
 	[FK_MSG_SRQN_ALLOC] = "srqn_alloc",
 	[FK_MSG_SRQN_FREE] = "srqn_free",
 	[FK_MSG_SRQ_CREATE_XRC] = "srq_create_xrc",

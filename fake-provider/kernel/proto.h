@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
-#define FK_PROTO_VERSION	1u
+#define FK_PROTO_VERSION	2u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
@@ -50,6 +50,8 @@ enum fk_msg_type {
 	FK_MSG_TGT_QP_MODIFY,
 	FK_MSG_TGT_QP_QUERY,
 	FK_MSG_EVENT_RAISE,
+	FK_MSG_RING_SET,
+	FK_MSG_ROUTE,
 	FK_MSG__COUNT
 };
 #define FK_MSG_REPLY		0x8000u
@@ -143,6 +145,20 @@ struct fk_req_event {
 	uint32_t event_type;		/* a QP-affiliated enum ibv_event_type */
 };
 
+/* The data path's meeting point: each connection may register the receive
+ * ring (a memfd) of the process behind it (RING_SET, payload fk_req_num of
+ * zeros, the fd attached); ROUTE answers which ring a packet goes to, with a
+ * dup of that ring's fd attached to a successful reply. Packets themselves
+ * never pass through the daemon. */
+enum { FK_ROUTE_QPN = 0, FK_ROUTE_CONN = 1 };
+#define FK_F_ROUTE_ANY_SRQ	0x1u	/* ROUTE: XRC to the domain's first SRQ */
+struct fk_req_route {
+	uint32_t kind;			/* FK_ROUTE_* */
+	uint32_t num;			/* destination QPN, or a connection id */
+	uint32_t srqn;			/* the XRC SRQ, when num is a target QP */
+	uint32_t flags;
+};
+
 /* ---- replies: every payload starts with fk_rep ---------------------------- */
 struct fk_rep {
 	int32_t status;			/* 0 or a positive errno */
@@ -157,6 +173,16 @@ struct fk_rep_pair {			/* most replies: two numbers */
  * XRCD_OPEN: a = handle, b = domain id. SRQ_CREATE_XRC: a = srqn, b = domain id.
  * TGT_QP_CREATE/OPEN: a = handle, b = qpn. TGT_QP_MODIFY: a = new state.
  * DUMP: fk_rep then the text (not NUL-terminated). Errors: a bare fk_rep. */
+
+/* ROUTE: gate 0 = deliver to conn_id's ring (fd attached); otherwise no fd:
+ * FK_GATE_NO_RECV, the target QP cannot receive (not RTR/RTS/SQD);
+ * FK_GATE_BAD_SRQ, the SRQ is not an XRC SRQ of the QP's domain. srqn is the
+ * SRQ to deliver to (the named one, or the first under the quirk). */
+enum { FK_GATE_OK = 0, FK_GATE_NO_RECV = 1, FK_GATE_BAD_SRQ = 2 };
+struct fk_rep_route {
+	struct fk_rep r;
+	uint32_t conn_id, srqn, gate, xrcd_id;
+};
 
 struct fk_rep_query {
 	struct fk_rep r;
@@ -199,6 +225,9 @@ static inline uint32_t fk_proto_req_size(uint32_t type)
 	case FK_MSG_TGT_QP_MODIFY:	return sizeof(struct fk_req_modify);
 	case FK_MSG_TGT_QP_QUERY:	return sizeof(struct fk_req_handle);
 	case FK_MSG_EVENT_RAISE:	return sizeof(struct fk_req_event);
+	case FK_MSG_RING_SET:		return sizeof(struct fk_req_num);
+	case FK_MSG_ROUTE:		return sizeof(struct fk_req_route);
+
 	default:			return 0;
 	}
 }

@@ -36,8 +36,27 @@ static void fk_flush(struct fk_conn *c)
 {
 	while (c->out_head && !c->dead) {
 		struct fk_outmsg *m = c->out_head;
-		ssize_t n = send(c->fd, m->buf, m->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		union {
+			struct cmsghdr align;
+			char space[CMSG_SPACE(sizeof(int))];
+		} ctl;
+		struct iovec iov = { .iov_base = m->buf, .iov_len = m->len };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
 
+		if (m->fd >= 0) {
+			struct cmsghdr *cm;
+
+			memset(&ctl, 0, sizeof(ctl));
+			mh.msg_control = ctl.space;
+			mh.msg_controllen = sizeof(ctl.space);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n < 0) {
@@ -48,29 +67,39 @@ static void fk_flush(struct fk_conn *c)
 		if (!c->out_head)
 			c->out_tail = NULL;
 		c->out_bytes -= m->len;
+		if (m->fd >= 0)
+			close(m->fd);
 		free(m);
 	}
 }
 
-void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
-	      const void *p1, size_t n1, const void *p2, size_t n2)
+static void fk_outmsg_free(struct fk_outmsg *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m);
+}
+
+static void fk_send_msg(struct fk_conn *c, uint32_t type, uint32_t seq,
+			const void *p1, size_t n1, const void *p2, size_t n2, int fd)
 {
 	size_t len = sizeof(struct fk_hdr) + n1 + n2;
 	struct fk_outmsg *m;
 	struct fk_hdr h;
 
 	if (c->dead)
-		return;
+		goto err_close;
 	if (c->out_bytes + len > FK_OUTQ_MAX) {
 		fk_log("conn %u: output queue full, dropping the connection", c->id);
 		c->dead = true;
-		return;
+		goto err_close;
 	}
 	m = malloc(sizeof(*m) + len);
 	if (!m) {
 		c->dead = true;
-		return;
+		goto err_close;
 	}
+	m->fd = fd;
 	fk_proto_hdr_init(&h, type, (uint32_t)(n1 + n2), seq);
 	memcpy(m->buf, &h, sizeof(h));
 	if (n1)
@@ -86,6 +115,23 @@ void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
 	c->out_tail = m;
 	c->out_bytes += len;
 	fk_flush(c);
+	return;
+
+err_close:
+	if (fd >= 0)
+		close(fd);
+}
+
+void fk__send(struct fk_conn *c, uint32_t type, uint32_t seq,
+	      const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	fk_send_msg(c, type, seq, p1, n1, p2, n2, -1);
+}
+
+void fk__send_fd(struct fk_conn *c, uint32_t type, uint32_t seq,
+		 const void *p, size_t n, int fd)
+{
+	fk_send_msg(c, type, seq, p, n, NULL, 0, fd);
 }
 
 static void fk_reply(struct fk_conn *c, uint32_t type, uint32_t seq, int status)
@@ -299,6 +345,39 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 		fk_reply(c, type, seq, fk__event_raise(c, r->qp_handle, r->event_type));
 		break;
 	}
+	case FK_MSG_RING_SET: {
+		const struct fk_req_num *r = payload;
+
+		if (r->num || r->reserved || fd < 0) {
+			fk_reply(c, type, seq, fd < 0 ? EBADF : EINVAL);
+			break;
+		}
+		if (c->ring_fd >= 0)
+			close(c->ring_fd);
+		c->ring_fd = fd;			/* kept: handed out by ROUTE */
+		fd = -1;
+		fk_reply(c, type, seq, 0);
+		break;
+	}
+	case FK_MSG_ROUTE: {
+		const struct fk_req_route *r = payload;
+		struct fk_rep_route rep = { .r.status = 0 };
+		struct fk_conn *owner = NULL;
+		int rfd = -1;
+
+		err = fk__route(c, r, &rep, &owner);
+		if (!err && rep.gate == FK_GATE_OK) {
+			rfd = fcntl(owner->ring_fd, F_DUPFD_CLOEXEC, 0);
+			if (rfd < 0)
+				err = errno;
+		}
+		if (err)
+			fk_reply(c, type, seq, err);
+		else
+			fk__send_fd(c, type | FK_MSG_REPLY, seq, &rep, sizeof(rep), rfd);
+		break;
+	}
+
 	default:
 		fk_reply(c, type, seq, ENOSYS);
 		break;
@@ -321,7 +400,8 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 	/* Only a well-formed XRCD_OPEN may keep one fd; every other fd is
 	 * closed before any reply, so none outlives the message that brought it. */
 	memcpy(&h, buf, n < sizeof(h) ? n : sizeof(h));
-	if (n < sizeof(h) || h.type != FK_MSG_XRCD_OPEN || nfds != 1 || ctrunc || truncated) {
+	if (n < sizeof(h) || (h.type != FK_MSG_XRCD_OPEN && h.type != FK_MSG_RING_SET) ||
+	    nfds != 1 || ctrunc || truncated) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		if (nfds || ctrunc)
@@ -468,6 +548,7 @@ static void fk_accept(int lfd, unsigned *accepted)
 		c->fd = fd;
 		c->id = fk_next_conn_id++;
 		c->pid = cred.pid;
+		c->ring_fd = -1;
 		fk_list_init(&c->xrcds);
 		fk_list_init(&c->qps);
 		fk_list_init(&c->srqs);
@@ -487,9 +568,12 @@ static void fk_conn_free(struct fk_conn *c)
 		struct fk_outmsg *m = c->out_head;
 
 		c->out_head = m->next;
-		free(m);
+		fk_outmsg_free(m);
 	}
+	if (c->ring_fd >= 0)
+		close(c->ring_fd);
 	close(c->fd);
+
 	fk_list_del(&c->link);
 	fk_nconns--;
 	free(c);

@@ -810,3 +810,96 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 	}
 	return n;
 }
+
+/* ---- routes for the data path --------------------------------------------------- */
+static struct fk_conn *fk_conn_by_id(uint32_t id)
+{
+	struct fk_link *p, *t;
+
+	fk_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *o = fk_container_of(p, struct fk_conn, link);
+
+		if (o->id == id)
+			return o;
+	}
+	return NULL;
+}
+
+static struct fk_rqp *fk_tgt_find(struct fk_dev *d, uint32_t qpn)
+{
+	struct fk_link *p, *t, *q, *u;
+
+	fk_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+
+		fk_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
+
+			if (r->qpn == qpn)
+				return r;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A QPN of a plain QP goes to the ring of the connection that holds the
+ * number. A target QP has no process: the packet goes to the process of the
+ * XRC SRQ it names, once the QP passes the gate (it can receive; the SRQ is
+ * in its domain: WR-03, SRQX-13). ENOENT: nobody behind it (or no ring).
+ */
+int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_route *rep,
+	      struct fk_conn **owner)
+{
+	struct fk_dev *d = c->dev;
+	struct fk_conn *o = NULL;
+	struct fk_link *p, *t;
+	struct fk_rqp *r;
+
+	if (req->kind > FK_ROUTE_CONN || (req->flags & ~FK_F_ROUTE_ANY_SRQ) ||
+	    (req->kind == FK_ROUTE_CONN && (req->srqn || req->flags)))
+		return EINVAL;
+	if (req->kind == FK_ROUTE_CONN) {
+		o = fk_conn_by_id(req->num);
+		if (!o || o->dev != d)
+			o = NULL;
+		goto found;
+	}
+	fk_list_for_each_safe(p, t, &d->qpns) {
+		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+
+		if (n->num == req->num) {
+			o = n->conn;
+			goto found;
+		}
+	}
+	r = fk_tgt_find(d, req->num);
+	if (!r)
+		return ENOENT;
+	if (r->attr.qp_state != IBV_QPS_RTR && r->attr.qp_state != IBV_QPS_RTS &&
+	    r->attr.qp_state != IBV_QPS_SQD) {
+		rep->gate = FK_GATE_NO_RECV;
+		return 0;
+	}
+	rep->xrcd_id = r->xrcd->id;
+	rep->gate = FK_GATE_BAD_SRQ;
+	fk_list_for_each_safe(p, t, &d->srqns) {
+		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+
+		if ((req->flags & FK_F_ROUTE_ANY_SRQ) ? n->xrcd == r->xrcd : n->num == req->srqn) {
+			if (n->xrcd != r->xrcd)
+				return 0;		/* basic, or another domain's */
+			rep->gate = FK_GATE_OK;
+			rep->srqn = n->num;
+			o = n->conn;
+			goto found;
+		}
+	}
+	return 0;
+found:
+	if (!o || o->ring_fd < 0)
+		return ENOENT;
+	rep->conn_id = o->id;
+	*owner = o;
+	return 0;
+}

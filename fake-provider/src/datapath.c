@@ -377,6 +377,8 @@ static void fp_swr_read(const struct fp_rqp *r, const struct ibv_send_wr *wr, st
 	}
 	if (r->type == IBV_QPT_XRC_SEND)
 		s->remote_srqn = wr->qp_type.xrc.remote_srqn;
+	if (r->type == IBV_QPT_XRC_SEND && fp__quirk(FP_Q_SEND_READS_PAST_80))
+		(void)*(struct ibv_mw *const volatile *)&wr->bind_mw.mw;	/* byte 80: faults */
 	else if (fp__quirk(FP_Q_SEND_READS_PAST_72))
 		/* The quirk: touch byte 72 whatever the type (a guard page faults). */
 		s->remote_srqn = *(const volatile uint32_t *)&wr->qp_type.xrc.remote_srqn;
@@ -558,7 +560,8 @@ static int fp_send_one(struct fp_rqp *r, const struct ibv_send_wr *wr)
 	fp_swr_packet(r, &s, &pkt);
 	pkt.payload = buf;
 	pkt.len = (uint32_t)len;
-	fp_fabric_deliver(r->fab, &pkt, &resp);
+	fp_fabric_deliver(r->ctx, &pkt, &resp);
+
 	st = fp_ack_status(resp.status);
 	if (st == IBV_WC_SUCCESS && resp.status == FP_ACK_OK) {
 		if (pkt.op == FP_PKT_READ && resp.data)

@@ -17,8 +17,21 @@ struct fp_script *fp__script;
 int fp__op_begin(enum fp_op op)
 {
 	fp_fabric_lock();
+	switch (op) {
+	case FP_OP_POLL_CQ:
+	case FP_OP_POST_RECV:
+	case FP_OP_POST_SEND:
+	case FP_OP_POST_SRQ_RECV:
+	case FP_OP_REQ_NOTIFY_CQ:
+		/* the fast path: serve what other processes sent, no thread hop */
+		fp_fabric_drain_all();
+		break;
+	default:
+		break;
+	}
 	return fp_fault_check(fp__script, op);
 }
+
 
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element)
 {
@@ -46,7 +59,8 @@ void fp__qp_event(struct fp_rqp *real, enum ibv_event_type type)
 	fp_list_for_each_safe(p, t, &real->handles) {
 		struct fp_qp *h = fp_container_of(p, struct fp_qp, real_link);
 
-		fp__event_raise(h->ctx, type, (uint64_t)(uintptr_t)&h->vqp.qp);
+		fp__event_raise(h->ctx, type, fp__quirk(FP_Q_QP_EVENT_NO_ELEMENT) ? 0 :
+					      (uint64_t)(uintptr_t)&h->vqp.qp);
 	}
 }
 
@@ -77,7 +91,12 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 			qp = fp_last(&ctx->qps, offsetof(struct fp_qp, link));
 		if (!qp)
 			break;
+		if (qp->real->type == IBV_QPT_XRC_RECV && !fp__quirk(FP_Q_QP_EVENT_NO_ELEMENT)) {
+			fp__tgt_qp_event(qp, r->type);
+			return;
+		}
 		fp__qp_event(qp->real, r->type);
+
 		/* The affiliated error events leave the QP in ERR, as hardware does. */
 		if (r->type == IBV_EVENT_QP_FATAL || r->type == IBV_EVENT_QP_REQ_ERR ||
 		    r->type == IBV_EVENT_QP_ACCESS_ERR)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake device's device-wide state, what a kernel keeps per RDMA device:
- * QP and SRQ numbers, memory keys, XRC domains keyed by inode, and the
- * routing of packets to the QP behind a number. Process-local and behind
- * one mutex for now; the fake kernel daemon takes this over later with the
- * same semantics (only how packets travel changes).
+ * The process-local view of a fake device: the QPs, SRQs and memory keys
+ * of this process, local proxies of XRC domains and target QPs, and the
+ * routing of packets to the QP behind a number. The device-wide truth
+ * (numbers, domains by inode, target QPs and their handles) lives in the
+ * fake kernel daemon; this view only mirrors what this process holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,16 +21,15 @@ struct fp_fabric {
 	int devidx;
 	unsigned users;
 	struct fp_link qps, srqs, mrs, doms;
-	uint32_t next_qpn, next_srqn, key_state;
+	uint32_t key_state;
+	struct fp_xport *xp;		/* this process's receive ring, while joined */
 };
 
 struct fp_xdom {
 	struct fp_fabric *fab;
 	struct fp_link link;
-	bool bound;			/* false: fd == -1, private to one handle */
-	dev_t st_dev;
-	ino_t st_ino;
-	unsigned usecnt;		/* handles, XRC SRQs, live real TGT QPs (XRCD-14) */
+	uint32_t id;			/* the daemon's domain id */
+	unsigned usecnt;		/* local handles, XRC SRQs, target QP proxies */
 };
 
 /* Recursive: a scripted event or fault path may re-enter a helper. */
@@ -58,9 +57,6 @@ struct fp_fabric *fp_fabric_attach(int devidx)
 		fp_list_init(&fab->srqs);
 		fp_list_init(&fab->mrs);
 		fp_list_init(&fab->doms);
-		/* Distinct number ranges per device make cross-device mixups visible. */
-		fab->next_qpn = 0x100u * (unsigned)(devidx + 1) + 0x11;
-		fab->next_srqn = 0x80u * (unsigned)(devidx + 1) + 0x3;
 		fab->key_state = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 12) ^ 0x9e3779b9u;
 		if (!fab->key_state)
 			fab->key_state = 1;
@@ -80,29 +76,12 @@ int fp_fabric_devidx(const struct fp_fabric *fab)
 	return fab->devidx;
 }
 
-/* ---- numbers ------------------------------------------------------------ */
-static uint32_t fp_next_num(uint32_t *next)
+/* ---- numbers (the daemon hands them out) ---------------------------------- */
+void fp_fabric_qp_add(struct fp_fabric *fab, struct fp_rqp *real, uint32_t qpn)
 {
-	uint32_t n = *next;
-
-	/* 24-bit numbers; 0 and 1 are the special QPs. */
-	if (n < 2 || n > 0xffffff)
-		n = 2;
-	*next = n + 1;
-	return n;
-}
-
-uint32_t fp_fabric_qp_add(struct fp_fabric *fab, struct fp_rqp *real)
-{
-	uint32_t n;
-
-	do
-		n = fp_next_num(&fab->next_qpn);
-	while (fp_fabric_qp_find(fab, n));
-	real->qpn = n;
+	real->qpn = qpn;
 	real->fab = fab;
 	fp_list_add_tail(&fab->qps, &real->fab_link);
-	return n;
 }
 
 void fp_fabric_qp_del(struct fp_fabric *fab, struct fp_rqp *real)
@@ -123,17 +102,12 @@ struct fp_rqp *fp_fabric_qp_find(struct fp_fabric *fab, uint32_t qpn)
 	return NULL;
 }
 
-uint32_t fp_fabric_srq_add(struct fp_fabric *fab, struct fp_srq *srq)
+void fp_fabric_srq_add(struct fp_fabric *fab, struct fp_srq *srq, uint32_t srqn)
 {
-	uint32_t n;
-
-	do
-		n = fp_next_num(&fab->next_srqn);
-	while (fp_fabric_srq_find(fab, n));
-	srq->srqn = n;
+	srq->srqn = srqn;
 	fp_list_add_tail(&fab->srqs, &srq->fab_link);
-	return n;
 }
+
 
 void fp_fabric_srq_del(struct fp_fabric *fab, struct fp_srq *srq)
 {
@@ -236,45 +210,26 @@ struct fp_mr *fp_fabric_mr_by_rkey(struct fp_fabric *fab, uint32_t rkey)
 	return NULL;
 }
 
-/* ---- XRC domains -------------------------------------------------------- */
-int fp_fabric_xdom_open(struct fp_fabric *fab, int fd, int oflags, struct fp_xdom **out)
+/* ---- XRC domains: local views of the daemon's, by id --------------------- */
+int fp_fabric_xdom_get_id(struct fp_fabric *fab, uint32_t id, struct fp_xdom **out)
 {
-	struct fp_xdom *dom = NULL;
+	struct fp_xdom *dom;
 	struct fp_link *p, *t;
-	struct stat st;
 
-	if (fd == -1)
-		goto create;		/* XRCD-03/04: oflags are not read */
-	if (fstat(fd, &st))
-		return EBADF;		/* XRCD-10 */
 	fp_list_for_each_safe(p, t, &fab->doms) {
-		struct fp_xdom *d = fp_container_of(p, struct fp_xdom, link);
-
-		if (d->bound && d->st_dev == st.st_dev && d->st_ino == st.st_ino) {
-			dom = d;
-			break;
+		dom = fp_container_of(p, struct fp_xdom, link);
+		if (dom->id == id) {
+			dom->usecnt++;
+			*out = dom;
+			return 0;
 		}
 	}
-	if (dom) {
-		if (oflags & O_EXCL)	/* XRCD-07: EINVAL, not EEXIST */
-			return fp__quirk(FP_Q_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;
-		dom->usecnt++;		/* XRCD-08: same domain, new handle */
-		*out = dom;
-		return 0;
-	}
-	if (!(oflags & O_CREAT))
-		return EAGAIN;		/* XRCD-06 */
-create:
 	dom = calloc(1, sizeof(*dom));
 	if (!dom)
 		return ENOMEM;
 	dom->fab = fab;
+	dom->id = id;
 	dom->usecnt = 1;
-	if (fd != -1) {
-		dom->bound = true;
-		dom->st_dev = st.st_dev;
-		dom->st_ino = st.st_ino;
-	}
 	fp_list_add_tail(&fab->doms, &dom->link);
 	*out = dom;
 	return 0;
@@ -287,34 +242,51 @@ void fp_fabric_xdom_get(struct fp_xdom *dom)
 
 void fp_fabric_xdom_put(struct fp_xdom *dom)
 {
-	struct fp_link *p, *t;
-
+	/* The daemon decides when the domain dies (XRCD-14, LIFE-05); the
+	 * last local use only forgets this view of it. */
 	if (--dom->usecnt)
 		return;
-	/* XRCD-14/15: gone with its last use; seed leftovers go with it. */
-	fp_list_for_each_safe(p, t, &dom->fab->qps) {
-		struct fp_rqp *r = fp_container_of(p, struct fp_rqp, fab_link);
-
-		if (r->dom == dom && r->orphan)
-			fp__rqp_free(r);
-	}
 	fp_list_del(&dom->link);
 	free(dom);
 }
 
 /* ---- routing ------------------------------------------------------------ */
-void fp_fabric_deliver(struct fp_fabric *fab, const struct fp_packet *pkt,
+int fp_fabric_join(struct fp_fabric *fab, struct fk_client *fk)
+{
+	return fp__xport_register(&fab->xp, fab, fk);
+}
+
+struct fp_xport *fp_fabric_leave(struct fp_fabric *fab, struct fk_client *fk)
+{
+	return fp__xport_unregister(&fab->xp, fk);
+}
+
+void fp_fabric_drain_all(void)
+{
+	int i;
+
+	for (i = 0; i < FP_MAX_DEVS; i++)
+		if (fp_fabrics[i].xp)
+			fp__xport_drain(fp_fabrics[i].xp);
+}
+
+void fp_fabric_deliver(struct fp_context *ctx, const struct fp_packet *pkt,
 		       struct fp_response *resp)
 {
-	struct fp_rqp *dst = fp_fabric_qp_find(fab, pkt->dst_qpn);
-	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
+	struct fp_fabric *fab = ctx->fab;
+	struct fp_rqp *dst = NULL;
 
 	resp->data = NULL;
 	resp->len = 0;
 	resp->atomic_orig = 0;
+	/* An XRC target QP is the daemon's: its gate is checked there, and
+	 * its SRQ may live anywhere. Other QPs of this process: right here. */
+	if (pkt->src_type != IBV_QPT_XRC_SEND)
+		dst = fp_fabric_qp_find(fab, pkt->dst_qpn);
 	if (!dst) {
-		resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+		fp__xport_deliver(fab->xp, ctx, pkt, resp);
 		return;
 	}
 	fp__responder(dst, pkt, resp);
 }
+

@@ -46,6 +46,7 @@ struct fk_client {
 	uint32_t wait_seq;
 	void *rbuf;
 	size_t rcap, rlen;
+	int rfd;			/* an fd that came with the awaited reply; -1 */
 	fk_event_fn event_fn;
 	void *event_arg;
 	uint32_t conn_id;
@@ -293,21 +294,44 @@ static void *fk_reader(void *arg)
 	unsigned char *buf = c->rx;
 
 	for (;;) {
+		union {
+			struct cmsghdr align;
+			char space[CMSG_SPACE(sizeof(int))];
+		} ctl;
+		struct iovec iov = { .iov_base = buf, .iov_len = cap };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
+		};
+		struct cmsghdr *cm;
 		struct fk_hdr h;
-		ssize_t n = recv(c->fd, buf, cap, MSG_CMSG_CLOEXEC);
+		int fd = -1;
+		ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < (ssize_t)sizeof(h))
+		for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		if (n < (ssize_t)sizeof(h)) {
+			if (fd >= 0)
+				close(fd);
 			break;			/* EOF, error, or garbage: the connection is over */
+		}
 		memcpy(&h, buf, sizeof(h));
 		if (h.magic != FK_MAGIC || h.version != FK_PROTO_VERSION ||
-		    h.length != (size_t)n - sizeof(h))
+		    h.length != (size_t)n - sizeof(h)) {
+			if (fd >= 0)
+				close(fd);
 			break;
+		}
 		if (h.type == FK_MSG_EVENT) {
 			struct fk_event_msg em;
 			struct fk_event ev;
 
+			if (fd >= 0)
+				close(fd);
 			if (h.length != sizeof(em))
 				break;
 			memcpy(&em, buf + sizeof(h), sizeof(em));
@@ -323,10 +347,14 @@ static void *fk_reader(void *arg)
 		if (c->waiting && !c->got && h.seq == c->wait_seq) {
 			c->rlen = h.length < c->rcap ? h.length : c->rcap;
 			memcpy(c->rbuf, buf + sizeof(h), c->rlen);
+			c->rfd = fd;
+			fd = -1;
 			c->got = true;
 			pthread_cond_broadcast(&c->cond);
 		}
 		pthread_mutex_unlock(&c->lock);
+		if (fd >= 0)
+			close(fd);
 	}
 	pthread_mutex_lock(&c->lock);
 	c->dead = true;
@@ -340,11 +368,11 @@ static void *fk_reader(void *arg)
  * bytes, *rlen the size); returns the transport error, else the reply's
  * status; a success reply must be exactly want bytes (0: any size).
  */
-static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
-		   int pass_fd, void *rep, size_t cap, size_t want, size_t *rlen)
+static int fk_call_fd(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
+		      int pass_fd, void *rep, size_t cap, size_t want, size_t *rlen, int *rfd)
 {
 	struct fk_rep r;
-	int err;
+	int err, gotfd = -1;
 
 	pthread_mutex_lock(&c->call_lock);
 	pthread_mutex_lock(&c->lock);
@@ -359,6 +387,7 @@ static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t
 	c->got = false;
 	c->rbuf = rep;
 	c->rcap = cap;
+	c->rfd = -1;
 	pthread_mutex_unlock(&c->lock);
 
 	err = fk_send(c->fd, type, c->wait_seq, req, len, pass_fd);
@@ -370,6 +399,8 @@ static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t
 		err = ECONNRESET;		/* the daemon went away */
 	c->waiting = false;
 	c->rbuf = NULL;
+	gotfd = c->rfd;
+	c->rfd = -1;
 	pthread_mutex_unlock(&c->lock);
 	if (err)
 		goto out;
@@ -388,7 +419,19 @@ static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t
 		*rlen = c->rlen;
 out:
 	pthread_mutex_unlock(&c->call_lock);
+	if (!err && rfd) {
+		*rfd = gotfd;
+		gotfd = -1;
+	}
+	if (gotfd >= 0)
+		close(gotfd);
 	return err;
+}
+
+static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
+		   int pass_fd, void *rep, size_t cap, size_t want, size_t *rlen)
+{
+	return fk_call_fd(c, type, req, len, pass_fd, rep, cap, want, rlen, NULL);
 }
 
 static int fk_call_pair(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
@@ -523,9 +566,14 @@ void fk_disconnect(struct fk_client *c)
 			break;
 		}
 	pthread_mutex_unlock(&fk_clients_lock);
-	/* the reader sees EOF and ends; then nothing refers to c */
-	shutdown(c->fd, SHUT_RDWR);
+	/* Like the last close of a uverbs fd, this returns once the daemon has
+	 * released what the connection held: it sees our EOF, releases, closes
+	 * its end, and the reader then sees EOF too and ends. (The shutdown acts
+	 * on the socket itself, so copies of the fd in forked children do not
+	 * keep it open.) */
+	shutdown(c->fd, SHUT_WR);
 	pthread_join(c->reader, NULL);
+
 	close(c->fd);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
@@ -752,8 +800,40 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
 		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
 }
 
+int fk_ring_set(struct fk_client *c, int memfd)
+{
+	struct fk_req_num r = { 0 };
+
+	return fk_call(c, FK_MSG_RING_SET, &r, sizeof(r), memfd, &(struct fk_rep){ 0 },
+		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+}
+
+int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigned quirks,
+	     struct fk_route *out)
+{
+	struct fk_req_route r = {
+		.kind = (uint32_t)kind, .num = num, .srqn = srqn, .flags = quirks,
+	};
+	struct fk_rep_route rep;
+	int err, fd = -1;
+
+	err = fk_call_fd(c, FK_MSG_ROUTE, &r, sizeof(r), -1, &rep, sizeof(rep), sizeof(rep),
+			 NULL, &fd);
+	if (err)
+		return err;
+	if (rep.gate == FK_GATE_OK && fd < 0)
+		return EPROTO;
+	out->conn_id = rep.conn_id;
+	out->srqn = rep.srqn;
+	out->gate = rep.gate;
+	out->xrcd_id = rep.xrcd_id;
+	out->fd = fd;
+	return 0;
+}
+
 int fk_dump(struct fk_client *c, char *buf, size_t len)
 {
+
 	struct fk_req_num r = { 0 };
 	size_t cap = sizeof(struct fk_rep) + FK_REPLY_MAX, n = 0, text;
 	char *rep;

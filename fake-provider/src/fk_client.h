@@ -117,7 +117,30 @@ int fk_tgt_qp_query(struct fk_client *c, uint32_t qp_handle, struct ibv_qp_attr 
  * QP_FATAL, QP_REQ_ERR and QP_ACCESS_ERR events also move it to ERR. */
 int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type type);
 
+/*
+ * The data path's rendezvous (packets never pass through the daemon):
+ * fk_ring_set registers the receive ring (a memfd) of this connection's
+ * process; fk_route asks where a packet goes: kind FK_ROUTE_QPN_TO with a
+ * destination QPN (and, for an XRC target QP, the SRQ it names), or
+ * FK_ROUTE_CONN_TO with a connection id (where responses go). On success
+ * with gate FK_ROUTE_OK, out->fd is a new fd of the ring (the caller closes
+ * it) of connection out->conn_id; otherwise out->fd is -1 and gate says why
+ * (the target QP cannot receive; the SRQ is not in its domain). ENOENT:
+ * nobody there.
+ */
+enum { FK_ROUTE_QPN_TO = 0, FK_ROUTE_CONN_TO = 1 };
+enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };
+#define FK_Q_ROUTE_ANY_SRQ		0x1u	/* fk_route: the domain's first SRQ */
+struct fk_route {
+	uint32_t conn_id, srqn, gate, xrcd_id;
+	int fd;
+};
+int fk_ring_set(struct fk_client *c, int memfd);
+int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigned quirks,
+	     struct fk_route *out);
+
 /* The daemon's state as text (see fake-provider/kernel/dump.c), NUL-
+
  * terminated; ENOSPC if it did not fit (buf then holds the start). */
 int fk_dump(struct fk_client *c, char *buf, size_t len);
 

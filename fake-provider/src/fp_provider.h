@@ -3,8 +3,9 @@
  * Internals of the fake provider plugin (libibvct-fake.so): the provider
  * objects (each embeds the public/verbs_* struct first), the per-context
  * state, the cross-file helpers (fp__*) and the device-wide "fabric"
- * interface (fp_fabric_*, fabric.c), which a later issue moves into the
- * fake kernel daemon with the same semantics.
+ * interface (fp_fabric_*, fabric.c): the process-local routing view of
+ * the device, whose numbers, XRC domains and target QPs come from the fake
+ * kernel daemon (fk_client.h, one connection per context).
  *
  * Locking: one plugin-wide mutex (fp_fabric_lock) is held by every op for
  * its whole run, data path included; everything below assumes it is held.
@@ -18,6 +19,7 @@
 #include <sys/types.h>
 #include <infiniband/driver.h>
 #include "fp_script.h"
+#include "fk_client.h"
 
 #define fp_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
 
@@ -75,6 +77,7 @@ struct fp_context {
 	const struct fp_dev_spec *spec;
 	struct fp_fabric *fab;
 	int async_wfd;			/* write end of the async event pipe */
+	struct fk_client *fk;		/* the fake kernel connection (a uverbs fd) */
 	uint32_t next_handle;
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
@@ -145,6 +148,7 @@ struct fp_xrcd {
 	struct fp_link link;
 	struct fp_xdom *dom;
 	unsigned refcnt;		/* SRQs, TGT QPs created and QPs opened through it */
+	uint32_t fk_handle;		/* the daemon's handle */
 	bool closed;			/* closed under a quirk while still referenced */
 };
 
@@ -166,8 +170,9 @@ struct fp_srq {
 
 /*
  * The real QP: state, attributes and queues. A QP of any type but XRC_RECV
- * has exactly one handle (its creator). An XRC_RECV real QP lives in its
- * XRC domain and has one handle per create/open (LIFE-01).
+ * has exactly one handle (its creator). For XRC_RECV this is the process's
+ * proxy of the daemon's real QP: one per QPN, shared by this process's
+ * handles (created or opened); the daemon keeps the truth (LIFE-01..05).
  */
 struct fp_rqp {
 	struct fp_fabric *fab;
@@ -185,7 +190,6 @@ struct fp_rqp {
 	struct fp_srq *srq;
 	struct fp_xdom *dom;		/* XRC_RECV */
 	unsigned usecnt;		/* handles */
-	bool orphan;			/* seed lifetime: no handle, kept in its domain */
 	struct fp_rq rq;
 	uint64_t sq_posted, sq_retired;	/* WQE sequence numbers */
 	uint32_t sq_psn;
@@ -200,6 +204,7 @@ struct fp_qp {
 	struct fp_rqp *real;
 	struct fp_xrcd *xrcd;		/* handle used for XRC_RECV create/open */
 	bool opened;
+	uint32_t fk_handle;		/* XRC_RECV: the daemon's handle */
 	/* What the caller passed, for query_qp's init_attr. */
 	struct ibv_pd *init_pd;
 	struct ibv_cq *init_send_cq, *init_recv_cq;
@@ -261,6 +266,8 @@ void fp__cq_push(struct fp_cq *cq, const struct ibv_wc *wc, struct fp_rqp *sq_qp
 void fp__cq_purge_qp(struct fp_cq *cq, struct fp_rqp *real);
 
 void fp__qp_set_error(struct fp_rqp *real);
+/* A QP event on a target QP: through the daemon, to every handle (LIFE-08). */
+void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type);
 void fp__qp_flush_rq(struct fp_rqp *real);
 void fp__srq_consumed(struct fp_srq *srq);
 
@@ -374,11 +381,11 @@ struct fp_fabric *fp_fabric_attach(int devidx);
 void fp_fabric_detach(struct fp_fabric *fab);
 int fp_fabric_devidx(const struct fp_fabric *fab);
 
-uint32_t fp_fabric_qp_add(struct fp_fabric *fab, struct fp_rqp *real);
+void fp_fabric_qp_add(struct fp_fabric *fab, struct fp_rqp *real, uint32_t qpn);
 void fp_fabric_qp_del(struct fp_fabric *fab, struct fp_rqp *real);
 struct fp_rqp *fp_fabric_qp_find(struct fp_fabric *fab, uint32_t qpn);
 
-uint32_t fp_fabric_srq_add(struct fp_fabric *fab, struct fp_srq *srq);
+void fp_fabric_srq_add(struct fp_fabric *fab, struct fp_srq *srq, uint32_t srqn);
 void fp_fabric_srq_del(struct fp_fabric *fab, struct fp_srq *srq);
 struct fp_srq *fp_fabric_srq_find(struct fp_fabric *fab, uint32_t srqn);
 struct fp_srq *fp_fabric_xdom_first_srq(struct fp_fabric *fab, struct fp_xdom *dom);
@@ -388,15 +395,31 @@ void fp_fabric_mr_del(struct fp_fabric *fab, struct fp_mr *mr);
 struct fp_mr *fp_fabric_mr_by_lkey(struct fp_fabric *fab, uint32_t lkey);
 struct fp_mr *fp_fabric_mr_by_rkey(struct fp_fabric *fab, uint32_t rkey);
 
-/* XRC domains by inode (XRCD-03..15). fd == -1: a private domain. */
-int fp_fabric_xdom_open(struct fp_fabric *fab, int fd, int oflags, struct fp_xdom **out);
+/* The local view of a daemon XRC domain (by its id); counts local uses. */
+int fp_fabric_xdom_get_id(struct fp_fabric *fab, uint32_t id, struct fp_xdom **out);
 void fp_fabric_xdom_get(struct fp_xdom *dom);
-void fp_fabric_xdom_put(struct fp_xdom *dom);	/* destroys it with its last use */
-/* Leftover (seed) target QPs of a domain are destroyed with it. */
+void fp_fabric_xdom_put(struct fp_xdom *dom);	/* forgets it with its last local use */
 void fp__rqp_free(struct fp_rqp *real);
 
-/* Hand a packet to the destination QP; fills *resp. */
-void fp_fabric_deliver(struct fp_fabric *fab, const struct fp_packet *pkt,
+/* Hand a packet from a QP of ctx to the destination QP, in this process or
+ * another (transport.c); fills *resp. */
+void fp_fabric_deliver(struct fp_context *ctx, const struct fp_packet *pkt,
 		       struct fp_response *resp);
+/* The context's connection joins (leaves) the device's receive ring; the
+ * last to leave gets the transport back, to stop once the lock is dropped. */
+int fp_fabric_join(struct fp_fabric *fab, struct fk_client *fk);
+struct fp_xport *fp_fabric_leave(struct fp_fabric *fab, struct fk_client *fk);
+/* Serve what arrived for this process (data path verbs call it inline). */
+void fp_fabric_drain_all(void);
+
+/* ---- the transport between processes (transport.c) ----------------------- */
+struct fp_xport;
+int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_client *fk);
+struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *fk);
+void fp__xport_stop(struct fp_xport *xp);
+void fp__xport_drain(struct fp_xport *xp);
+void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx,
+		       const struct fp_packet *pkt, struct fp_response *resp);
+
 
 #endif /* FP_PROVIDER_H */

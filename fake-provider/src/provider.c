@@ -74,10 +74,55 @@ static struct fp_device *fp_device_new(const char *uverbs_sys_path)
 }
 
 /* ---- contexts -------------------------------------------------------------- */
+/*
+ * A daemon event for one of this context's target QP handles (LIFE-08). It
+ * runs on the connection's reader thread, possibly while an op holds the
+ * plugin lock waiting for a reply, so it takes no lock: the handle (ev->user
+ * is its ibv_qp) lives until the reply that destroys it, which comes after.
+ */
+static void fp_fk_event(void *arg, const struct fk_event *ev)
+{
+	struct fp_context *ctx = arg;
+	struct ibv_qp *qp = (struct ibv_qp *)(uintptr_t)ev->user;
+	struct verbs_async_event_desc d = {
+		.element = ev->user,
+		.event_type = (uint32_t)ev->type,
+	};
+
+	if (ev->type == IBV_EVENT_QP_FATAL || ev->type == IBV_EVENT_QP_REQ_ERR ||
+	    ev->type == IBV_EVENT_QP_ACCESS_ERR)
+		__atomic_store_n(&to_fp_qp(qp)->real->state, IBV_QPS_ERR, __ATOMIC_RELAXED);
+	if (write(ctx->async_wfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+		return;		/* a full pipe loses the event, as fp__event_raise does */
+}
+
+static int fp_ctx_connect(struct fp_context *ctx)
+{
+	const struct fp_dev_spec *spec = ctx->spec;
+	struct fk_limits lim = {
+		.nports = (uint32_t)spec->nports,
+		.max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
+			       ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0,
+		.max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
+				    ? (uint32_t)spec->attr.max_qp_rd_atom : 0,
+	};
+	struct fk_connect_opts opts = {
+		.limits = &lim,
+		.event_fn = fp_fk_event,
+		.event_arg = ctx,
+	};
+	int i;
+
+	for (i = 0; i < spec->nports && i < FP_MAX_PORTS; i++)
+		lim.pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
+	/* FK_LIFETIME_* and FP_LIFE_* have the same values. */
+	return fk_connect(spec->name, (int)fp__script->lifetime, &opts, &ctx->fk);
+}
+
 static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_fd)
 {
 	struct ibv_context *c = &ctx->vctx.context;
-	int p[2];
+	int p[2], err;
 
 	if (pipe2(p, O_CLOEXEC))
 		return errno;
@@ -89,8 +134,26 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	}
 	ctx->dev = dev;
 	ctx->spec = &fp__script->dev[dev->devidx];
-	ctx->fab = fp_fabric_attach(dev->devidx);
 	ctx->async_wfd = p[1];
+	/* The fake kernel connection is this context's uverbs fd. */
+	err = fp_ctx_connect(ctx);
+	if (err) {
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	ctx->fab = fp_fabric_attach(dev->devidx);
+	err = fp_fabric_join(ctx->fab, ctx->fk);
+	if (err) {
+		fp__xport_stop(fp_fabric_leave(ctx->fab, ctx->fk));
+		fp_fabric_detach(ctx->fab);
+		ctx->fab = NULL;
+		fk_disconnect(ctx->fk);
+		ctx->fk = NULL;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
 	fp_list_init(&ctx->pds);
 	fp_list_init(&ctx->mrs);
 	fp_list_init(&ctx->cqs);
@@ -99,7 +162,7 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	fp_list_init(&ctx->ahs);
 	fp_list_init(&ctx->xrcds);
 	c->device = &dev->vdev.device;
-	c->cmd_fd = cmd_fd;		/* -1 until the fake kernel arrives */
+	c->cmd_fd = cmd_fd;
 	c->async_fd = p[0];
 	c->num_comp_vectors = FP_NUM_COMP_VECTORS;
 	return 0;
@@ -108,10 +171,18 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 /* What closing a uverbs fd does: release everything, QPs first (XRCD-17). */
 static void fp_ctx_teardown(struct fp_context *ctx)
 {
+	struct fp_xport *xp;
+
 	if (!ctx->fab)
 		return;			/* already done (free_context and uninit both ran) */
 	fp_fabric_lock();
+	xp = fp_fabric_leave(ctx->fab, ctx->fk);
+	/* The daemon releases the context's device-wide objects when the
+	 * connection closes (XRCD-17, LIFE-04/05); no more events after it. */
+	fk_disconnect(ctx->fk);
+	ctx->fk = NULL;
 	fp__qp_cleanup_ctx(ctx);
+
 	fp__srq_cleanup_ctx(ctx);
 	fp__ah_cleanup_ctx(ctx);
 	fp__xrcd_cleanup_ctx(ctx);
@@ -121,6 +192,8 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	ctx->fab = NULL;
 	fp_trace(fp__script, "close_device(%s)", ctx->spec->name);
 	fp_fabric_unlock();
+	fp__xport_stop(xp);		/* its thread takes the lock: not under it */
+
 	close(ctx->async_wfd);
 	close(ctx->vctx.context.async_fd);
 	ctx->async_wfd = -1;

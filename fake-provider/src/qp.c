@@ -68,13 +68,9 @@ static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *
 	}
 }
 
-static struct fp_qp *fp_qp_handle_new(struct fp_context *ctx, struct fp_rqp *real,
-				      struct fp_xrcd *xrcd)
+static void fp_qp_handle_init(struct fp_qp *h, struct fp_context *ctx, struct fp_rqp *real,
+			      struct fp_xrcd *xrcd)
 {
-	struct fp_qp *h = calloc(1, sizeof(*h));
-
-	if (!h)
-		return NULL;
 	h->ctx = ctx;
 	h->real = real;
 	h->xrcd = xrcd;
@@ -89,7 +85,81 @@ static struct fp_qp *fp_qp_handle_new(struct fp_context *ctx, struct fp_rqp *rea
 		h->vqp.xrcd = &xrcd->vx;
 		h->vqp.comp_mask |= VERBS_QP_XRCD;
 	}
+}
+
+static void fp_tgt_attr_copy(struct fp_rqp *r, const struct ibv_qp_attr *a)
+{
+	r->state = a->qp_state;
+	r->attr.qkey = a->qkey;
+	r->attr.pkey_index = a->pkey_index;
+	r->attr.port_num = a->port_num;
+	r->attr.qp_access_flags = a->qp_access_flags;
+	r->attr.path_mtu = a->path_mtu;
+}
+
+/* This process's proxy of the daemon's target QP qpn: found, or made (and
+ * then filled from the daemon through handle fk_handle). */
+static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct fp_xdom *dom,
+				   uint32_t fk_handle, bool fresh)
+{
+	struct fp_rqp *r = fp_fabric_qp_find(ctx->fab, qpn);
+	struct ibv_qp_attr qa;
+
+	if (r)
+		return r->type == IBV_QPT_XRC_RECV ? r : NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	fp_list_init(&r->handles);
+	r->type = IBV_QPT_XRC_RECV;
+	r->state = IBV_QPS_RESET;
+	if (fp__rq_init(&r->rq, 0, 0)) {
+		free(r);
+		return NULL;
+	}
+	if (!fresh) {
+		memset(&qa, 0, sizeof(qa));
+		if (!fk_tgt_qp_query(ctx->fk, fk_handle, &qa))
+			fp_tgt_attr_copy(r, &qa);
+	}
+	r->dom = dom;
+	fp_fabric_xdom_get(dom);
+	fp_fabric_qp_add(ctx->fab, r, qpn);
+	return r;
+}
+
+/* XRC_RECV: the real QP is made in the daemon; the handle's user value is
+ * its ibv_qp, which the daemon names in events (LIFE-08). */
+static struct fp_qp *fp_tgt_new(struct fp_context *ctx, struct fp_xrcd *xrcd, int *errp)
+{
+	struct fp_qp *h = calloc(1, sizeof(*h));
+	struct fp_rqp *r;
+	uint32_t qpn;
+	int err;
+
+	if (!h) {
+		err = ENOMEM;
+		goto err_out;
+	}
+	err = fk_tgt_qp_create(ctx->fk, xrcd->fk_handle, (uint64_t)(uintptr_t)&h->vqp.qp,
+			       &qpn, &h->fk_handle);
+	if (err)
+		goto err_free_h;
+	r = fp_tgt_proxy(ctx, qpn, xrcd->dom, h->fk_handle, true);
+	if (!r) {
+		err = ENOMEM;
+		goto err_destroy;
+	}
+	fp_qp_handle_init(h, ctx, r, xrcd);
 	return h;
+
+err_destroy:
+	fk_tgt_qp_destroy(ctx->fk, h->fk_handle);
+err_free_h:
+	free(h);
+err_out:
+	*errp = err;
+	return NULL;
 }
 
 static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a, int *errp)
@@ -97,16 +167,24 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	struct fp_xrcd *xrcd = NULL;
 	struct fp_rqp *r;
 	struct fp_qp *h;
+	uint32_t qpn;
 	bool has_rq;
 	int err;
 
 	err = fp_qp_check_init(ctx, a, &xrcd);
 	if (err)
 		goto err_out;
+	if (a->qp_type == IBV_QPT_XRC_RECV) {
+		h = fp_tgt_new(ctx, xrcd, &err);
+		if (!h)
+			goto err_out;
+		goto fill;
+	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
+	h = calloc(1, sizeof(*h));
+	if (!r || !h) {
 		err = ENOMEM;
-		goto err_out;
+		goto err_free_r;
 	}
 	fp_list_init(&r->handles);
 	r->type = a->qp_type;
@@ -114,12 +192,9 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->sq_sig_all = a->sq_sig_all;
 	has_rq = (r->type == IBV_QPT_RC || r->type == IBV_QPT_UC || r->type == IBV_QPT_UD) &&
 		 !a->srq;
-	if (r->type != IBV_QPT_XRC_RECV) {
-		/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0"). */
-		r->cap.max_send_wr = a->cap.max_send_wr;
-		r->cap.max_send_sge = a->cap.max_send_sge;
-		r->cap.max_inline_data = a->cap.max_inline_data;
-	}
+	r->cap.max_send_wr = a->cap.max_send_wr;
+	r->cap.max_send_sge = a->cap.max_send_sge;
+	r->cap.max_inline_data = a->cap.max_inline_data;
 	if (has_rq) {
 		r->cap.max_recv_wr = a->cap.max_recv_wr;
 		r->cap.max_recv_sge = a->cap.max_recv_sge;
@@ -127,30 +202,26 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
 	if (err)
 		goto err_free_r;
-	if (r->type == IBV_QPT_XRC_RECV) {
-		r->dom = xrcd->dom;
-		fp_fabric_xdom_get(r->dom);		/* a real TGT QP holds its domain */
-	} else {
-		r->ctx = ctx;
-		r->pd = to_fp_pd(a->pd);
-		r->scq = to_fp_cq(a->send_cq);
-		r->pd->usecnt++;
-		r->scq->usecnt++;
-		if (r->type != IBV_QPT_XRC_SEND) {
-			r->rcq = to_fp_cq(a->recv_cq);
-			r->rcq->usecnt++;
-			if (a->srq) {
-				r->srq = to_fp_srq(a->srq);
-				r->srq->usecnt++;
-			}
+	err = fk_qpn_alloc(ctx->fk, &qpn);
+	if (err)
+		goto err_free_rq;
+	r->ctx = ctx;
+	r->pd = to_fp_pd(a->pd);
+	r->scq = to_fp_cq(a->send_cq);
+	r->pd->usecnt++;
+	r->scq->usecnt++;
+	if (r->type != IBV_QPT_XRC_SEND) {
+		r->rcq = to_fp_cq(a->recv_cq);
+		r->rcq->usecnt++;
+		if (a->srq) {
+			r->srq = to_fp_srq(a->srq);
+			r->srq->usecnt++;
 		}
 	}
-	fp_fabric_qp_add(ctx->fab, r);
-	h = fp_qp_handle_new(ctx, r, xrcd);
-	if (!h) {
-		err = ENOMEM;
-		goto err_free_rqp;
-	}
+	fp_fabric_qp_add(ctx->fab, r, qpn);
+	fp_qp_handle_init(h, ctx, r, NULL);
+fill:
+	r = h->real;
 	/* QPX-02: the pointers are kept as passed, ignored ones included. */
 	h->init_pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) ? a->pd : NULL;
 	h->init_send_cq = a->send_cq;
@@ -163,13 +234,13 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	h->vqp.qp.srq = a->srq;
 	h->vqp.qp.qp_type = a->qp_type;
 	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
-	a->cap = r->cap;
+	a->cap = r->cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
 	return h;
 
-err_free_rqp:
-	fp__rqp_free(r);
-	goto err_out;
+err_free_rq:
+	fp__rq_free(&r->rq);
 err_free_r:
+	free(h);
 	free(r);
 err_out:
 	*errp = err;
@@ -204,6 +275,8 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 
 	/* attr is the 64-byte 1.1 struct: read only its members. */
 	memset(&ex, 0, sizeof(ex));
+	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
+		(void)*(void *const volatile *)&((struct ibv_qp_init_attr_ex *)attr)->pd;
 	ex.qp_context = attr->qp_context;
 	ex.send_cq = attr->send_cq;
 	ex.recv_cq = attr->recv_cq;
@@ -253,28 +326,42 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 		goto out;
 	}
 	xrcd = fp__xrcd_lookup(ctx, attr->xrcd);		/* OPENQP-06 */
-	r = xrcd ? fp_fabric_qp_find(ctx->fab, attr->qp_num) : NULL;
-	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
-	if (!r || r->type != IBV_QPT_XRC_RECV ||
-	    (r->dom != xrcd->dom && !fp__quirk(FP_Q_OPEN_QP_ANY_DOMAIN))) {
+	if (!xrcd) {
 		err = EINVAL;
 		goto out;
 	}
-	h = fp_qp_handle_new(ctx, r, xrcd);
+	h = calloc(1, sizeof(*h));
 	if (!h) {
 		err = ENOMEM;
 		goto out;
 	}
-	if (r->orphan) {	/* seed lifetime: a leftover QP is picked up again */
-		r->orphan = false;
-		fp_fabric_xdom_get(r->dom);
+	/* OPENQP-05: a live TGT QP of the same domain, whoever made it, in
+	 * any process; the seed model's leftovers too (LIFE-05). */
+	err = fk_tgt_qp_open(ctx->fk, xrcd->fk_handle, attr->qp_num, attr->qp_type,
+			     fp__quirk(FP_Q_OPEN_QP_ANY_DOMAIN) ? FK_Q_OPEN_QP_ANY_DOMAIN : 0,
+			     (uint64_t)(uintptr_t)&h->vqp.qp, &h->fk_handle);
+	if (err)
+		goto err_free_h;
+	r = fp_tgt_proxy(ctx, attr->qp_num, xrcd->dom, h->fk_handle, false);
+	if (!r) {
+		err = ENOMEM;
+		goto err_close_h;
 	}
+	fp_qp_handle_init(h, ctx, r, xrcd);
 	h->opened = true;
 	/* OPENQP-07 */
 	h->vqp.qp.qp_context = attr->qp_context;
 	h->vqp.qp.qp_type = attr->qp_type;
 	h->vqp.qp.state = IBV_QPS_UNKNOWN;
+	goto out;
+
+err_close_h:
+	fk_tgt_qp_destroy(ctx->fk, h->fk_handle);
+err_free_h:
+	free(h);
+	h = NULL;
 out:
+
 	fp__op_end(ctx, FP_OP_OPEN_QP, FP_SUBJ_QP, h, err, "mask=%#x qpn=%u type=%d",
 		   attr->comp_mask, (attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ? attr->qp_num : 0,
 		   (attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) ? (int)attr->qp_type : -1);
@@ -408,6 +495,28 @@ static int fp_qp_check_ports(const struct fp_dev_spec *spec, const struct fp_rqp
 	return 0;
 }
 
+/* A target QP is modified in the daemon (QPX-06..08 there, OPENQP-08); the
+ * proxy keeps what the local responder needs. */
+static int fp_tgt_modify(struct fp_qp *h, const struct ibv_qp_attr *attr, int mask)
+{
+	unsigned q = (fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP) ? FK_Q_MODIFY_NO_MASK_STRIP : 0) |
+		     (fp__quirk(FP_Q_MODIFY_SKIP_TABLE) ? FK_Q_MODIFY_SKIP_TABLE : 0);
+	struct fp_rqp *r = h->real;
+	enum ibv_qp_state st;
+	int err;
+
+	err = fk_tgt_qp_modify(h->ctx->fk, h->fk_handle, attr, mask, q, &st);
+	if (err)
+		return err;
+	if (st == IBV_QPS_RESET)
+		memset(&r->attr, 0, sizeof(r->attr));
+	fp_qp_apply(r, attr, fp_qp_mask_strip(r->type, mask));
+	r->state = st;
+	if (mask & IBV_QP_STATE)
+		h->vqp.qp.state = st;
+	return 0;
+}
+
 int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct fp_qp *h = to_fp_qp(qp);
@@ -418,6 +527,10 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	err = fp__op_begin(FP_OP_MODIFY_QP);
 	if (err)
 		goto out;
+	if (r->type == IBV_QPT_XRC_RECV) {
+		err = fp_tgt_modify(h, attr, mask);
+		goto out;
+	}
 	if (mask & ~FP_QP_STANDARD_BITS) {
 		err = EOPNOTSUPP;				/* QPX-08 */
 		goto out;
@@ -473,8 +586,19 @@ int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	err = fp__op_begin(FP_OP_QUERY_QP);
 	if (err)
 		goto out;
+	if (r->type == IBV_QPT_XRC_RECV) {
+		/* The real QP's attributes, from the daemon (OPENQP-08). */
+		err = fk_tgt_qp_query(h->ctx->fk, h->fk_handle, attr);
+		if (err)
+			goto out;
+		attr->cap = r->cap;
+		fp_tgt_attr_copy(r, attr);
+		goto init;
+	}
 	/* Member by member, never rate_limit: the caller's struct may be the
 	 * 136-byte one; init_attr is the 64-byte ibv_qp_init_attr. */
+	if (fp__quirk(FP_Q_QUERY_QP_WRITES_RATE_LIMIT))
+		attr->rate_limit = 0;
 	attr->qp_state = r->state;			/* OPENQP-08 */
 	attr->cur_qp_state = r->state;
 	attr->path_mtu = s->path_mtu;
@@ -500,7 +624,9 @@ int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	attr->rnr_retry = s->rnr_retry;
 	attr->alt_port_num = s->alt_port_num;
 	attr->alt_timeout = s->alt_timeout;
+init:
 	if (init_attr) {
+
 		init_attr->qp_context = qp->qp_context;
 		init_attr->send_cq = h->init_send_cq;
 		init_attr->recv_cq = h->init_recv_cq;
@@ -518,7 +644,7 @@ out:
 }
 
 /* ---- destruction --------------------------------------------------------- */
-/* Free a real QP: number, queues, references (orphans hold none). */
+/* Free a real QP (or a target QP proxy): queues, references. */
 void fp__rqp_free(struct fp_rqp *r)
 {
 	if (r->scq) {
@@ -536,17 +662,14 @@ void fp__rqp_free(struct fp_rqp *r)
 		r->pd->usecnt--;
 	fp_fabric_qp_del(r->fab, r);
 	fp__rq_free(&r->rq);
-	if (r->dom && !r->orphan)
-		fp_fabric_xdom_put(r->dom);		/* XRCD-14 */
+	if (r->dom)
+		fp_fabric_xdom_put(r->dom);
 	free(r);
 }
 
-/*
- * Drop one handle. explicit_destroy: ibv_destroy_qp (and, in the current
- * lifetime model, cleanup at close: LIFE-04); otherwise the seed model's
- * close-only (LIFE-05), which leaves a last TGT QP in its domain.
- */
-static void fp_qp_drop_handle(struct fp_qp *h, bool explicit_destroy)
+/* Drop one handle here. The daemon has already done its part: an explicit
+ * destroy (LIFE-02/03), or, at close, the connection's end (LIFE-04/05). */
+static void fp_qp_drop_handle(struct fp_qp *h)
 {
 	struct fp_rqp *r = h->real;
 
@@ -556,13 +679,8 @@ static void fp_qp_drop_handle(struct fp_qp *h, bool explicit_destroy)
 		fp__xrcd_put_ref(h->xrcd);
 	free(h);
 	if (--r->usecnt)
-		return;					/* LIFE-02 */
-	if (r->type == IBV_QPT_XRC_RECV && !explicit_destroy) {
-		r->orphan = true;
-		fp_fabric_xdom_put(r->dom);		/* may free r with the domain */
 		return;
-	}
-	fp__rqp_free(r);				/* LIFE-03 */
+	fp__rqp_free(r);
 }
 
 int fp_destroy_qp(struct ibv_qp *qp)
@@ -579,7 +697,13 @@ int fp_destroy_qp(struct ibv_qp *qp)
 		err = EBUSY;				/* multicast groups still attached */
 		goto out;
 	}
-	fp_qp_drop_handle(h, true);
+	if (h->real->type == IBV_QPT_XRC_RECV)
+		err = fk_tgt_qp_destroy(ctx->fk, h->fk_handle);
+	else
+		err = fk_qpn_free(ctx->fk, qpn);
+	if (err)
+		goto out;
+	fp_qp_drop_handle(h);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_QP, FP_SUBJ_NONE, NULL, err, "qpn=%u", qpn);
 	return err;
@@ -587,11 +711,22 @@ out:
 
 void fp__qp_cleanup_ctx(struct fp_context *ctx)
 {
-	bool seed = fp__script->lifetime == FP_LIFE_SEED;
 	struct fp_link *p, *t;
 
 	fp_list_for_each_safe(p, t, &ctx->qps)
-		fp_qp_drop_handle(fp_container_of(p, struct fp_qp, link), !seed);
+		fp_qp_drop_handle(fp_container_of(p, struct fp_qp, link));
+}
+
+void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type)
+{
+	int err = fk_event_raise(h->ctx->fk, h->fk_handle, type);
+
+	if (err)
+		fp_trace(fp__script, "event %s on qpn %u: %d", ibv_event_type_str(type),
+			 h->real->qpn, err);
+	else if (type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
+		 type == IBV_EVENT_QP_ACCESS_ERR)
+		h->real->state = IBV_QPS_ERR;		/* the daemon did the same */
 }
 
 /* ---- multicast (UD only; membership is only counted) --------------------- */

@@ -2,7 +2,8 @@
 /*
  * Shared receive queues, basic and XRC (SRQX-*), and the receive-queue
  * storage that QPs use too. Every SRQ gets a device-unique number from the
- * fabric; XRC SRQs also join their XRC domain, which routes to them.
+ * fake kernel daemon; an XRC SRQ is also made there, in its XRC domain
+ * (which it holds: XRCD-14, LIFE-12), so that any process can address it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 {
 	enum ibv_srq_type type = IBV_SRQT_BASIC;
 	struct fp_srq *srq;
+	uint32_t srqn;
 	int err;
 
 	err = fp_srq_check(ctx, attr, &type);
@@ -137,6 +139,12 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 			  attr->attr.max_sge ? (int)attr->attr.max_sge : 1);
 	if (err)
 		goto err_free_srq;
+	if (type == IBV_SRQT_XRC)
+		err = fk_srq_create_xrc(ctx->fk, to_fp_xrcd(attr->xrcd)->fk_handle, &srqn);
+	else
+		err = fk_srqn_alloc(ctx->fk, &srqn);
+	if (err)
+		goto err_free_rq;
 	srq->ctx = ctx;
 	srq->type = type;
 	srq->pd = to_fp_pd(attr->pd);
@@ -149,7 +157,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 		srq->xrcd->refcnt++;		/* XRCD-13 */
 		fp_fabric_xdom_get(srq->dom);	/* XRCD-14, LIFE-12 */
 	}
-	fp_fabric_srq_add(ctx->fab, srq);
+	fp_fabric_srq_add(ctx->fab, srq, srqn);
 	srq->vsrq.srq.handle = ++ctx->next_handle;
 	srq->vsrq.srq_type = type;
 	srq->vsrq.srq_num = srq->srqn;
@@ -164,6 +172,8 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	fp_list_add_tail(&ctx->srqs, &srq->link);
 	return srq;
 
+err_free_rq:
+	fp__rq_free(&srq->rq);
 err_free_srq:
 	free(srq);
 err_out:
@@ -201,6 +211,8 @@ struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 
 	/* attr is the 24-byte 1.1 struct: read only its own fields. */
 	memset(&ex, 0, sizeof(ex));
+	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
+		(void)*(const volatile int *)&((struct ibv_srq_init_attr_ex *)attr)->srq_type;
 	ex.srq_context = attr->srq_context;
 	ex.attr.max_wr = attr->attr.max_wr;
 	ex.attr.max_sge = attr->attr.max_sge;
@@ -253,7 +265,12 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 		err = EBUSY;
 		goto out;
 	}
+	err = srq->type == IBV_SRQT_XRC ? fk_srq_destroy(ctx->fk, srqn)
+					 : fk_srqn_free(ctx->fk, srqn);
+	if (err)
+		goto out;
 	fp_srq_free(srq);
+
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_SRQ, FP_SUBJ_NONE, NULL, err, "srqn=%u", srqn);
 	return err;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * XRC domain handles (XRCD-*). The domain itself, keyed by inode, is
- * device-wide state in the fabric; each open returns a distinct handle that
+ * device-wide state in the fake kernel daemon (which fstat()s the passed
+ * fd and applies XRCD-03..17); each open returns a distinct handle that
  * counts the SRQs and QPs created or opened through it (XRCD-13).
  */
 #include <errno.h>
@@ -21,6 +22,7 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 	struct fp_context *ctx = to_fp_ctx(context);
 	struct fp_xrcd *x = NULL;
 	struct fp_xdom *dom;
+	uint32_t id;
 	int err;
 
 	err = fp__op_begin(FP_OP_OPEN_XRCD);
@@ -44,10 +46,16 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 		err = ENOMEM;
 		goto out;
 	}
-	/* XRCD-11: only O_CREAT and O_EXCL mean anything. */
-	err = fp_fabric_xdom_open(ctx->fab, attr->fd, attr->oflags & (O_CREAT | O_EXCL), &dom);
+	/* XRCD-11: only O_CREAT and O_EXCL mean anything; XRCD-10: a closed fd
+	 * fails to travel (EBADF). */
+	err = fk_xrcd_open(ctx->fk, attr->fd, attr->oflags & (O_CREAT | O_EXCL),
+			   fp__quirk(FP_Q_XRCD_EXCL_EEXIST) ? FK_Q_XRCD_EXCL_EEXIST : 0,
+			   &x->fk_handle, &id);
 	if (err)
 		goto err_free_x;
+	err = fp_fabric_xdom_get_id(ctx->fab, id, &dom);
+	if (err)
+		goto err_close_x;
 	x->ctx = ctx;
 	x->dom = dom;
 	x->vx.handle = ++ctx->next_handle;
@@ -55,6 +63,8 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 	fp_list_add_tail(&ctx->xrcds, &x->link);
 	goto out;
 
+err_close_x:
+	fk_xrcd_close(ctx->fk, x->fk_handle, 0);
 err_free_x:
 	free(x);
 	x = NULL;
@@ -99,6 +109,10 @@ int fp_close_xrcd(struct ibv_xrcd *ibx)
 		err = EBUSY;				/* XRCD-13, LIFE-10 */
 		goto out;
 	}
+	err = fk_xrcd_close(ctx->fk, x->fk_handle,
+			    fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY) ? FK_Q_XRCD_CLOSE_NOT_BUSY : 0);
+	if (err)
+		goto out;
 	fp_fabric_xdom_put(x->dom);			/* XRCD-14/16 */
 	if (x->refcnt)
 		x->closed = true;
@@ -109,7 +123,9 @@ out:
 	return err;
 }
 
-/* XRCD-17: after the context's QPs and SRQs are gone. */
+/* XRCD-17: after the context's QPs and SRQs are gone; the daemon releases
+ * its side when the connection closes. */
+
 void fp__xrcd_cleanup_ctx(struct fp_context *ctx)
 {
 	struct fp_link *p, *t;

@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: MIT
+# Shared by the report tools (ci/report-*, ci/compare-runs, ci/verify-bundle,
+# ci/certify): reads a run directory's TAP into per-test and per-requirement
+# results, and the requirement catalogue, must-pass list and waivers.
+# Loaded with `require`; Perl core modules and TAP::Parser only.
+#
+# TAP convention (team brief): a test names its requirement IDs in brackets
+# at the end of its description, `ok 7 - xrcd_open_excl [XRCD-07]`, several
+# separated by blanks. Directives map to statuses:
+#   ok                      pass
+#   not ok                  fail
+#   ok # SKIP reason        skip (not supported; the reason is kept)
+#   not ok # TODO reason    deviation (a known deviation, fixtures/expect/)
+#   ok # TODO reason        fixed (a known deviation that now passes)
+#   not ok # SKIP reason    fail (cmocka 1.1.5's form; prove fails it too)
+# A requirement takes the worst status of the tests naming it (order below);
+# one no test names is "notrun".
+package IBVCT::Report;
+use strict;
+use warnings;
+use TAP::Parser;
+
+our @STATUS_ORDER = qw(fail deviation fixed pass skip notrun);
+our %RANK;
+@RANK{@STATUS_ORDER} = reverse 0 .. $#STATUS_ORDER;
+our %LABEL = (
+	pass => 'pass', fail => 'FAIL', skip => 'not supported (skip)',
+	deviation => 'known deviation', fixed => 'fixed', notrun => 'not run',
+	waived => 'waived',
+);
+our $ID_RE = qr/[A-Z]+-[0-9]+/;
+
+sub slurp {
+	my ($path) = @_;
+	open(my $fh, '<', $path) or return undef;
+	local $/;
+	my $text = <$fh>;
+	close $fh;
+	return $text;
+}
+
+# Requirement catalogue: [ [ID, title], ... ] in file order.
+sub read_requirements {
+	my ($path) = @_;
+	my $text = slurp($path);
+	defined $text or die "cannot read $path: $!\n";
+	my @reqs;
+	for (split /\n/, $text) {
+		next if /^\s*(#|$)/;
+		my ($id, $title) = split /\t/, $_, 2;
+		die "$path: bad line: $_\n" unless $id =~ /^$ID_RE$/ && defined $title;
+		push @reqs, [ $id, $title ];
+	}
+	return \@reqs;
+}
+
+# Must-pass list: (version, [IDs]).
+sub read_mustpass {
+	my ($path) = @_;
+	my $text = slurp($path);
+	defined $text or die "cannot read $path: $!\n";
+	my ($version, @ids);
+	for (split /\n/, $text) {
+		next if /^\s*(#|$)/;
+		if (/^version:\s*(\S+)/) { $version = $1; next }
+		next if /^[a-z]+:/;
+		s/\s+$//;
+		die "$path: bad line: $_\n" unless /^$ID_RE$/;
+		push @ids, $_;
+	}
+	die "$path: no version line\n" unless defined $version;
+	return ($version, \@ids);
+}
+
+# Waivers: "ID reason..." per line; a waiver without a reason is refused.
+sub read_waivers {
+	my ($path) = @_;
+	my %w;
+	my $text = slurp($path);
+	return (\%w, []) unless defined $text;
+	my @bad;
+	for (split /\n/, $text) {
+		next if /^\s*(#|$)/;
+		if (/^($ID_RE)\s+(\S.*?)\s*$/) { $w{$1} = $2 }
+		else { push @bad, "waiver without ID or reason: $_" }
+	}
+	return (\%w, \@bad);
+}
+
+# The TAP files of a run: DIR/tap/*.tap (ci/conformance) and DIR/*.tap
+# (a suite runner writing one <suite>.tap per program); name => path.
+sub tap_files {
+	my ($dir) = @_;
+	my %f;
+	my @l = (glob("$dir/*.tap"), glob("$dir/tap/*.tap"));
+	for my $p (@l) {
+		(my $name = $p) =~ s{.*/}{};
+		$name =~ s/\.tap$//;
+		$f{$name} = $p;
+	}
+	return \%f;
+}
+
+# One program's TAP: its tests, plan and what is wrong with it, if anything.
+sub parse_program {
+	my ($name, $path) = @_;
+	my $text = slurp($path);
+	$text = '' unless defined $text;
+	(my $base = $path) =~ s/\.tap$//;
+	my $rc = slurp("$base.rc");
+	$rc =~ s/\s+//g if defined $rc;
+	my $p = TAP::Parser->new({ tap => $text });
+	my (@tests, %seen, $plans);
+	$plans = 0;
+	while (my $r = $p->next) {
+		if ($r->is_plan) { $plans++; next }
+		if ($r->is_comment && @tests) {
+			my $d = $tests[-1]{diag};
+			push @$d, $r->comment if @$d < 20;
+			next;
+		}
+		next unless $r->is_test;
+		my $desc = $r->description // '';
+		$desc =~ s/^\s*-\s*//;
+		my @ids;
+		if ($desc =~ s/\s*\[((?:$ID_RE)(?:\s+$ID_RE)*)\]\s*$//) {
+			@ids = split ' ', $1;
+		}
+		$desc = "test " . $r->number if $desc eq '';
+		my $key = $desc;
+		$key .= " #" . $seen{$desc} if $seen{$desc}++;
+		my ($status, $reason) = ('pass', '');
+		if ($r->has_skip) {
+			($status, $reason) = $r->is_actual_ok
+				? ('skip', $r->explanation // '')
+				: ('fail', 'not ok # SKIP (counts as a failure in TAP)');
+		} elsif ($r->has_todo) {
+			$status = $r->is_actual_ok ? 'fixed' : 'deviation';
+			$reason = $r->explanation // '';
+		} elsif (!$r->is_actual_ok) {
+			$status = 'fail';
+		}
+		push @tests, { num => $r->number, name => $desc, key => $key, ids => \@ids,
+			status => $status, reason => $reason, diag => [] };
+	}
+	my @problems;
+	push @problems, "exit $rc" if defined $rc && $rc ne '' && $rc ne '0';
+	my $failed = grep { $_->{status} eq 'fail' } @tests;
+	push @problems, "no plan" if $plans == 0;
+	push @problems, "$plans plans" if $plans > 1;
+	my $planned = $p->tests_planned;
+	push @problems, sprintf("planned %d, ran %d", $planned, scalar @tests)
+		if $plans == 1 && defined $planned && $planned != @tests;
+	push @problems, map { "TAP: $_" } grep { !/plan/i } $p->parse_errors;
+	my %n = map { $_ => 0 } @STATUS_ORDER;
+	$n{ $_->{status} }++ for @tests;
+	my $skip_all = $p->skip_all;
+	$skip_all = undef if defined $skip_all && $plans != 1;
+	return {
+		name => $name, tap => $path, rc => $rc, tests => \@tests,
+		planned => $planned, skip_all => $skip_all, problems => \@problems,
+		counts => \%n,
+		ok => (!@problems && !$n{fail}) ? 1 : 0,
+		stderr => (-e "$base.stderr" ? "$base.stderr" : undef),
+		# What is wrong beyond failed tests: a plan problem, TAP errors, a
+		# crash or timeout (exit >= 124), or an error exit with no failed test.
+		broken => [ grep { !(/^exit (\d+)$/ && $1 < 124 && $failed) } @problems ],
+	};
+}
+
+# A whole run: programs by name plus the requirement aggregation.
+#   $reqs: from read_requirements (may be empty: all IDs are then "unknown")
+sub parse_run {
+	my ($dir, $reqs) = @_;
+	my $files = tap_files($dir);
+	my %prog = map { $_ => parse_program($_, $files->{$_}) } keys %$files;
+	my %known = map { $_->[0] => 1 } @{ $reqs || [] };
+	my (%req, %unknown);
+	for my $id (keys %known) {
+		$req{$id} = { status => 'notrun', tests => [], reasons => [] };
+	}
+	for my $pn (sort keys %prog) {
+		for my $t (@{ $prog{$pn}{tests} }) {
+			$t->{program} = $pn;
+			for my $id (@{ $t->{ids} }) {
+				if (!$known{$id}) { push @{ $unknown{$id} }, $t; next }
+				my $r = $req{$id};
+				push @{ $r->{tests} }, $t;
+				if ($r->{status} eq 'notrun' || $RANK{ $t->{status} } > $RANK{ $r->{status} }) {
+					$r->{status} = $t->{status};
+				}
+			}
+		}
+	}
+	# Reasons of the tests that gave the requirement its status.
+	for my $r (values %req) {
+		my %u;
+		$r->{reasons} = [ grep { $_ ne '' && !$u{$_}++ }
+			map { $_->{reason} } grep { $_->{status} eq $r->{status} } @{ $r->{tests} } ];
+	}
+	return { dir => $dir, programs => \%prog, req => \%req, unknown => \%unknown };
+}
+
+# Per-ID status counts over the catalogue (for summaries).
+sub count_status {
+	my ($run, $ids) = @_;
+	my %n = map { $_ => 0 } @STATUS_ORDER;
+	$n{ $run->{req}{$_}{status} }++ for @$ids;
+	return \%n;
+}
+
+# key=value lines (fingerprint.txt); later keys win; order kept.
+sub read_kv {
+	my ($path) = @_;
+	my (@order, %kv);
+	my $text = slurp($path);
+	return ([], {}) unless defined $text;
+	for (split /\n/, $text) {
+		next unless /^([A-Za-z0-9_.\-]+)=(.*)$/;
+		push @order, $1 unless exists $kv{$1};
+		$kv{$1} = $2;
+	}
+	return (\@order, \%kv);
+}
+
+# Machine-readable results (results.tsv): one line per program, test and
+# requirement; tabs inside fields become blanks.
+sub write_results_tsv {
+	my ($run, $reqs, $mandatory, $path) = @_;
+	my $clean = sub { my $s = shift // ''; $s =~ s/[\t\n]+/ /g; $s };
+	open(my $fh, '>', $path) or die "cannot write $path: $!\n";
+	print $fh "# ibvct results: program NAME VERDICT PROBLEMS | test PROGRAM NAME STATUS IDS REASON | req ID STATUS MANDATORY REASONS\n";
+	for my $pn (sort keys %{ $run->{programs} }) {
+		my $p = $run->{programs}{$pn};
+		print $fh join("\t", 'program', $pn, $p->{ok} ? 'ok' : 'FAIL',
+			$clean->(join('; ', @{ $p->{problems} }))), "\n";
+	}
+	for my $pn (sort keys %{ $run->{programs} }) {
+		for my $t (@{ $run->{programs}{$pn}{tests} }) {
+			print $fh join("\t", 'test', $pn, $clean->($t->{key}), $t->{status},
+				join(' ', @{ $t->{ids} }), $clean->($t->{reason})), "\n";
+		}
+	}
+	for my $r (@$reqs) {
+		my $q = $run->{req}{ $r->[0] };
+		print $fh join("\t", 'req', $r->[0], $q->{status},
+			$mandatory->{ $r->[0] } ? 'mandatory' : 'optional',
+			$clean->(join('; ', @{ $q->{reasons} }))), "\n";
+	}
+	close $fh or die "cannot write $path: $!\n";
+}
+
+# A run given as a directory or as a certification bundle (.tar.gz):
+# returns the directory holding the run (a bundle is unpacked under $tmp).
+sub open_run {
+	my ($what, $tmp) = @_;
+	return $what if -d $what;
+	die "$what: neither a directory nor a .tar.gz bundle\n" unless -f $what && $what =~ /\.t(ar\.)?gz$/;
+	my @names = `tar -tzf '$what' 2>/dev/null`;
+	die "$what: not a readable tar.gz\n" if $? || !@names;
+	chomp @names;
+	for (@names) {
+		die "$what: unsafe member name: $_\n" if m{^/} || m{(^|/)\.\.(/|$)};
+	}
+	system('tar', '-xzf', $what, '-C', $tmp, '--no-same-owner', '--no-same-permissions') == 0
+		or die "$what: cannot unpack\n";
+	my @top = grep { -d $_ } glob("$tmp/*");
+	die "$what: a bundle holds exactly one top directory\n" unless @top == 1;
+	return $top[0];
+}
+
+sub html_escape {
+	my $s = shift // '';
+	$s =~ s/&/&amp;/g;
+	$s =~ s/</&lt;/g;
+	$s =~ s/>/&gt;/g;
+	$s =~ s/"/&quot;/g;
+	# Control characters are not allowed in XML 1.0; TAP may carry them.
+	$s =~ s/[\x00-\x08\x0b\x0c\x0e-\x1f]/?/g;
+	return $s;
+}
+
+1;

@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How packets travel between processes. Each process has one receive ring
+ * (an "inbox": a memfd, registered with the fake kernel daemon by every
+ * context of the device) per device; a requester asks the daemon once where
+ * a QPN lives (fk_route), maps that process's inbox, and from then on writes
+ * its packets straight into it. The destination runs the responder
+ * (fp__responder, datapath.c) on them: inline whenever it is in a data path
+ * verb, else on its progress thread, which sleeps on a futex in the inbox.
+ * Reliable requests wait for the response in their own inbox, serving
+ * their own inbox meanwhile, so two processes sending to each other never
+ * wait for each other. XRC packets go to the process of the SRQ they name,
+ * after the daemon's gate check of the target QP (asked per message, so the
+ * target QP's state is always current).
+ *
+ * Locking: everything here runs under the plugin lock, except the progress
+ * thread's sleep and the producers' ring lock (a robust process-shared
+ * mutex in the inbox: a producer killed inside it does not wedge the ring).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp_provider.h"
+
+#define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
+#define FP_INBOX_HDR	4096u
+#define FP_INBOX_DATA	(4u << 20)
+#define FP_REC_MAX	(1u << 20)		/* largest payload one packet carries */
+#define FP_WAIT_MS	10000			/* a response not back by then: retries exhausted */
+#define FP_SPIN_NS	20000			/* spin this long before sleeping */
+
+struct fp_inbox {
+	uint32_t magic;
+	int32_t owner_pid;
+	uint64_t head;			/* consumer's position (bytes, monotonic) */
+	uint64_t tail;			/* committed producers' position */
+	uint32_t seq;			/* futex word: bumped by every commit */
+	uint32_t sleepers;		/* > 0: someone waits on seq */
+	pthread_mutex_t lock;		/* producers */
+};
+
+enum { FP_REC_PAD = 1, FP_REC_REQ, FP_REC_RESP };
+
+struct fp_rec {
+	uint32_t kind, len;		/* len: the whole record, 8-aligned */
+	uint64_t id;
+	uint32_t from;			/* REQ: connection id of the requester's inbox */
+	uint32_t want;			/* REQ: a response is awaited */
+	union {
+		struct fp_packet pkt;	/* REQ: payload follows */
+		struct {
+			enum fp_ack status;
+			uint32_t len;
+			uint64_t atomic_orig;
+		} resp;			/* RESP: data follows */
+	} u;
+};
+
+struct fp_peer {
+	struct fp_peer *next;
+	dev_t st_dev;
+	ino_t st_ino;
+	struct fp_inbox *ib;
+	bool self;
+};
+
+struct fp_route_ent {
+	struct fp_route_ent *next;
+	uint32_t key;			/* a QPN, or a connection id */
+	bool conn;
+	struct fp_peer *peer;
+};
+
+#define FP_XPORT_MAX_FK 64
+
+struct fp_xport {
+	struct fp_fabric *fab;
+	pid_t pid;			/* the process it belongs to (fork check) */
+	int memfd;
+	struct fp_inbox *ib;
+	struct stat st;
+	pthread_t thread;
+	bool thread_up;
+	volatile int stop;
+	struct fk_client *fk[FP_XPORT_MAX_FK];	/* registered connections */
+	uint32_t fk_id[FP_XPORT_MAX_FK];
+	int nfk;
+	struct fp_peer *peers;
+	struct fp_route_ent *routes;
+	bool draining;
+	uint64_t next_id, wait_id;
+	bool wait_done;
+	struct fp_response wait_resp;
+};
+
+static char *fp_ib_data(struct fp_inbox *ib)
+{
+	return (char *)ib + FP_INBOX_HDR;
+}
+
+static long long fp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long fp_mult(void)
+{
+	const char *m = getenv("IBVCT_TIMEOUT_MULT");
+	long v = m ? strtol(m, NULL, 10) : 1;
+
+	return v > 0 && v < 1000 ? v : 1;
+}
+
+static void fp_futex_wait(uint32_t *addr, uint32_t val, long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void fp_futex_wake(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static bool fp_ib_empty(struct fp_inbox *ib)
+{
+	return __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE) ==
+	       __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
+}
+
+/* Sleep until the inbox has something (or ms pass). */
+static void fp_ib_sleep(struct fp_inbox *ib, long ms)
+{
+	uint32_t seq;
+
+	__atomic_add_fetch(&ib->sleepers, 1, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&ib->seq, __ATOMIC_SEQ_CST);
+	if (fp_ib_empty(ib))
+		fp_futex_wait(&ib->seq, seq, ms);
+	__atomic_sub_fetch(&ib->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- producing into a (peer's or our own) inbox ------------------------------ */
+static int fp_ib_lock(struct fp_inbox *ib)
+{
+	int err = pthread_mutex_lock(&ib->lock);
+
+	if (err == EOWNERDEAD) {
+		/* A producer died holding it; it never committed, so nothing to undo. */
+		pthread_mutex_consistent(&ib->lock);
+		err = 0;
+	}
+	return err;
+}
+
+/* Commit one record (header + up to two data parts); EAGAIN when full. */
+static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uint32_t n1)
+{
+	uint32_t len = (uint32_t)((sizeof(*h) + n1 + 7) & ~(size_t)7);
+	uint64_t head, tail, pad = 0;
+	char *data = fp_ib_data(ib);
+	int err;
+
+	err = fp_ib_lock(ib);
+	if (err)
+		return err;
+	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
+	tail = ib->tail;
+	if (tail % FP_INBOX_DATA + len > FP_INBOX_DATA)
+		pad = FP_INBOX_DATA - tail % FP_INBOX_DATA;	/* records never wrap */
+	if (tail - head + pad + len > FP_INBOX_DATA) {
+		pthread_mutex_unlock(&ib->lock);
+		return EAGAIN;
+	}
+	if (pad) {
+		struct fp_rec *p = (struct fp_rec *)(void *)(data + tail % FP_INBOX_DATA);
+
+		p->kind = FP_REC_PAD;
+		p->len = (uint32_t)pad;
+		tail += pad;
+	}
+	h->len = len;
+	memcpy(data + tail % FP_INBOX_DATA, h, sizeof(*h));
+	if (n1)
+		memcpy(data + tail % FP_INBOX_DATA + sizeof(*h), d1, n1);
+	__atomic_store_n(&ib->tail, tail + len, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ib->lock);
+	__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST))
+		fp_futex_wake(&ib->seq);
+	return 0;
+}
+
+static bool fp_pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+/* Push, waiting for room (serving our own inbox meanwhile if serve). */
+static int fp_push_wait(struct fp_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
+			const void *d1, uint32_t n1, bool serve)
+{
+	long long end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_mult();
+	int err;
+
+	while ((err = fp_ib_push(ib, h, d1, n1)) == EAGAIN) {
+		if (fp_now_ns() > end || !fp_pid_alive(ib->owner_pid))
+			return ETIMEDOUT;
+		if (serve)
+			fp__xport_drain(xp);
+		sched_yield();
+	}
+	return err;
+}
+
+/* ---- peers and routes ------------------------------------------------------- */
+static struct fp_peer *fp_peer_get(struct fp_xport *xp, int fd)
+{
+	struct fp_peer *p;
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st))
+		return NULL;
+	for (p = xp->peers; p; p = p->next)
+		if (p->st_dev == st.st_dev && p->st_ino == st.st_ino)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->st_dev = st.st_dev;
+	p->st_ino = st.st_ino;
+	p->self = st.st_dev == xp->st.st_dev && st.st_ino == xp->st.st_ino;
+	if (p->self) {
+		p->ib = xp->ib;
+	} else {
+		m = mmap(NULL, FP_INBOX_HDR + FP_INBOX_DATA, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+		if (m == MAP_FAILED || ((struct fp_inbox *)m)->magic != FP_INBOX_MAGIC) {
+			if (m != MAP_FAILED)
+				munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
+			free(p);
+			return NULL;
+		}
+		p->ib = m;
+	}
+	p->next = xp->peers;
+	xp->peers = p;
+	return p;
+}
+
+static struct fp_route_ent *fp_route_find(struct fp_xport *xp, uint32_t key, bool conn)
+{
+	struct fp_route_ent *e;
+
+	for (e = xp->routes; e; e = e->next)
+		if (e->key == key && e->conn == conn)
+			return e;
+	return NULL;
+}
+
+static void fp_route_drop(struct fp_xport *xp, uint32_t key, bool conn)
+{
+	struct fp_route_ent **pp, *e;
+
+	for (pp = &xp->routes; (e = *pp); pp = &e->next)
+		if (e->key == key && e->conn == conn) {
+			*pp = e->next;
+			free(e);
+			return;
+		}
+}
+
+static struct fk_client *fp_xport_fk(struct fp_xport *xp)
+{
+	return xp->nfk ? xp->fk[xp->nfk - 1] : NULL;
+}
+
+/*
+ * The peer for a key through the daemon; XRC (srqn given) is never cached,
+ * every other answer is; out receives the XRC gate's verdict.
+ */
+static struct fp_peer *fp_route(struct fp_xport *xp, struct fk_client *fk, int kind,
+				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
+				struct fk_route *out)
+{
+	bool conn = kind == FK_ROUTE_CONN_TO;
+	struct fp_route_ent *e = xrc ? NULL : fp_route_find(xp, num, conn);
+	struct fp_peer *p;
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	if (e)
+		return e->peer;
+	if (!fk || fk_route(fk, kind, num, srqn, quirks, out) || out->gate != FK_ROUTE_OK)
+		return NULL;
+	p = fp_peer_get(xp, out->fd);
+	close(out->fd);
+	out->fd = -1;
+	if (!p || xrc)
+		return p;
+	e = calloc(1, sizeof(*e));
+	if (e) {
+		e->key = num;
+		e->conn = conn;
+		e->peer = p;
+		e->next = xp->routes;
+		xp->routes = e;
+	}
+	return p;
+}
+
+/* ---- the responder side: what arrives in our inbox ---------------------------- */
+/* A packet from another process, for a QP (or an XRC SRQ) of this one. */
+static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
+			struct fp_response *resp)
+{
+	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
+	struct fp_rqp *dst;
+
+	resp->data = NULL;
+	resp->len = 0;
+	resp->atomic_orig = 0;
+	if (pkt->src_type == IBV_QPT_XRC_SEND) {
+		/* The daemon passed the target QP's gate; the SRQ is ours. */
+		struct fp_srq *srq = fp_fabric_srq_find(xp->fab, pkt->xrc_srqn);
+		struct fp_rqp gate;
+
+		if (!srq || srq->type != IBV_SRQT_XRC) {
+			resp->status = FP_NAK_INV_REQ;
+			return;
+		}
+		memset(&gate, 0, sizeof(gate));
+		fp_list_init(&gate.handles);
+		gate.fab = xp->fab;
+		gate.type = IBV_QPT_XRC_RECV;
+		gate.qpn = pkt->dst_qpn;
+		gate.state = IBV_QPS_RTR;
+		gate.dom = srq->dom;
+		fp__responder(&gate, pkt, resp);
+		return;
+	}
+	dst = fp_fabric_qp_find(xp->fab, pkt->dst_qpn);
+	if (!dst) {
+		resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+		return;
+	}
+	fp__responder(dst, pkt, resp);
+}
+
+static void fp_handle_req(struct fp_xport *xp, const struct fp_rec *h)
+{
+	struct fp_packet pkt = h->u.pkt;
+	struct fp_response resp = { 0 };
+	struct fk_route rt;
+	struct fp_peer *p;
+	struct fp_rec r;
+
+	pkt.payload = h + 1;
+	fp_rx_local(xp, &pkt, &resp);
+	if (!h->want)
+		goto out;
+	p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt);
+	if (!p)
+		goto out;			/* the requester is gone */
+	memset(&r, 0, sizeof(r));
+	r.kind = FP_REC_RESP;
+	r.id = h->id;
+	r.u.resp.status = resp.status;
+	r.u.resp.len = resp.data ? resp.len : 0;
+	r.u.resp.atomic_orig = resp.atomic_orig;
+	if (p->self) {
+		/* our own request, through our own inbox: no copy needed */
+		if (xp->wait_id == h->id && !xp->wait_done) {
+			xp->wait_resp = resp;
+			xp->wait_done = true;
+			return;
+		}
+		goto out;
+	}
+	fp_push_wait(xp, p->ib, &r, resp.data, r.u.resp.len, false);
+out:
+	free(resp.data);
+}
+
+static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
+{
+	if (h->id != xp->wait_id || xp->wait_done)
+		return;				/* late: its requester gave up */
+	xp->wait_resp.status = h->u.resp.status;
+	xp->wait_resp.atomic_orig = h->u.resp.atomic_orig;
+	xp->wait_resp.len = h->u.resp.len;
+	xp->wait_resp.data = NULL;
+	if (h->u.resp.len) {
+		xp->wait_resp.data = malloc(h->u.resp.len);
+		if (xp->wait_resp.data)
+			memcpy(xp->wait_resp.data, h + 1, h->u.resp.len);
+		else
+			xp->wait_resp.status = FP_NAK_REM_OP;
+	}
+	xp->wait_done = true;
+}
+
+void fp__xport_drain(struct fp_xport *xp)
+{
+	struct fp_inbox *ib;
+	uint64_t head;
+
+	if (!xp || xp->draining || xp->pid != getpid())
+		return;
+	ib = xp->ib;
+	xp->draining = true;
+	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
+	while (head != __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE)) {
+		const struct fp_rec *h = (const struct fp_rec *)(const void *)
+					 (fp_ib_data(ib) + head % FP_INBOX_DATA);
+
+		if (h->kind == FP_REC_REQ)
+			fp_handle_req(xp, h);
+		else if (h->kind == FP_REC_RESP)
+			fp_handle_resp(xp, h);
+		head += h->len;
+		__atomic_store_n(&ib->head, head, __ATOMIC_RELEASE);
+	}
+	xp->draining = false;
+}
+
+/* ---- the requester side ------------------------------------------------------- */
+static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_packet *pkt,
+		      uint32_t from, bool want, struct fp_response *resp)
+{
+	long long now = fp_now_ns(), spin_end = now + FP_SPIN_NS,
+		  end = now + (long long)FP_WAIT_MS * 1000000LL * fp_mult();
+	struct fp_rec r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = FP_REC_REQ;
+	r.id = ++xp->next_id;
+	r.from = from;
+	r.want = want;
+	r.u.pkt = *pkt;
+	r.u.pkt.payload = NULL;
+	xp->wait_id = r.id;
+	xp->wait_done = false;
+	err = fp_push_wait(xp, p->ib, &r, pkt->payload,
+			   pkt->op == FP_PKT_READ ? 0 : pkt->len, true);
+	if (err || !want)
+		goto out;
+	while (!xp->wait_done) {
+		fp__xport_drain(xp);
+		if (xp->wait_done)
+			break;
+		now = fp_now_ns();
+		if (now > end || (!p->self && !fp_pid_alive(p->ib->owner_pid))) {
+			err = ETIMEDOUT;
+			break;
+		}
+		if (now < spin_end)
+			continue;
+		fp_ib_sleep(xp->ib, 50);
+	}
+	if (!err)
+		*resp = xp->wait_resp;
+out:
+	xp->wait_id = 0;
+	return err;
+}
+
+void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct fp_packet *pkt,
+		       struct fp_response *resp)
+{
+	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
+	bool xrc = pkt->src_type == IBV_QPT_XRC_SEND;
+	struct fp_packet p2 = *pkt;
+	struct fk_route rt;
+	struct fp_peer *p;
+	int tries;
+
+	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+	if (!xp || xp->pid != getpid() || (pkt->op != FP_PKT_READ && pkt->len > FP_REC_MAX) ||
+	    (pkt->op == FP_PKT_READ && pkt->len > FP_REC_MAX))
+		return;
+	for (tries = 0; tries < 2; tries++) {
+		p = fp_route(xp, ctx->fk, FK_ROUTE_QPN_TO, pkt->dst_qpn, xrc, pkt->xrc_srqn,
+			     fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0, &rt);
+		if (!p) {
+			if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)
+				resp->status = FP_NAK_INV_REQ;	/* WR-03 */
+			return;
+		}
+		if (xrc)
+			p2.xrc_srqn = rt.srqn;
+		if (p->self) {
+			/* ours after all (an XRC SRQ of this process) */
+			fp_rx_local(xp, &p2, resp);
+			return;
+		}
+		if (fp_send_to(xp, p, &p2, fk_conn_id(ctx->fk), reliable, resp)) {
+			fp_route_drop(xp, pkt->dst_qpn, false);
+			return;
+		}
+		if (!reliable) {
+			resp->status = FP_ACK_OK;
+			return;
+		}
+		/* a cached route to a QPN that moved on: ask once more */
+		if (resp->status != FP_ACK_NO_PATH || xrc)
+			return;
+		fp_route_drop(xp, pkt->dst_qpn, false);
+	}
+}
+
+/* ---- lifetime ------------------------------------------------------------------- */
+static void *fp_progress(void *arg)
+{
+	struct fp_xport *xp = arg;
+	sigset_t all;
+
+	/* signals are the application's business, not this thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
+		if (fp_ib_empty(xp->ib)) {
+			fp_ib_sleep(xp->ib, 200);
+			continue;
+		}
+		fp_fabric_lock();
+		fp__xport_drain(xp);
+		fp_fabric_unlock();
+	}
+	return NULL;
+}
+
+static struct fp_xport *fp_xport_new(struct fp_fabric *fab)
+{
+	struct fp_xport *xp = calloc(1, sizeof(*xp));
+	pthread_mutexattr_t ma;
+	void *m;
+
+	if (!xp)
+		return NULL;
+	xp->fab = fab;
+	xp->pid = getpid();
+	xp->memfd = memfd_create("ibvct-inbox", MFD_CLOEXEC);
+	if (xp->memfd < 0)
+		goto err_free;
+	if (ftruncate(xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA) || fstat(xp->memfd, &xp->st))
+		goto err_close;
+	m = mmap(NULL, FP_INBOX_HDR + FP_INBOX_DATA, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 xp->memfd, 0);
+	if (m == MAP_FAILED)
+		goto err_close;
+	xp->ib = m;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&xp->ib->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	xp->ib->owner_pid = xp->pid;
+	xp->ib->magic = FP_INBOX_MAGIC;
+	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
+		goto err_unmap;
+	xp->thread_up = true;
+	return xp;
+
+err_unmap:
+	munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
+err_close:
+	close(xp->memfd);
+err_free:
+	free(xp);
+	return NULL;
+}
+
+/* Unmap and free; the thread (if it is ours and up) must be stopped. */
+static void fp_xport_free(struct fp_xport *xp)
+{
+	while (xp->peers) {
+		struct fp_peer *p = xp->peers;
+
+		xp->peers = p->next;
+		if (!p->self)
+			munmap(p->ib, FP_INBOX_HDR + FP_INBOX_DATA);
+		free(p);
+	}
+	while (xp->routes) {
+		struct fp_route_ent *e = xp->routes;
+
+		xp->routes = e->next;
+		free(e);
+	}
+	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
+	close(xp->memfd);
+	free(xp);
+}
+
+int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_client *fk)
+{
+	struct fp_xport *xp = *xpp;
+	int err;
+
+	if (xp && xp->pid != getpid()) {
+		/* inherited through fork(): the parent's, and its thread is not here */
+		fp_xport_free(xp);
+		xp = *xpp = NULL;
+	}
+	if (!xp) {
+		xp = fp_xport_new(fab);
+		if (!xp)
+			return ENOMEM;
+		*xpp = xp;
+	}
+	if (xp->nfk == FP_XPORT_MAX_FK)
+		return EMFILE;
+	err = fk_ring_set(fk, xp->memfd);
+	if (err)
+		return err;
+	xp->fk_id[xp->nfk] = fk_conn_id(fk);
+	xp->fk[xp->nfk++] = fk;
+	return 0;
+}
+
+struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *fk)
+{
+	struct fp_xport *xp = *xpp;
+	int i;
+
+	if (!xp || xp->pid != getpid())
+		return NULL;
+	for (i = 0; i < xp->nfk; i++)
+		if (xp->fk[i] == fk) {
+			xp->fk[i] = xp->fk[xp->nfk - 1];
+			xp->fk_id[i] = xp->fk_id[xp->nfk - 1];
+			xp->nfk--;
+			break;
+		}
+	/* a route through a connection that goes may name it: forget them all */
+	while (xp->routes) {
+		struct fp_route_ent *e = xp->routes;
+
+		xp->routes = e->next;
+		free(e);
+	}
+	if (xp->nfk)
+		return NULL;
+	*xpp = NULL;
+	return xp;			/* the caller stops it once unlocked */
+}
+
+void fp__xport_stop(struct fp_xport *xp)
+{
+	if (!xp)
+		return;
+	__atomic_store_n(&xp->stop, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&xp->ib->seq, 1, __ATOMIC_SEQ_CST);
+	fp_futex_wake(&xp->ib->seq);
+	if (xp->thread_up)
+		pthread_join(xp->thread, NULL);
+	fp_xport_free(xp);
+}

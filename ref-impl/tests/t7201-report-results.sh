@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t7201: the report tools read the suites' TAP convention right. A synthetic
+# run with one of each result goes through ci/report-html (results.tsv) and
+# ci/report-summary: pass, fail, skip with its reason, known deviation (not
+# ok # TODO), fixed (ok # TODO), several IDs on one test, the worst result
+# winning for an ID named twice, program problems (exit status, plan), and
+# an ID outside the catalogue.
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBVCT_SRC=$src
+. "$src/ci/report-testdata.sh"
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+check() { t=$1; shift; if "$@"; then ok "$t"; else not_ok "$t"; fi; }
+has() { grep -qxF -- "$1" "$2" || { echo "# missing line in $2: $1" | tr '\t' '|'; return 1; }; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7201.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+tab=$(printf '\t')
+
+echo "1..13"
+rt_run_mixed "$tmp/run"
+check "report-html runs on a mixed run" perl "$src/ci/report-html" "$tmp/run"
+r=$tmp/run/results.tsv
+check "pass" has "req${tab}XRCD-01${tab}pass${tab}mandatory${tab}" "$r"
+check "fail, also when a passing test names the ID too" has "req${tab}XRCD-02${tab}fail${tab}mandatory${tab}" "$r"
+check "skip keeps its reason" has "req${tab}XRCD-03${tab}skip${tab}mandatory${tab}no xrc" "$r"
+check "not ok with a TODO is a known deviation" has "req${tab}XRCD-04${tab}deviation${tab}mandatory${tab}known deviation: returns EINVAL" "$r"
+check "ok with a TODO is fixed, for each of its IDs" sh -c "grep -qxF 'req${tab}XRCD-05${tab}fixed${tab}mandatory${tab}was EBUSY' '$r' && grep -qxF 'req${tab}LIFE-10${tab}fixed${tab}mandatory${tab}was EBUSY' '$r'"
+check "an ID nobody names is not run" has "req${tab}QPX-13${tab}notrun${tab}optional${tab}" "$r"
+check "one row per catalogue ID" test "$(grep -c '^req' "$r")" = "$(grep -c '^[A-Z]' "$src/fixtures/requirements.txt")"
+check "exit status and short plan make a program fail" has "program${tab}t9003-crash${tab}FAIL${tab}exit 139; planned 3, ran 1" "$r"
+check "a skipped program is ok" has "program${tab}t9002-skipall${tab}ok${tab}" "$r"
+
+perl "$src/ci/report-summary" "$tmp/run" >"$tmp/sum" 2>&1
+check "summary counts the catalogue" grep -q "^requirements: $(grep -c '^[A-Z]' "$src/fixtures/requirements.txt") in the catalogue: 1 FAIL, 1 known deviation, 2 fixed, 2 pass, 1 not supported (skip), " "$tmp/sum"
+check "summary names the failing ID and test" grep -q '^  XRCD-02 .*t9001-mixed: xrcd_open_reserved_mask_refused' "$tmp/sum"
+check "summary lists IDs outside the catalogue" grep -q '^IDs not in fixtures/requirements.txt: ZZZ-99$' "$tmp/sum"
+[ $fail = 0 ] || sed 's/^/# /' "$tmp/sum"
+exit $fail

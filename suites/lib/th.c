@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The suite runner: TAP, device selection and skips, one process per test
+ * with a timeout, scratch dirs, expected results. The parent never calls
+ * ibv_*: device probing runs in a child too, so every test starts from a
+ * process with no verbs state (and on the reference target, a fresh fake
+ * provider).
+ */
+#include <ctype.h>
+#include <ftw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "th.h"
+
+#ifndef TH_SRCDIR
+#define TH_SRCDIR "."
+#endif
+#define TH_SKIP_STATUS	77
+#define TH_DIAG_MAX	60
+
+/* What the probe child found; shared with test children through fork. */
+static struct {
+	char dev[64];
+	char provider[64];		/* expectations key: "fake", "mlx5", "rxe" */
+	uint8_t port;
+	int xrc;			/* XRC usable */
+	int xrc_cap;			/* IBV_DEVICE_XRC reported */
+	char xrc_why[256];
+} th_dev;
+
+static int th_res_fd = -1;		/* test child -> parent: S/N lines */
+static char th_test_dir[PATH_MAX + 256];
+
+/* ---- small utilities ------------------------------------------------- */
+static void th_res_write(char kind, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n;
+
+	buf[0] = kind;
+	buf[1] = ' ';
+	n = vsnprintf(buf + 2, sizeof(buf) - 3, fmt, ap);
+	if (n < 0)
+		return;
+	n = (int)strlen(buf);
+	for (int i = 2; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	buf[n++] = '\n';
+	if (th_res_fd >= 0 && write(th_res_fd, buf, (size_t)n) < 0)
+		return;
+}
+
+void th_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	th_res_write('S', fmt, ap);
+	va_end(ap);
+	_exit(TH_SKIP_STATUS);
+}
+
+void th_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	th_res_write('N', fmt, ap);
+	va_end(ap);
+}
+
+void th_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(NULL);
+	_exit(1);
+}
+
+int th_strict(void)
+{
+#ifdef TH_TARGET_REF
+	return 1;
+#else
+	const char *s = getenv("IBVCT_STRICT");
+
+	return s && !strcmp(s, "1");
+#endif
+}
+
+const char *th_mode(void)
+{
+	return th__ref_mode();
+}
+
+/* IBVCT_LIFETIME names the model under test (a real device whose kernel
+ * is known, or on ref a deliberate mismatch that must fail); else the
+ * reference target's script says it. */
+const char *th_lifetime(void)
+{
+	const char *l = getenv("IBVCT_LIFETIME");
+
+	if (l && (!strcmp(l, "current") || !strcmp(l, "seed")))
+		return l;
+	return th__ref_lifetime();
+}
+
+void th_errno_strict(int got, int want, const char *what)
+{
+	if (got == want)
+		return;
+	if (th_strict())
+		th_fail("%s: errno %d (%s), want %d (%s)", what, got, strerror(got), want,
+			strerror(want));
+	th_note("%s: errno %d (%s), the spec's %d (%s) is a tightening of upstream", what, got,
+		strerror(got), want, strerror(want));
+}
+
+int th_file(const char *name)
+{
+	int fd = open(name, O_RDWR | O_CREAT, 0600);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static long th_timeout_ms(void)
+{
+	const char *m = getenv("IBVCT_TIMEOUT_MULT");
+	long mult = m ? strtol(m, NULL, 10) : 1;
+
+	return 30000L * (mult > 0 ? mult : 1);
+}
+
+static long th_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int th_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static int th_rm_tree(const char *dir)
+{
+	/* Only our own mkdtemp() dirs reach here. */
+	if (!dir[0] || dir[0] != '/' || strstr(dir, "ibvct-suite.") == NULL)
+		return -1;
+	return nftw(dir, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- device selection (in a child) ------------------------------------ */
+static void th_provider_key(const char *dev, char *out, size_t len)
+{
+	size_t n = strlen(dev);
+
+	/* mlx5_0 -> mlx5, rxe0 -> rxe, fake0 -> fake */
+	while (n && isdigit((unsigned char)dev[n - 1]))
+		n--;
+	while (n && dev[n - 1] == '_')
+		n--;
+	snprintf(out, len, "%.*s", (int)n, dev);
+}
+
+static int th_probe_child(int wfd, const char *base)
+{
+	const char *want = getenv("IBVCT_DEVICE");
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_device_attr da;
+	char msg[1024] = "";
+	int n = 0, i;
+
+	if (th_mode() && th__ref_reenv(base, NULL, -1, NULL, 0, msg + 5, sizeof(msg) - 5)) {
+		memcpy(msg, "SKIP ", 5);
+		goto out;
+	}
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		snprintf(msg, sizeof(msg), "SKIP ibv_get_device_list: %s", strerror(errno));
+		goto out;
+	}
+	if (n == 0) {
+		snprintf(msg, sizeof(msg), "SKIP no RDMA device (ibv_get_device_list found none)");
+		goto out_free;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_port_attr pa;
+		uint8_t p;
+
+		if (want && want[0] && strcmp(want, name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			snprintf(msg, sizeof(msg), "SKIP ibv_open_device(%s): %s", name,
+				 strerror(errno));
+			continue;
+		}
+		if (ibv_query_device(ctx, &da)) {
+			snprintf(msg, sizeof(msg), "SKIP ibv_query_device(%s) failed", name);
+			ibv_close_device(ctx);
+			ctx = NULL;
+			continue;
+		}
+		for (p = 1; p <= da.phys_port_cnt; p++)
+			if (!ibv_query_port(ctx, p, &pa) && pa.state == IBV_PORT_ACTIVE)
+				break;
+		if (p > da.phys_port_cnt) {
+			snprintf(msg, sizeof(msg), "SKIP no active port on %s", name);
+			ibv_close_device(ctx);
+			ctx = NULL;
+			continue;
+		}
+		snprintf(th_dev.dev, sizeof(th_dev.dev), "%s", name);
+		th_dev.port = p;
+		break;
+	}
+	if (!ctx) {
+		if (!msg[0])
+			snprintf(msg, sizeof(msg), "SKIP IBVCT_DEVICE=%s: no such device", want);
+		goto out_free;
+	}
+	th_dev.xrc_cap = !!(da.device_cap_flags & IBV_DEVICE_XRC);
+	if (!th_dev.xrc_cap) {
+		snprintf(th_dev.xrc_why, sizeof(th_dev.xrc_why),
+			 "%s does not report IBV_DEVICE_XRC (rxe and siw never do: COMPAT-20..24)",
+			 th_dev.dev);
+	} else {
+		struct ibv_xrcd *x = th_xrcd(ctx, -1, O_CREAT);
+
+		if (x) {
+			th_dev.xrc = 1;
+			ibv_close_xrcd(x);
+		} else {
+			snprintf(th_dev.xrc_why, sizeof(th_dev.xrc_why),
+				 "%s reports IBV_DEVICE_XRC but ibv_open_xrcd fails: %s "
+				 "(a provider without XRC ops, COMPAT-09)", th_dev.dev, strerror(errno));
+		}
+	}
+	ibv_close_device(ctx);
+	snprintf(msg, sizeof(msg), "OK %s %u %d %d %s", th_dev.dev, th_dev.port, th_dev.xrc,
+		 th_dev.xrc_cap, th_dev.xrc_why);
+out_free:
+	ibv_free_device_list(list);
+out:
+	if (write(wfd, msg, strlen(msg)) < 0)
+		return 1;
+	return 0;
+}
+
+/* Returns 0 with th_dev filled, or 1 with the skip reason in why. */
+static int th_probe(char *why, size_t len, const char *base)
+{
+	char buf[1024];
+	int pfd[2], st;
+	ssize_t n, got = 0;
+	pid_t pid;
+	unsigned port;
+
+	if (pipe(pfd))
+		return snprintf(why, len, "pipe: %s", strerror(errno)), 1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		alarm((unsigned)(th_timeout_ms() / 1000));
+		_exit(th_probe_child(pfd[1], base));
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(pfd[0]);
+	buf[got] = 0;
+	waitpid(pid, &st, 0);
+	if (!strncmp(buf, "SKIP ", 5)) {
+		snprintf(why, len, "%s", buf + 5);
+		return 1;
+	}
+	if (strncmp(buf, "OK ", 3) || sscanf(buf + 3, "%63s %u %d %d", th_dev.dev, &port,
+					     &th_dev.xrc, &th_dev.xrc_cap) != 4) {
+		snprintf(why, len, "device probe failed (%s)",
+			 WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "no answer");
+		return 1;
+	}
+	th_dev.port = (uint8_t)port;
+	{
+		/* the rest of the line after the four fields is the XRC reason */
+		const char *p = buf + 3;
+
+		for (int f = 0; f < 4 && p; f++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		snprintf(th_dev.xrc_why, sizeof(th_dev.xrc_why), "%s", p ? p : "");
+	}
+	th_provider_key(th_dev.dev, th_dev.provider, sizeof(th_dev.provider));
+	return 0;
+}
+
+struct ibv_context *th_open(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n = 0, i;
+
+	list = ibv_get_device_list(&n);
+	assert_non_null(list);
+	for (i = 0; i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), th_dev.dev))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		th_fail("cannot open %s: %s", th_dev.dev, strerror(errno));
+	return ctx;
+}
+
+void th_reenv(const char *mode, int xrc, const char *extra)
+{
+	char err[512], cwd[PATH_MAX];
+
+	/* the current dir: peers of one test re-create in dirs of their own */
+	if (th__ref_reenv(getcwd(cwd, sizeof(cwd)) ? cwd : th_test_dir, mode, xrc, extra, 1, err,
+			  sizeof(err)))
+		th_skip("%s", err);
+}
+
+/* ---- expected results --------------------------------------------------- */
+struct th_expect {
+	char name[128];
+	char reason[256];
+};
+
+static struct th_expect *th_exp;
+static size_t th_nexp;
+
+static void th_expect_load(void)
+{
+	const char *src = getenv("IBVCT_SRC");
+	const char *path = getenv("IBVCT_EXPECT");
+	char buf[PATH_MAX], line[512];
+	FILE *f;
+
+	if (!path || !path[0]) {
+		snprintf(buf, sizeof(buf), "%s/fixtures/expect/%s.txt", src && src[0] ? src : TH_SRCDIR,
+			 th_dev.provider);
+		path = buf;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char name[128], kw[16];
+		int off = 0;
+
+		if (line[0] == '#' || sscanf(line, "%127s %15s %n", name, kw, &off) < 2 ||
+		    strcmp(kw, "TODO") || !off)
+			continue;
+		/* NAME@COND: only under that mode or lifetime model */
+		if (strchr(name, '@')) {
+			const char *cond = strchr(name, '@') + 1;
+
+			if (!((th_mode() && !strcmp(cond, th_mode())) ||
+			      (th_lifetime() && !strcmp(cond, th_lifetime()))))
+				continue;
+			*strchr(name, '@') = 0;
+		}
+		th_exp = realloc(th_exp, (th_nexp + 1) * sizeof(*th_exp));
+		if (!th_exp)
+			break;
+		snprintf(th_exp[th_nexp].name, sizeof(th_exp->name), "%s", name);
+		snprintf(th_exp[th_nexp].reason, sizeof(th_exp->reason), "%s", line + off);
+		th_exp[th_nexp].reason[strcspn(th_exp[th_nexp].reason, "\n")] = 0;
+		th_nexp++;
+	}
+	fclose(f);
+}
+
+static const char *th_expect_todo(const char *name)
+{
+	for (size_t i = 0; i < th_nexp; i++)
+		if (!strcmp(th_exp[i].name, name))
+			return th_exp[i].reason;
+	return NULL;
+}
+
+/* ---- running one test ---------------------------------------------------- */
+static const struct th_test *th_cur;
+static struct th_ctx *th_cur_ctx;
+
+static void th_cm_run(void **state)
+{
+	th_cur->fn(th_cur_ctx);
+}
+
+static void th_child(const struct th_test *t, int wfd, const char *dir)
+{
+	struct th_ctx c = { .dev_name = th_dev.dev, .port = th_dev.port, .dir = dir };
+	char fk[PATH_MAX + 300];
+	int log;
+
+	setpgid(0, 0);
+	th_res_fd = wfd;
+	snprintf(th_test_dir, sizeof(th_test_dir), "%s", dir);
+	log = open("log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (log >= 0) {
+		dup2(log, 1);
+		dup2(log, 2);
+		close(log);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a private fake-kernel run dir per test, when one is in use */
+	if (getenv("IBVCT_RUNDIR")) {
+		snprintf(fk, sizeof(fk), "%s/fk", dir);
+		if (!mkdir(fk, 0700))
+			setenv("IBVCT_RUNDIR", fk, 1);
+	}
+	if ((t->flags & TH_NOXRC) && th_dev.xrc_cap)
+		th_reenv(NULL, 0, NULL);	/* ref only; skips elsewhere */
+	if (!(t->flags & (TH_NO_CTX | TH_NOXRC)))
+		c.ctx = th_open();
+	/* A one-test cmocka group, its output into the log: a failed assert
+	 * is reported there (cmocka keeps the message otherwise) and ends the
+	 * test function. */
+	th_cur = t;
+	th_cur_ctx = &c;
+	{
+		const struct CMUnitTest one[] = { { .name = t->name, .test_func = th_cm_run } };
+
+		cmocka_set_message_output(CM_OUTPUT_STDOUT);
+		if (_cmocka_run_group_tests(t->name, one, 1, NULL, NULL)) {
+			fflush(NULL);
+			_exit(1);
+		}
+	}
+	if (c.ctx && ibv_close_device(c.ctx))
+		th_fail("ibv_close_device failed");
+	fflush(NULL);
+	_exit(0);
+}
+
+static void th_print_file(const char *path, int max)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (++n > max) {
+			printf("# ... (more in %s)\n", path);
+			break;
+		}
+		line[strcspn(line, "\n")] = 0;
+		printf("#   %s\n", line);
+	}
+	fclose(f);
+}
+
+static int th_run_one(size_t num, const struct th_test *t, const char *base)
+{
+	char dir[PATH_MAX + 256], skip[1024] = "", notes[8192] = "", buf[4096];
+	char path[PATH_MAX + 300];
+	const char *todo = th_expect_todo(t->name);
+	long deadline;
+	int pfd[2], st = 0, timed_out = 0, pass, skipped;
+	ssize_t n;
+	size_t nl = 0;
+	pid_t pid, w;
+
+	/* decided without a process */
+	if ((t->flags & TH_XRC) && !th_dev.xrc)
+		snprintf(skip, sizeof(skip), "%s", th_dev.xrc_why);
+	else if ((t->flags & TH_NOXRC) && th_dev.xrc_cap && !th_mode())
+		snprintf(skip, sizeof(skip), "%s has IBV_DEVICE_XRC", th_dev.dev);
+	else if ((t->flags & TH_REF_ONLY) && !th_mode())
+		snprintf(skip, sizeof(skip), "needs the reference target's scripted fake device");
+	if (skip[0]) {
+		printf("ok %zu - %s [%s] # SKIP %s\n", num, t->name, t->ids, skip);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", base, t->name);
+	if (mkdir(dir, 0700) || pipe(pfd))
+		th_fail("Bail out! %s: %s", dir, strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		printf("Bail out! fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		if (chdir(dir))
+			_exit(1);
+		th_child(t, pfd[1], dir);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	deadline = th_now_ms() + th_timeout_ms();
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (th_now_ms() > deadline) {
+			timed_out = 1;
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		if (poll(&p, 1, 10) > 0) {
+			n = read(pfd[0], buf, sizeof(buf));
+			if (n > 0 && nl + (size_t)n < sizeof(notes) - 1) {
+				memcpy(notes + nl, buf, (size_t)n);
+				nl += (size_t)n;
+			}
+		}
+	}
+	/* peers the test left behind go with its group */
+	kill(-pid, SIGKILL);
+	while ((n = read(pfd[0], buf, sizeof(buf))) > 0)
+		if (nl + (size_t)n < sizeof(notes) - 1) {
+			memcpy(notes + nl, buf, (size_t)n);
+			nl += (size_t)n;
+		}
+	notes[nl] = 0;
+	close(pfd[0]);
+
+	skipped = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TH_SKIP_STATUS;
+	pass = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (skipped) {
+		char *s = strstr(notes, "S ");
+
+		while (s && s != notes && s[-1] != '\n')
+			s = strstr(s + 1, "S ");
+		snprintf(skip, sizeof(skip), "%s", s ? s + 2 : "skipped");
+		skip[strcspn(skip, "\n")] = 0;
+		printf("ok %zu - %s [%s] # SKIP %s\n", num, t->name, t->ids, skip);
+	} else if (pass) {
+		printf("ok %zu - %s [%s]%s%s\n", num, t->name, t->ids, todo ? " # TODO " : "",
+		       todo ? todo : "");
+		if (todo)
+			printf("# %s: fixed: passes now; remove it from fixtures/expect/%s.txt\n",
+			       t->name, th_dev.provider);
+	} else {
+		printf("not ok %zu - %s [%s]%s%s\n", num, t->name, t->ids, todo ? " # TODO " : "",
+		       todo ? todo : "");
+		if (timed_out)
+			printf("# %s: timeout: killed after %ld s\n", t->name, th_timeout_ms() / 1000);
+		else if (WIFSIGNALED(st))
+			printf("# %s: killed by signal %d (%s)%s\n", t->name, WTERMSIG(st),
+			       strsignal(WTERMSIG(st)),
+			       WTERMSIG(st) == SIGSEGV ? ": an access past a struct's end hits its guard page" : "");
+		else
+			printf("# %s: exit status %d\n", t->name, WEXITSTATUS(st));
+		snprintf(path, sizeof(path), "%s/log", dir);
+		th_print_file(path, TH_DIAG_MAX);
+		printf("# %s: scratch dir kept: %s\n", t->name, dir);
+	}
+	/* notes, whatever the result */
+	for (char *l = strtok(notes, "\n"); l; l = strtok(NULL, "\n"))
+		if (l[0] == 'N' && l[1] == ' ')
+			printf("# %s: %s\n", t->name, l + 2);
+	fflush(stdout);
+	if (pass || skipped)
+		th_rm_tree(dir);
+	return pass || skipped || todo ? 0 : 1;
+}
+
+int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	char base[PATH_MAX], why[1024], err[1024];
+	const char *tmp = getenv("TMPDIR");
+	size_t i, sel = 0, num = 0;
+	int fail = 0, a;
+	unsigned char *want = calloc(n ? n : 1, 1);
+
+	if (!want)
+		return 1;
+	if (argc > 1 && !strcmp(argv[1], "-l")) {
+		for (i = 0; i < n; i++)
+			printf("%s [%s]\n", tests[i].name, tests[i].ids);
+		free(want);
+		return 0;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: %s [-l | NAME...]\n  -l      list the tests and their requirement IDs\n"
+		       "  NAME... run only these tests\n"
+		       "env: IBVCT_DEVICE, IBVCT_TIMEOUT_MULT, IBVCT_SCRIPT (TARGET=ref), "
+		       "IBVCT_EXPECT, IBVCT_LIFETIME (system target)\n", argv[0]);
+		free(want);
+		return 0;
+	}
+	for (a = 1; a < argc; a++) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(argv[a], tests[i].name))
+				break;
+		if (i == n) {
+			printf("Bail out! no test named %s (see -l)\n", argv[a]);
+			free(want);
+			return 2;
+		}
+		want[i] = 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (argc == 1)
+			want[i] = 1;
+		sel += want[i];
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (th__ref_setup(err, sizeof(err))) {
+		printf("Bail out! %s\n", err);
+		free(want);
+		return 1;
+	}
+	snprintf(base, sizeof(base), "%s/ibvct-suite.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	if (!mkdtemp(base)) {
+		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
+		free(want);
+		return 1;
+	}
+	if (th_probe(why, sizeof(why), base)) {
+		printf("1..0 # SKIP %s\n", why);
+		th_rm_tree(base);
+		th__ref_cleanup();
+		free(want);
+		return 0;
+	}
+	th_expect_load();
+	printf("1..%zu\n", sel);
+	printf("# target %s, device %s port %u%s%s%s%s, XRC %s\n",
+#ifdef TH_TARGET_REF
+	       "ref",
+#else
+	       "system",
+#endif
+	       th_dev.dev, th_dev.port, th_mode() ? ", mode " : "", th_mode() ? th_mode() : "",
+	       th_lifetime() ? ", lifetime " : "", th_lifetime() ? th_lifetime() : "",
+	       th_dev.xrc ? "yes" : th_dev.xrc_why);
+	for (i = 0; i < n; i++)
+		if (want[i])
+			fail |= th_run_one(++num, &tests[i], base);
+	if (!fail)
+		th_rm_tree(base);
+	else
+		rmdir(base);	/* only when no failed test's dir is kept inside */
+	th__ref_cleanup();
+	free(want);
+	free(th_exp);
+	return fail;
+}
+
+/* ---- processes ----------------------------------------------------------- */
+void th_peer_start(struct th_peer *p, void (*fn)(struct th_peer *self, void *arg), void *arg)
+{
+	int a[2], b[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(a), 0);
+	assert_int_equal(pipe(b), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct th_peer self = { .pid = 0, .to = b[1], .from = a[0] };
+
+		close(a[1]);
+		close(b[0]);
+		fn(&self, arg);
+		fflush(NULL);
+		_exit(0);
+	}
+	close(a[0]);
+	close(b[1]);
+	p->pid = pid;
+	p->to = a[1];
+	p->from = b[0];
+}
+
+void th_send(struct th_peer *p, uint32_t v)
+{
+	assert_int_equal(write(p->to, &v, sizeof(v)), sizeof(v));
+}
+
+uint32_t th_recv(struct th_peer *p)
+{
+	uint32_t v;
+	ssize_t n = read(p->from, &v, sizeof(v));
+
+	if (n != sizeof(v))
+		th_fail("th_recv: the other side went away (%zd)", n);
+	return v;
+}
+
+int th_peer_wait(struct th_peer *p)
+{
+	int st;
+
+	close(p->to);
+	close(p->from);
+	if (waitpid(p->pid, &st, 0) != p->pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- guard pages ----------------------------------------------------------- */
+void *th_guard_alloc(size_t size)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (size + pg - 1) / pg * pg;
+	char *m = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + span, pg, PROT_NONE), 0);
+	return m + span - size;
+}
+
+void th_guard_free(void *p, size_t size)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (size + pg - 1) / pg * pg;
+
+	munmap((char *)p + size - span, span + pg);
+}
+
+/* ---- verbs helpers ----------------------------------------------------------- */
+struct ibv_xrcd *th_xrcd(struct ibv_context *ctx, int fd, int oflags)
+{
+	struct ibv_xrcd_init_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	a.fd = fd;
+	a.oflags = oflags;
+	return ibv_open_xrcd(ctx, &a);
+}
+
+void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah)
+{
+	struct ibv_port_attr pa;
+
+	memset(ah, 0, sizeof(*ah));
+	assert_int_equal(ibv_query_port(ctx, port, &pa), 0);
+	ah->dlid = pa.lid;
+	ah->port_num = port;
+	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		/* RoCE: addressed by GID 0 of the port */
+		ah->is_global = 1;
+		ah->grh.hop_limit = 1;
+		ah->grh.sgid_index = 0;
+		assert_int_equal(ibv_query_gid(ctx, port, 0, &ah->grh.dgid), 0);
+	}
+}
+
+int th_qp_to_init(struct ibv_qp *qp, uint8_t port)
+{
+	struct ibv_qp_attr a;
+	int m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = port;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	a.qkey = 0x11111111;
+	m |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	return ibv_modify_qp(qp, &a, m);
+}
+
+int th_qp_to_rtr(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
+{
+	enum ibv_qp_type t = qp->qp_type;
+	struct ibv_qp_attr a;
+	int m = IBV_QP_STATE;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	if (t != IBV_QPT_UD) {
+		th_loopback_av(qp->context, port, &a.ah_attr);
+		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	}
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_RECV)
+		m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	return ibv_modify_qp(qp, &a, m);
+}
+
+int th_qp_to_rts(struct ibv_qp *qp)
+{
+	enum ibv_qp_type t = qp->qp_type;
+	struct ibv_qp_attr a;
+	int m = IBV_QP_STATE | IBV_QP_SQ_PSN;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND)
+		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	if (t == IBV_QPT_XRC_RECV)
+		m |= IBV_QP_TIMEOUT;
+	return ibv_modify_qp(qp, &a, m);
+}
+
+int th_poll(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	long end = th_now_ms() + 1000;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? 0 : 1;
+	} while (th_now_ms() < end);
+	return 0;
+}
+
+struct ibv_srq *th_xsrq(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_xrcd *xrcd,
+			struct ibv_cq *cq, uint32_t max_wr)
+{
+	struct ibv_srq_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
+		      IBV_SRQ_INIT_ATTR_CQ;
+	a.srq_type = IBV_SRQT_XRC;
+	a.pd = pd;
+	a.xrcd = xrcd;
+	a.cq = cq;
+	a.attr.max_wr = max_wr;
+	a.attr.max_sge = 1;
+	return ibv_create_srq_ex(ctx, &a);
+}
+
+struct ibv_qp *th_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	a.xrcd = xrcd;
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+struct ibv_qp *th_open_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn)
+{
+	struct ibv_qp_open_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE |
+		      IBV_QP_OPEN_ATTR_CONTEXT;
+	a.qp_num = qpn;
+	a.xrcd = xrcd;
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.qp_context = (void *)(uintptr_t)0x5151;
+	return ibv_open_qp(ctx, &a);
+}
+
+struct ibv_qp *th_ini_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_XRC_SEND;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.pd = pd;
+	a.send_cq = cq;
+	a.cap.max_send_wr = 16;
+	a.cap.max_send_sge = 1;
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+struct ibv_qp *th_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = type;
+	a.send_cq = cq;
+	a.recv_cq = cq;
+	a.cap.max_send_wr = 16;
+	a.cap.max_recv_wr = 16;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	return ibv_create_qp(pd, &a);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * th_: the conformance-suite library. It owns the TAP stream (one plan,
+ * one line per test, `# ` diagnostics), target and device selection,
+ * skips with their real reason, one forked process per test with a
+ * timeout that kills the whole process group, a scratch dir per test
+ * (kept on failure), peers in other processes, guard-page placement and
+ * the expected results of fixtures/expect/<provider>.txt.
+ *
+ * The same source builds for TARGET=ref (our verbs.h; th_ref.c sets up
+ * the fake provider with fp_env_setup) and TARGET=system (the system's
+ * verbs.h through pkg-config; th_ref.c is not linked, see th_ref_stub.c).
+ * Inside a test use cmocka's assert_* macros: outside a cmocka runner a
+ * failed assert prints file:line and exits the test process non-zero.
+ */
+#ifndef TH_H
+#define TH_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+/* Test flags. */
+#define TH_XRC		0x01	/* needs a device with working XRC */
+#define TH_NOXRC	0x02	/* needs a device without IBV_DEVICE_XRC */
+#define TH_NO_CTX	0x04	/* the test opens the device itself (forks first) */
+#define TH_REF_ONLY	0x08	/* needs the reference target's scripts */
+
+struct th_ctx {
+	struct ibv_context *ctx;	/* open device (NULL with TH_NO_CTX) */
+	const char *dev_name;
+	uint8_t port;			/* an active port */
+	const char *dir;		/* scratch dir of this test (cwd) */
+};
+
+struct th_test {
+	const char *name;
+	const char *ids;		/* "XRCD-13 LIFE-10" */
+	void (*fn)(struct th_ctx *t);
+	unsigned flags;
+};
+
+#define TH_TEST(fn, ids, flags) { #fn, ids, fn, flags }
+
+/* Run the suite: -l lists, NAME... runs those. Returns the exit status. */
+int th_main(int argc, char **argv, const struct th_test *tests, size_t n);
+
+/* ---- inside a test ----------------------------------------------------- */
+/* Skip the running test with a reason (exits the test process). */
+void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* A note printed as a `# ` line after the test's result, pass or fail. */
+void th_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Fail the running test with a message. */
+void th_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* true on TARGET=ref: rules are checked strictly (errno the spec names even
+ * where upstream leaves it unset; one lifetime model, exactly). */
+int th_strict(void);
+/* The lifetime model under test: "current", "seed", or NULL (unknown: a
+ * real device, where the test reports which one it observed). */
+const char *th_lifetime(void);
+/* "legacy"/"extended" on the reference target, NULL elsewhere. */
+const char *th_mode(void);
+
+/* Open the selected device (a new context each call); asserts success. */
+struct ibv_context *th_open(void);
+/* TARGET=ref only: re-create this test process's fake device from the
+ * suite's script with a different mode ("legacy"/"extended"/NULL keep),
+ * XRC capability (-1 keep, 0 off, 1 on) and extra script lines, before the
+ * test's first ibv_* call (TH_NO_CTX tests). Skips on other targets. */
+void th_reenv(const char *mode, int xrc, const char *extra);
+
+/* Check an errno: exact on ref; elsewhere a mismatch is noted, not failed
+ * (spec: "errno not set upstream"). */
+void th_errno_strict(int got, int want, const char *what);
+
+/* A file in the scratch dir, opened O_RDWR|O_CREAT; returns the fd. */
+int th_file(const char *name);
+
+/* ---- processes --------------------------------------------------------- */
+struct th_peer {
+	int pid;
+	int to;			/* write end towards the other side */
+	int from;		/* read end from the other side */
+};
+/* Fork a peer running fn(self, arg) then exiting 0; an assert failing in
+ * it exits non-zero. The peer is in the test's process group. */
+void th_peer_start(struct th_peer *p, void (*fn)(struct th_peer *self, void *arg), void *arg);
+void th_send(struct th_peer *p, uint32_t v);
+uint32_t th_recv(struct th_peer *p);
+/* Wait for the peer; returns its exit status (0 ok), 128+sig if killed. */
+int th_peer_wait(struct th_peer *p);
+
+/* ---- guard pages ------------------------------------------------------- */
+/* size bytes (zeroed) ending exactly at a PROT_NONE page: any access past
+ * the end faults. th_guard_free() releases it. */
+void *th_guard_alloc(size_t size);
+void th_guard_free(void *p, size_t size);
+
+/* ---- small verbs helpers shared by the suites -------------------------- */
+struct ibv_xrcd *th_xrcd(struct ibv_context *ctx, int fd, int oflags);
+/* An address vector to this device's own port (loopback). */
+void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah);
+/* Modify with the spec 3b masks: RESET->INIT, INIT->RTR, RTR->RTS. */
+int th_qp_to_init(struct ibv_qp *qp, uint8_t port);
+int th_qp_to_rtr(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn);
+int th_qp_to_rts(struct ibv_qp *qp);
+/* Poll one completion within a second; returns 1 or 0 (none). */
+int th_poll(struct ibv_cq *cq, struct ibv_wc *wc);
+
+/* XRC objects with the portable settings (spec 3a); NULL + errno. */
+struct ibv_srq *th_xsrq(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_xrcd *xrcd,
+			struct ibv_cq *cq, uint32_t max_wr);
+struct ibv_qp *th_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd);
+/* ibv_open_qp with all four mask bits, qp_context 0x5151. */
+struct ibv_qp *th_open_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn);
+/* XRC_SEND with mask PD, send CQ cq, 16 send WRs. */
+struct ibv_qp *th_ini_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq);
+/* RC/UC/UD through ibv_create_qp, both CQs cq, 16 WRs each way. */
+struct ibv_qp *th_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type);
+
+/* For th_ref.c / th_ref_stub.c */
+int th__ref_setup(char *err, size_t errlen);
+int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
+		  int keep_breaks, char *err, size_t errlen);
+void th__ref_cleanup(void);
+const char *th__ref_mode(void);
+const char *th__ref_lifetime(void);
+
+#endif /* TH_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * th_ on TARGET=ref: before any test the fake provider is set up from
+ * IBVCT_SCRIPT (or its built-in default) with fp_env_setup(); a test may
+ * re-create its own process's fake device with another mode, another XRC
+ * capability or extra script lines (scripted events). Only the ref build
+ * links this file and fp_script.a; the system build links th_ref_stub.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp_script.h"
+#include "th.h"
+
+static struct fp_script th_script;
+static char th_scratch[PATH_MAX];
+
+int th__ref_setup(char *err, size_t errlen)
+{
+	const char *path = getenv("IBVCT_SCRIPT");
+	const char *prov = getenv("IBVCT_PROVIDER");
+
+	if (path && !path[0])
+		path = NULL;
+#ifdef TH_PROVIDER
+	if (!prov || !prov[0])
+		setenv("IBVCT_PROVIDER", prov = TH_PROVIDER, 1);	/* the build's plugin */
+#endif
+	if (!prov || !prov[0]) {
+		snprintf(err, errlen, "IBVCT_PROVIDER is not set (the fake provider plugin)");
+		return -1;
+	}
+	if (path ? fp_script_load(path, &th_script, err, errlen) : (fp_script_default(&th_script), 0))
+		return -1;
+	return fp_env_setup(path, prov, NULL, th_scratch, sizeof(th_scratch), err, errlen);
+}
+
+void th__ref_cleanup(void)
+{
+	if (th_scratch[0])
+		fp_rmtree(th_scratch);
+	th_scratch[0] = 0;
+}
+
+const char *th__ref_mode(void)
+{
+	return th_script.mode == FP_MODE_LEGACY ? "legacy" : "extended";
+}
+
+const char *th__ref_lifetime(void)
+{
+	return th_script.lifetime == FP_LIFE_SEED ? "seed" : "current";
+}
+
+/* The suite's script, re-said with changes: quirks and faults are kept
+ * (the quirk matrix relies on it) unless !keep_breaks (the device probe:
+ * a test's fault must not hide the device from it); the first device is
+ * re-declared. */
+int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
+		  int keep_breaks, char *err, size_t errlen)
+{
+	const struct fp_dev_spec *d = &th_script.dev[0];
+	char path[PATH_MAX + 16], scratch[PATH_MAX];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/reenv.fps", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "mode %s\nlifetime %s\n", mode ? mode : th__ref_mode(), th__ref_lifetime());
+	for (i = 0; i < FP_Q__COUNT && keep_breaks; i++)
+		if (th_script.quirk[i])
+			fprintf(f, "quirk %s\n", fp_quirk_name((enum fp_quirk)i));
+	for (i = 0; i < th_script.nfaults && keep_breaks; i++)
+		fprintf(f, "fault %s %s %lu errno %d\n", fp_op_name(th_script.fault[i].op),
+			th_script.fault[i].from ? "from" : "nth", th_script.fault[i].nth,
+			th_script.fault[i].err ? th_script.fault[i].err
+					       : fp_op_default_errno(th_script.fault[i].op));
+	if (extra)
+		fprintf(f, "%s\n", extra);
+	fprintf(f, "device %s\n\t%s xrc\n\tport 1 state active\n", d->name,
+		xrc < 0 ? ((d->attr.device_cap_flags & IBV_DEVICE_XRC) ? "cap" : "nocap")
+			: xrc ? "cap" : "nocap");
+	fclose(f);
+	return fp_env_setup(path, getenv("IBVCT_PROVIDER"), dir, scratch, sizeof(scratch),
+			    err, errlen);
+}
