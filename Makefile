@@ -278,9 +278,18 @@ coverage: $(call deps_for,coverage)
 # existing test, and writes reports/<date>-ref-fake0/.
 TARGET ?= ref
 DEVICE ?= fake0
+# TARGET=system: the suites built against the system's libibverbs, on
+# DEVICE (default: IBVCT_DEVICE, else the first device with an active port);
+# TAP in the report dir, a skip with its reason where there is no device.
 conformance: tests
-	$(Q)test "$(TARGET)" = ref || { echo "conformance: only TARGET=ref exists so far (TARGET=system arrives with the suites)" >&2; exit 2; }
-	$(Q)$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) \
+	$(Q)if [ "$(TARGET)" = system ]; then \
+		mkdir -p $(REPORT_DIR) && \
+		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
+			>$(REPORT_DIR)/suites-summary.txt; rc=$$?; \
+		cat $(REPORT_DIR)/suites-summary.txt; echo "report: $(REPORT_DIR)"; exit $$rc; \
+	fi; \
+	test "$(TARGET)" = ref || { echo "conformance: TARGET is ref or system" >&2; exit 2; }; \
+	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) \
 		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(TEST_BINS)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
@@ -371,7 +380,10 @@ help:
 	@echo "make bench            fake provider latency and message rates (not a test)"
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
-	@echo "make conformance      smoke + tests, report in reports/<date>-ref-fake0/"
+	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
+	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
+	@echo "                      the suites on a real device (ci/rxe-setup makes an rxe one)"
+	@echo "make suites           build the suites for both targets (build/suites/{ref,system})"
 	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
 	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44"
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
@@ -382,6 +394,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: all bench deps tests check valgrind failed coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: suites all bench deps tests check valgrind failed coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

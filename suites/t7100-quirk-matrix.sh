@@ -15,6 +15,9 @@ table=$src/suites/README.md
 jobs=${IBVCT_MATRIX_JOBS:-4}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7100.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# failed tests keep their scratch dirs: here, inside $tmp
+TMPDIR=$tmp
+export TMPDIR
 
 # Rows as tab-separated fields.
 awk -F'|' '/^\| [A-Z]+-[0-9]+ \|/ {

@@ -46,6 +46,11 @@ void fp_fabric_unlock(void)
 	pthread_mutex_unlock(&fp_fabric_mutex);
 }
 
+int fp_fabric_trylock(void)
+{
+	return pthread_mutex_trylock(&fp_fabric_mutex);
+}
+
 struct fp_fabric *fp_fabric_attach(int devidx)
 {
 	struct fp_fabric *fab = &fp_fabrics[devidx];
@@ -266,8 +271,11 @@ void fp_fabric_drain_all(void)
 	int i;
 
 	for (i = 0; i < FP_MAX_DEVS; i++)
-		if (fp_fabrics[i].xp)
+		if (fp_fabrics[i].xp) {
+			fp__xport_touch(fp_fabrics[i].xp);
 			fp__xport_drain(fp_fabrics[i].xp);
+		}
+
 }
 
 void fp_fabric_deliver(struct fp_context *ctx, const struct fp_packet *pkt,

@@ -377,6 +377,7 @@ void fp__responder(struct fp_rqp *real, const struct fp_packet *pkt,
 /* ---- the fabric: device-wide state (fabric.c) --------------------------- */
 void fp_fabric_lock(void);
 void fp_fabric_unlock(void);
+int fp_fabric_trylock(void);		/* 0 or EBUSY */
 struct fp_fabric *fp_fabric_attach(int devidx);
 void fp_fabric_detach(struct fp_fabric *fab);
 int fp_fabric_devidx(const struct fp_fabric *fab);
@@ -418,6 +419,8 @@ int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_c
 struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *fk);
 void fp__xport_stop(struct fp_xport *xp);
 void fp__xport_drain(struct fp_xport *xp);
+void fp__xport_touch(struct fp_xport *xp);
+
 void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx,
 		       const struct fp_packet *pkt, struct fp_response *resp);
 

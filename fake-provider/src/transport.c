@@ -38,6 +38,7 @@
 #define FP_REC_MAX	(1u << 20)		/* largest payload one packet carries */
 #define FP_WAIT_MS	10000			/* a response not back by then: retries exhausted */
 #define FP_SPIN_NS	20000			/* spin this long before sleeping */
+#define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
 
 struct fp_inbox {
 	uint32_t magic;
@@ -46,6 +47,7 @@ struct fp_inbox {
 	uint64_t tail;			/* committed producers' position */
 	uint32_t seq;			/* futex word: bumped by every commit */
 	uint32_t sleepers;		/* > 0: someone waits on seq */
+	int64_t active_until;		/* ns: the owner is in data path verbs till then */
 	pthread_mutex_t lock;		/* producers */
 };
 
@@ -200,7 +202,9 @@ static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uin
 	__atomic_store_n(&ib->tail, tail + len, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ib->lock);
 	__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST))
+	/* An owner busy in verbs serves it inline: no thread to wake then. */
+	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST) &&
+	    fp_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
 		fp_futex_wake(&ib->seq);
 	return 0;
 }
@@ -415,6 +419,14 @@ static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
 	xp->wait_done = true;
 }
 
+/* The application is in a data path verb: it serves the inbox inline. */
+void fp__xport_touch(struct fp_xport *xp)
+{
+	if (xp && xp->pid == getpid())
+		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
+				 __ATOMIC_RELAXED);
+}
+
 void fp__xport_drain(struct fp_xport *xp)
 {
 	struct fp_inbox *ib;
@@ -462,6 +474,7 @@ static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_pa
 	if (err || !want)
 		goto out;
 	while (!xp->wait_done) {
+		fp__xport_touch(xp);
 		fp__xport_drain(xp);
 		if (xp->wait_done)
 			break;
@@ -535,14 +548,31 @@ static void *fp_progress(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
+		long long idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) -
+				    fp_now_ns();
+
 		if (fp_ib_empty(xp->ib)) {
 			fp_ib_sleep(xp->ib, 200);
 			continue;
 		}
-		fp_fabric_lock();
+		if (idle_in > 0) {
+			/* the application serves it; look again once it went idle */
+			struct timespec ts = { 0, idle_in };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		/* a lock held means a verb runs, which serves the inbox itself */
+		if (fp_fabric_trylock()) {
+			struct timespec ts = { 0, FP_ACTIVE_NS / 2 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		fp__xport_drain(xp);
 		fp_fabric_unlock();
 	}
+
 	return NULL;
 }
 

@@ -116,9 +116,12 @@ static void ep_send(struct ep *e, bool signaled)
 		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 	}, *bad;
+	int err = ibv_post_send(e->qp, &wr, &bad);
 
-	if (ibv_post_send(e->qp, &wr, &bad))
+	if (err) {
+		errno = err;
 		die("post_send");
+	}
 }
 
 /* Poll until want receive completions were seen; send CQEs are skipped. */

@@ -42,6 +42,11 @@ static struct {
 
 static int th_res_fd = -1;		/* test child -> parent: S/N lines */
 static char th_test_dir[PATH_MAX + 256];
+/* Fake-kernel run dirs live under a short path of their own: a Unix socket
+ * path holds at most 107 bytes, scratch dirs nest deeper than that. */
+static char th_fk_base[64];
+static unsigned th_fk_seq;
+static void th_fk_rundir(void);
 
 /* ---- small utilities ------------------------------------------------- */
 static void th_res_write(char kind, const char *fmt, va_list ap)
@@ -165,7 +170,8 @@ static int th_rm_one(const char *p, const struct stat *st, int flag, struct FTW 
 static int th_rm_tree(const char *dir)
 {
 	/* Only our own mkdtemp() dirs reach here. */
-	if (!dir[0] || dir[0] != '/' || strstr(dir, "ibvct-suite.") == NULL)
+	if (!dir[0] || dir[0] != '/' ||
+	    (!strstr(dir, "ibvct-suite.") && strncmp(dir, "/tmp/ibvct-fk.", 14)))
 		return -1;
 	return nftw(dir, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -346,6 +352,7 @@ void th_reenv(const char *mode, int xrc, const char *extra)
 	if (th__ref_reenv(getcwd(cwd, sizeof(cwd)) ? cwd : th_test_dir, mode, xrc, extra, 1, err,
 			  sizeof(err)))
 		th_skip("%s", err);
+	th_fk_rundir();		/* fp_env_setup's own is under the (deep) cwd */
 }
 
 /* ---- expected results --------------------------------------------------- */
@@ -416,10 +423,21 @@ static void th_cm_run(void **state)
 	th_cur->fn(th_cur_ctx);
 }
 
+/* A fresh fake-kernel run dir for this process (when one is in use). */
+static void th_fk_rundir(void)
+{
+	char fk[sizeof(th_fk_base) + 32];
+
+	if (!th_fk_base[0])
+		return;
+	snprintf(fk, sizeof(fk), "%s/%u-%d", th_fk_base, ++th_fk_seq, (int)getpid());
+	if (!mkdir(fk, 0700))
+		setenv("IBVCT_RUNDIR", fk, 1);
+}
+
 static void th_child(const struct th_test *t, int wfd, const char *dir)
 {
 	struct th_ctx c = { .dev_name = th_dev.dev, .port = th_dev.port, .dir = dir };
-	char fk[PATH_MAX + 300];
 	int log;
 
 	setpgid(0, 0);
@@ -433,11 +451,7 @@ static void th_child(const struct th_test *t, int wfd, const char *dir)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* a private fake-kernel run dir per test, when one is in use */
-	if (getenv("IBVCT_RUNDIR")) {
-		snprintf(fk, sizeof(fk), "%s/fk", dir);
-		if (!mkdir(fk, 0700))
-			setenv("IBVCT_RUNDIR", fk, 1);
-	}
+	th_fk_rundir();
 	if ((t->flags & TH_NOXRC) && th_dev.xrc_cap)
 		th_reenv(NULL, 0, NULL);	/* ref only; skips elsewhere */
 	if (!(t->flags & (TH_NO_CTX | TH_NOXRC)))
@@ -653,6 +667,11 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		return 0;
 	}
 	th_expect_load();
+	if (getenv("IBVCT_RUNDIR")) {
+		snprintf(th_fk_base, sizeof(th_fk_base), "/tmp/ibvct-fk.XXXXXX");
+		if (!mkdtemp(th_fk_base))
+			th_fk_base[0] = 0;
+	}
 	printf("1..%zu\n", sel);
 	printf("# target %s, device %s port %u%s%s%s%s, XRC %s\n",
 #ifdef TH_TARGET_REF
@@ -670,6 +689,8 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		th_rm_tree(base);
 	else
 		rmdir(base);	/* only when no failed test's dir is kept inside */
+	if (th_fk_base[0])
+		th_rm_tree(th_fk_base);
 	th__ref_cleanup();
 	free(want);
 	free(th_exp);

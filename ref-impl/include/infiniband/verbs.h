@@ -1789,6 +1789,16 @@ enum ibv_flow_action_esp_replay {
 	IBV_FLOW_ACTION_ESP_REPLAY_BMP = 1,
 };
 
+/* Values of the uapi ESP flag and IV enums rdma-core re-exports as macros. */
+#define IBV_FLOW_ACTION_IV_ALGO_SEQ			0
+#define IBV_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO		(0UL << 0)
+#define IBV_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD		(1UL << 0)
+#define IBV_FLOW_ACTION_ESP_FLAGS_TUNNEL		(0UL << 1)
+#define IBV_FLOW_ACTION_ESP_FLAGS_TRANSPORT		(1UL << 1)
+#define IBV_FLOW_ACTION_ESP_FLAGS_DECRYPT		(0UL << 2)
+#define IBV_FLOW_ACTION_ESP_FLAGS_ENCRYPT		(1UL << 2)
+#define IBV_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW	(1UL << 3)
+
 /* Only reached through pointers here; their contents are uapi. */
 struct ibv_flow_action_esp;
 struct ibv_flow_action_esp_encap;
