@@ -286,10 +286,11 @@ conformance: tests
 		mkdir -p $(REPORT_DIR) && \
 		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
 			>$(REPORT_DIR)/suites-summary.txt; rc=$$?; \
-		cat $(REPORT_DIR)/suites-summary.txt; echo "report: $(REPORT_DIR)"; exit $$rc; \
+		$(TEST_ENV) sh ci/report-all $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) || rc=1; \
+		exit $$rc; \
 	fi; \
 	test "$(TARGET)" = ref || { echo "conformance: TARGET is ref or system" >&2; exit 2; }; \
-	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) \
+	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) IBVCT_SUITES=1 \
 		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(TEST_BINS)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---

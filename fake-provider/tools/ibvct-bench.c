@@ -213,6 +213,7 @@ int main(int argc, char **argv)
 	double rate;
 	pid_t pid;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (iters < 100)
 		iters = 100;
 	if (!p) {

@@ -5,7 +5,7 @@
 # ci/report-summary: pass, fail, skip with its reason, known deviation (not
 # ok # TODO), fixed (ok # TODO), several IDs on one test, the worst result
 # winning for an ID named twice, program problems (exit status, plan), and
-# an ID outside the catalogue.
+# an ID outside the catalogue; and ci/report-all (other runners' entry).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
@@ -19,7 +19,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7201.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 tab=$(printf '\t')
 
-echo "1..13"
+echo "1..14"
 rt_run_mixed "$tmp/run"
 check "report-html runs on a mixed run" perl "$src/ci/report-html" "$tmp/run"
 r=$tmp/run/results.tsv
@@ -38,4 +38,12 @@ check "summary counts the catalogue" grep -q "^requirements: $(grep -c '^[A-Z]' 
 check "summary names the failing ID and test" grep -q '^  XRCD-02 .*t9001-mixed: xrcd_open_reserved_mask_refused' "$tmp/sum"
 check "summary lists IDs outside the catalogue" grep -q '^IDs not in fixtures/requirements.txt: ZZZ-99$' "$tmp/sum"
 [ $fail = 0 ] || sed 's/^/# /' "$tmp/sum"
+
+rt_run_mixed "$tmp/run2"
+echo "ok t9001-mixed.system 8 tests" >"$tmp/run2/suites-summary.txt"
+sh "$src/ci/report-all" "$tmp/run2" system >"$tmp/all" 2>&1
+if [ -s "$tmp/run2/junit.xml" ] && [ -s "$tmp/run2/index.html" ] &&
+   grep -q '^ok t9001-mixed.system 8 tests$' "$tmp/run2/summary.txt" && grep -q '^requirements: ' "$tmp/run2/summary.txt" &&
+   [ "$(tail -n 1 "$tmp/all")" = "report: $tmp/run2" ]; then ok "ci/report-all makes the whole report for another runner's TAP"
+else not_ok "ci/report-all makes the whole report for another runner's TAP"; sed 's/^/# /' "$tmp/all"; fi
 exit $fail
