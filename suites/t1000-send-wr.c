@@ -266,8 +266,7 @@ static void pair_up(struct th_ctx *t, struct pair *p, enum ibv_qp_type type)
 	assert_int_equal(th_qp_to_init(p->b, t->port), 0);
 	assert_int_equal(th_qp_to_rtr(p->a, t->port, p->b->qp_num), 0);
 	assert_int_equal(th_qp_to_rtr(p->b, t->port, p->a->qp_num), 0);
-	if (type != IBV_QPT_UC || 1)
-		assert_int_equal(th_qp_to_rts(p->a), 0);
+	assert_int_equal(th_qp_to_rts(p->a), 0);
 	if (type == IBV_QPT_UD) {
 		th_loopback_av(t->ctx, t->port, &aa);
 		p->ah = ibv_create_ah(p->pd, &aa);

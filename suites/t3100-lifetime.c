@@ -279,6 +279,7 @@ enum { MSG_READY = 1, MSG_GO, MSG_DONE };
 struct owner_arg {
 	int destroy;		/* destroy the TGT QP before exiting */
 	int keep_xrcd;		/* leave the XRCD open at exit */
+	uint8_t port;
 };
 
 /* Peer: opens the shared domain, creates a TGT QP, sends its number, waits
@@ -294,7 +295,7 @@ static void owner_peer(struct th_peer *self, void *arg)
 	assert_non_null(x);
 	q = th_tgt_qp(c, x);
 	assert_non_null(q);
-	assert_int_equal(th_qp_to_init(q, 1), 0);
+	assert_int_equal(th_qp_to_init(q, a->port), 0);
 	th_send(self, q->qp_num);
 	assert_int_equal(th_recv(self), MSG_GO);
 	if (a->destroy) {
@@ -308,7 +309,7 @@ static void owner_peer(struct th_peer *self, void *arg)
 
 static void xrcd_is_shared_with_another_process(struct th_ctx *t)
 {
-	struct owner_arg oa = { .destroy = 1 };
+	struct owner_arg oa = { .destroy = 1, .port = t->port };
 	struct th_peer p;
 	struct ibv_xrcd *x;
 	struct ibv_qp *o;
@@ -335,7 +336,7 @@ static void xrcd_is_shared_with_another_process(struct th_ctx *t)
 
 static void owner_process_destroy_keeps_qp_for_holder(struct th_ctx *t)
 {
-	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 0 };
+	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 0, .port = t->port };
 	struct th_peer p;
 	struct ibv_xrcd *x;
 	struct ibv_qp *o, *o2;
@@ -368,7 +369,7 @@ static void owner_process_destroy_keeps_qp_for_holder(struct th_ctx *t)
 
 static void owner_exit_without_destroy_follows_model(struct th_ctx *t)
 {
-	struct owner_arg oa = { .destroy = 0 };
+	struct owner_arg oa = { .destroy = 0, .port = t->port };
 	struct th_peer p;
 	struct ibv_xrcd *x;
 	struct ibv_qp *o;
@@ -399,7 +400,7 @@ static void owner_exit_without_destroy_follows_model(struct th_ctx *t)
 
 static void holder_keeps_qp_after_owner_exit(struct th_ctx *t)
 {
-	struct owner_arg oa = { .destroy = 0 };
+	struct owner_arg oa = { .destroy = 0, .port = t->port };
 	struct th_peer p;
 	struct ibv_xrcd *x;
 	struct ibv_qp *o;
@@ -428,7 +429,7 @@ static void holder_keeps_qp_after_owner_exit(struct th_ctx *t)
 
 static void xrcd_of_exited_process_is_released(struct th_ctx *t)
 {
-	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 1 };
+	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 1, .port = t->port };
 	struct th_peer p;
 	struct ibv_xrcd *x;
 	int fd = th_file(XFILE);

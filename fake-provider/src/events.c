@@ -17,18 +17,10 @@ struct fp_script *fp__script;
 int fp__op_begin(enum fp_op op)
 {
 	fp_fabric_lock();
-	switch (op) {
-	case FP_OP_POLL_CQ:
-	case FP_OP_POST_RECV:
-	case FP_OP_POST_SEND:
-	case FP_OP_POST_SRQ_RECV:
-	case FP_OP_REQ_NOTIFY_CQ:
-		/* the fast path: serve what other processes sent, no thread hop */
-		fp_fabric_drain_all();
-		break;
-	default:
-		break;
-	}
+	/* Serve what other processes sent before this op acts, as an HCA would
+	 * have on arrival: the data path's fast path (no thread hop), and a
+	 * destroy never strands packets that came in before it. */
+	fp_fabric_drain_all();
 	return fp_fault_check(fp__script, op);
 }
 

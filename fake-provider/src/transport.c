@@ -105,6 +105,27 @@ struct fp_xport {
 	struct fp_response wait_resp;
 };
 
+/* getpid() is a system call in this glibc: the data path asks this. */
+static pid_t fp_pid_cache;
+static pthread_once_t fp_pid_once = PTHREAD_ONCE_INIT;
+
+static void fp_pid_refresh(void)
+{
+	fp_pid_cache = getpid();
+}
+
+static void fp_pid_init(void)
+{
+	fp_pid_refresh();
+	pthread_atfork(NULL, NULL, fp_pid_refresh);
+}
+
+static pid_t fp_self_pid(void)
+{
+	pthread_once(&fp_pid_once, fp_pid_init);
+	return fp_pid_cache;
+}
+
 static char *fp_ib_data(struct fp_inbox *ib)
 {
 	return (char *)ib + FP_INBOX_HDR;
@@ -126,9 +147,9 @@ static long fp_mult(void)
 	return v > 0 && v < 1000 ? v : 1;
 }
 
-static void fp_futex_wait(uint32_t *addr, uint32_t val, long ms)
+static void fp_futex_wait(uint32_t *addr, uint32_t val, long long ns)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
 
 	syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
@@ -145,14 +166,14 @@ static bool fp_ib_empty(struct fp_inbox *ib)
 }
 
 /* Sleep until the inbox has something (or ms pass). */
-static void fp_ib_sleep(struct fp_inbox *ib, long ms)
+static void fp_ib_sleep(struct fp_inbox *ib, long long ns)
 {
 	uint32_t seq;
 
 	__atomic_add_fetch(&ib->sleepers, 1, __ATOMIC_SEQ_CST);
 	seq = __atomic_load_n(&ib->seq, __ATOMIC_SEQ_CST);
 	if (fp_ib_empty(ib))
-		fp_futex_wait(&ib->seq, seq, ms);
+		fp_futex_wait(&ib->seq, seq, ns);
 	__atomic_sub_fetch(&ib->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -422,7 +443,7 @@ static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
 /* The application is in a data path verb: it serves the inbox inline. */
 void fp__xport_touch(struct fp_xport *xp)
 {
-	if (xp && xp->pid == getpid())
+	if (xp && xp->pid == fp_self_pid())
 		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
 				 __ATOMIC_RELAXED);
 }
@@ -432,7 +453,7 @@ void fp__xport_drain(struct fp_xport *xp)
 	struct fp_inbox *ib;
 	uint64_t head;
 
-	if (!xp || xp->draining || xp->pid != getpid())
+	if (!xp || xp->draining || xp->pid != fp_self_pid())
 		return;
 	ib = xp->ib;
 	xp->draining = true;
@@ -485,7 +506,9 @@ static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_pa
 		}
 		if (now < spin_end)
 			continue;
-		fp_ib_sleep(xp->ib, 50);
+		/* asleep, we are no longer "active": producers must wake us */
+		__atomic_store_n(&xp->ib->active_until, 0, __ATOMIC_SEQ_CST);
+		fp_ib_sleep(xp->ib, 50000000LL);
 	}
 	if (!err)
 		*resp = xp->wait_resp;
@@ -505,7 +528,7 @@ void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct
 	int tries;
 
 	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
-	if (!xp || xp->pid != getpid() || (pkt->op != FP_PKT_READ && pkt->len > FP_REC_MAX) ||
+	if (!xp || xp->pid != fp_self_pid() || (pkt->op != FP_PKT_READ && pkt->len > FP_REC_MAX) ||
 	    (pkt->op == FP_PKT_READ && pkt->len > FP_REC_MAX))
 		return;
 	for (tries = 0; tries < 2; tries++) {
@@ -552,7 +575,10 @@ static void *fp_progress(void *arg)
 				    fp_now_ns();
 
 		if (fp_ib_empty(xp->ib)) {
-			fp_ib_sleep(xp->ib, 200);
+			/* While the application is active, producers do not wake us:
+			 * look again when that window ends (it may have gone to sleep
+			 * on a completion channel meanwhile). */
+			fp_ib_sleep(xp->ib, idle_in > 0 ? idle_in + FP_ACTIVE_NS / 4 : 200000000LL);
 			continue;
 		}
 		if (idle_in > 0) {
@@ -585,7 +611,7 @@ static struct fp_xport *fp_xport_new(struct fp_fabric *fab)
 	if (!xp)
 		return NULL;
 	xp->fab = fab;
-	xp->pid = getpid();
+	xp->pid = fp_self_pid();
 	xp->memfd = memfd_create("ibvct-inbox", MFD_CLOEXEC);
 	if (xp->memfd < 0)
 		goto err_free;
@@ -644,7 +670,7 @@ int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_c
 	struct fp_xport *xp = *xpp;
 	int err;
 
-	if (xp && xp->pid != getpid()) {
+	if (xp && xp->pid != fp_self_pid()) {
 		/* inherited through fork(): the parent's, and its thread is not here */
 		fp_xport_free(xp);
 		xp = *xpp = NULL;
@@ -670,7 +696,7 @@ struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *f
 	struct fp_xport *xp = *xpp;
 	int i;
 
-	if (!xp || xp->pid != getpid())
+	if (!xp || xp->pid != fp_self_pid())
 		return NULL;
 	for (i = 0; i < xp->nfk; i++)
 		if (xp->fk[i] == fk) {
@@ -696,6 +722,8 @@ void fp__xport_stop(struct fp_xport *xp)
 {
 	if (!xp)
 		return;
+	/* peers waiting on us give up at once: nobody serves this inbox now */
+	__atomic_store_n(&xp->ib->owner_pid, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&xp->stop, 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&xp->ib->seq, 1, __ATOMIC_SEQ_CST);
 	fp_futex_wake(&xp->ib->seq);

@@ -124,13 +124,14 @@ static void ep_send(struct ep *e, bool signaled)
 	}
 }
 
-/* Poll until want receive completions were seen; send CQEs are skipped. */
+/* Poll until want receive completions were seen; send CQEs are skipped.
+ * (One entry at a time: nothing beyond want is taken off the CQ.) */
 static void ep_wait_recv(struct ep *e, int want)
 {
-	struct ibv_wc wc[32];
+	struct ibv_wc wc[1];
 
 	while (want > 0) {
-		int i, n = ibv_poll_cq(e->cq, 32, wc);
+		int i, n = ibv_poll_cq(e->cq, 1, wc);
 
 		if (n < 0)
 			die("poll_cq");
@@ -160,6 +161,19 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Retire signaled sends; any error ends the run. */
+static void tx_poll(struct ep *tx)
+{
+	struct ibv_wc wc[32];
+	int i, n = ibv_poll_cq(tx->cq, 32, wc);
+
+	for (i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "ibvct-bench: send completion status %d\n", wc[i].status);
+			exit(1);
+		}
+}
+
 /* The sender's side of a one-way run: a window of DEPTH/2 messages. */
 static double rate_run(struct ep *tx, struct ep *rx_local, struct shared *sh, long n)
 {
@@ -179,9 +193,11 @@ static double rate_run(struct ep *tx, struct ep *rx_local, struct shared *sh, lo
 						ep_recv(rx_local, 1);
 					}
 			}
-			ibv_poll_cq(tx->cq, 32, wc);	/* retire signaled sends */
+			tx_poll(tx);
 		}
 		ep_send(tx, (sent % 64) == 63);
+		if ((sent % 64) == 63)
+			tx_poll(tx);
 	}
 	while ((long)sh->received < n) {
 		if (rx_local) {
@@ -193,7 +209,7 @@ static double rate_run(struct ep *tx, struct ep *rx_local, struct shared *sh, lo
 					ep_recv(rx_local, 1);
 				}
 		}
-		ibv_poll_cq(tx->cq, 32, wc);
+		tx_poll(tx);
 	}
 	return (double)n * 1e9 / (double)(now_ns() - t0);
 }
@@ -235,6 +251,7 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid < 0)
 		die("fork");
+	alarm(120);		/* whatever happens, both sides end */
 	list = ibv_get_device_list(&n);
 	ctx = list && n > 0 ? ibv_open_device(list[0]) : NULL;
 	if (!ctx)
@@ -254,10 +271,15 @@ int main(int argc, char **argv)
 			ep_recv(&b, 1);
 			ep_send(&b, (i % 64) == 63);
 		}
-		for (i = 0; i < iters * 10; i++) {
-			ep_wait_recv(&b, 1);
-			ep_recv(&b, 1);
-			sh->received++;
+		for (i = 0; i < iters * 10; ) {
+			struct ibv_wc wc[32];
+			int k, got = ibv_poll_cq(b.cq, 32, wc);
+
+			for (k = 0; k < got; k++)
+				if (wc[k].opcode == IBV_WC_RECV) {
+					ep_recv(&b, 1);
+					sh->received = (uint64_t)++i;
+				}
 		}
 		ep_close(&b);
 		ibv_close_device(ctx);

@@ -46,6 +46,7 @@ static char th_test_dir[PATH_MAX + 256];
  * path holds at most 107 bytes, scratch dirs nest deeper than that. */
 static char th_fk_base[64];
 static unsigned th_fk_seq;
+static unsigned char *th_want;
 static void th_fk_rundir(void);
 
 /* ---- small utilities ------------------------------------------------- */
@@ -518,8 +519,10 @@ static int th_run_one(size_t num, const struct th_test *t, const char *base)
 		return 0;
 	}
 	snprintf(dir, sizeof(dir), "%s/%s", base, t->name);
-	if (mkdir(dir, 0700) || pipe(pfd))
-		th_fail("Bail out! %s: %s", dir, strerror(errno));
+	if (mkdir(dir, 0700) || pipe(pfd)) {
+		printf("Bail out! %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -613,14 +616,16 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 	const char *tmp = getenv("TMPDIR");
 	size_t i, sel = 0, num = 0;
 	int fail = 0, a;
-	unsigned char *want = calloc(n ? n : 1, 1);
+	unsigned char *want;
 
+	/* static: still reachable in forked children that _exit (valgrind) */
+	th_want = want = calloc(n ? n : 1, 1);
 	if (!want)
 		return 1;
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
 		for (i = 0; i < n; i++)
 			printf("%s [%s]\n", tests[i].name, tests[i].ids);
-		free(want);
+		free(th_want);
 		return 0;
 	}
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -628,7 +633,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		       "  NAME... run only these tests\n"
 		       "env: IBVCT_DEVICE, IBVCT_TIMEOUT_MULT, IBVCT_SCRIPT (TARGET=ref), "
 		       "IBVCT_EXPECT, IBVCT_LIFETIME (system target)\n", argv[0]);
-		free(want);
+		free(th_want);
 		return 0;
 	}
 	for (a = 1; a < argc; a++) {
@@ -637,7 +642,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 				break;
 		if (i == n) {
 			printf("Bail out! no test named %s (see -l)\n", argv[a]);
-			free(want);
+			free(th_want);
 			return 2;
 		}
 		want[i] = 1;
@@ -650,20 +655,20 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (th__ref_setup(err, sizeof(err))) {
 		printf("Bail out! %s\n", err);
-		free(want);
+		free(th_want);
 		return 1;
 	}
 	snprintf(base, sizeof(base), "%s/ibvct-suite.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
 	if (!mkdtemp(base)) {
 		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
-		free(want);
+		free(th_want);
 		return 1;
 	}
 	if (th_probe(why, sizeof(why), base)) {
 		printf("1..0 # SKIP %s\n", why);
 		th_rm_tree(base);
 		th__ref_cleanup();
-		free(want);
+		free(th_want);
 		return 0;
 	}
 	th_expect_load();
@@ -693,7 +698,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 	for (a = 0; th_fk_base[0] && a < 40 && th_rm_tree(th_fk_base); a++)
 		usleep(50000);
 	th__ref_cleanup();
-	free(want);
+	free(th_want);
 	free(th_exp);
 	return fail;
 }

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t6030: Debian's unmodified ibverbs-utils pingpong programs run as two
+# processes (server and client, TCP on 127.0.0.1 for the handshake) on the
+# reference target: both share one fake sysfs tree, script and fake kernel
+# run dir (ibvct-run --print-env), and their traffic goes process to
+# process through the fake provider. rc (polling and -e events), srq, ud,
+# uc, and xsrq (XRC: XRC domain through a file, XRC SRQs, target QPs).
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/ci/test-lib.sh"
+skip_all_unless_utils ibv_rc_pingpong
+tl_setup
+echo "1..7"
+
+"$TL_RUN" --print-env >"$tl_tmp/env" 2>"$tl_tmp/env.err" || {
+	echo "Bail out! ibvct-run --print-env failed"
+	diag <"$tl_tmp/env.err"
+	exit 1
+}
+scratch=$(sed -n 's/^# ibvct-run: scratch dir \([^ ]*\) .*/\1/p' "$tl_tmp/env" "$tl_tmp/env.err")
+trap 'rm -rf "$tl_tmp" ${scratch:+"$scratch"}' EXIT
+. "$tl_tmp/env"
+mult=${IBVCT_TIMEOUT_MULT:-1}
+limit=$((60 * mult))
+
+# listening PORT: a TCP socket listens on it (hex in /proc/net/tcp*)
+listening() {
+	hex=$(printf '%04X' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -Eq ":$hex [0-9A-F:]+ 0A "
+}
+
+# free_port: one that nothing uses now
+free_port() {
+	p=$((20000 + ($$ * 13 + tl_n * 101) % 30000))
+	while cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		grep -q ":$(printf '%04X' "$p") "; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# pp NAME WANT PROGRAM [ARGS]: server and client; both must exit 0 and
+# print a line matching WANT.
+pp() {
+	name=$1 want=$2
+	shift 2
+	port=$(free_port)
+	so=$tl_tmp/srv.out co=$tl_tmp/cli.out
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$@" -p "$port" \
+		>"$so" 2>&1 &
+	spid=$!
+	# readiness: the server's listening socket (a condition, not a delay)
+	i=0
+	while ! listening "$port" && kill -0 "$spid" 2>/dev/null && [ $i -lt $((400 * mult)) ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$@" -p "$port" \
+		127.0.0.1 >"$co" 2>&1
+	crc=$?
+	wait "$spid"
+	src_=$?
+	if [ "$crc" = 0 ] && [ "$src_" = 0 ] && grep -Eq -- "$want" "$so" &&
+	   grep -Eq -- "$want" "$co"; then
+		ok "$name"
+		grep -h -E 'bytes in|iters in' "$co" | diag
+	else
+		not_ok "$name"
+		{ echo "$* -p $port: server exit $src_, client exit $crc"
+		  echo "server:"; cat "$so"; echo "client:"; cat "$co"; } | head -n 40 | diag
+	fi
+}
+
+bytes='^[0-9]+ bytes in [0-9.]+ seconds = '
+pp "rc_pingpong polling, two processes" "$bytes" ibv_rc_pingpong -n 500
+pp "rc_pingpong -e (completion events), two processes" "$bytes" ibv_rc_pingpong -e -n 500
+pp "rc_pingpong with 64-byte messages" "$bytes" ibv_rc_pingpong -s 64 -n 500
+pp "srq_pingpong, two processes" "$bytes" ibv_srq_pingpong -n 500
+pp "ud_pingpong, two processes" "$bytes" ibv_ud_pingpong -n 500
+pp "uc_pingpong, two processes" "$bytes" ibv_uc_pingpong -n 500
+pp "xsrq_pingpong (XRC), two processes [XRCD-08 SRQX-13 WR-03]" '^success$' ibv_xsrq_pingpong
+tl_exit
