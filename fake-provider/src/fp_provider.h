@@ -8,7 +8,10 @@
  * kernel daemon (fk_client.h, one connection per context).
  *
  * Locking: one plugin-wide mutex (fp_fabric_lock) is held by every op for
- * its whole run, data path included; everything below assumes it is held.
+ * its whole run, data path included, and by the transport's progress
+ * thread while it serves the receive ring (transport.c); everything below
+ * assumes it is held. The daemon connection's reader thread never takes it.
+
  */
 #ifndef FP_PROVIDER_H
 #define FP_PROVIDER_H

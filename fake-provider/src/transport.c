@@ -18,6 +18,7 @@
  * mutex in the inbox: a producer killed inside it does not wedge the ring).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -230,9 +231,27 @@ static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uin
 	return 0;
 }
 
+/* A process that can still serve its inbox: not gone, not a zombie whose
+ * parent has yet to reap it. (Slow paths only: it reads /proc.) */
 static bool fp_pid_alive(pid_t pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;			/* no /proc: trust kill() */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');		/* "pid (comm) S ...": comm may hold anything */
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
 /* Push, waiting for room (serving our own inbox meanwhile if serve). */
@@ -500,12 +519,12 @@ static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_pa
 		if (xp->wait_done)
 			break;
 		now = fp_now_ns();
+		if (now < spin_end)
+			continue;
 		if (now > end || (!p->self && !fp_pid_alive(p->ib->owner_pid))) {
 			err = ETIMEDOUT;
 			break;
 		}
-		if (now < spin_end)
-			continue;
 		/* asleep, we are no longer "active": producers must wake us */
 		__atomic_store_n(&xp->ib->active_until, 0, __ATOMIC_SEQ_CST);
 		fp_ib_sleep(xp->ib, 50000000LL);
