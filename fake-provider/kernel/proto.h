@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
-#define FK_PROTO_VERSION	2u
+#define FK_PROTO_VERSION	3u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
@@ -177,11 +177,14 @@ struct fk_rep_pair {			/* most replies: two numbers */
 /* ROUTE: gate 0 = deliver to conn_id's ring (fd attached); otherwise no fd:
  * FK_GATE_NO_RECV, the target QP cannot receive (not RTR/RTS/SQD);
  * FK_GATE_BAD_SRQ, the SRQ is not an XRC SRQ of the QP's domain. srqn is the
- * SRQ to deliver to (the named one, or the first under the quirk). */
+ * SRQ to deliver to (the named one, or the first under the quirk).
+ * qp_access: the target QP's qp_access_flags, which the responder enforces
+ * (its process may hold no proxy of that QP). */
 enum { FK_GATE_OK = 0, FK_GATE_NO_RECV = 1, FK_GATE_BAD_SRQ = 2 };
 struct fk_rep_route {
 	struct fk_rep r;
 	uint32_t conn_id, srqn, gate, xrcd_id;
+	uint32_t qp_access, reserved2;
 };
 
 struct fk_rep_query {
@@ -204,6 +207,7 @@ _Static_assert(sizeof(struct fk_ah_wire) == 32, "fk_ah_wire layout");
 _Static_assert(sizeof(struct fk_qp_attr) == 116, "fk_qp_attr layout");
 _Static_assert(sizeof(struct fk_req_modify) == 132, "fk_req_modify layout");
 _Static_assert(sizeof(struct fk_event_msg) == 24, "fk_event_msg layout");
+_Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
 
 /* The exact payload size of a request type, 0 if the type is unknown. */
 static inline uint32_t fk_proto_req_size(uint32_t type)

@@ -387,12 +387,15 @@ out:
 		close(fd);
 }
 
+static void fk_sweep_hangups(struct fk_conn *except);
+
 /* One received packet: n bytes in buf (truncated: it was larger). */
 static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool truncated,
 		       int *fds, int nfds, bool ctrunc)
 {
-	/* aligned copy of the payload, so the handlers may read it as structs */
-	static union { struct fk_req_modify m; struct fk_req_hello h; char raw[FK_REQ_MAX]; } pl;
+	/* aligned copy of the payload, so the handlers may read it as structs; on
+	 * the stack: the hang-up sweep may read another connection meanwhile */
+	union { struct fk_req_modify m; struct fk_req_hello h; char raw[FK_REQ_MAX]; } pl;
 	struct fk_hdr h;
 	uint32_t want;
 	int fd = -1, err = 0, i;
@@ -452,6 +455,7 @@ bad:
 		fds[0] = -1;
 	}
 	fk_logv("conn %u: %s seq %u", c->id, fk_msg_name(h.type), h.seq);
+	fk_sweep_hangups(c);
 	fk_dispatch(c, h.type, h.seq, &pl, fd);
 	return;
 out:
@@ -461,7 +465,7 @@ out:
 
 static void fk_conn_read(struct fk_conn *c)
 {
-	static unsigned char buf[sizeof(struct fk_hdr) + FK_REQ_MAX];
+	unsigned char buf[sizeof(struct fk_hdr) + FK_REQ_MAX];	/* reentrant, see fk_message */
 	int burst;
 
 	for (burst = 0; burst < FK_READ_BURST && !c->dead; burst++) {
@@ -497,6 +501,58 @@ static void fk_conn_read(struct fk_conn *c)
 		fk_message(c, buf, (size_t)n, mh.msg_flags & MSG_TRUNC, fds, nfds,
 			   mh.msg_flags & MSG_CTRUNC);
 	}
+}
+
+/*
+ * A connection that hung up (close, exit, kill): what it still sent is
+ * served, then everything it held is released (XRCD-17, LIFE-04/05) at
+ * once; the struct itself goes at the end of the round (fk_reap).
+ */
+static void fk_conn_hangup(struct fk_conn *c)
+{
+	int i;
+
+	/* a hung-up socket ends in EOF; the bound only guards against a bug */
+	for (i = 0; i < 1024 && !c->dead; i++)
+		fk_conn_read(c);
+	c->dead = true;
+	fk__conn_release(c);
+}
+
+/*
+ * Before a request is served, every connection that has hung up by now is
+ * released. A client that saw its peer die (waitpid: the peer's fds are
+ * closed by then) and then asks must find the peer's objects gone, as with
+ * a kernel; its request was read after that hang-up, so this poll sees it,
+ * whatever the round's ppoll saw and in whatever order connections are read.
+ */
+static void fk_sweep_hangups(struct fk_conn *except)
+{
+	static struct pollfd pfd[FK_MAX_CONNS];
+	static struct fk_conn *who[FK_MAX_CONNS];
+	static bool busy;
+	struct fk_link *p, *t;
+	unsigned i, n = 0;
+
+	if (busy)
+		return;			/* serving a hung-up connection's last messages */
+	fk_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+
+		if (c == except || c->dead || n == FK_MAX_CONNS)
+			continue;
+		pfd[n].fd = c->fd;
+		pfd[n].events = 0;	/* POLLHUP and POLLERR are always reported */
+		pfd[n].revents = 0;
+		who[n++] = c;
+	}
+	if (!n || poll(pfd, n, 0) <= 0)
+		return;
+	busy = true;
+	for (i = 0; i < n; i++)
+		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+			fk_conn_hangup(who[i]);
+	busy = false;
 }
 
 /* ---- connections --------------------------------------------------------------- */
@@ -683,13 +739,24 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 		}
 		if (rc <= 0)
 			continue;
-		/* pfd[1..] follow the list order, and only this loop changes the list */
+		/* pfd[1..] follow the list order, and only this loop changes the
+		 * list. Hang-ups first: a request of this round must not see what
+		 * a connection gone before it still held (see fk_sweep_hangups). */
+		n = 1;
+		fk_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+
+			if (pfd[n++].revents & (POLLHUP | POLLERR))
+				fk_conn_hangup(c);
+		}
 		n = 1;
 		fk_list_for_each_safe(p, t, &fk_conns) {
 			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
 			short re = pfd[n++].revents;
 
-			if (re & (POLLIN | POLLHUP | POLLERR))
+			if (c->dead)
+				continue;
+			if (re & POLLIN)
 				fk_conn_read(c);
 			if (re & POLLOUT)
 				fk_flush(c);

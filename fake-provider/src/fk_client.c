@@ -827,6 +827,7 @@ int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigne
 	out->srqn = rep.srqn;
 	out->gate = rep.gate;
 	out->xrcd_id = rep.xrcd_id;
+	out->qp_access = rep.qp_access;
 	out->fd = fd;
 	return 0;
 }

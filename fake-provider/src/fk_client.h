@@ -133,6 +133,7 @@ enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };
 #define FK_Q_ROUTE_ANY_SRQ		0x1u	/* fk_route: the domain's first SRQ */
 struct fk_route {
 	uint32_t conn_id, srqn, gate, xrcd_id;
+	uint32_t qp_access;		/* a target QP's qp_access_flags (gate OK) */
 	int fd;
 };
 int fk_ring_set(struct fk_client *c, int memfd);

@@ -346,6 +346,7 @@ struct fp_packet {
 	uint32_t imm;			/* network order, as in the WR */
 	bool solicited;
 	uint32_t xrc_srqn;		/* XRC_SEND only */
+	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
 	uint32_t qkey;			/* UD */
 	uint16_t slid;
 	uint8_t sl, port;

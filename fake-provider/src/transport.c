@@ -394,6 +394,8 @@ static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
 		gate.type = IBV_QPT_XRC_RECV;
 		gate.qpn = pkt->dst_qpn;
 		gate.state = IBV_QPS_RTR;
+		/* the real QP's access flags: this process may hold no proxy of it */
+		gate.attr.qp_access_flags = pkt->xrc_access;
 		gate.dom = srq->dom;
 		fp__responder(&gate, pkt, resp);
 		return;
@@ -558,8 +560,10 @@ void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct
 				resp->status = FP_NAK_INV_REQ;	/* WR-03 */
 			return;
 		}
-		if (xrc)
+		if (xrc) {
 			p2.xrc_srqn = rt.srqn;
+			p2.xrc_access = rt.qp_access;
+		}
 		if (p->self) {
 			/* ours after all (an XRC SRQ of this process) */
 			fp_rx_local(xp, &p2, resp);

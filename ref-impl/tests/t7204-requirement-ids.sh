@@ -29,7 +29,7 @@ unknown_ids() {
 		done
 }
 
-echo "1..6"
+echo "1..7"
 bad=$(grep -v '^#' "$req" | grep -vE "^$fam	[^	]+\$")
 dup=$(grep -v '^#' "$req" | cut -f1 | sort | uniq -d)
 if [ -z "$bad$dup" ]; then ok "requirements.txt: one 'ID<tab>title' per line, no ID twice"
@@ -63,6 +63,11 @@ if [ -r "$spec" ]; then
 else
 	ok "the catalogue has exactly the spec's IDs, in its order # SKIP no spec at $spec"
 fi
+# A mandatory ID no suite checks could never pass certification.
+unchecked=
+for id in $ids; do grep -rqw -- "$id" "$src/suites" --include="*.c" || unchecked="$unchecked $id"; done
+if [ -z "$unchecked" ]; then ok "every mandatory ID is checked by a suite"
+else not_ok "every mandatory ID is checked by a suite"; echo "# not checked:$unchecked"; fi
 nreq=$(grep -c '^[A-Z]' "$req")
 if [ "$nreq" -ge 100 ]; then ok "the catalogue is complete enough to report on ($nreq IDs)"
 else not_ok "the catalogue is complete enough to report on ($nreq IDs)"; fi

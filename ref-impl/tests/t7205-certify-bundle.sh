@@ -50,7 +50,7 @@ done
 tar -xzf "$b" -C "$tmp" run1/MANIFEST.sha256 run1/STATEMENT.md 2>/dev/null
 mv "$tmp/run1/MANIFEST.sha256" "$tmp/run1/STATEMENT.md" "$tmp/" 2>/dev/null
 if grep -q 'Firmware: 16.35.1012' "$tmp/STATEMENT.md" && grep -q '^- Company: ____' "$tmp/STATEMENT.md" &&
-   grep -q 'mustpass.txt version 1' "$tmp/STATEMENT.md"; then ok "the statement template is filled from the fingerprint"
+   grep -q 'mustpass.txt version [0-9]' "$tmp/STATEMENT.md"; then ok "the statement template is filled from the fingerprint"
 else not_ok "the statement template is filled from the fingerprint"; fi
 
 repack_begin; sed -i 's/^ok 5 /not ok 5 /' "$tmp/x/run1/tap/t9100-all.tap"; repack_end tap
