@@ -65,7 +65,7 @@ else
 fi
 # A mandatory ID no suite checks could never pass certification.
 unchecked=
-for id in $ids; do grep -rqw -- "$id" "$src/suites" --include="*.c" || unchecked="$unchecked $id"; done
+for id in $ids; do grep -rqw --include="*.c" -e "$id" "$src/suites" || unchecked="$unchecked $id"; done
 if [ -z "$unchecked" ]; then ok "every mandatory ID is checked by a suite"
 else not_ok "every mandatory ID is checked by a suite"; echo "# not checked:$unchecked"; fi
 nreq=$(grep -c '^[A-Z]' "$req")
