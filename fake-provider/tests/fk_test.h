@@ -291,6 +291,17 @@ static FKT_UNUSED long fkt_objects(struct fk_client *m)
 	return fkt_objects_once(m, true);
 }
 
+/* End of a test: nothing left in the daemon, and it exits once the monitor
+ * (its last connection) goes. */
+static FKT_UNUSED void fkt_end_clean(struct fk_client *mon)
+{
+	pid_t pid = fk_daemon_pid(mon);
+
+	assert_int_equal(fkt_objects(mon), 0);
+	fk_disconnect(mon);
+	assert_int_equal(fkt_daemon_gone(pid), 0);
+}
+
 /* ---- forked helpers ------------------------------------------------------- */
 struct fkt_proc {
 	pid_t pid;
@@ -805,5 +816,10 @@ static FKT_UNUSED int fkt_life(void **state)
 
 static FKT_UNUSED int fkt_life_current = FK_LIFETIME_CURRENT;
 static FKT_UNUSED int fkt_life_seed = FK_LIFETIME_SEED;
+
+/* One cmocka entry per lifetime model for a test reading fkt_life(state). */
+#define FKT_BOTH(fn) \
+	{ #fn "_current", fn, NULL, NULL, &fkt_life_current }, \
+	{ #fn "_seed", fn, NULL, NULL, &fkt_life_seed }
 
 #endif /* FK_TEST_H */

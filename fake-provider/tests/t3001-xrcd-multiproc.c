@@ -10,15 +10,6 @@
  */
 #include "fk_test.h"
 
-static void end_clean(struct fk_client *mon)
-{
-	pid_t pid = fk_daemon_pid(mon);
-
-	assert_int_equal(fkt_objects(mon), 0);
-	fk_disconnect(mon);
-	assert_int_equal(fkt_daemon_gone(pid), 0);
-}
-
 static struct fkt_res xopen(struct fkt_proc *p, const char *file, uint32_t oflags)
 {
 	return fkt_do(p, FKT_XRCD_OPEN, oflags, 0, 0, 0, file);
@@ -69,7 +60,7 @@ static void same_inode_same_domain_distinct_handles_xrcd08(void **state)
 	fkt_reap(&a);
 	fkt_reap(&b);
 	fkt_reap(&c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* XRCD-03/04/16: fd -1 makes a private domain whatever the flags. */
@@ -88,7 +79,7 @@ static void fd_minus_one_is_a_private_domain_xrcd03_04(void **state)
 	assert_int_equal(FKT_ERR(&a, FKT_XRCD_CLOSE, p1.a, 0), 0);
 	assert_int_equal(FKT_ERR(&a, FKT_XRCD_CLOSE, p2.a, 0), 0);
 	fkt_exit(&a);					/* p3 goes with the process */
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* XRCD-13: EBUSY for this handle's SRQs and QPs only. */
@@ -117,7 +108,7 @@ static void close_is_ebusy_only_for_this_handles_objects_xrcd13(void **state)
 	assert_int_equal(fkt_objects(mon), 0);
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* XRCD-14/15 and LIFE-12: usecnt = handles + XRC SRQs + real TGT QPs; the
@@ -149,7 +140,7 @@ static void destroyed_with_last_use_then_new_domain_xrcd14_15(void **state)
 			 EINVAL);
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* XRCD-17: exit and SIGKILL release handles after QPs and SRQs. */
@@ -177,21 +168,17 @@ static void exit_and_sigkill_release_the_processes_uses_xrcd17(void **state)
 	assert_int_equal(usecnt(), 1);
 	assert_int_equal(xopen(&c, "f", 0).err, 0);
 	fkt_kill(&c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
-
-#define BOTH(fn) \
-	{ #fn "_current", fn, NULL, NULL, &fkt_life_current }, \
-	{ #fn "_seed", fn, NULL, NULL, &fkt_life_seed }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		BOTH(same_inode_same_domain_distinct_handles_xrcd08),
-		BOTH(fd_minus_one_is_a_private_domain_xrcd03_04),
-		BOTH(close_is_ebusy_only_for_this_handles_objects_xrcd13),
-		BOTH(destroyed_with_last_use_then_new_domain_xrcd14_15),
-		BOTH(exit_and_sigkill_release_the_processes_uses_xrcd17),
+		FKT_BOTH(same_inode_same_domain_distinct_handles_xrcd08),
+		FKT_BOTH(fd_minus_one_is_a_private_domain_xrcd03_04),
+		FKT_BOTH(close_is_ebusy_only_for_this_handles_objects_xrcd13),
+		FKT_BOTH(destroyed_with_last_use_then_new_domain_xrcd14_15),
+		FKT_BOTH(exit_and_sigkill_release_the_processes_uses_xrcd17),
 	};
 
 	fkt_setup("t3001");

@@ -11,15 +11,6 @@
 
 #define OPEN(p, h, qpn, type) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), (type), 0, NULL)
 
-static void end_clean(struct fk_client *mon)
-{
-	pid_t pid = fk_daemon_pid(mon);
-
-	assert_int_equal(fkt_objects(mon), 0);
-	fk_disconnect(mon);
-	assert_int_equal(fkt_daemon_gone(pid), 0);
-}
-
 /* OPENQP-05/07/08: another process opens by number and drives the QP. */
 static void open_by_number_from_another_process_shares_the_real_qp(void **state)
 {
@@ -38,7 +29,7 @@ static void open_by_number_from_another_process_shares_the_real_qp(void **state)
 	assert_int_equal(fkt_ok(&a, FKT_STATE, q.a, 0, NULL).b, 0x1234);
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* OPENQP-04/05/06: every way to name the wrong thing is EINVAL. */
@@ -73,7 +64,7 @@ static void wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval(void **state)
 	assert_int_equal(OPEN(&b, priv, q.b, IBV_QPT_XRC_RECV).err, EINVAL);	/* stale handle */
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* OPENQP-07/09: each open is its own handle; the creator may open too. */
@@ -110,7 +101,7 @@ static void each_open_is_a_distinct_handle_and_blocks_close_xrcd(void **state)
 	assert_int_equal(FKT_ERR(&b, FKT_TGT_DESTROY, o2.a, 0), EINVAL);	/* gone */
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* QPX-06/07 on the shared QP: the table applies to the real QP's state. */
@@ -168,20 +159,16 @@ static void modify_rules_apply_to_the_real_qp(void **state)
 	assert_int_equal(at.ah_attr.dlid, 5);
 	assert_int_equal(at.qp_access_flags, IBV_ACCESS_REMOTE_WRITE);
 	fk_disconnect(c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
-
-#define BOTH(fn) \
-	{ #fn "_current", fn, NULL, NULL, &fkt_life_current }, \
-	{ #fn "_seed", fn, NULL, NULL, &fkt_life_seed }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		BOTH(open_by_number_from_another_process_shares_the_real_qp),
-		BOTH(wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval),
-		BOTH(each_open_is_a_distinct_handle_and_blocks_close_xrcd),
-		BOTH(modify_rules_apply_to_the_real_qp),
+		FKT_BOTH(open_by_number_from_another_process_shares_the_real_qp),
+		FKT_BOTH(wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval),
+		FKT_BOTH(each_open_is_a_distinct_handle_and_blocks_close_xrcd),
+		FKT_BOTH(modify_rules_apply_to_the_real_qp),
 	};
 
 	fkt_setup("t3002");

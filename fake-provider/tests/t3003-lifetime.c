@@ -11,15 +11,6 @@
 
 #define OPEN(p, h, qpn) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), IBV_QPT_XRC_RECV, 0, NULL)
 
-static void end_clean(struct fk_client *mon)
-{
-	pid_t pid = fk_daemon_pid(mon);
-
-	assert_int_equal(fkt_objects(mon), 0);
-	fk_disconnect(mon);
-	assert_int_equal(fkt_daemon_gone(pid), 0);
-}
-
 /* LIFE-01/02: the creator's handle is one among equals. */
 static void owner_destroy_keeps_qp_for_other_holder_life02(void **state)
 {
@@ -46,7 +37,7 @@ static void owner_destroy_keeps_qp_for_other_holder_life02(void **state)
 	fkt_reap(&a);
 	fkt_reap(&b);
 	fkt_reap(&c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* LIFE-03: the last explicit destroy takes the real QP, in both models. */
@@ -67,7 +58,7 @@ static void last_explicit_destroy_destroys_real_qp_life03(void **state)
 	assert_int_equal(OPEN(&a, xa, q.b).err, EINVAL);
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* LIFE-04 (current) / LIFE-05 (seed): the owner ends without destroying,
@@ -112,7 +103,7 @@ static void owner_gone(void **state, bool sigkill)
 		assert_int_equal(OPEN(&b, xb, q.b).err, EINVAL);
 	}
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void owner_exits_without_destroy_life04_life05(void **state)
@@ -146,7 +137,7 @@ static void owner_sigkilled_while_other_holds_qp(void **state)
 	assert_int_equal(FKT_ERR(&b, FKT_TGT_DESTROY, ob.a, 0), 0);
 	assert_int_equal(OPEN(&b, xb, q.b).err, EINVAL);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* The last holder (an opener, not the creator) disconnects. */
@@ -171,7 +162,7 @@ static void last_holder_disconnects(void **state)
 	assert_int_equal(OPEN(&c, xc, q.b).err, life == FK_LIFETIME_CURRENT ? EINVAL : 0);
 	fkt_reap(&a);
 	fkt_reap(&c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* Seed: leftovers do not keep the XRCD alive, and go when it goes. */
@@ -202,7 +193,7 @@ static void xrcd_destroyed_with_leftover_qps(void **state)
 	assert_int_equal(OPEN(&b, y.a, q1.b).err, EINVAL);
 	assert_int_equal(OPEN(&b, y.a, q2.b).err, EINVAL);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* Seed: nobody else holds the domain: the owner's exit takes everything. */
@@ -222,7 +213,7 @@ static void owner_exit_with_no_other_user_leaves_nothing(void **state)
 	assert_int_equal(fkt_do(&b, FKT_XRCD_OPEN, 0, 0, 0, 0, "f").err, EAGAIN);
 	(void)q;
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* LIFE-08: one event on the real QP, heard once by each handle, in each
@@ -290,7 +281,7 @@ static void events_reach_every_handle_in_its_own_process_life08(void **state)
 	assert_int_equal(FKT_ERR(&p[0], FKT_RAISE, h[0], IBV_EVENT_PORT_ACTIVE), EINVAL);
 	for (i = 0; i < 3; i++)
 		fkt_reap(&p[i]);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* LIFE-10/12: a QP handle blocks its XRCD handle's close; an SRQ keeps the
@@ -314,26 +305,22 @@ static void xrcd_close_busy_while_qp_handle_exists_life10(void **state)
 	assert_int_equal(FKT_ERR(&b, FKT_XRCD_CLOSE, xb, 0), 0);
 	fkt_reap(&a);
 	fkt_reap(&b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
-
-#define BOTH(fn) \
-	{ #fn "_current", fn, NULL, NULL, &fkt_life_current }, \
-	{ #fn "_seed", fn, NULL, NULL, &fkt_life_seed }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		BOTH(owner_destroy_keeps_qp_for_other_holder_life02),
-		BOTH(last_explicit_destroy_destroys_real_qp_life03),
-		BOTH(owner_exits_without_destroy_life04_life05),
-		BOTH(owner_sigkilled_without_destroy_life04_life05),
-		BOTH(owner_sigkilled_while_other_holds_qp),
-		BOTH(last_holder_disconnects),
-		BOTH(xrcd_destroyed_with_leftover_qps),
-		BOTH(owner_exit_with_no_other_user_leaves_nothing),
-		BOTH(events_reach_every_handle_in_its_own_process_life08),
-		BOTH(xrcd_close_busy_while_qp_handle_exists_life10),
+		FKT_BOTH(owner_destroy_keeps_qp_for_other_holder_life02),
+		FKT_BOTH(last_explicit_destroy_destroys_real_qp_life03),
+		FKT_BOTH(owner_exits_without_destroy_life04_life05),
+		FKT_BOTH(owner_sigkilled_without_destroy_life04_life05),
+		FKT_BOTH(owner_sigkilled_while_other_holds_qp),
+		FKT_BOTH(last_holder_disconnects),
+		FKT_BOTH(xrcd_destroyed_with_leftover_qps),
+		FKT_BOTH(owner_exit_with_no_other_user_leaves_nothing),
+		FKT_BOTH(events_reach_every_handle_in_its_own_process_life08),
+		FKT_BOTH(xrcd_close_busy_while_qp_handle_exists_life10),
 	};
 
 	fkt_setup("t3003");

@@ -15,15 +15,6 @@
 #include "fk_test.h"
 
 /* Anything left over from a test: empty dump, then the daemon exits. */
-static void end_clean(struct fk_client *mon)
-{
-	pid_t pid = fk_daemon_pid(mon);
-
-	assert_int_equal(fkt_objects(mon), 0);
-	fk_disconnect(mon);
-	assert_int_equal(fkt_daemon_gone(pid), 0);
-}
-
 /* How many of the daemon's fds refer to the file at path (valgrind and
  * sanitizers open fds of their own, so a plain count would not do). */
 static int holds(pid_t pid, const char *path)
@@ -175,7 +166,7 @@ static void version_mismatch_is_refused_with_eprotonosupport(void **state)
 	assert_int_equal(fkt_raw_recv(fd, &h, &rep, sizeof(rep)), -2);	/* and hangs up */
 	close(fd);
 	assert_int_equal(fkt_objects(mon), 0);		/* still serving */
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void malformed_messages_get_error_replies_and_others_are_served(void **state)
@@ -247,7 +238,7 @@ static void malformed_messages_get_error_replies_and_others_are_served(void **st
 	close(fd);
 	assert_int_equal(fk_qpn_alloc(good, &qpn), 0);
 	fk_disconnect(good);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void a_handle_of_another_connection_is_never_accepted(void **state)
@@ -276,7 +267,7 @@ static void a_handle_of_another_connection_is_never_accepted(void **state)
 	assert_int_equal(fk_xrcd_close(a, xa, 0), EBUSY);
 	fk_disconnect(b);
 	fk_disconnect(a);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void lifetime_models_must_agree_per_device(void **state)
@@ -292,7 +283,7 @@ static void lifetime_models_must_agree_per_device(void **state)
 	/* the device is gone with its last connection: a new model is fine */
 	assert_int_equal(fk_connect("fake0", FK_LIFETIME_SEED, NULL, &b), 0);
 	fk_disconnect(b);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* ---- credentials ------------------------------------------------------------- */
@@ -322,7 +313,7 @@ static void another_uid_is_refused_by_so_peercred(void **state)
 	if (geteuid() != 0) {
 		/* not root: the uid switch is impossible; the check still ran in CI */
 		printf("# not root: SO_PEERCRED refusal checked only as root\n");
-		end_clean(mon);
+		fkt_end_clean(mon);
 		return;
 	}
 	/* open the path to the socket so that only SO_PEERCRED stands in the way */
@@ -336,7 +327,7 @@ static void another_uid_is_refused_by_so_peercred(void **state)
 	assert_int_equal(chmod(fkt_rundir, 0700), 0);
 	assert_int_equal(chmod(fkt_scratch, 0700), 0);
 	assert_int_equal(fkt_objects(mon), 0);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 /* ---- fd passing and inode keying (XRCD-08/10/15) ------------------------------ */
@@ -389,7 +380,7 @@ static void xrcd_is_keyed_by_the_inode_of_the_passed_fd(void **state)
 	close(fd1);
 	close(fd3);
 	fk_disconnect(c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void a_client_cannot_name_an_inode_or_smuggle_fds(void **state)
@@ -445,7 +436,7 @@ static void a_client_cannot_name_an_inode_or_smuggle_fds(void **state)
 	usleep(100000);
 	assert_int_equal(fkt_objects(mon), 0);	/* released with the connection */
 	assert_int_equal(holds(pid, s1), 0);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 static void dump_names_every_object_and_checks_the_counts(void **state)
@@ -469,7 +460,7 @@ static void dump_names_every_object_and_checks_the_counts(void **state)
 	free(d);
 	close(fd);
 	fk_disconnect(c);
-	end_clean(mon);
+	fkt_end_clean(mon);
 }
 
 int main(void)
