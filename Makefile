@@ -98,6 +98,10 @@ TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_HELPERS := $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
+# Tools of the test runs (rules below): the environment fingerprint, and the
+# runner every test program goes through (ci/test-exec).
+FINGERPRINT := $(B)/bin/ibvct-fingerprint
+REAP        := $(B)/bin/ibvct-reap
 
 all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(if $(FKD_SRCS),$(FKD))
 
@@ -281,7 +285,11 @@ DEVICE ?= fake0
 # TARGET=system: the suites built against the system's libibverbs, on
 # DEVICE (default: IBVCT_DEVICE, else the first device with an active port);
 # TAP in the report dir, a skip with its reason where there is no device.
-conformance: tests
+# On ref it is the conformance run only: the smoke, the four suites in every
+# configuration and the interop runs of unmodified ibverbs-utils clients
+# (INTEROP_BINS, with requirement IDs); the self-tests stay in `make check`.
+INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
+conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(call deps_for,test)
 	$(Q)if [ "$(TARGET)" = system ]; then \
 		mkdir -p $(REPORT_DIR) && \
 		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
@@ -291,17 +299,24 @@ conformance: tests
 	fi; \
 	test "$(TARGET)" = ref || { echo "conformance: TARGET is ref or system" >&2; exit 2; }; \
 	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) IBVCT_SUITES=1 \
-		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(TEST_BINS)
+		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(INTEROP_BINS)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
 # describes the system's rdma-core, under ibvct-run the reference target.
-FINGERPRINT := $(B)/bin/ibvct-fingerprint
 $(FINGERPRINT): $(B)/obj/ci/ibvct-fingerprint.o $(REF_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< -L$(B)/lib -l:libibverbs.so.1 -ldl -pthread
 tests: $(FINGERPRINT)
+
+# ibvct-reap: ci/test-exec runs every test program under it (time limit, and
+# every process the test started ends with it, whatever its process group).
+$(REAP): $(B)/obj/ci/ibvct-reap.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $<
+tests: $(REAP)
 # Named once per make run, so that `make conformance coverage` (either
 # order) fills one folder: coverage/ is copied in and linked from index.html.
 REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)

@@ -28,6 +28,9 @@ tl_setup() {
 	TL_RUN=$IBVCT_BUILD/bin/ibvct-run
 	tl_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibvct-t.XXXXXX") || exit 1
 	trap 'rm -rf "$tl_tmp"' EXIT
+	# ibvct-run's shared fake hosts: this test's own, never the user's
+	IBVCT_HOSTS_DIR=$tl_tmp/hosts
+	export IBVCT_HOSTS_DIR
 	tl_out=$tl_tmp/out tl_err=$tl_tmp/err tl_rc=0 tl_cmd=
 	: >"$tl_out"
 	: >"$tl_err"

@@ -179,12 +179,13 @@ struct fk_rep_pair {			/* most replies: two numbers */
  * FK_GATE_BAD_SRQ, the SRQ is not an XRC SRQ of the QP's domain. srqn is the
  * SRQ to deliver to (the named one, or the first under the quirk).
  * qp_access: the target QP's qp_access_flags, which the responder enforces
- * (its process may hold no proxy of that QP). */
+ * (its process may hold no proxy of that QP); rnr_timer: its min_rnr_timer,
+ * which an RNR NAK of that responder carries. */
 enum { FK_GATE_OK = 0, FK_GATE_NO_RECV = 1, FK_GATE_BAD_SRQ = 2 };
 struct fk_rep_route {
 	struct fk_rep r;
 	uint32_t conn_id, srqn, gate, xrcd_id;
-	uint32_t qp_access, reserved2;
+	uint32_t qp_access, rnr_timer;
 };
 
 struct fk_rep_query {

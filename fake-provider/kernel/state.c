@@ -883,6 +883,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 	}
 	rep->xrcd_id = r->xrcd->id;
 	rep->qp_access = r->attr.qp_access_flags;	/* enforced by the SRQ's process */
+	rep->rnr_timer = r->attr.min_rnr_timer;
 	rep->gate = FK_GATE_BAD_SRQ;
 	fk_list_for_each_safe(p, t, &d->srqns) {
 		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);

@@ -10,8 +10,11 @@
  * first byte past the 72-byte pre-XRC ibv_send_wr) only for XRC_SEND QPs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fp_provider.h"
 
@@ -272,8 +275,10 @@ void fp__responder(struct fp_rqp *d, const struct fp_packet *pkt, struct fp_resp
 		st = fp_rx_atomic(d, &rx, pkt, resp);
 		break;
 	}
-	/* Unreliable transports never answer: errors are silent drops. */
+	/* Unreliable transports never answer: errors are silent drops. An RNR
+	 * NAK carries the responder's timer: the requester waits that long. */
 	resp->status = reliable || st == FP_ACK_OK ? st : FP_ACK_DROPPED;
+	resp->rnr_timer = d->attr.min_rnr_timer;
 }
 
 /* ---- requester ---------------------------------------------------------------- */
@@ -522,59 +527,269 @@ static void fp_swr_packet(struct fp_rqp *r, const struct fp_swr *s, struct fp_pa
 	}
 }
 
+/* ---- retransmission ------------------------------------------------------------ */
+/*
+ * A reliable request that reaches no QP able to receive (the peer is not in
+ * RTR yet, or gone: the packet is lost) is sent again when the local ACK
+ * timeout (4.096 us * 2^timeout) runs out, retry_cnt times; one answered by
+ * an RNR NAK, after the responder's RNR timer, rnr_retry times (7: without
+ * end). Timeout 0 means no timer: the WQE waits until the QP leaves RTS.
+ * Meanwhile post_send has returned, and the WQE and every later one of its
+ * QP wait here, in order (IBA vol 1 9.7.6.1: ACK timer and retries; 9.7.5.2.8
+ * and o10-2: RNR NAK, with the responder's timer; C9-141: 7 = infinite).
+ * Those due are served at the start of every op of this process and by the
+ * transport's progress thread when the application calls no verb.
+ */
+struct fp_swqe {
+	struct fp_link link;		/* in the QP's sq_wait */
+	struct fp_swr s;
+	uint64_t seq, len;
+	enum ibv_wc_status local;	/* a local error found at post time */
+	char *buf;			/* the gathered payload */
+	struct fp_packet pkt;
+	long long due;			/* CLOCK_MONOTONIC ns; 0: once the one ahead is done */
+	int retry_left, rnr_left;	/* -1: without end */
+};
+
+/* The QPs of this process that have waiting WQEs, and the earliest due time. */
+static struct fp_link fp_sq_retry_qps = { &fp_sq_retry_qps, &fp_sq_retry_qps };
+static long long fp_sq_due;
+static pid_t fp_sq_pid;
+
+/* IBA vol 1 table 45: the RNR NAK timer field, in microseconds. */
+static const uint32_t fp_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+static long long fp_dp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void fp__sq_init(struct fp_rqp *r)
+{
+	fp_list_init(&r->sq_wait);
+	fp_list_init(&r->retry_link);
+}
+
+static void fp_swqe_free(struct fp_swqe *w)
+{
+	free(w->buf);
+	free(w);
+}
+
+/* Complete the WQE with st (unless a quiet success) and retire its buffers. */
+static void fp_swqe_complete(struct fp_rqp *r, struct fp_swqe *w, enum ibv_wc_status st,
+			     const struct fp_response *resp)
+{
+	if (st == IBV_WC_SUCCESS && resp && resp->status == FP_ACK_OK) {
+		if (w->pkt.op == FP_PKT_READ && resp->data)
+			fp_swr_scatter(r, &w->s, resp->data);
+		else if (w->pkt.op == FP_PKT_CMP_SWAP || w->pkt.op == FP_PKT_FETCH_ADD)
+			fp_swr_scatter(r, &w->s, (const char *)&resp->atomic_orig);
+	}
+	fp_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
+}
+
+/*
+ * One try of the WQE: true when it is done (completed; an error moved the
+ * QP to ERR), false when it must wait (w->due set).
+ */
+static bool fp_swqe_try(struct fp_rqp *r, struct fp_swqe *w)
+{
+	struct fp_response resp = { 0 };
+	enum ibv_wc_status st = w->local;
+	long long wait_ns = -1;
+
+	if (st == IBV_WC_SUCCESS) {
+		w->pkt.payload = w->buf;
+		fp_fabric_deliver(r->ctx, &w->pkt, &resp);
+		st = fp_ack_status(resp.status);
+		if (resp.status == FP_ACK_NO_PATH && (w->retry_left || !r->attr.timeout)) {
+			/* timeout 0: no ACK timer, the request is never given up */
+			wait_ns = r->attr.timeout ? 4096LL << r->attr.timeout : 0;
+			if (w->retry_left > 0 && r->attr.timeout)
+				w->retry_left--;
+		} else if (resp.status == FP_NAK_RNR && w->rnr_left) {
+			wait_ns = 1000LL * fp_rnr_us[resp.rnr_timer & 31];
+			if (w->rnr_left > 0)
+				w->rnr_left--;
+		}
+	}
+	if (wait_ns >= 0) {
+		free(resp.data);
+		w->due = wait_ns ? fp_dp_now() + wait_ns : LLONG_MAX;
+		return false;
+	}
+	fp_swqe_complete(r, w, st, &resp);
+	free(resp.data);
+	if (st != IBV_WC_SUCCESS)
+		fp__qp_set_error(r);		/* later WQEs are flushed */
+	return true;
+}
+
+static void fp_sq_due_update(void)
+{
+	struct fp_link *p, *t;
+	long long due = 0;
+
+	fp_list_for_each_safe(p, t, &fp_sq_retry_qps) {
+		struct fp_rqp *r = fp_container_of(p, struct fp_rqp, retry_link);
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		if (w->due && w->due != LLONG_MAX && (!due || w->due < due))
+			due = w->due;
+	}
+	__atomic_store_n(&fp_sq_due, due, __ATOMIC_RELEASE);
+}
+
+/* After fork the list names the parent's QPs, which this process must not
+ * send from: start empty. */
+static void fp_sq_own(void)
+{
+	pid_t pid = getpid();
+
+	if (fp_sq_pid == pid)
+		return;
+	fp_list_init(&fp_sq_retry_qps);
+	fp_sq_due = 0;
+	fp_sq_pid = pid;
+}
+
+static void fp_sq_wait_add(struct fp_rqp *r, struct fp_swqe *w)
+{
+	fp_sq_own();
+	if (fp_list_empty(&r->sq_wait))
+		fp_list_add_tail(&fp_sq_retry_qps, &r->retry_link);
+	fp_list_add_tail(&r->sq_wait, &w->link);
+}
+
+/* Serve one QP's waiting WQEs that are due, in order. */
+static void fp_sq_serve(struct fp_rqp *r, long long now)
+{
+	while (!fp_list_empty(&r->sq_wait)) {
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		if (w->due > now)
+			return;
+		if (r->state != IBV_QPS_RTS && r->state != IBV_QPS_SQD) {
+			/* ERR flushes the queue itself; a reset or destroy drops it */
+			return;
+		}
+		fp_list_del(&w->link);
+		if (!fp_swqe_try(r, w)) {
+			/* back to the head: it keeps its place */
+			w->link.next = r->sq_wait.next;
+			w->link.prev = &r->sq_wait;
+			r->sq_wait.next->prev = &w->link;
+			r->sq_wait.next = &w->link;
+			return;
+		}
+		fp_swqe_free(w);
+	}
+	fp_list_del(&r->retry_link);
+	if (r->state == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
+		fp__qp_event(r, IBV_EVENT_SQ_DRAINED);
+}
+
+long long fp__sq_progress(void)
+{
+	static bool busy;
+	struct fp_link *p, *t;
+	long long now;
+
+	if (fp_list_empty(&fp_sq_retry_qps))
+		return 0;
+	fp_sq_own();
+	if (busy || fp_list_empty(&fp_sq_retry_qps))
+		return 0;
+	busy = true;			/* a delivery serves the inbox: no re-entry */
+	now = fp_dp_now();
+	fp_list_for_each_safe(p, t, &fp_sq_retry_qps)
+		fp_sq_serve(fp_container_of(p, struct fp_rqp, retry_link), now);
+	fp_sq_due_update();
+	busy = false;
+	return __atomic_load_n(&fp_sq_due, __ATOMIC_ACQUIRE);
+}
+
+long long fp__sq_next_due(void)
+{
+	return __atomic_load_n(&fp_sq_due, __ATOMIC_ACQUIRE);
+}
+
+/* The QP leaves RTS: to ERR (complete: flushed, as WR_FLUSH_ERR), or to
+ * RESET or destroyed (dropped, no completion). */
+void fp__sq_flush(struct fp_rqp *r, bool complete)
+{
+	while (!fp_list_empty(&r->sq_wait)) {
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		fp_list_del(&w->link);
+		if (complete)
+			fp_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
+		fp_swqe_free(w);
+	}
+	if (!fp_list_empty(&r->retry_link))
+		fp_list_del(&r->retry_link);
+	fp_sq_due_update();
+}
+
 static int fp_send_one(struct fp_rqp *r, const struct ibv_send_wr *wr)
 {
 	const struct fp_dev_spec *spec = r->ctx->spec;
-	struct fp_response resp = { 0 };
-	enum ibv_wc_status st;
-	struct fp_packet pkt;
-	struct fp_swr s;
-	uint64_t len, seq;
-	char *buf = NULL;
+	struct fp_swqe w0, *w = &w0;
 	int err;
 
-	fp_swr_read(r, wr, &s);
-	err = fp_swr_check(r, &s, &len);
+	memset(w, 0, sizeof(*w));
+	fp_swr_read(r, wr, &w->s);
+	err = fp_swr_check(r, &w->s, &w->len);
 	if (err)
 		return err;
-	seq = ++r->sq_posted;
+	w->seq = ++r->sq_posted;
 	if (r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE) {
-		fp_sq_complete(r, &s, seq, IBV_WC_WR_FLUSH_ERR, 0);
+		fp_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
 		return 0;
 	}
-	st = IBV_WC_SUCCESS;
-	if ((spec->port[0].attr.max_msg_sz && len > spec->port[0].attr.max_msg_sz) ||
+	if ((spec->port[0].attr.max_msg_sz && w->len > spec->port[0].attr.max_msg_sz) ||
 	    (r->type == IBV_QPT_UD &&
-	     len > fp_mtu_bytes(spec->port[to_fp_ah(s.ah)->attr.port_num - 1].attr.active_mtu)))
-		st = IBV_WC_LOC_LEN_ERR;
-	if (st == IBV_WC_SUCCESS && len) {
-		buf = malloc(len);
-		if (!buf)
+	     w->len > fp_mtu_bytes(spec->port[to_fp_ah(w->s.ah)->attr.port_num - 1].attr.active_mtu)))
+		w->local = IBV_WC_LOC_LEN_ERR;
+	if (w->local == IBV_WC_SUCCESS && w->len) {
+		w->buf = malloc(w->len);
+		if (!w->buf) {
+			r->sq_posted--;
 			return ENOMEM;
+		}
 	}
-	if (st == IBV_WC_SUCCESS)
-		st = fp_swr_gather(r, &s, len, buf);
-	if (st != IBV_WC_SUCCESS)
-		goto complete;
-
-	fp_swr_packet(r, &s, &pkt);
-	pkt.payload = buf;
-	pkt.len = (uint32_t)len;
-	fp_fabric_deliver(r->ctx, &pkt, &resp);
-
-	st = fp_ack_status(resp.status);
-	if (st == IBV_WC_SUCCESS && resp.status == FP_ACK_OK) {
-		if (pkt.op == FP_PKT_READ && resp.data)
-			fp_swr_scatter(r, &s, resp.data);
-		else if (pkt.op == FP_PKT_CMP_SWAP || pkt.op == FP_PKT_FETCH_ADD)
-			fp_swr_scatter(r, &s, (const char *)&resp.atomic_orig);
+	if (w->local == IBV_WC_SUCCESS)
+		w->local = fp_swr_gather(r, &w->s, w->len, w->buf);
+	if (w->local == IBV_WC_SUCCESS) {
+		fp_swr_packet(r, &w->s, &w->pkt);
+		w->pkt.len = (uint32_t)w->len;
 	}
-complete:
-	fp_sq_complete(r, &s, seq, st, st == IBV_WC_SUCCESS ? (uint32_t)len : 0);
-	if (st != IBV_WC_SUCCESS)
-		fp__qp_set_error(r);		/* later WQEs are flushed */
-	free(resp.data);
-	free(buf);
+	w->retry_left = r->attr.retry_cnt;
+	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
+	/* Behind waiting WQEs it waits too: a send queue completes in order. */
+	if (fp_list_empty(&r->sq_wait) && fp_swqe_try(r, w)) {
+		free(w->buf);
+		return 0;
+	}
+	w = malloc(sizeof(*w));
+	if (!w) {
+		/* nowhere to keep it: it fails now, as a lost request would later */
+		fp_swqe_complete(r, &w0, IBV_WC_RETRY_EXC_ERR, NULL);
+		free(w0.buf);
+		fp__qp_set_error(r);
+		return 0;
+	}
+	*w = w0;
+	fp_sq_wait_add(r, w);
+	fp_sq_due_update();
 	return 0;
 }
 

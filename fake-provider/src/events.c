@@ -21,6 +21,7 @@ int fp__op_begin(enum fp_op op)
 	 * have on arrival: the data path's fast path (no thread hop), and a
 	 * destroy never strands packets that came in before it. */
 	fp_fabric_drain_all();
+	fp__sq_progress();		/* retransmissions that are due */
 	return fp_fault_check(fp__script, op);
 }
 

@@ -51,6 +51,41 @@ int fp_fabric_trylock(void)
 	return pthread_mutex_trylock(&fp_fabric_mutex);
 }
 
+/*
+ * fork(): the child must not inherit a lock that another thread holds, nor
+ * memory that thread was changing (a progress thread inside the allocator
+ * leaves its lock taken in the child for good). So fork waits until no
+ * thread of the plugin is inside it: the plugin lock first (an op waiting
+ * for a daemon reply still gets it: the reader thread takes neither lock),
+ * then the daemon client's locks (fk_client.c). The child has none of the
+ * parent's threads: it starts with fresh locks, and what it inherited of
+ * the parent's contexts fails cleanly instead of waiting for them.
+ */
+static void fp_fork_prepare(void)
+{
+	pthread_mutex_lock(&fp_fabric_mutex);
+}
+
+static void fp_fork_parent(void)
+{
+	pthread_mutex_unlock(&fp_fabric_mutex);
+}
+
+static void fp_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+	fp_fabric_mutex = fresh;	/* its owner was the parent's thread */
+}
+
+void fp_fabric_fork_init(void)
+{
+	/* Prepare handlers run in the reverse order of registration: the
+	 * client library's, registered first, then run after ours. */
+	fk_fork_init();
+	pthread_atfork(fp_fork_prepare, fp_fork_parent, fp_fork_child);
+}
+
 struct fp_fabric *fp_fabric_attach(int devidx)
 {
 	struct fp_fabric *fab = &fp_fabrics[devidx];

@@ -51,6 +51,7 @@ struct fk_client {
 	void *event_arg;
 	uint32_t conn_id;
 	pid_t daemon_pid;
+	bool inherited;			/* the parent's, seen in a forked child */
 };
 
 /* Every live connection. Nothing but fk_connect/fk_disconnect uses it; it
@@ -58,6 +59,47 @@ struct fk_client {
  * not blame a child that exits without its parent's connections. */
 static pthread_mutex_t fk_clients_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fk_client *fk_clients;
+
+/* ---- fork -------------------------------------------------------------------------- */
+static void fk_fork_prepare(void)
+{
+	pthread_mutex_lock(&fk_clients_lock);
+}
+
+static void fk_fork_parent(void)
+{
+	pthread_mutex_unlock(&fk_clients_lock);
+}
+
+/* No reader thread came along: nobody would answer a call on these. A
+ * reader or caller of the parent may have held their locks: fresh ones. */
+static void fk_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cfresh = PTHREAD_COND_INITIALIZER;
+
+	fk_clients_lock = fresh;
+	for (struct fk_client *c = fk_clients; c; c = c->next) {
+		c->lock = fresh;
+		c->call_lock = fresh;
+		c->cond = cfresh;
+		c->dead = true;
+		c->waiting = false;
+		c->inherited = true;
+	}
+}
+
+static void fk_fork_register(void)
+{
+	pthread_atfork(fk_fork_prepare, fk_fork_parent, fk_fork_child);
+}
+
+void fk_fork_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fk_fork_register);
+}
 
 static long fk_timeout_ms(void)
 {
@@ -512,6 +554,7 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 		hello.flags = FK_HELLO_MONITOR;
 	}
 	hello.client_pid = (uint32_t)getpid();
+	fk_fork_init();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ENOMEM;
@@ -566,6 +609,11 @@ void fk_disconnect(struct fk_client *c)
 			break;
 		}
 	pthread_mutex_unlock(&fk_clients_lock);
+	if (c->inherited) {
+		/* the parent's connection: close our copy, leave the socket be */
+		close(c->fd);
+		goto out_free;
+	}
 	/* Like the last close of a uverbs fd, this returns once the daemon has
 	 * released what the connection held: it sees our EOF, releases, closes
 	 * its end, and the reader then sees EOF too and ends. (The shutdown acts
@@ -575,6 +623,7 @@ void fk_disconnect(struct fk_client *c)
 	pthread_join(c->reader, NULL);
 
 	close(c->fd);
+out_free:
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->call_lock);
@@ -828,6 +877,7 @@ int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigne
 	out->gate = rep.gate;
 	out->xrcd_id = rep.xrcd_id;
 	out->qp_access = rep.qp_access;
+	out->rnr_timer = rep.rnr_timer;
 	out->fd = fd;
 	return 0;
 }

@@ -134,8 +134,19 @@ enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };
 struct fk_route {
 	uint32_t conn_id, srqn, gate, xrcd_id;
 	uint32_t qp_access;		/* a target QP's qp_access_flags (gate OK) */
+	uint32_t rnr_timer;		/* and its min_rnr_timer */
 	int fd;
 };
+/*
+ * fork(): fk_fork_init (once; fk_connect calls it too) registers handlers
+ * that take the library's locks before fork, and give the child fresh ones
+ * and turn every connection it inherited into a dead one: calls on it fail
+ * with ECONNRESET, and fk_disconnect only closes the child's copy of the
+ * socket (the parent's connection goes on). A caller with locks of its own
+ * around fk_* calls registers its handlers after calling this.
+ */
+void fk_fork_init(void);
+
 int fk_ring_set(struct fk_client *c, int memfd);
 int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigned quirks,
 	     struct fk_route *out);

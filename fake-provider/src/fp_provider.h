@@ -195,6 +195,10 @@ struct fp_rqp {
 	unsigned usecnt;		/* handles */
 	struct fp_rq rq;
 	uint64_t sq_posted, sq_retired;	/* WQE sequence numbers */
+	/* Sent WQEs that wait for a retransmission (datapath.c), in order,
+	 * and the link in the list of QPs that have any. */
+	struct fp_link sq_wait;
+	struct fp_link retry_link;
 	uint32_t sq_psn;
 	unsigned mcast;			/* attached multicast groups (UD) */
 };
@@ -347,6 +351,7 @@ struct fp_packet {
 	bool solicited;
 	uint32_t xrc_srqn;		/* XRC_SEND only */
 	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
+	uint8_t xrc_rnr_timer;		/* XRC_SEND: the target QP's min_rnr_timer, likewise */
 	uint32_t qkey;			/* UD */
 	uint16_t slid;
 	uint8_t sl, port;
@@ -364,7 +369,7 @@ enum fp_ack {
 	FP_NAK_REM_ACCESS,
 	FP_NAK_INV_REQ,
 	FP_NAK_REM_OP,
-	FP_ACK_NO_PATH,			/* no live QP behind dst_qpn: retries exhausted */
+	FP_ACK_NO_PATH,			/* no QP able to receive behind dst_qpn: the packet is lost */
 };
 
 struct fp_response {
@@ -372,16 +377,25 @@ struct fp_response {
 	void *data;			/* READ response (malloc'ed, requester frees) */
 	uint32_t len;
 	uint64_t atomic_orig;
+	uint8_t rnr_timer;		/* RNR NAK: the responder QP's min_rnr_timer */
 };
 
 /* The responder side of the data path (datapath.c). */
 void fp__responder(struct fp_rqp *real, const struct fp_packet *pkt,
 		   struct fp_response *resp);
+/* The requester's retransmissions (datapath.c): set up and drop a QP's
+ * waiting WQEs; serve those due (returns the next due time, ns, 0: none);
+ * the next due time as a hint for the progress thread, without the lock. */
+void fp__sq_init(struct fp_rqp *real);
+void fp__sq_flush(struct fp_rqp *real, bool complete);
+long long fp__sq_progress(void);
+long long fp__sq_next_due(void);
 
 /* ---- the fabric: device-wide state (fabric.c) --------------------------- */
 void fp_fabric_lock(void);
 void fp_fabric_unlock(void);
 int fp_fabric_trylock(void);		/* 0 or EBUSY */
+void fp_fabric_fork_init(void);		/* once, at load: fork waits for the plugin */
 struct fp_fabric *fp_fabric_attach(int devidx);
 void fp_fabric_detach(struct fp_fabric *fab);
 int fp_fabric_devidx(const struct fp_fabric *fab);

@@ -153,6 +153,16 @@ int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_
 int fp_env_setup(const char *script_path, const char *provider_path,
 		 const char *dir_parent, char *scratch, size_t scratch_len,
 		 char *err, size_t errlen);
+/*
+ * The same for the shared fake host named host (see env.c): its sysfs tree,
+ * run dir and script live in <hosts dir>/host-<host>, made on first use and
+ * kept; every program set up for the same host shares its devices, daemon
+ * and fabric. A host in use with another script is refused (-1, err says
+ * why and what to do). On success *users_fd holds a shared lock that marks
+ * the host in use while it is open, and hostdir receives its path.
+ */
+int fp_env_setup_shared(const char *host, const char *script_path, const char *provider_path,
+			int *users_fd, char *hostdir, size_t hostdir_len, char *err, size_t errlen);
 /* Remove a scratch dir made by fp_env_setup() and all below it; 0 or errno. */
 int fp_rmtree(const char *path);
 

@@ -416,6 +416,7 @@ static void fp_provider_register(void)
 		fp_script_default(&fp_script_store);
 	}
 	fp__script = &fp_script_store;
+	fp_fabric_fork_init();
 	if (fp__script->mode == FP_MODE_LEGACY)
 		ibv_register_driver("ibvct-fake", fp_legacy_init);
 	else

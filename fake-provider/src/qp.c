@@ -111,6 +111,7 @@ static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct 
 	if (!r)
 		return NULL;
 	fp_list_init(&r->handles);
+	fp__sq_init(r);
 	r->type = IBV_QPT_XRC_RECV;
 	r->state = IBV_QPS_RESET;
 	if (fp__rq_init(&r->rq, 0, 0)) {
@@ -187,6 +188,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 		goto err_free_r;
 	}
 	fp_list_init(&r->handles);
+	fp__sq_init(r);
 	r->type = a->qp_type;
 	r->state = IBV_QPS_RESET;
 	r->sq_sig_all = a->sq_sig_all;
@@ -395,6 +397,7 @@ void fp__qp_set_error(struct fp_rqp *r)
 	if (r->state == IBV_QPS_ERR)
 		return;
 	r->state = IBV_QPS_ERR;
+	fp__sq_flush(r, true);
 	fp__qp_flush_rq(r);
 	if (r->srq)	/* SRQ WQEs are not flushed; the consumer hears this instead */
 		fp__qp_event(r, IBV_EVENT_QP_LAST_WQE_REACHED);
@@ -402,6 +405,7 @@ void fp__qp_set_error(struct fp_rqp *r)
 
 static void fp_qp_reset(struct fp_rqp *r)
 {
+	fp__sq_flush(r, false);
 	r->rq.head = r->rq.count = 0;
 	r->sq_posted = r->sq_retired = 0;
 	if (r->scq)
@@ -563,8 +567,10 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		fp__qp_set_error(r);
 	} else {
 		r->state = next;
-		if (next == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
-			fp__qp_event(r, IBV_EVENT_SQ_DRAINED);	/* nothing is in flight */
+		/* drained now, or once its waiting WQEs are done (datapath.c) */
+		if (next == IBV_QPS_SQD && r->attr.en_sqd_async_notify &&
+		    fp_list_empty(&r->sq_wait))
+			fp__qp_event(r, IBV_EVENT_SQ_DRAINED);
 	}
 	if (mask & IBV_QP_STATE)
 		qp->state = next;
@@ -660,6 +666,7 @@ void fp__rqp_free(struct fp_rqp *r)
 		r->srq->usecnt--;
 	if (r->pd)
 		r->pd->usecnt--;
+	fp__sq_flush(r, false);
 	fp_fabric_qp_del(r->fab, r);
 	fp__rq_free(&r->rq);
 	if (r->dom)

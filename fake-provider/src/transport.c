@@ -65,6 +65,7 @@ struct fp_rec {
 			enum fp_ack status;
 			uint32_t len;
 			uint64_t atomic_orig;
+			uint32_t rnr_timer;
 		} resp;			/* RESP: data follows */
 	} u;
 };
@@ -396,6 +397,7 @@ static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
 		gate.state = IBV_QPS_RTR;
 		/* the real QP's access flags: this process may hold no proxy of it */
 		gate.attr.qp_access_flags = pkt->xrc_access;
+		gate.attr.min_rnr_timer = pkt->xrc_rnr_timer;
 		gate.dom = srq->dom;
 		fp__responder(&gate, pkt, resp);
 		return;
@@ -429,6 +431,7 @@ static void fp_handle_req(struct fp_xport *xp, const struct fp_rec *h)
 	r.u.resp.status = resp.status;
 	r.u.resp.len = resp.data ? resp.len : 0;
 	r.u.resp.atomic_orig = resp.atomic_orig;
+	r.u.resp.rnr_timer = resp.rnr_timer;
 	if (p->self) {
 		/* our own request, through our own inbox: no copy needed */
 		if (xp->wait_id == h->id && !xp->wait_done) {
@@ -449,6 +452,7 @@ static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
 		return;				/* late: its requester gave up */
 	xp->wait_resp.status = h->u.resp.status;
 	xp->wait_resp.atomic_orig = h->u.resp.atomic_orig;
+	xp->wait_resp.rnr_timer = (uint8_t)h->u.resp.rnr_timer;
 	xp->wait_resp.len = h->u.resp.len;
 	xp->wait_resp.data = NULL;
 	if (h->u.resp.len) {
@@ -563,6 +567,7 @@ void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct
 		if (xrc) {
 			p2.xrc_srqn = rt.srqn;
 			p2.xrc_access = rt.qp_access;
+			p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
 		}
 		if (p->self) {
 			/* ours after all (an XRC SRQ of this process) */
@@ -594,14 +599,20 @@ static void *fp_progress(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
-		long long idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) -
-				    fp_now_ns();
+		long long now = fp_now_ns(),
+			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
+			  due = fp__sq_next_due();	/* a retransmission (datapath.c) */
 
-		if (fp_ib_empty(xp->ib)) {
+		if (fp_ib_empty(xp->ib) && !(due && due <= now)) {
 			/* While the application is active, producers do not wake us:
 			 * look again when that window ends (it may have gone to sleep
-			 * on a completion channel meanwhile). */
-			fp_ib_sleep(xp->ib, idle_in > 0 ? idle_in + FP_ACTIVE_NS / 4 : 200000000LL);
+			 * on a completion channel meanwhile), or when a
+			 * retransmission is due. */
+			long long ns = idle_in > 0 ? idle_in + FP_ACTIVE_NS / 4 : 200000000LL;
+
+			if (due && due - now < ns)
+				ns = due - now;
+			fp_ib_sleep(xp->ib, ns);
 			continue;
 		}
 		if (idle_in > 0) {
@@ -619,6 +630,7 @@ static void *fp_progress(void *arg)
 			continue;
 		}
 		fp__xport_drain(xp);
+		fp__sq_progress();
 		fp_fabric_unlock();
 	}
 

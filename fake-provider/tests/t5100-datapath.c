@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -108,8 +109,10 @@ static uint16_t port_lid(void)
 	return pa.lid;
 }
 
-/* RESET -> INIT -> RTR -> RTS with the spec 3b masks of the type. */
-static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+/* RESET -> INIT -> RTR -> RTS with the spec 3b masks of the type, and the
+ * given ACK timeout, retry count and RNR retry count at RTS. */
+static void qp_connect_rt(struct ibv_qp *qp, uint32_t dest, uint8_t timeout, uint8_t retry_cnt,
+			  uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a;
 	enum ibv_qp_type t = qp->qp_type;
@@ -145,14 +148,19 @@ static void qp_connect(struct ibv_qp *qp, uint32_t dest)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.timeout = timeout;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 1;
 	m = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV)
 		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
+}
+
+static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+{
+	qp_connect_rt(qp, dest, 14, 7, 7);
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
@@ -187,12 +195,18 @@ static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, vo
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* One completion; a retransmission may take its timer's time (a hang guard
+ * of 10 s, not a speed check). */
 static void poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	int i, n = 0;
+	struct timespec t0, t;
+	int n;
 
-	for (i = 0; i < 1000 && n == 0; i++)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		n = ibv_poll_cq(cq, 1, wc);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (n == 0 && t.tv_sec - t0.tv_sec < 10);
 	assert_int_equal(n, 1);
 }
 
@@ -728,19 +742,102 @@ static void access_not_granted_gives_rem_access_err(void **state)
 	free(ro);
 }
 
-static void no_receive_wqe_gives_rnr_retry_exc_err(void **state)
+/* rnr_retry 0: the first RNR NAK ends the request. */
+static void no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err(void **state)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
 	struct ibv_wc wc;
 
-	rc_pair(f, IBV_QPT_RC, &x, &y);
+	x = qp_new(f, IBV_QPT_RC, NULL);
+	y = qp_new(f, IBV_QPT_RC, NULL);
+	qp_connect_rt(x, y->qp_num, 14, 7, 0);
+	qp_connect(y, x->qp_num);
 	assert_int_equal(post_one(x, IBV_WR_SEND, 1, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
 	poll_one(f->scq, &wc);
 	assert_int_equal(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
 	assert_int_equal(qp_state(x), IBV_QPS_ERR);
 	ibv_destroy_qp(x);
 	ibv_destroy_qp(y);
+}
+
+/* rnr_retry 7 retries without end: the send waits (post_send has returned)
+ * and lands once the responder posts a receive; later WQEs wait behind it
+ * and complete in order. */
+static void rnr_nak_is_retried_until_a_receive_is_posted(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+	int i;
+
+	rc_pair(f, IBV_QPT_RC, &x, &y);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(post_one(x, IBV_WR_SEND, 40 + i, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	cq_empty(f->scq);
+	cq_empty(f->rcq);
+	for (i = 0; i < 3; i++)
+		post_recv(y, 50 + i, f->b + 64 * i, 64, f->mb->lkey);
+	for (i = 0; i < 3; i++) {
+		poll_one(f->scq, &wc);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, 40 + i);
+		poll_one(f->rcq, &wc);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, 50 + i);
+	}
+	assert_int_equal(qp_state(x), IBV_QPS_RTS);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+/* A request to a QP not yet in RTR is lost, and sent again when the ACK
+ * timer runs out: it lands once the peer is ready (no error completion). */
+static void lost_request_is_retried_until_the_peer_reaches_rtr(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	x = qp_new(f, IBV_QPT_RC, NULL);
+	y = qp_new(f, IBV_QPT_RC, NULL);
+	qp_connect_rt(x, y->qp_num, 8, 7, 7);		/* 1 ms ACK timer */
+	assert_int_equal(post_one(x, IBV_WR_SEND, 60, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	cq_empty(f->scq);
+	qp_connect(y, x->qp_num);
+	post_recv(y, 62, f->b, 64, f->mb->lkey);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 60);
+	poll_one(f->rcq, &wc);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 62);
+	ibv_destroy_qp(x);
+	ibv_destroy_qp(y);
+}
+
+/* Nobody behind the destination: retry_cnt retries, then RETRY_EXC_ERR,
+ * the QP goes to ERR and what waited behind is flushed. */
+static void lost_request_after_retry_cnt_gives_retry_exc_err(void **state)
+{
+	struct fx *f = *state;
+	struct ibv_qp *x, *y;
+	struct ibv_wc wc;
+
+	x = qp_new(f, IBV_QPT_RC, NULL);
+	y = qp_new(f, IBV_QPT_RC, NULL);
+	qp_connect_rt(x, y->qp_num, 1, 2, 7);		/* 8 us ACK timer, 2 retries */
+	assert_int_equal(ibv_destroy_qp(y), 0);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 70, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	assert_int_equal(post_one(x, IBV_WR_SEND, 71, f->a, 8, f->ma->lkey, 0, 0, 0), 0);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.wr_id, 70);
+	assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+	poll_one(f->scq, &wc);
+	assert_int_equal(wc.wr_id, 71);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(qp_state(x), IBV_QPS_ERR);
+	ibv_destroy_qp(x);
 }
 
 static void err_state_flushes_both_queues(void **state)
@@ -1202,7 +1299,10 @@ int main(int argc, char **argv)
 		T(short_receive_buffer_gives_loc_len_err),
 		T(bad_rkey_gives_rem_access_err_no_responder_cqe),
 		T(access_not_granted_gives_rem_access_err),
-		T(no_receive_wqe_gives_rnr_retry_exc_err),
+		T(no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err),
+		T(rnr_nak_is_retried_until_a_receive_is_posted),
+		T(lost_request_is_retried_until_the_peer_reaches_rtr),
+		T(lost_request_after_retry_cnt_gives_retry_exc_err),
 		T(err_state_flushes_both_queues),
 		T(post_in_reset_or_init_fails_einval_with_bad_wr),
 		T(send_queue_overflow_fails_enomem_at_the_wr),

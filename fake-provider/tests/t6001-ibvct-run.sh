@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # t6001: ibvct-run (fake-provider/tools/ibvct-run.c): script errors exit 2
 # with "file:line: why", --print-env, the environment a program sees, exit
-# status passing, and the scratch dir: removed on success, kept on failure
-# or with --keep.
+# status passing, and with --private the scratch dir: removed on success,
+# kept on failure or with --keep. Without it, programs share a fake host:
+# the same sysfs tree and daemon for every ibvct-run of the host; a host in
+# use with another script is refused, --host NAME makes a second one.
 
 # make check sets these; run by hand from build/t/ they follow from $0
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -15,13 +17,16 @@ SCRIPTS=$IBVCT_SRC/fixtures/scripts
 # a private TMPDIR: every scratch dir lands here, so leaks are visible
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/t6001.XXXXXX") || exit 1
 export TMPDIR
+# shared fake hosts of this test only
+IBVCT_HOSTS_DIR=$TMPDIR/hosts
+export IBVCT_HOSTS_DIR
 OUT=$TMPDIR/out
 ERR=$TMPDIR/err
 trap 'rm -rf "$TMPDIR"' EXIT
 
 n=0
 fails=0
-echo "1..16"
+echo "1..23"
 ok() {
 	n=$((n + 1))
 	echo "ok $n - $1"
@@ -58,7 +63,7 @@ check "missing_script_exits_2_with_line_0" \
 	sh -c '[ "$1" -eq 2 ] && grep -q "^$2:0: cannot open: " "$3"' - "$rc" "$TMPDIR/none.fps" "$ERR"
 
 # 4-6: --print-env
-"$RUN" --print-env >"$OUT" 2>"$ERR"
+"$RUN" --private --print-env >"$OUT" 2>"$ERR"
 rc=$?
 check "print_env_exits_0" test "$rc" -eq 0
 (
@@ -77,7 +82,7 @@ check "print_env_sets_libdir_provider_sysfs_rundir_no_script" test $? -eq 0
 for d in $(scratch_dirs); do rm -rf "$d"; done
 
 cd "$SCRIPTS" || exit 1
-"$RUN" --script two-devices.fps --print-env >"$OUT" 2>"$ERR"
+"$RUN" --private --script two-devices.fps --print-env >"$OUT" 2>"$ERR"
 (
 	eval "$(cat "$OUT")" || exit 1
 	[ "$IBVCT_SCRIPT" = "$(pwd -P)/two-devices.fps" ] || exit 1
@@ -88,7 +93,7 @@ for d in $(scratch_dirs); do rm -rf "$d"; done
 cd "$TMPDIR" || exit 1
 
 # 7-9: the program sees the environment; scratch dir gone after success
-IBVCT_SCRIPT=/should/be/unset "$RUN" --script "$SCRIPTS/two-devices.fps" -- \
+IBVCT_SCRIPT=/should/be/unset "$RUN" --private --script "$SCRIPTS/two-devices.fps" -- \
 	sh -c 'echo "$SYSFS_PATH"; cat "$SYSFS_PATH/class/infiniband/fake1/ports/1/link_layer"; echo "$IBVCT_SCRIPT"' \
 	>"$OUT" 2>"$ERR"
 rc=$?
@@ -100,7 +105,7 @@ check "scratch_dir_removed_after_success" \
 	sh -c '! [ -e "$(sed -n 1p "$1")" ] && [ -z "$(ls -d "$2"/ibvct.* 2>/dev/null)" ]' - "$OUT" "$TMPDIR"
 
 # 10-11: a failing program: its status, and the scratch dir kept and named
-"$RUN" -- sh -c 'echo "$SYSFS_PATH"; exit 7' >"$OUT" 2>"$ERR"
+"$RUN" --private -- sh -c 'echo "$SYSFS_PATH"; exit 7' >"$OUT" 2>"$ERR"
 rc=$?
 check "program_exit_status_passes_through" test "$rc" -eq 7
 check "scratch_dir_kept_and_named_on_failure" \
@@ -114,7 +119,7 @@ check "killed_program_gives_128_plus_signal" test "$rc" -eq 143
 for d in $(scratch_dirs); do rm -rf "$d"; done
 
 # 13: --keep keeps it even on success
-"$RUN" --keep -- sh -c 'echo "$SYSFS_PATH"' >"$OUT" 2>"$ERR"
+"$RUN" --private --keep -- sh -c 'echo "$SYSFS_PATH"' >"$OUT" 2>"$ERR"
 check "keep_keeps_scratch_dir" sh -c '[ -d "$(cat "$1")" ]' - "$OUT"
 for d in $(scratch_dirs); do rm -rf "$d"; done
 
@@ -128,4 +133,38 @@ for d in $(scratch_dirs); do rm -rf "$d"; done
 
 # 16: nothing left behind by any of the successful runs above
 check "no_scratch_dirs_leak" test -z "$(scratch_dirs)"
+
+# 17-23: shared fake hosts
+"$RUN" -- sh -c 'echo "$SYSFS_PATH"; echo "$IBVCT_RUNDIR"' >"$OUT" 2>"$ERR"
+"$RUN" -- sh -c 'echo "$SYSFS_PATH"; echo "$IBVCT_RUNDIR"' >"$OUT.2" 2>>"$ERR"
+check "two_runs_share_one_host_by_default" \
+	sh -c 'cmp -s "$1" "$2" && [ "$(dirname "$(sed -n 1p "$1")")" = "$3/host-default" ] &&
+	       [ -d "$(sed -n 1p "$1")" ]' - "$OUT" "$OUT.2" "$IBVCT_HOSTS_DIR"
+check "shared_hosts_dir_is_private_to_the_user" \
+	sh -c '[ "$(stat -c %a "$1")" = 700 ]' - "$IBVCT_HOSTS_DIR"
+# another script on a host in use: refused, with what to do instead
+"$RUN" -- sh -c 'sleep 30' >/dev/null 2>&1 &
+holder=$!
+i=0
+while ! [ -e "$IBVCT_HOSTS_DIR/host-default/users" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.2
+"$RUN" --script "$SCRIPTS/two-devices.fps" -- sh -c 'echo ran' >"$OUT" 2>"$ERR"
+rc=$?
+check "another_script_on_a_host_in_use_is_refused" \
+	sh -c '[ "$1" -eq 2 ] && ! [ -s "$2" ] && grep -q "is in use with another script" "$3" &&
+	       grep -q -- "--host NAME" "$3"' - "$rc" "$OUT" "$ERR"
+"$RUN" --host second --script "$SCRIPTS/two-devices.fps" -- \
+	sh -c 'cat "$SYSFS_PATH/class/infiniband_verbs/uverbs1/ibdev"' >"$OUT" 2>"$ERR"
+check "host_name_gives_a_second_host" \
+	sh -c '[ "$(cat "$1")" = fake1 ] && [ -d "$2/host-second" ]' - "$OUT" "$IBVCT_HOSTS_DIR"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+# idle again: the host is rebuilt for the new script
+"$RUN" --script "$SCRIPTS/two-devices.fps" -- \
+	sh -c 'cat "$SYSFS_PATH/class/infiniband_verbs/uverbs1/ibdev"' >"$OUT" 2>"$ERR"
+check "an_idle_host_takes_another_script" sh -c '[ "$(cat "$1")" = fake1 ]' - "$OUT"
+"$RUN" --host 'bad/name' -- true >"$OUT" 2>"$ERR"
+check "bad_host_name_exits_2" sh -c '[ "$1" -eq 2 ] && grep -q "host name" "$2"' - $? "$ERR"
+"$RUN" --private --host x -- true >"$OUT" 2>"$ERR"
+check "private_and_host_exclude_each_other" test $? -eq 2
 [ "$fails" -eq 0 ]

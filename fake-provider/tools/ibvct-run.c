@@ -2,9 +2,16 @@
 /*
  * ibvct-run: run a program on the reference target (ref-impl's
  * libibverbs.so.1 + the fake provider) under a fake-provider script,
- * without touching the program: it only sets up the environment (private
- * scratch dir with a fake sysfs tree, LD_LIBRARY_PATH, RDMAV_DRIVERS,
+ * without touching the program: it only sets up the environment (a fake
+ * sysfs tree and the fake kernel's run dir, LD_LIBRARY_PATH, RDMAV_DRIVERS,
  * SYSFS_PATH, IBVCT_SCRIPT, IBVCT_RUNDIR) and runs it.
+ *
+ * By default the program runs on the user's shared fake host ("default", or
+ * the one --host names): every ibvct-run of the same user and host sees the
+ * same devices and reaches the others' QPs, as programs on one machine share
+ * its HCA; a server and its client started from two shells talk to each
+ * other. --private gives the program a world of its own (a scratch dir,
+ * removed afterwards unless --keep or the program failed).
  *
  * Exit status: the program's, 128+N when killed by signal N, 2 for a usage
  * or script error, 126/127 when the program cannot be run.
@@ -26,10 +33,16 @@ static volatile sig_atomic_t fp_child;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ibvct-run [--script FILE] [--keep] [--print-env] -- PROGRAM [ARG]...\n"
+		"usage: ibvct-run [--script FILE] [--host NAME | --private [--keep]] [--print-env]\n"
+		"                 -- PROGRAM [ARG]...\n"
 		"  --script FILE  fake-provider script (default: the built-in one)\n"
-		"  --keep         keep the scratch dir and say where it is\n"
+		"  --host NAME    the shared fake host to run on (default: 'default'); a host\n"
+		"                 in use with another script is refused\n"
+		"  --private      a fake host of its own, in a scratch dir\n"
+		"  --keep         with --private: keep the scratch dir and say where it is\n"
 		"  --print-env    print 'export VAR=...' lines instead of running\n"
+		"  IBVCT_HOSTS_DIR where shared hosts live (default: $XDG_RUNTIME_DIR/ibvct,\n"
+		"                 else /tmp/ibvct-<uid>)\n"
 		"  IBVCT_LIBDIR   dir holding libibverbs.so.1 (default: <exe dir>/../lib,\n"
 		"                 else the dir this ibvct-run was built for)\n"
 		"  IBVCT_PROVIDER fake provider .so (default: <libdir>/ibvct/libibvct-fake.so)\n");
@@ -153,14 +166,16 @@ int main(int argc, char **argv)
 		{ "script", required_argument, NULL, 's' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "print-env", no_argument, NULL, 'p' },
+		{ "private", no_argument, NULL, 'P' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *script = NULL, *provider, *old;
+	const char *script = NULL, *provider, *old, *host = NULL;
 	char libdir[PATH_MAX], prov[PATH_MAX + 32];
 	char scratch[PATH_MAX], err[1024], *ldpath;
-	bool keep = false, print_env = false;
-	int c, status;
+	bool keep = false, print_env = false, private = false;
+	int c, status, users_fd = -1;
 
 	/* '+': options end at the first non-option, the program's own follow */
 	while ((c = getopt_long(argc, argv, "+s:kph", opts, NULL)) != -1) {
@@ -168,9 +183,19 @@ int main(int argc, char **argv)
 		case 's': script = optarg; break;
 		case 'k': keep = true; break;
 		case 'p': print_env = true; break;
+		case 'P': private = true; break;
+		case 'H': host = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (private && host) {
+		fprintf(stderr, "ibvct-run: --private and --host exclude each other\n");
+		return 2;
+	}
+	if (keep && !private) {
+		fprintf(stderr, "ibvct-run: --keep goes with --private (a shared host is kept)\n");
+		return 2;
 	}
 	if (optind >= argc && !print_env) {
 		fprintf(stderr, "ibvct-run: no program given\n");
@@ -190,7 +215,10 @@ int main(int argc, char **argv)
 		snprintf(prov, sizeof(prov), "%s/ibvct/libibvct-fake.so", libdir);
 		provider = prov;
 	}
-	if (fp_env_setup(script, provider, NULL, scratch, sizeof(scratch), err, sizeof(err))) {
+	if (private ? fp_env_setup(script, provider, NULL, scratch, sizeof(scratch), err,
+				   sizeof(err))
+		    : fp_env_setup_shared(host ? host : "default", script, provider, &users_fd,
+					  scratch, sizeof(scratch), err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
@@ -199,14 +227,18 @@ int main(int argc, char **argv)
 		     old && old[0] ? old : "") < 0 ||
 	    setenv("LD_LIBRARY_PATH", ldpath, 1)) {
 		fprintf(stderr, "ibvct-run: out of memory\n");
-		fp_rmtree(scratch);
+		if (private)
+			fp_rmtree(scratch);
 		return 2;
 	}
 	free(ldpath);
 
 	if (print_env) {
 		/* the variables point into the scratch dir: it must outlive us */
-		printf("# ibvct-run: scratch dir %s (remove it when done)\n", scratch);
+		if (private)
+			printf("# ibvct-run: scratch dir %s (remove it when done)\n", scratch);
+		else
+			printf("# ibvct-run: shared fake host %s\n", scratch);
 		print_export("LD_LIBRARY_PATH");
 		print_export("RDMAV_DRIVERS");
 		print_export("SYSFS_PATH");
@@ -216,7 +248,9 @@ int main(int argc, char **argv)
 	}
 	fflush(NULL);
 	status = run(argv + optind);
-	if (keep || status) {
+	if (!private) {
+		close(users_fd);	/* the host stays, for the next program */
+	} else if (keep || status) {
 		fprintf(stderr, "ibvct-run: kept scratch dir %s\n", scratch);
 	} else if (fp_rmtree(scratch)) {
 		fprintf(stderr, "ibvct-run: cannot remove %s\n", scratch);

@@ -5,6 +5,9 @@
 # through, kills a test (and what it forked) at the time limit, keeps TAP,
 # stderr and status under IBVCT_TAP_DIR, and with IBVCT_VALGRIND=1 runs
 # compiled tests (only those) under valgrind so that a leak fails them.
+# Through ibvct-reap (the build's), a process the test started dies with it
+# whatever process group or session it moved to, and one the test leaves
+# running after it exited fails the test.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 te="sh $src/ci/test-exec"
@@ -13,9 +16,9 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # Keep the outer run's settings out of the cases below.
-unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT LD_PRELOAD
+unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT IBVCT_REAP_GRACE LD_PRELOAD
 
-echo "1..7"
+echo "1..10"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7005.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -41,6 +44,38 @@ cpid=$(cat "$tmp/child.pid")
 cstate=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$cpid/stat" 2>/dev/null)
 if [ -z "$cstate" ] || [ "$cstate" = Z ]; then ok "what the hung test forked is killed too"
 else kill "$cpid"; not_ok "what the hung test forked is killed too (state $cstate)"; fi
+
+# gone: not in /proc, or a zombie nobody reaped yet
+gone() {
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# A hung test whose helper left for a session of its own (as a daemon does).
+printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/sid.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang-sid.t"
+chmod +x "$tmp/t-hang-sid.t"
+IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang-sid.t" 2>"$tmp/hang-sid.err"; rc=$?
+sleep 1
+spid=$(cat "$tmp/sid.pid")
+if [ "$rc" = 124 ] && gone "$spid"; then
+	ok "what a hung test started in another session is killed at the limit too"
+else kill "$spid" 2>/dev/null; not_ok "what a hung test started in another session is killed at the limit too (rc $rc)"; fi
+
+# A test that passes but leaves a process behind fails, and the process goes.
+printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/left.pid"\necho "1..1"\necho "ok 1"\n' "$tmp" >"$tmp/t-left.t"
+chmod +x "$tmp/t-left.t"
+IBVCT_REAP_GRACE=1 $te "$tmp/t-left.t" >/dev/null 2>"$tmp/left.err"; rc=$?
+lpid=$(cat "$tmp/left.pid")
+if [ "$rc" = 1 ] && gone "$lpid" && grep -q "left 1 process running" "$tmp/left.err"; then
+	ok "a test that leaves a process running fails, and the process is killed"
+else kill "$lpid" 2>/dev/null; not_ok "a test that leaves a process running fails, and the process is killed (rc $rc)"; sed 's/^/# /' "$tmp/left.err"; fi
+
+# One that ends on its own within the grace period is fine.
+printf '#!/bin/sh\n(sleep 0.3; exit 0) &\necho "1..1"\necho "ok 1"\n' >"$tmp/t-brief.t"
+chmod +x "$tmp/t-brief.t"
+IBVCT_REAP_GRACE=5 $te "$tmp/t-brief.t" >/dev/null 2>&1; rc=$?
+if [ "$rc" = 0 ]; then ok "a helper that ends within the grace period is not a failure"
+else not_ok "a helper that ends within the grace period is not a failure (rc $rc)"; fi
 
 printf '#!/bin/sh\necho "1..1"\necho "not ok 1"\necho oops >&2\nexit 1\n' >"$tmp/t-keep.t"
 chmod +x "$tmp/t-keep.t"
