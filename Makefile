@@ -252,6 +252,19 @@ check: tests $(if $(filter 1,$(VALGRIND)),$(call deps_for,valgrind))
 valgrind:
 	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
 
+# make soak [SOAK_RUNS=200] [SOAK_LOAD=0]: the two-process interop runs and
+# the cross-process tests and suites, SOAK_RUNS times each on a loaded
+# machine; failures and hangs per test (ci/soak). Not part of `make check`.
+SOAK_RUNS ?= 200
+SOAK_TESTS = interop=$(B)/t/t6030-rc-pingpong.t \
+	xrc-crossproc=$(B)/t/t3020-xrc-crossproc-verbs.t rc-crossproc=$(B)/t/t3021-rc-crossproc.t \
+	stress-traffic=$(B)/t/t3030-stress-traffic.t \
+	suite-lifetime-current=$(B)/suites/ref/t3100-lifetime.t \
+	suite-lifetime-seed=$(B)/suites/ref/t3100-lifetime.t@$(TOP)/fixtures/scripts/seed.fps \
+	suite-send-wr=$(B)/suites/ref/t1000-send-wr.t
+soak: tests
+	$(TEST_ENV) sh ci/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
+
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests
 	$(PROVE_RUN) --failures --comments --state=failed,save
@@ -395,6 +408,7 @@ help:
 	@echo "make valgrind         check with the C tests under valgrind"
 	@echo "make bench            fake provider latency and message rates (not a test)"
 	@echo "make failed           rerun the tests that failed last time"
+	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
@@ -410,6 +424,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: suites all bench deps tests check valgrind failed coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: suites all bench deps tests check valgrind soak failed coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
