@@ -171,6 +171,10 @@ void fk__send_fd(struct fk_conn *c, uint32_t type, uint32_t seq,
 /* state.c: each returns 0 or a positive errno. */
 int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
 	      const struct fk_dev_limits *lim);
+/* The fake host's script (ibvct-fkd -s), NULL when started without one: a
+ * client's device, limits and lifetime model must then match it. */
+struct fp_script;
+extern const struct fp_script *fk_world;
 void fk__conn_release(struct fk_conn *c);	/* disconnect: XRCD-17, LIFE-04/05 */
 int fk__num_alloc(struct fk_conn *c, bool srq, uint32_t *num);
 int fk__num_free(struct fk_conn *c, bool srq, uint32_t num);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fkd.h"
+#include "fp_script.h"
 
 int fk_verbose;
 
@@ -70,13 +71,15 @@ static void fk_on_signal(int sig)
 static void fk_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ibvct-fkd [-f] [-k] [-v] [-r RUNDIR] [-l LOGFILE]\n"
+		"usage: ibvct-fkd [-f] [-k] [-v] [-r RUNDIR] [-l LOGFILE] [-s SCRIPT]\n"
 		"  the ibvct fake kernel daemon (normally started on demand by the fake provider)\n"
 		"  -f          run in the foreground (default when started by hand: also -f)\n"
 		"  -k          keep running when the last connection closes\n"
 		"  -v          log every message\n"
 		"  -r RUNDIR   run dir (default: $IBVCT_RUNDIR, $XDG_RUNTIME_DIR/ibvct, /tmp/ibvct-UID)\n"
 		"  -l LOGFILE  append the log there instead of stderr\n"
+		"  -s SCRIPT   the fake host's script ('' for the built-in default): the\n"
+		"              devices, limits and lifetime model clients must match\n"
 		"  --ready-fd N  (client library) write one byte to fd N once listening\n");
 }
 
@@ -102,13 +105,13 @@ int main(int argc, char **argv)
 	};
 	char rundir[108], sock_path[128], lock_path[128], pid_path[128], pidtxt[32];
 	struct sockaddr_un sa;
-	const char *logfile = NULL, *dir_opt = NULL;
+	const char *logfile = NULL, *dir_opt = NULL, *script_opt = NULL;
 	bool keep = false;
 	int ready_fd = -1, lockfd = -1, lfd = -1, pidfd, opt, err, rc = 1;
 	struct sigaction sig = { .sa_handler = fk_on_signal };
 	sigset_t block, run_mask;
 
-	while ((opt = getopt_long(argc, argv, "fkvr:l:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "fkvr:l:s:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			break;			/* never detaches itself: the client does */
@@ -123,6 +126,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			logfile = optarg;
+			break;
+		case 's':
+			script_opt = optarg;
 			break;
 		case 'R':
 			ready_fd = atoi(optarg);
@@ -152,6 +158,20 @@ int main(int argc, char **argv)
 	}
 	if (dir_opt && setenv("IBVCT_RUNDIR", dir_opt, 1))
 		return 1;
+	if (script_opt) {
+		/* The host's own copy of the truth: what clients declare at
+		 * HELLO is checked against it, never taken on trust. */
+		static struct fp_script world;
+		char why[512];
+
+		if (!script_opt[0])
+			fp_script_default(&world);
+		else if (fp_script_load(script_opt, &world, why, sizeof(why))) {
+			fk_log("%s", why);
+			return 1;
+		}
+		fk_world = &world;
+	}
 	err = fk_proto_rundir(rundir, sizeof(rundir));
 	if (!err)
 		err = fk_proto_addr(&sa, rundir);

@@ -38,12 +38,50 @@ static struct fk_dev *fk_dev_find(const char *name)
 	return NULL;
 }
 
+const struct fp_script *fk_world;
+
+/*
+ * With a script, the daemon knows the host's devices as a kernel knows its
+ * HCAs: a client's claims (device, port count, P_Key table sizes, rd_atom
+ * limits the daemon enforces on target QPs, lifetime model) must be what
+ * the script says, or the client runs another script than this host: it is
+ * refused (ENODEV for a device the host lacks, EINVAL for the rest).
+ */
+static int fk_world_check(const char *devname, enum fk_lifetime life,
+			  const struct fk_dev_limits *lim)
+{
+	const struct fp_dev_spec *d = NULL;
+	int i;
+
+	if (!fk_world)
+		return 0;
+	for (i = 0; i < fk_world->ndevs; i++)
+		if (!strcmp(fk_world->dev[i].name, devname))
+			d = &fk_world->dev[i];
+	if (!d)
+		return ENODEV;
+	if ((int)life != (int)fk_world->lifetime || lim->nports != (uint32_t)d->nports ||
+	    lim->max_rd_atom != (d->attr.max_qp_init_rd_atom > 0
+				 ? (uint32_t)d->attr.max_qp_init_rd_atom : 0) ||
+	    lim->max_dest_rd_atom != (d->attr.max_qp_rd_atom > 0
+				      ? (uint32_t)d->attr.max_qp_rd_atom : 0))
+		return EINVAL;
+	for (i = 0; i < d->nports && i < (int)FK_MAX_PORTS; i++)
+		if ((int)lim->pkey_tbl_len[i] != (int)d->port[i].attr.pkey_tbl_len)
+			return EINVAL;
+	return 0;
+}
+
 int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
 	      const struct fk_dev_limits *lim)
 {
 	struct fk_dev *d = fk_dev_find(devname);
 	uint32_t h = 2166136261u;
 	const char *s;
+	int err = fk_world_check(devname, life, lim);
+
+	if (err)
+		return err;
 
 	if (d) {
 		/* one lifetime model per device: mixed models have no meaning */

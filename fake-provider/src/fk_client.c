@@ -156,7 +156,7 @@ static int fk_which(const char *name, char *out, size_t len)
  * child here and outlives this process; only async-signal-safe calls
  * between fork and exec (the caller may have threads).
  */
-static int fk_spawn(const char *rundir)
+static int fk_spawn(const char *rundir, const char *script)
 {
 	char path[PATH_MAX], logpath[PATH_MAX], prog[PATH_MAX], *wrap = NULL, *argv[FK_WRAPPER_MAX + 8];
 	const char *env = getenv("IBVCT_FKD_WRAPPER");
@@ -191,6 +191,12 @@ static int fk_spawn(const char *rundir)
 	argv[argc++] = (char *)"-r";
 	argv[argc++] = (char *)rundir;
 	argv[argc++] = (char *)"--ready-fd=3";
+	/* a script file removed since the caller read it (tests do that) leaves
+	 * this daemon without one: it then checks nothing, as before scripts */
+	if (script && (!script[0] || !access(script, R_OK))) {
+		argv[argc++] = (char *)"-s";
+		argv[argc++] = (char *)script;
+	}
 	argv[argc] = NULL;
 	if (pipe2(p, O_CLOEXEC)) {
 		err = errno;
@@ -260,7 +266,7 @@ static int fk_sock_connect(const struct sockaddr_un *sa, int *out)
 }
 
 /* Connected socket to the run dir's daemon, started if need be. */
-static int fk_reach(int *out)
+static int fk_reach(int *out, const char *script)
 {
 	char rundir[108], lock_path[PATH_MAX];
 	struct sockaddr_un sa;
@@ -283,7 +289,7 @@ static int fk_reach(int *out)
 	/* Under the lock: a daemon answers, or none will until we start one. */
 	err = fk_sock_connect(&sa, out);
 	if (err == ENOENT || err == ECONNREFUSED) {
-		err = fk_spawn(rundir);
+		err = fk_spawn(rundir, script);
 		if (!err)
 			err = fk_sock_connect(&sa, out);
 	}
@@ -564,7 +570,7 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 		err = ENOMEM;
 		goto err_free;
 	}
-	err = fk_reach(&c->fd);
+	err = fk_reach(&c->fd, opts ? opts->script : NULL);
 	if (err)
 		goto err_free;
 	err = fk_hello(c->fd, &hello, &c->conn_id, &c->daemon_pid);

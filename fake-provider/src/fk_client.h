@@ -52,6 +52,10 @@ struct fk_connect_opts {
 	fk_event_fn event_fn;		/* NULL: events are dropped */
 	void *event_arg;
 	unsigned flags;			/* FK_CONNECT_* */
+	/* The fake host's script, for a daemon this connect starts (ibvct-fkd
+	 * -s: it then checks every client's device, limits and lifetime model
+	 * against it); "" the built-in default; NULL none (no checks). */
+	const char *script;
 };
 
 /*

@@ -110,6 +110,7 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.limits = &lim,
 		.event_fn = fp_fk_event,
 		.event_arg = ctx,
+		.script = fp__script->path,	/* "" for the built-in default */
 	};
 	int i;
 

@@ -26,7 +26,7 @@ trap 'rm -rf "$TMPDIR"' EXIT
 
 n=0
 fails=0
-echo "1..23"
+echo "1..25"
 ok() {
 	n=$((n + 1))
 	echo "ok $n - $1"
@@ -143,7 +143,7 @@ check "two_runs_share_one_host_by_default" \
 check "shared_hosts_dir_is_private_to_the_user" \
 	sh -c '[ "$(stat -c %a "$1")" = 700 ]' - "$IBVCT_HOSTS_DIR"
 # another script on a host in use: refused, with what to do instead
-"$RUN" -- sh -c 'sleep 30' >/dev/null 2>&1 &
+"$RUN" -- sh -c 'exec sleep 30' >/dev/null 2>&1 &
 holder=$!
 i=0
 while ! [ -e "$IBVCT_HOSTS_DIR/host-default/users" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -167,4 +167,35 @@ check "an_idle_host_takes_another_script" sh -c '[ "$(cat "$1")" = fake1 ]' - "$
 check "bad_host_name_exits_2" sh -c '[ "$1" -eq 2 ] && grep -q "host name" "$2"' - $? "$ERR"
 "$RUN" --private --host x -- true >"$OUT" 2>"$ERR"
 check "private_and_host_exclude_each_other" test $? -eq 2
+
+# 24-25: the host's daemon knows the host's script: a program set up by
+# hand with another script (more ports) is refused, not mixed in
+if [ -x /usr/bin/ibv_rc_pingpong ] && [ -x /usr/bin/ibv_devinfo ]; then
+	"$RUN" --host daemon -- /usr/bin/ibv_rc_pingpong -p 0 >/dev/null 2>&1 &
+	holder=$!
+	i=0
+	while ! [ -S "$IBVCT_HOSTS_DIR/host-daemon/run/fkd.sock" ] && [ $i -lt 200 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	printf 'device fake0\n\tcap xrc\n\tport 1 state active\n\tport 2 state active\n' \
+		>"$TMPDIR/two-ports.fps"
+	(
+		eval "$("$RUN" --host daemon --print-env)"
+		IBVCT_SCRIPT=$TMPDIR/two-ports.fps /usr/bin/ibv_devinfo -d fake0
+	) >"$OUT" 2>"$ERR"
+	rc=$?
+	check "daemon_refuses_a_client_with_other_limits" \
+		sh -c '[ "$1" -ne 0 ] && ! grep -q "hca_id" "$2"' - "$rc" "$OUT"
+	(
+		eval "$("$RUN" --host daemon --print-env)"
+		/usr/bin/ibv_devinfo -d fake0
+	) >"$OUT" 2>"$ERR"
+	check "daemon_serves_a_client_with_the_host_script" \
+		sh -c '[ "$1" -eq 0 ] && grep -q "hca_id:.*fake0" "$2"' - $? "$OUT"
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+else
+	ok "# SKIP ibverbs-utils not installed"
+	ok "# SKIP ibverbs-utils not installed"
+fi
 [ "$fails" -eq 0 ]
