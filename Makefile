@@ -52,23 +52,41 @@ RUN_BINDIR := $(if $(filter 1,$(INSTALL_BUILD)),$(PREFIX)/lib/ibvct/libexec,$(TO
 DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"' \
 	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
-# ---- dependencies: Debian packages, checked once per build dir -------------
-# A stamp per group of ci/install-deps; it depends on the script, which holds
-# the package lists, so changing a list re-checks. NODEPS=1 skips the step
-# (non-Debian systems, packagers).
-DEPS_DIR := $(B)/.deps
-ifeq ($(NODEPS),1)
-deps_for = 
-else
-deps_for = $(foreach g,$(1),$(DEPS_DIR)/$(g))
-endif
+# ---- dependencies: Debian packages, checked on every make run --------------
+# DEPS_<goal> names the ci/install-deps groups that hold every program the
+# goal, its scripts and its tests run (t7007-deps-lint checks this against
+# what the recipes, ci/ scripts and tests really call). Each make run makes
+# one `ci/install-deps` call for the union over its goals, before anything
+# else: a single dpkg-query, silent when all is there, so packages removed
+# since the last build are noticed and reinstalled. Not root: it names what
+# is missing and the apt-get command, and make stops. NODEPS=1 skips it
+# (non-Debian systems, packagers). A goal not listed here gets build.
+DEPS_all          := build
+DEPS_tests        := build
+DEPS_suites       := build
+DEPS_bench        := build
+DEPS_check        := build test abi valgrind
+DEPS_failed       := $(DEPS_check)
+DEPS_valgrind     := $(DEPS_check)
+DEPS_coverage     := $(DEPS_check) coverage
+DEPS_conformance  := build test abi valgrind
+DEPS_certify      := $(DEPS_conformance)
+DEPS_abi-check    := build abi
+DEPS_abi-baseline := build abi
+DEPS_install      := build
+DEPS_install-files := build
+DEPS_deps         := build test valgrind coverage abi
+DEPS_soak         := $(DEPS_check)
+DEPS_clean        :=
+DEPS_help         :=
+deps_of = $(if $(filter undefined,$(origin DEPS_$(1))),build,$(DEPS_$(1)))
+DEPS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$(g))) \
+	$(if $(filter 1,$(VALGRIND)),valgrind))
+# What the other rules wait for (order-only): nothing when NODEPS=1.
+DEPS_FIRST := $(if $(filter 1,$(NODEPS)),,deps)
 
-$(DEPS_DIR)/%: ci/install-deps
-	@mkdir -p $(dir $@)
-	$(Q)sh ci/install-deps --check -q $* || sh ci/install-deps $*
-	@touch $@
-
-deps: $(call deps_for,build test)
+deps:
+	$(if $(DEPS),$(Q)sh ci/install-deps $(DEPS))
 
 # ---- ref-impl: build/lib/libibverbs.so.1 ---------------------------------
 REF_SRCS := $(sort $(wildcard ref-impl/src/*.c))
@@ -103,10 +121,10 @@ TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
 FINGERPRINT := $(B)/bin/ibvct-fingerprint
 REAP        := $(B)/bin/ibvct-reap
 
-all: $(call deps_for,build) $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(if $(FKD_SRCS),$(FKD))
+all: $(REF_LIB) $(B)/lib/libibverbs.so $(FP_PLUGIN) $(IBVCT_RUN) $(if $(FKD_SRCS),$(FKD))
 
 # Order-only on the deps stamp: nothing compiles before the toolchain is in.
-$(B)/obj/%.o: %.c | $(call deps_for,build)
+$(B)/obj/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(REF_INC) $(FP_INC) $(DEFS) -MMD -MP -c $< -o $@
@@ -158,7 +176,7 @@ $(IBVCT_BENCH): $(B)/obj/fake-provider/tools/ibvct-bench.o $(FP_SCRIPT_LIB) $(RE
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -pthread
 
-bench: all $(IBVCT_BENCH)
+bench: all $(IBVCT_BENCH) | $(DEPS_FIRST)
 	$(IBVCT_BENCH) $(BENCH_ITERS)
 
 $(B)/t/%.t: ref-impl/tests/%.sh
@@ -169,7 +187,7 @@ $(B)/t/%.t: fake-provider/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
-tests: all $(TEST_C_BINS) $(TEST_SH_BINS) | $(call deps_for,test)
+tests: all $(TEST_C_BINS) $(TEST_SH_BINS)
 
 # ---- running the tests ----------------------------------------------------
 # Environment every test gets. Every test runs through ci/test-exec, which
@@ -205,22 +223,22 @@ SUITE_SH_SRCS  := $(sort $(wildcard suites/t[0-9]*.sh))
 SUITE_REF_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/ref/$(basename $(notdir $(s))).t)
 SUITE_SYS_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/system/$(basename $(notdir $(s))).t)
 SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
-SYS_VERBS_CFLAGS := $(shell pkg-config --cflags libibverbs 2>/dev/null)
-SYS_VERBS_LIBS   := $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
+SYS_VERBS_CFLAGS = $(shell pkg-config --cflags libibverbs 2>/dev/null)
+SYS_VERBS_LIBS   = $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
 SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
 
-$(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(call deps_for,build)
+$(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
 		-DTH_PROVIDER='"$(TOP)/$(FP_PLUGIN)"' -MMD -MP -c $< -o $@
-$(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(call deps_for,build)
+$(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SUITE_CFLAGS) $(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $< -o $@
 # layout-app: our header; layout-sys: the system's; layout-appsys: the
 # system's again under the app name (the system build has only that one).
-$(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def
+$(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SUITE_CFLAGS) $(if $(filter app,$*),$(REF_INC)) $(SYS_VERBS_CFLAGS) \
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
@@ -246,10 +264,10 @@ TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
-check: tests $(if $(filter 1,$(VALGRIND)),$(call deps_for,valgrind))
+check: tests | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
-valgrind:
+valgrind: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
 
 # make soak [SOAK_RUNS=200] [SOAK_LOAD=0]: the two-process interop runs and
@@ -266,7 +284,7 @@ soak: tests
 	$(TEST_ENV) sh ci/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
 
 # Reruns what failed in the last `make check` of this build flavour.
-failed: tests
+failed: tests | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=failed,save
 
 # Coverage of ref-impl and the fake provider by every test, into
@@ -274,7 +292,7 @@ failed: tests
 # even when tests fail; the target then fails.
 COV_DIR  := build-cov
 COV_INFO := $(COV_DIR)/coverage.info
-coverage: $(call deps_for,coverage)
+coverage: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory COVERAGE=1 tests
 	$(Q)find $(COV_DIR) -name '*.gcda' -delete
 	$(Q)rc=0; $(MAKE) --no-print-directory COVERAGE=1 check || rc=$$?; \
@@ -302,7 +320,7 @@ DEVICE ?= fake0
 # configuration and the interop runs of unmodified ibverbs-utils clients
 # (INTEROP_BINS, with requirement IDs); the self-tests stay in `make check`.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
-conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(call deps_for,test)
+conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	$(Q)if [ "$(TARGET)" = system ]; then \
 		mkdir -p $(REPORT_DIR) && \
 		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
@@ -343,7 +361,7 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 # run (its failures do not stop this), then the vendor bundle
 # reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
 # ci/verify-bundle: this target fails when the bundle would be rejected.
-certify:
+certify: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory conformance TARGET=$(TARGET) DEVICE=$(DEVICE) REPORT_DIR=$(REPORT_DIR) || true
 	$(Q)test -d $(REPORT_DIR) || { echo "certify: no report in $(REPORT_DIR)" >&2; exit 1; }
 	$(Q)perl ci/certify $(if $(WAIVERS),--waivers $(WAIVERS)) $(REPORT_DIR)
@@ -357,11 +375,11 @@ certify:
 ABI_BASELINE ?= rdma-core-44
 ABI_INCLUDE  ?= $(TOP)/ref-impl/include
 ABI_LIB      ?= $(TOP)/$(REF_LIB)
-abi-check: all
+abi-check: all | $(DEPS_FIRST)
 	$(Q)rc=0; sh ci/abi-gate --baseline $(ABI_BASELINE) --include $(ABI_INCLUDE) \
 		--lib $(ABI_LIB) || rc=$$?; test $$rc -le 1
 
-abi-baseline: all
+abi-baseline: all | $(DEPS_FIRST)
 	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
 		--headers-dir ref-impl/include/infiniband $(REF_LIB) >fixtures/abi/ref-impl.abi.new
 	mv fixtures/abi/ref-impl.abi.new fixtures/abi/ref-impl.abi
@@ -380,10 +398,10 @@ abi-baseline: all
 #   $(PREFIX)/share/ibvct/scripts/                example scripts
 # Nothing is installed over the system's libibverbs.
 INST_LIB := $(PREFIX)/lib/ibvct
-install:
+install: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) install-files
 
-install-files: all
+install-files: all | $(DEPS_FIRST)
 	install -d $(DESTDIR)$(INST_LIB)/ibvct $(DESTDIR)$(INST_LIB)/libexec $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband $(DESTDIR)$(PREFIX)/share/ibvct/scripts
 	install -m 0755 $(REF_LIB) $(DESTDIR)$(INST_LIB)/libibverbs.so.1

@@ -3,7 +3,10 @@
 # t7003: ci/install-deps decides right, against stub dpkg-query/id/apt-get
 # in a private PATH (nothing is installed): quiet when all is present,
 # names what is missing, installs only that with one `apt-get update`, and
-# when it cannot install prints the exact apt-get command and fails.
+# when it cannot install prints the exact apt-get command and fails. The table
+# (--table) has three fields a row and only known groups, and each group's
+# packages (--packages) are those of its rows; a report names the group and
+# the commands of each missing package.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 deps=$src/ci/install-deps
@@ -12,7 +15,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$tmp/out"; fi; }
 
-echo "1..9"
+echo "1..13"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7003.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -31,6 +34,7 @@ printf '#!/bin/sh\necho "${STUB_UID:-0}"\n' >"$bin/id"
 printf '#!/bin/sh\necho "apt-get $*" >>"$STUB_LOG"\n' >"$bin/apt-get"
 chmod +x "$bin"/*
 ln -s "$(command -v sed)" "$bin/sed"
+ln -s "$(command -v awk)" "$bin/awk"
 export STUB_LOG="$tmp/apt.log" STUB_MISSING="" STUB_UID=0
 run() { PATH=$bin "$deps" "$@" >"$tmp/out" 2>&1; echo $? >"$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
@@ -68,3 +72,20 @@ check "no apt-get: prints the command and exits 1" \
 
 run --check nosuchgroup
 check "an unknown group is a usage error (exit 2)" '[ "$(rc)" = 2 ]'
+
+STUB_MISSING="abigail-tools"
+STUB_UID=1000
+run abi
+check "not root: each missing package is named with its group and commands" \
+	'[ "$(rc)" = 1 ] && grep -qx "ci/install-deps:   abi: abigail-tools (provides abidiff abidw)" "$tmp/out"'
+
+sh "$deps" --table >"$tmp/table" 2>&1
+check "--table: NAME PACKAGE GROUP rows, groups known, abidiff in abi" \
+	'[ -s "$tmp/table" ] && awk "NF != 3 || \$3 !~ /^(build|test|valgrind|coverage|abi|rxe|required)\$/ { bad = 1 } END { exit bad }" "$tmp/table" &&
+	grep -Eq "^abidiff +abigail-tools +abi$" "$tmp/table"'
+
+sh "$deps" --packages abi >"$tmp/out" 2>&1
+check "--packages abi: the abi group's packages" '[ "$(cat "$tmp/out")" = abigail-tools ]'
+sh "$deps" --packages >"$tmp/out" 2>&1
+check "--packages: every package of the table, each once" \
+	'[ "$(tr " " "\n" <"$tmp/out" | sort)" = "$(awk "\$3 != \"required\" { print \$2 }" "$tmp/table" | sort -u)" ]'

@@ -59,8 +59,8 @@ repack_begin; echo extra >"$tmp/x/run1/extra.txt"; repack_end add
 expect_reject "an added file is rejected" 'extra.txt: not in the manifest' "$tmp/add.tar.gz"
 repack_begin; rm "$tmp/x/run1/waivers.txt"; repack_end rm
 expect_reject "a removed file is rejected" 'waivers.txt: missing' "$tmp/rm.tar.gz"
-repack_begin; sed -i '/results.tsv/d' "$tmp/x/run1/MANIFEST.sha256"; repack_end man
-expect_reject "a manifest with a line removed is rejected" 'results.tsv: not in the manifest' "$tmp/man.tar.gz"
+repack_begin; sed -i '/results.tsv/d' "$tmp/x/run1/MANIFEST.sha256"; repack_end noline
+expect_reject "a manifest with a line removed is rejected" 'results.tsv: not in the manifest' "$tmp/noline.tar.gz"
 
 RT_FAIL=XRCD-07 mk "$tmp/run2"
 certify --out "$tmp/out2" "$tmp/run2"
