@@ -248,6 +248,14 @@ check: tests $(if $(filter 1,$(VALGRIND)),$(call deps_for,valgrind))
 valgrind:
 	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
 
+# The fault sweep (ci/fault-sweep): always on the SANITIZE=1 build; not
+# part of check (t7006 runs a sample of it through the same script).
+fault-sweep:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 fault-sweep-run
+
+fault-sweep-run: tests
+	$(TEST_ENV) JOBS=$(JOBS) sh ci/fault-sweep
+
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests
 	$(PROVE_RUN) --failures --comments --state=failed,save
@@ -380,6 +388,7 @@ help:
 	@echo "make valgrind         check with the C tests under valgrind"
 	@echo "make bench            fake provider latency and message rates (not a test)"
 	@echo "make failed           rerun the tests that failed last time"
+	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
@@ -395,6 +404,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: suites all bench deps tests check valgrind failed coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: suites all bench deps tests check valgrind failed fault-sweep fault-sweep-run coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
