@@ -77,6 +77,8 @@ DEPS_install      := build
 DEPS_install-files := build
 DEPS_deps         := build test valgrind coverage abi
 DEPS_soak         := $(DEPS_check)
+DEPS_fault-sweep  := $(DEPS_check)
+DEPS_fault-sweep-run := $(DEPS_check)
 DEPS_clean        :=
 DEPS_help         :=
 deps_of = $(if $(filter undefined,$(origin DEPS_$(1))),build,$(DEPS_$(1)))
@@ -283,6 +285,14 @@ SOAK_TESTS = interop=$(B)/t/t6030-rc-pingpong.t \
 soak: tests
 	$(TEST_ENV) sh ci/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
 
+# The fault sweep (ci/fault-sweep): always on the SANITIZE=1 build; not
+# part of check (t7006 runs a sample of it through the same script).
+fault-sweep:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 fault-sweep-run
+
+fault-sweep-run: tests
+	$(TEST_ENV) JOBS=$(JOBS) sh ci/fault-sweep
+
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=failed,save
@@ -427,6 +437,7 @@ help:
 	@echo "make bench            fake provider latency and message rates (not a test)"
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
+	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
@@ -442,6 +453,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: suites all bench deps tests check valgrind soak failed coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -63,6 +63,27 @@ void fk_logv(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The state left when serving ends, into the log, one dump line per log
+ * line: after an idle exit every connection is gone, so anything but
+ * "objects=0" and "end problems=0" is a leak (the fault sweep reads it).
+ */
+static void fk_log_state(void)
+{
+	size_t len = FK_REPLY_MAX, n;
+	char *buf = malloc(len + 1), *line, *save = NULL;
+
+	if (!buf) {
+		fk_log("state at exit: out of memory");
+		return;
+	}
+	n = fk__dump(buf, len);
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fk_log("state at exit: %s", line);
+	free(buf);
+}
+
 static void fk_on_signal(int sig)
 {
 	fk_stop = 1;
@@ -237,6 +258,7 @@ int main(int argc, char **argv)
 	}
 
 	rc = fk__serve(lfd, lockfd, !keep, sock_path, pid_path, &run_mask);
+	fk_log_state();
 	fk__release_all();
 	if (fk_stop) {
 		/* by signal: remove our socket unless a successor already replaced it */

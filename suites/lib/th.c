@@ -47,6 +47,9 @@ static char th_test_dir[PATH_MAX + 256];
 static char th_fk_base[64];
 static unsigned th_fk_seq;
 static unsigned char *th_want;
+/* IBVCT_KEEP=1: every scratch and fake-kernel run dir is kept (and named in
+ * the TAP), so that a caller can read test logs and the daemons' logs. */
+static int th_keep;
 static void th_fk_rundir(void);
 
 /* ---- small utilities ------------------------------------------------- */
@@ -605,7 +608,7 @@ static int th_run_one(size_t num, const struct th_test *t, const char *base)
 		if (l[0] == 'N' && l[1] == ' ')
 			printf("# %s: %s\n", t->name, l + 2);
 	fflush(stdout);
-	if (pass || skipped)
+	if ((pass || skipped) && !th_keep)
 		th_rm_tree(dir);
 	return pass || skipped || todo ? 0 : 1;
 }
@@ -632,7 +635,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		printf("usage: %s [-l | NAME...]\n  -l      list the tests and their requirement IDs\n"
 		       "  NAME... run only these tests\n"
 		       "env: IBVCT_DEVICE, IBVCT_TIMEOUT_MULT, IBVCT_SCRIPT (TARGET=ref), "
-		       "IBVCT_EXPECT, IBVCT_LIFETIME (system target)\n", argv[0]);
+		       "IBVCT_EXPECT, IBVCT_LIFETIME (system target), IBVCT_KEEP=1 (keep scratch dirs)\n", argv[0]);
 		free(th_want);
 		return 0;
 	}
@@ -652,6 +655,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 			want[i] = 1;
 		sel += want[i];
 	}
+	th_keep = getenv("IBVCT_KEEP") && !strcmp(getenv("IBVCT_KEEP"), "1");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (th__ref_setup(err, sizeof(err))) {
 		printf("Bail out! %s\n", err);
@@ -690,12 +694,17 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 	for (i = 0; i < n; i++)
 		if (want[i])
 			fail |= th_run_one(++num, &tests[i], base);
-	if (!fail)
+	if (th_keep) {
+		printf("# scratch dirs kept: %s\n", base);
+		if (th_fk_base[0])
+			printf("# fake-kernel run dirs kept: %s\n", th_fk_base);
+	} else if (!fail) {
 		th_rm_tree(base);
-	else
+	} else {
 		rmdir(base);	/* only when no failed test's dir is kept inside */
+	}
 	/* fake-kernel daemons leave on their own once their clients are gone */
-	for (a = 0; th_fk_base[0] && a < 40 && th_rm_tree(th_fk_base); a++)
+	for (a = 0; th_fk_base[0] && !th_keep && a < 40 && th_rm_tree(th_fk_base); a++)
 		usleep(50000);
 	th__ref_cleanup();
 	free(th_want);

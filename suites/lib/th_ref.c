@@ -82,6 +82,9 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 			th_script.fault[i].from ? "from" : "nth", th_script.fault[i].nth,
 			th_script.fault[i].err ? th_script.fault[i].err
 					       : fp_op_default_errno(th_script.fault[i].op));
+	/* the call trace goes on: a fault sweep counts every process's calls */
+	if (th_script.trace_path[0] == '/')
+		fprintf(f, "trace %s\n", th_script.trace_path);
 	if (extra)
 		fprintf(f, "%s\n", extra);
 	fprintf(f, "device %s\n\t%s xrc\n\tport 1 state active\n", d->name,
