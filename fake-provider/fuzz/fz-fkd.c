@@ -104,6 +104,8 @@ static bool fz_ready;
 static const unsigned char *fz_in;
 static size_t fz_len, fz_pos;
 static char fz_check_buf[65536];
+static char fz_before[FK_REPLY_MAX];	/* the dump before a request */
+static int32_t fz_last_status;		/* of the last reply fz_drain() saw */
 static int fz_fd_max;			/* highest fd seen during this input */
 
 static void fz_saw_fd(int fd)
@@ -286,6 +288,7 @@ static unsigned fz_drain(struct fz_slot *s, uint32_t want_type, uint32_t want_se
 		    ((h.type & ~FK_MSG_REPLY) != want_type || h.seq != want_seq))
 			fz_broken("conn %u: reply type %#x seq %u to a request type %#x seq %u",
 				  s->id, h.type, h.seq, want_type, want_seq);
+		fz_last_status = r.status;
 		if (!r.status && h.length == sizeof(struct fk_rep_pair)) {
 			struct fk_rep_pair pr;
 
@@ -311,13 +314,11 @@ static void fz_gone(struct fz_slot *s)
  * every client reads what it got (events included). */
 static void fz_round_end(void)
 {
-	struct fk_link *p, *t;
-	unsigned i;
-	bool eof;
-
 	struct pollfd pfd[FZ_CONNS];
 	struct fz_slot *who[FZ_CONNS];
-	unsigned n = 0;
+	struct fk_link *p, *t;
+	unsigned i, n = 0;
+	bool eof;
 
 	fk__reap();
 	fk_list_for_each_safe(p, t, &fk_conns)
@@ -367,6 +368,24 @@ static void fz_check_state(void)
 	}
 }
 
+/* Every connection of the daemon is one of ours, open and live: then a
+ * request cannot release anything else first (the daemon's hang-up sweep
+ * finds nothing), and what it changes, it changes itself. */
+static bool fz_all_live(void)
+{
+	struct fk_link *p, *t;
+	unsigned n = 0, open = 0, i;
+
+	fk_list_for_each_safe(p, t, &fk_conns) {
+		if (fk_container_of(p, struct fk_conn, link)->dead)
+			return false;
+		n++;
+	}
+	for (i = 0; i < FZ_CONNS; i++)
+		open += fz_slot[i].fd >= 0;
+	return n == open;
+}
+
 /* Send one message on a slot and have the daemon read it; then the reply. */
 static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds, int nfds)
 {
@@ -380,7 +399,8 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 	struct fk_conn *c;
 	struct fk_hdr h;
 	unsigned replies;
-	bool eof, magic_ok = false, dead;
+	bool eof, magic_ok = false, dead, quiet;
+	size_t before = 0;
 
 	if (nfds) {
 		struct cmsghdr *cm;
@@ -405,6 +425,10 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 	c = fz_conn_by_id(s->id);
 	if (!c)
 		fz_broken("conn %u: the daemon lost a live connection", s->id);
+	quiet = fz_all_live();
+	if (quiet)
+		before = fk__dump(fz_before, sizeof(fz_before));
+	fz_last_status = 0;
 	fk__conn_read(c);
 	dead = c->dead;
 	if (!dead)
@@ -417,6 +441,17 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 			  dead ? "closed" : "open");
 	if (dead && magic_ok && n >= sizeof(h) && h.version != FK_PROTO_VERSION && replies != 1)
 		fz_broken("conn %u: another version closed without its reply", s->id);
+	/* a refused request changes nothing, nor do the ones that only look */
+	if (quiet && !dead && replies == 1 &&
+	    (fz_last_status || want_type == FK_MSG_DUMP || want_type == FK_MSG_TGT_QP_QUERY ||
+	     want_type == FK_MSG_ROUTE)) {
+		size_t after = fk__dump(fz_check_buf, sizeof(fz_check_buf));
+
+		if (after != before || memcmp(fz_before, fz_check_buf, after))
+			fz_broken("conn %u: request type %u (status %d) changed the state; "
+				  "before:\n%.*s", s->id, want_type, fz_last_status,
+				  (int)before, fz_before);
+	}
 	fz_check_state();
 	fz_round_end();
 	if (dead && s->fd >= 0)
