@@ -95,6 +95,9 @@ struct fz_slot {
 	int fd;			/* client end, -1: not open */
 	uint32_t id;		/* the daemon's connection id */
 	uint32_t a[4], b[4];	/* the last successful two-number replies, [0] newest */
+	bool pending;		/* a request sent, its reply not yet seen */
+	uint32_t want_type, want_seq;	/* what that reply must say */
+	int32_t status;		/* of the last reply */
 };
 
 static struct fz_slot fz_slot[FZ_CONNS];
@@ -104,8 +107,6 @@ static bool fz_ready;
 static const unsigned char *fz_in;
 static size_t fz_len, fz_pos;
 static char fz_check_buf[65536];
-static char fz_before[FK_REPLY_MAX];	/* the dump before a request */
-static int32_t fz_last_status;		/* of the last reply fz_drain() saw */
 static int fz_fd_max;			/* highest fd seen during this input */
 
 static void fz_saw_fd(int fd)
@@ -205,18 +206,18 @@ static struct fz_slot *fz_open(unsigned i)
 		fz_broken("fk__conn_new: out of memory");
 	s->fd = sv[0];
 	s->id = c->id;
+	s->pending = false;
 	memset(s->a, 0, sizeof(s->a));
 	memset(s->b, 0, sizeof(s->b));
 	return s;
 }
 
-/* Everything the daemon sent to one client: every message well-formed;
- * returns the replies (not events) seen, and *eof when the daemon closed. */
-static unsigned fz_drain(struct fz_slot *s, uint32_t want_type, uint32_t want_seq,
-			 bool *eof)
+/* Everything the daemon sent to one client: every message well-formed,
+ * and a reply only to a request that waits for one, of its type and seq.
+ * *eof when the daemon closed the connection. */
+static void fz_drain(struct fz_slot *s, bool *eof)
 {
 	static unsigned char buf[sizeof(struct fk_hdr) + FK_REPLY_MAX + 16];
-	unsigned replies = 0;
 
 	*eof = false;
 	for (;;) {
@@ -284,11 +285,14 @@ static unsigned fz_drain(struct fz_slot *s, uint32_t want_type, uint32_t want_se
 		if (nfds > 1 || (nfds && ((h.type & ~FK_MSG_REPLY) != FK_MSG_ROUTE || r.status)))
 			fz_broken("conn %u: an fd with reply type %#x status %d", s->id, h.type,
 				  r.status);
-		if (want_type != UINT32_MAX &&
-		    ((h.type & ~FK_MSG_REPLY) != want_type || h.seq != want_seq))
+		if (!s->pending)
+			fz_broken("conn %u: a reply (type %#x seq %u) nobody waits for", s->id,
+				  h.type, h.seq);
+		if ((h.type & ~FK_MSG_REPLY) != s->want_type || h.seq != s->want_seq)
 			fz_broken("conn %u: reply type %#x seq %u to a request type %#x seq %u",
-				  s->id, h.type, h.seq, want_type, want_seq);
-		fz_last_status = r.status;
+				  s->id, h.type, h.seq, s->want_type, s->want_seq);
+		s->pending = false;
+		s->status = r.status;
 		if (!r.status && h.length == sizeof(struct fk_rep_pair)) {
 			struct fk_rep_pair pr;
 
@@ -298,9 +302,7 @@ static unsigned fz_drain(struct fz_slot *s, uint32_t want_type, uint32_t want_se
 			s->a[0] = pr.a;
 			s->b[0] = pr.b;
 		}
-		replies++;
 	}
-	return replies;
 }
 
 /* A client end the daemon closed: the slot is free again. */
@@ -308,6 +310,7 @@ static void fz_gone(struct fz_slot *s)
 {
 	close(s->fd);
 	s->fd = -1;
+	s->pending = false;
 }
 
 /* The end of a poll round: free what died, flush what is queued, then
@@ -337,7 +340,7 @@ static void fz_round_end(void)
 	for (i = 0; i < n; i++) {
 		if (!pfd[i].revents)
 			continue;
-		fz_drain(who[i], UINT32_MAX, 0, &eof);
+		fz_drain(who[i], &eof);
 		if (eof)
 			fz_gone(who[i]);
 	}
@@ -386,6 +389,88 @@ static bool fz_all_live(void)
 	return n == open;
 }
 
+/* A hash of everything the daemon's tables say (no text, no syscall: it
+ * runs around every request): connections and their handles, devices,
+ * domains, target QPs with their attributes, numbers. */
+static uint64_t fz_h;
+
+static void fz_mix(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fz_h = (fz_h ^ b[i]) * 0x100000001b3ull;
+}
+
+#define FZ_MIX(v) do { __typeof__(v) fz_v_ = (v); fz_mix(&fz_v_, sizeof(fz_v_)); } while (0)
+
+static uint64_t fz_fingerprint(void)
+{
+	struct fk_link *p, *t, *q, *u, *a, *b;
+
+	fz_h = 0xcbf29ce484222325ull;
+	fk_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+
+		FZ_MIX(c->id);
+		FZ_MIX(c->hello);
+		FZ_MIX(c->monitor);
+		FZ_MIX(c->dead);
+		FZ_MIX(c->dev);
+		FZ_MIX(c->ring_fd >= 0);
+		FZ_MIX(c->next_handle);
+		fk_list_for_each_safe(q, u, &c->xrcds) {
+			struct fk_hxrcd *x = fk_container_of(q, struct fk_hxrcd, link);
+
+			FZ_MIX(x->handle);
+			FZ_MIX(x->xrcd);
+			FZ_MIX(x->refcnt);
+			FZ_MIX(x->closed);
+		}
+		fk_list_for_each_safe(q, u, &c->qps) {
+			struct fk_hqp *x = fk_container_of(q, struct fk_hqp, link);
+
+			FZ_MIX(x->handle);
+			FZ_MIX(x->rqp);
+			FZ_MIX(x->hx);
+			FZ_MIX(x->user);
+			FZ_MIX(x->opened);
+		}
+		fk_list_for_each_safe(q, u, &c->srqs)
+			FZ_MIX(fk_container_of(q, struct fk_num, conn_link)->num);
+		fk_list_for_each_safe(q, u, &c->qpns)
+			FZ_MIX(fk_container_of(q, struct fk_num, conn_link)->num);
+	}
+	fk_list_for_each_safe(p, t, &fk_devs) {
+		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
+
+		fz_mix(d->name, sizeof(d->name));
+		FZ_MIX(d->lifetime);
+		FZ_MIX(d->nconns);
+		fk_list_for_each_safe(q, u, &d->xrcds) {
+			struct fk_xrcd *x = fk_container_of(q, struct fk_xrcd, link);
+
+			FZ_MIX(x->id);
+			FZ_MIX(x->usecnt);
+			FZ_MIX(x->inode_fd >= 0);
+			fk_list_for_each_safe(a, b, &x->tgt_qps) {
+				struct fk_rqp *r = fk_container_of(a, struct fk_rqp, link);
+
+				FZ_MIX(r->qpn);
+				FZ_MIX(r->usecnt);
+				FZ_MIX(r->orphan);
+				fz_mix(&r->attr, sizeof(r->attr));
+			}
+		}
+		fk_list_for_each_safe(q, u, &d->srqns)
+			FZ_MIX(fk_container_of(q, struct fk_num, dev_link)->num);
+		fk_list_for_each_safe(q, u, &d->qpns)
+			FZ_MIX(fk_container_of(q, struct fk_num, dev_link)->num);
+	}
+	return fz_h;
+}
+
 /* Send one message on a slot and have the daemon read it; then the reply. */
 static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds, int nfds)
 {
@@ -395,12 +480,10 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 	} ctl;
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = n };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	uint32_t want_type = 0, want_seq = 0;
 	struct fk_conn *c;
 	struct fk_hdr h;
-	unsigned replies;
-	bool eof, magic_ok = false, dead, quiet;
-	size_t before = 0;
+	bool dead, quiet, other_version = false;
+	uint64_t before = 0;
 
 	if (nfds) {
 		struct cmsghdr *cm;
@@ -414,48 +497,44 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
 		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
 	}
-	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL) != (ssize_t)n)
-		fz_broken("sendmsg of %zu bytes: %s", n, strerror(errno));
+	/* the reply it must earn: a runt's names type 0, seq 0 */
+	s->want_type = 0;
+	s->want_seq = 0;
 	if (n >= sizeof(h)) {
 		memcpy(&h, msg, sizeof(h));
-		want_type = h.type & ~FK_MSG_REPLY;
-		want_seq = h.seq;
-		magic_ok = h.magic == FK_MAGIC;
+		s->want_type = h.type & ~FK_MSG_REPLY;
+		s->want_seq = h.seq;
+		other_version = h.magic == FK_MAGIC && h.version != FK_PROTO_VERSION;
 	}
+	s->pending = true;
+	s->status = 0;
 	c = fz_conn_by_id(s->id);
 	if (!c)
 		fz_broken("conn %u: the daemon lost a live connection", s->id);
 	quiet = fz_all_live();
 	if (quiet)
-		before = fk__dump(fz_before, sizeof(fz_before));
-	fz_last_status = 0;
+		before = fz_fingerprint();
+	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL) != (ssize_t)n)
+		fz_broken("sendmsg of %zu bytes: %s", n, strerror(errno));
 	fk__conn_read(c);
 	dead = c->dead;
-	if (!dead)
-		fk__conn_flush(c);
-	/* one reply, of this type and seq; none only when the daemon closed
-	 * the connection (bad magic, an empty packet: EOF to a reader) */
-	replies = fz_drain(s, want_type, want_seq, &eof);
-	if (replies > 1 || (!dead && replies != 1))
-		fz_broken("conn %u: %u replies to one message (%s)", s->id, replies,
-			  dead ? "closed" : "open");
-	if (dead && magic_ok && n >= sizeof(h) && h.version != FK_PROTO_VERSION && replies != 1)
-		fz_broken("conn %u: another version closed without its reply", s->id);
-	/* a refused request changes nothing, nor do the ones that only look */
-	if (quiet && !dead && replies == 1 &&
-	    (fz_last_status || want_type == FK_MSG_DUMP || want_type == FK_MSG_TGT_QP_QUERY ||
-	     want_type == FK_MSG_ROUTE)) {
-		size_t after = fk__dump(fz_check_buf, sizeof(fz_check_buf));
-
-		if (after != before || memcmp(fz_before, fz_check_buf, after))
-			fz_broken("conn %u: request type %u (status %d) changed the state; "
-				  "before:\n%.*s", s->id, want_type, fz_last_status,
-				  (int)before, fz_before);
-	}
 	fz_check_state();
+	/* the round's end flushes, reaps and drains: the reply arrives there */
 	fz_round_end();
+	if (!dead && (s->fd < 0 || s->pending))
+		fz_broken("conn %u: no reply to a message", s->id);
 	if (dead && s->fd >= 0)
 		fz_broken("conn %u: dropped by the daemon but not closed", s->id);
+	/* closed: for another version after its reply; for a bad magic or an
+	 * empty packet (EOF to a reader) without one */
+	if (dead && other_version && s->pending)
+		fz_broken("conn %u: another version closed without its reply", s->id);
+	/* a refused request changes nothing, nor do the ones that only look */
+	if (quiet && !dead && (s->status || s->want_type == FK_MSG_DUMP ||
+			       s->want_type == FK_MSG_TGT_QP_QUERY || s->want_type == FK_MSG_ROUTE) &&
+	    fz_fingerprint() != before)
+		fz_broken("conn %u: request type %u (status %d) changed the state", s->id,
+			  s->want_type, s->status);
 }
 
 static void fz_framed(struct fz_slot *s, unsigned kind)
