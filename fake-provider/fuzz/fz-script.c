@@ -35,14 +35,18 @@ static void fz_cleanup(void)
 
 static void fz_setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("FZ_SCRATCH");
 	char templ[4096], *real;
 
-	/* tmpfs when there is one: the file is rewritten for every input, and
+	/* FZ_SCRATCH: a dir ci/fuzz-run removes afterwards (AFL ends its
+	 * target with SIGKILL, so the atexit() removal never runs there); else
+	 * tmpfs when there is one: the file is rewritten for every input, and
 	 * ftruncate on a disk file system costs a hundred times more */
-	if (!access("/dev/shm", W_OK | X_OK))
+	if (tmp && tmp[0])
+		;
+	else if (!access("/dev/shm", W_OK | X_OK))
 		tmp = "/dev/shm";
-	else if (!tmp || !tmp[0])
+	else if (!(tmp = getenv("TMPDIR")) || !tmp[0])
 		tmp = "/tmp";
 	snprintf(templ, sizeof(templ), "%s/ibvct-fz-script-XXXXXX", tmp);
 	fz_fd = mkstemp(templ);
