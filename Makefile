@@ -77,6 +77,7 @@ DEPS_install      := build
 DEPS_install-files := build
 DEPS_deps         := build test valgrind coverage abi
 DEPS_soak         := $(DEPS_check)
+DEPS_fuzz         := build fuzz
 DEPS_fault-sweep  := $(DEPS_check)
 DEPS_fault-sweep-run := $(DEPS_check)
 DEPS_clean        :=
@@ -168,8 +169,22 @@ $(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(R
 
 $(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+
+# The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
+# fake-provider/fuzz/, built here like any test object but with FZ_LIB (no
+# main); the daemon's corpus test also links the daemon but its main.o.
+FZ_INC := -Ifake-provider/kernel -Ifake-provider/fuzz
+$(B)/obj/fake-provider/fuzz/%.lib.o: fake-provider/fuzz/%.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) $(REF_INC) $(FP_INC) $(FZ_INC) -DFZ_LIB -MMD -MP -c $< -o $@
+TEST_OBJS_t5004-fuzz-script-corpus := $(B)/obj/fake-provider/fuzz/fz-script.lib.o
+TEST_OBJS_t5203-fuzz-fkd-corpus := $(B)/obj/fake-provider/fuzz/fz-fkd.lib.o \
+	$(filter-out %/main.o,$(FKD_OBJS))
+$(B)/t/t5004-fuzz-script-corpus.t: $(TEST_OBJS_t5004-fuzz-script-corpus)
+$(B)/t/t5203-fuzz-fkd-corpus.t: $(TEST_OBJS_t5203-fuzz-fkd-corpus)
 
 # ibvct-bench: traffic figures of the fake provider (`make bench`, not a test).
 IBVCT_BENCH := $(B)/bin/ibvct-bench
@@ -376,6 +391,44 @@ certify: | $(DEPS_FIRST)
 	$(Q)test -d $(REPORT_DIR) || { echo "certify: no report in $(REPORT_DIR)" >&2; exit 1; }
 	$(Q)perl ci/certify $(if $(WAIVERS),--waivers $(WAIVERS)) $(REPORT_DIR)
 
+# ---- fuzzing: make fuzz (AFL++, fake-provider/fuzz/; not part of check) ---
+# Each harness built by afl-cc with ASan+UBSan (persistent mode) into
+# build-fuzz/, then run by ci/fuzz-run, one after another on one core, for
+# FUZZ_EXECS executions each, or FUZZ_SECONDS seconds when that is set.
+# Seeds: the kept corpus (fixtures/fuzz/<name>/, with its crashes-fixed/),
+# plus the example scripts, or the daemon harness's generated exchanges.
+# Prints executions, corpus size, crashes and hangs per target; fails if
+# there is any crash or hang. FUZZ_CMIN=1 then minimises each queue
+# (afl-cmin) into fixtures/fuzz/<name>/.
+FUZZ_EXECS   ?= 1000000
+FUZZ_SECONDS ?=
+FUZZ_DIR     := build-fuzz
+FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
+	$(REF_INC) $(FP_INC) $(FZ_INC)
+FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/src/*.h fake-provider/src/*.def \
+	fake-provider/kernel/*.h)
+FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
+FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_SCRIPT_SRCS)
+FZ_RUN := sh ci/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
+
+FZ_AFL_CC = @mkdir -p $(dir $@); $(if $(Q),echo "  AFL-CC  $@";) \
+	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 afl-cc $(FZ_AFL_CFLAGS) -o $@
+$(FUZZ_DIR)/fz-script: $(FZ_SCRIPT_SRCS) $(FZ_HDRS) | $(DEPS_FIRST)
+	$(FZ_AFL_CC) $(FZ_SCRIPT_SRCS) -pthread
+$(FUZZ_DIR)/fz-fkd: $(FZ_FKD_SRCS) $(FZ_HDRS) | $(DEPS_FIRST)
+	$(FZ_AFL_CC) $(FZ_FKD_SRCS) -pthread
+
+fuzz: $(FUZZ_DIR)/fz-script $(FUZZ_DIR)/fz-fkd
+	$(Q)rm -rf $(FUZZ_DIR)/seeds-fkd && mkdir -p $(FUZZ_DIR)/seeds-fkd && \
+	$(FUZZ_DIR)/fz-fkd --seeds $(FUZZ_DIR)/seeds-fkd
+	$(Q)rc=0; \
+	$(FZ_RUN) $(if $(filter 1,$(FUZZ_CMIN)),-c fixtures/fuzz/script) script \
+		$(FUZZ_DIR)/fz-script $(FUZZ_DIR)/work fixtures/fuzz/script fixtures/scripts \
+		fixtures/scripts/bad || rc=1; \
+	$(FZ_RUN) $(if $(filter 1,$(FUZZ_CMIN)),-c fixtures/fuzz/fkd) fkd \
+		$(FUZZ_DIR)/fz-fkd $(FUZZ_DIR)/work fixtures/fuzz/fkd $(FUZZ_DIR)/seeds-fkd || rc=1; \
+	exit $$rc
+
 # ---- ABI gate (ci/abi-gate, fixtures/abi/README.md) -----------------------
 # make abi-check [ABI_INCLUDE=dir] [ABI_LIB=path] [ABI_BASELINE=name]: the
 # gate's findings and summary; succeeds on "no change" (0) and "compatible
@@ -427,7 +480,7 @@ install-files: all | $(DEPS_FIRST)
 
 # Removes every build flavour; reports/ is left alone.
 clean:
-	rm -rf build build-san build-cov build-inst build-san-cov
+	rm -rf build build-san build-cov build-inst build-san-cov build-fuzz
 
 help:
 	@echo "make [all]            build library, plugin, ibvct-run, ibvct-fkd"
@@ -444,6 +497,8 @@ help:
 	@echo "                      the suites on a real device (ci/rxe-setup makes an rxe one)"
 	@echo "make suites           build the suites for both targets (build/suites/{ref,system})"
 	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
+	@echo "make fuzz             AFL++ on the script parser and the daemon protocol, FUZZ_EXECS="
+	@echo "                      (default 1000000) or FUZZ_SECONDS= each; FUZZ_CMIN=1 keeps the corpus"
 	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44"
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
 	@echo "make install          PREFIX=$(PREFIX) DESTDIR=  (separate build-inst/)"
@@ -453,6 +508,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

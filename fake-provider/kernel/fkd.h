@@ -203,6 +203,15 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used);
 
 /* server.c */
 extern volatile sig_atomic_t fk_stop;
+/* One round of the poll loop in pieces, so that an in-process harness
+ * (fake-provider/fuzz/) drives the same code over its own socketpairs:
+ * a connection on an accepted socket; read what it sent (up to a burst);
+ * send what is queued; its hang-up; the end-of-round free of dead ones. */
+struct fk_conn *fk__conn_new(int fd, pid_t pid);
+void fk__conn_read(struct fk_conn *c);
+void fk__conn_flush(struct fk_conn *c);
+void fk__conn_hangup(struct fk_conn *c);
+void fk__reap(void);
 int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 	      const char *pid_path, const sigset_t *run_mask);
 void fk__release_all(void);

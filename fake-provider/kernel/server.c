@@ -32,7 +32,7 @@ static unsigned fk_nconns;
 static char fk_dump_buf[FK_REPLY_MAX];
 
 /* ---- sending ---------------------------------------------------------------- */
-static void fk_flush(struct fk_conn *c)
+void fk__conn_flush(struct fk_conn *c)
 {
 	while (c->out_head && !c->dead) {
 		struct fk_outmsg *m = c->out_head;
@@ -114,7 +114,7 @@ static void fk_send_msg(struct fk_conn *c, uint32_t type, uint32_t seq,
 		c->out_head = m;
 	c->out_tail = m;
 	c->out_bytes += len;
-	fk_flush(c);
+	fk__conn_flush(c);
 	return;
 
 err_close:
@@ -463,7 +463,7 @@ out:
 		close(fds[0]);
 }
 
-static void fk_conn_read(struct fk_conn *c)
+void fk__conn_read(struct fk_conn *c)
 {
 	unsigned char buf[sizeof(struct fk_hdr) + FK_REQ_MAX];	/* reentrant, see fk_message */
 	int burst;
@@ -506,15 +506,15 @@ static void fk_conn_read(struct fk_conn *c)
 /*
  * A connection that hung up (close, exit, kill): what it still sent is
  * served, then everything it held is released (XRCD-17, LIFE-04/05) at
- * once; the struct itself goes at the end of the round (fk_reap).
+ * once; the struct itself goes at the end of the round (fk__reap).
  */
-static void fk_conn_hangup(struct fk_conn *c)
+void fk__conn_hangup(struct fk_conn *c)
 {
 	int i;
 
 	/* a hung-up socket ends in EOF; the bound only guards against a bug */
 	for (i = 0; i < 1024 && !c->dead; i++)
-		fk_conn_read(c);
+		fk__conn_read(c);
 	c->dead = true;
 	fk__conn_release(c);
 }
@@ -551,7 +551,7 @@ static void fk_sweep_hangups(struct fk_conn *except)
 	busy = true;
 	for (i = 0; i < n; i++)
 		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-			fk_conn_hangup(who[i]);
+			fk__conn_hangup(who[i]);
 	busy = false;
 }
 
@@ -567,6 +567,26 @@ static void fk_refuse(int fd, int err)
 	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		fk_logv("refusal not sent: %s", strerror(errno));
 	close(fd);
+}
+
+struct fk_conn *fk__conn_new(int fd, pid_t pid)
+{
+	struct fk_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->id = fk_next_conn_id++;
+	c->pid = pid;
+	c->ring_fd = -1;
+	fk_list_init(&c->xrcds);
+	fk_list_init(&c->qps);
+	fk_list_init(&c->srqs);
+	fk_list_init(&c->qpns);
+	fk_list_add_tail(&fk_conns, &c->link);
+	fk_nconns++;
+	fk_logv("conn %u: pid %ld connected", c->id, (long)c->pid);
+	return c;
 }
 
 static void fk_accept(int lfd, unsigned *accepted)
@@ -596,23 +616,12 @@ static void fk_accept(int lfd, unsigned *accepted)
 			fk_refuse(fd, EMFILE);
 			continue;
 		}
-		c = calloc(1, sizeof(*c));
+		c = fk__conn_new(fd, cred.pid);
 		if (!c) {
 			fk_refuse(fd, ENOMEM);
 			continue;
 		}
-		c->fd = fd;
-		c->id = fk_next_conn_id++;
-		c->pid = cred.pid;
-		c->ring_fd = -1;
-		fk_list_init(&c->xrcds);
-		fk_list_init(&c->qps);
-		fk_list_init(&c->srqs);
-		fk_list_init(&c->qpns);
-		fk_list_add_tail(&fk_conns, &c->link);
-		fk_nconns++;
 		(*accepted)++;
-		fk_logv("conn %u: pid %ld connected", c->id, (long)c->pid);
 	}
 }
 
@@ -635,7 +644,7 @@ static void fk_conn_free(struct fk_conn *c)
 	free(c);
 }
 
-static void fk_reap(void)
+void fk__reap(void)
 {
 	struct fk_link *p, *t;
 
@@ -747,7 +756,7 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
 
 			if (pfd[n++].revents & (POLLHUP | POLLERR))
-				fk_conn_hangup(c);
+				fk__conn_hangup(c);
 		}
 		n = 1;
 		fk_list_for_each_safe(p, t, &fk_conns) {
@@ -757,11 +766,11 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 			if (c->dead)
 				continue;
 			if (re & POLLIN)
-				fk_conn_read(c);
+				fk__conn_read(c);
 			if (re & POLLOUT)
-				fk_flush(c);
+				fk__conn_flush(c);
 		}
-		fk_reap();
+		fk__reap();
 		if (pfd[0].revents & POLLIN)
 			fk_accept(lfd, &accepted);
 	}

@@ -1144,7 +1144,7 @@ int fp_script_load(const char *path, struct fp_script *s, char *err, size_t errl
 	char dir[4096];
 	struct stat st;
 	ssize_t r;
-	size_t len = 0;
+	size_t len = 0, cap;
 	int fd, ret = -1;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1156,14 +1156,29 @@ int fp_script_load(const char *path, struct fp_script *s, char *err, size_t errl
 		snprintf(err, errlen, "%s:0: not a regular file", path);
 		goto out_close;
 	}
-	text = malloc(FP_FILE_MAX + 1);
+	/* Sized by the file, plus one byte to see EOF: a megabyte per load made
+	 * every small script fault a megabyte in. A file that grows meanwhile
+	 * grows the buffer, up to the cap plus the byte that says "too large". */
+	cap = st.st_size < FP_FILE_MAX ? (size_t)st.st_size + 1 : (size_t)FP_FILE_MAX + 1;
+	text = malloc(cap);
 	abspath = realpath(path, NULL);
 	if (!text || !abspath) {
 		snprintf(err, errlen, "%s:0: %s", path, strerror(errno));
 		goto out_close;
 	}
 	for (;;) {
-		r = read(fd, text + len, FP_FILE_MAX + 1 - len);
+		if (len == cap) {
+			size_t ncap = cap < FP_FILE_MAX / 2 ? cap * 2 : (size_t)FP_FILE_MAX + 1;
+			char *nt = realloc(text, ncap);
+
+			if (!nt) {
+				snprintf(err, errlen, "%s:0: %s", path, strerror(errno));
+				goto out_close;
+			}
+			text = nt;
+			cap = ncap;
+		}
+		r = read(fd, text + len, cap - len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
