@@ -42,7 +42,7 @@ for s in $suites; do
 	fi
 	for script in - "$src/fixtures/scripts/legacy.fps"; do
 		if [ "$script" = - ]; then how="extended"; set -- ; else how="legacy"; set -- --script "$script"; fi
-		env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$run" "$@" -- "$s" >"$tmp/out" 2>&1
+		env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$run" --private "$@" -- "$s" >"$tmp/out" 2>&1
 		rc=$?
 		if verdict "$tmp/out" "$rc"; then
 			ok "$name: built for rdma-core, passes on ref-impl ($how provider)"

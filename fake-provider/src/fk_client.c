@@ -43,6 +43,7 @@ struct fk_client {
 	pthread_cond_t cond;
 	uint32_t seq;
 	bool waiting, got, dead;
+	bool started;			/* the reader runs its loop */
 	uint32_t wait_seq;
 	void *rbuf;
 	size_t rcap, rlen;
@@ -341,6 +342,10 @@ static void *fk_reader(void *arg)
 	size_t cap = sizeof(struct fk_hdr) + FK_REPLY_MAX;
 	unsigned char *buf = c->rx;
 
+	pthread_mutex_lock(&c->lock);
+	c->started = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
 	for (;;) {
 		union {
 			struct cmsghdr align;
@@ -585,6 +590,13 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	err = pthread_create(&c->reader, NULL, fk_reader, c);
 	if (err)
 		goto err_destroy;
+	/* Return only once the new thread is set up: a fork() meanwhile would
+	 * copy its half-done start (the sanitizer's allocator and thread
+	 * registry locks taken), and the child would hang on them. */
+	pthread_mutex_lock(&c->lock);
+	while (!c->started)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_lock(&fk_clients_lock);
 	c->next = fk_clients;
 	fk_clients = c;

@@ -95,6 +95,7 @@ struct fp_xport {
 	struct stat st;
 	pthread_t thread;
 	bool thread_up;
+	int started;			/* the progress thread runs its loop */
 	volatile int stop;
 	struct fk_client *fk[FP_XPORT_MAX_FK];	/* registered connections */
 	uint32_t fk_id[FP_XPORT_MAX_FK];
@@ -598,6 +599,8 @@ static void *fp_progress(void *arg)
 	/* signals are the application's business, not this thread's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
+	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
 		long long now = fp_now_ns(),
 			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
@@ -667,6 +670,9 @@ static struct fp_xport *fp_xport_new(struct fp_fabric *fab)
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;
+	/* as fk_connect does: no fork() may copy a thread half started */
+	while (!__atomic_load_n(&xp->started, __ATOMIC_ACQUIRE))
+		fp_futex_wait((uint32_t *)&xp->started, 0, 100000000LL);
 	return xp;
 
 err_unmap:

@@ -171,7 +171,8 @@ check "private_and_host_exclude_each_other" test $? -eq 2
 # 24-25: the host's daemon knows the host's script: a program set up by
 # hand with another script (more ports) is refused, not mixed in
 if [ -x /usr/bin/ibv_rc_pingpong ] && [ -x /usr/bin/ibv_devinfo ]; then
-	"$RUN" --host daemon -- /usr/bin/ibv_rc_pingpong -p 0 >/dev/null 2>&1 &
+	"$RUN" --host daemon -- env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} \
+		/usr/bin/ibv_rc_pingpong -p 0 >/dev/null 2>&1 &
 	holder=$!
 	i=0
 	while ! [ -S "$IBVCT_HOSTS_DIR/host-daemon/run/fkd.sock" ] && [ $i -lt 200 ]; do
@@ -181,14 +182,16 @@ if [ -x /usr/bin/ibv_rc_pingpong ] && [ -x /usr/bin/ibv_devinfo ]; then
 		>"$TMPDIR/two-ports.fps"
 	(
 		eval "$("$RUN" --host daemon --print-env)"
-		IBVCT_SCRIPT=$TMPDIR/two-ports.fps /usr/bin/ibv_devinfo -d fake0
+		IBVCT_SCRIPT=$TMPDIR/two-ports.fps \
+			env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} /usr/bin/ibv_devinfo -d fake0
 	) >"$OUT" 2>"$ERR"
 	rc=$?
 	check "daemon_refuses_a_client_with_other_limits" \
-		sh -c '[ "$1" -ne 0 ] && ! grep -q "hca_id" "$2"' - "$rc" "$OUT"
+		sh -c '[ "$1" -ne 0 ] && ! grep -q "hca_id" "$2" && grep -q "Failed to open device" "$3"' \
+		- "$rc" "$OUT" "$ERR"
 	(
 		eval "$("$RUN" --host daemon --print-env)"
-		/usr/bin/ibv_devinfo -d fake0
+		env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} /usr/bin/ibv_devinfo -d fake0
 	) >"$OUT" 2>"$ERR"
 	check "daemon_serves_a_client_with_the_host_script" \
 		sh -c '[ "$1" -eq 0 ] && grep -q "hca_id:.*fake0" "$2"' - $? "$OUT"
