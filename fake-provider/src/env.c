@@ -38,13 +38,45 @@ int fp_rmtree(const char *path)
 	return ret;
 }
 
+/*
+ * Point this process at the fake host in dir (dir/sys, dir/run): SYSFS_PATH,
+ * IBVCT_RUNDIR, IBVCT_SCRIPT (unset: the provider's built-in default, which
+ * the tree matches) and RDMAV_DRIVERS (when provider_path is given).
+ */
+static int fp_env_point(const char *dir, const char *abs_script, const char *provider_path,
+			char *err, size_t errlen)
+{
+	char sub[PATH_MAX + 8], *abs_provider = NULL;
+	int ret = -1;
+
+	snprintf(sub, sizeof(sub), "%s/sys", dir);
+	if (setenv("SYSFS_PATH", sub, 1))
+		goto out;
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	if (setenv("IBVCT_RUNDIR", sub, 1))
+		goto out;
+	if (abs_script ? setenv("IBVCT_SCRIPT", abs_script, 1) : unsetenv("IBVCT_SCRIPT"))
+		goto out;
+	if (provider_path) {
+		abs_provider = realpath(provider_path, NULL);
+		if (setenv("RDMAV_DRIVERS", abs_provider ? abs_provider : provider_path, 1))
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		snprintf(err, errlen, "ibvct: setenv: %s", strerror(errno));
+	free(abs_provider);
+	return ret;
+}
+
 int fp_env_setup(const char *script_path, const char *provider_path,
 		 const char *dir_parent, char *scratch, size_t scratch_len,
 		 char *err, size_t errlen)
 {
 	struct fp_script *s;
 	char dir[PATH_MAX], sub[PATH_MAX + 8];
-	char *abs_script = NULL, *abs_provider = NULL;
+	char *abs_script = NULL;
 	int ret = -1;
 
 	if (!dir_parent || !dir_parent[0])
@@ -81,33 +113,20 @@ int fp_env_setup(const char *script_path, const char *provider_path,
 	snprintf(sub, sizeof(sub), "%s/sys", dir);
 	if (fp_sysfs_write(s, sub, err, errlen))
 		goto err_rm;
-	if (setenv("SYSFS_PATH", sub, 1))
-		goto err_setenv;
 	snprintf(sub, sizeof(sub), "%s/run", dir);
 	if (mkdir(sub, 0700)) {
 		snprintf(err, errlen, "ibvct: mkdir %s: %s", sub, strerror(errno));
 		goto err_rm;
 	}
-	if (setenv("IBVCT_RUNDIR", sub, 1))
-		goto err_setenv;
-	/* no script: the provider's built-in default, which the tree above matches */
-	if (abs_script ? setenv("IBVCT_SCRIPT", abs_script, 1) : unsetenv("IBVCT_SCRIPT"))
-		goto err_setenv;
-	if (provider_path) {
-		abs_provider = realpath(provider_path, NULL);
-		if (setenv("RDMAV_DRIVERS", abs_provider ? abs_provider : provider_path, 1))
-			goto err_setenv;
-	}
+	if (fp_env_point(dir, abs_script, provider_path, err, errlen))
+		goto err_rm;
 	strcpy(scratch, dir);
 	ret = 0;
 	goto out_free;
 
-err_setenv:
-	snprintf(err, errlen, "ibvct: setenv: %s", strerror(errno));
 err_rm:
 	fp_rmtree(dir);
 out_free:
-	free(abs_provider);
 	free(abs_script);
 	free(s);
 	return ret;
@@ -232,7 +251,7 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 			int *users_fd, char *hostdir, size_t hostdir_len, char *err, size_t errlen)
 {
 	char base[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 32], *text = NULL, *have = NULL;
-	char *abs_script = NULL, *abs_provider = NULL;
+	char *abs_script = NULL;
 	const char *origin;
 	struct fp_script *s;
 	size_t len = 0, hlen = 0;
@@ -337,19 +356,8 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 		snprintf(err, errlen, "ibvct: lock %s: %s", path, strerror(errno));
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/sys", dir);
-	if (setenv("SYSFS_PATH", path, 1))
-		goto err_setenv;
-	snprintf(path, sizeof(path), "%s/run", dir);
-	if (setenv("IBVCT_RUNDIR", path, 1))
-		goto err_setenv;
-	if (abs_script ? setenv("IBVCT_SCRIPT", abs_script, 1) : unsetenv("IBVCT_SCRIPT"))
-		goto err_setenv;
-	if (provider_path) {
-		abs_provider = realpath(provider_path, NULL);
-		if (setenv("RDMAV_DRIVERS", abs_provider ? abs_provider : provider_path, 1))
-			goto err_setenv;
-	}
+	if (fp_env_point(dir, abs_script, provider_path, err, errlen))
+		goto out;
 	snprintf(hostdir, hostdir_len, "%s", dir);
 	*users_fd = ufd;
 	ufd = -1;
@@ -360,15 +368,11 @@ err_write:
 	snprintf(err, errlen, "ibvct: write %s: %s", path, strerror(errno));
 err_rm:
 	fp_rmtree(dir);
-	goto out;
-err_setenv:
-	snprintf(err, errlen, "ibvct: setenv: %s", strerror(errno));
 out:
 	if (ufd >= 0)
 		close(ufd);
 	if (lock_fd >= 0)
 		close(lock_fd);		/* drops the setup lock */
-	free(abs_provider);
 	free(abs_script);
 	free(have);
 	free(text);
