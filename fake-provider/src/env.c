@@ -70,6 +70,39 @@ out:
 	return ret;
 }
 
+/*
+ * The script both setups start from, refused before anything is made: a
+ * fresh struct parsed from script_path (NULL: the built-in default), and
+ * its absolute path (*abs_script, NULL for the default). NULL on error.
+ */
+static struct fp_script *fp_env_script(const char *script_path, char **abs_script,
+				       char *err, size_t errlen)
+{
+	struct fp_script *s = calloc(1, sizeof(*s));
+
+	*abs_script = NULL;
+	if (!s) {
+		snprintf(err, errlen, "ibvct: out of memory");
+		return NULL;
+	}
+	if (!script_path) {
+		fp_script_default(s);
+		return s;
+	}
+	if (fp_script_load(script_path, s, err, errlen))
+		goto err_free;
+	*abs_script = realpath(script_path, NULL);
+	if (!*abs_script) {
+		snprintf(err, errlen, "%s: %s", script_path, strerror(errno));
+		goto err_free;
+	}
+	return s;
+
+err_free:
+	free(s);
+	return NULL;
+}
+
 int fp_env_setup(const char *script_path, const char *provider_path,
 		 const char *dir_parent, char *scratch, size_t scratch_len,
 		 char *err, size_t errlen)
@@ -83,23 +116,9 @@ int fp_env_setup(const char *script_path, const char *provider_path,
 		dir_parent = getenv("TMPDIR");
 	if (!dir_parent || !dir_parent[0])
 		dir_parent = "/tmp";
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(err, errlen, "ibvct: out of memory");
+	s = fp_env_script(script_path, &abs_script, err, errlen);
+	if (!s)
 		return -1;
-	}
-	/* refuse a bad script before anything is made */
-	if (script_path) {
-		if (fp_script_load(script_path, s, err, errlen))
-			goto out_free;
-		abs_script = realpath(script_path, NULL);
-		if (!abs_script) {
-			snprintf(err, errlen, "%s: %s", script_path, strerror(errno));
-			goto out_free;
-		}
-	} else {
-		fp_script_default(s);
-	}
 	if (snprintf(dir, sizeof(dir), "%s/ibvct.XXXXXX", dir_parent) >= (int)sizeof(dir) ||
 	    !mkdtemp(dir)) {
 		snprintf(err, errlen, "ibvct: cannot make a scratch dir in %s: %s",
@@ -270,24 +289,18 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 		snprintf(err, errlen, "ibvct: host name must have 1 to 64 characters");
 		return -1;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(err, errlen, "ibvct: out of memory");
-		return -1;
-	}
 	/* the script first: a bad one is refused before anything is touched */
-	if (script_path) {
-		if (fp_script_load(script_path, s, err, errlen))
-			goto out;
-		abs_script = realpath(script_path, NULL);
-		text = abs_script ? fp_read_all(abs_script, &len) : NULL;
+	s = fp_env_script(script_path, &abs_script, err, errlen);
+	if (!s)
+		return -1;
+	if (abs_script) {
+		text = fp_read_all(abs_script, &len);
 		if (!text) {
 			snprintf(err, errlen, "%s: %s", script_path, strerror(errno));
 			goto out;
 		}
 		origin = abs_script;
 	} else {
-		fp_script_default(s);
 		text = strdup(fp_script_default_text);
 		len = text ? strlen(text) : 0;
 		origin = "the built-in default script";
