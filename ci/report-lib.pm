@@ -39,7 +39,9 @@ sub slurp {
 	return $text;
 }
 
-# Requirement catalogue: [ [ID, title], ... ] in file order.
+# Requirement catalogue: [ [ID, title, layer, source], ... ] in file order.
+# layer and source (where the real stack enforces the rule) are undef in
+# catalogues written before they were added (older bundles).
 sub read_requirements {
 	my ($path) = @_;
 	my $text = slurp($path);
@@ -47,9 +49,11 @@ sub read_requirements {
 	my @reqs;
 	for (split /\n/, $text) {
 		next if /^\s*(#|$)/;
-		my ($id, $title) = split /\t/, $_, 2;
-		die "$path: bad line: $_\n" unless $id =~ /^$ID_RE$/ && defined $title;
-		push @reqs, [ $id, $title ];
+		my ($id, $title, $layer, $source, @more) = split /\t/, $_;
+		die "$path: bad line: $_\n"
+			unless $id =~ /^$ID_RE$/ && defined $title && $title ne "" && !@more
+			&& (!defined $layer || defined $source);
+		push @reqs, [ $id, $title, $layer, $source ];
 	}
 	return \@reqs;
 }

@@ -16,7 +16,7 @@ check() { t=$1; shift; if "$@"; then ok "$t"; else not_ok "$t"; fi; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7202.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..11"
+echo "1..13"
 rt_run_mixed "$tmp/run"
 perl "$src/ci/report-html" "$tmp/run" 2>"$tmp/err"
 h=$tmp/run/index.html
@@ -34,7 +34,14 @@ cls() { xmllint --xpath "string(//tr[@id='req-$1']/@class)" "$h" 2>/dev/null; }
 check "result classes: pass fail skip deviation fixed notrun" test \
 	"$(cls XRCD-01),$(cls XRCD-02),$(cls XRCD-03),$(cls XRCD-04),$(cls XRCD-05),$(cls QPX-13)" = \
 	"req st-pass,req st-fail,req st-skip,req st-deviation,req st-fixed,req st-notrun"
-check "the skip reason is shown in its row" test "$(xmllint --xpath "string(//tr[@id='req-XRCD-03']/td[5])" "$h")" = "no xrc"
+check "the skip reason is shown in its row" test "$(xmllint --xpath "string(//tr[@id='req-XRCD-03']/td[6])" "$h")" = "no xrc"
+# The "enforced in" cell shows the catalogue's layer and source.
+cat_row=$(grep "^XRCD-02	" "$src/fixtures/requirements.txt")
+where=$(xmllint --xpath "string(//tr[@id='req-XRCD-02']/td[3])" "$h" 2>/dev/null)
+check "the enforced-in cell holds the layer and the source of the catalogue" \
+	test "$where" = "$(echo "$cat_row" | cut -f3)$(echo "$cat_row" | cut -f4)"
+check "the matrix header names the enforced-in column" test \
+	"$(xmllint --xpath "string(//table[@class='matrix']/tr[1]/th[3])" "$h" 2>/dev/null)" = "enforced in"
 check "fingerprint values are escaped and shown" grep -qF '<td>&lt;1.0 &amp; &quot;beta&quot;&gt;</td>' "$h"
 
 links=$(xmllint --xpath '//a/@href' "$h" 2>/dev/null | sed 's/ href="\([^"]*\)"/\1\n/g' | sed '/^$/d' | sort -u)

@@ -5,7 +5,9 @@
 # ID that suites/, the tests or fixtures/expect/ name exists in the
 # catalogue (a report row for it must exist); the catalogue matches the
 # spec's IDs when the spec is beside the clone (../shared/spec, or
-# IBVCT_SPEC); and the ID check refuses a scratch tree with an unknown ID.
+# IBVCT_SPEC); the ID check refuses a scratch tree with an unknown ID; and
+# every ID names where the real stack enforces it (layer: libibverbs,
+# libibverbs-cmd, kernel, driver or abi) with a source reference.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 n=0 fail=0
@@ -29,11 +31,28 @@ unknown_ids() {
 		done
 }
 
-echo "1..7"
-bad=$(grep -v '^#' "$req" | grep -vE "^$fam	[^	]+\$")
+# bad_placement FILE: catalogue lines without a layer of the allowed set
+# and a non-empty source (ID, title, layer, source: four tab-separated
+# fields, nothing else).
+layers='libibverbs|libibverbs-cmd|kernel|driver|abi'
+bad_placement() {
+	grep -v '^#' "$1" | grep -vE "^$fam	[^	]+	($layers)	[^	]*[^	 ][^	]*\$"
+}
+
+echo "1..9"
+bad=$(grep -v '^#' "$req" | grep -vE "^$fam	[^	]+(	[^	]+){2}\$")
 dup=$(grep -v '^#' "$req" | cut -f1 | sort | uniq -d)
-if [ -z "$bad$dup" ]; then ok "requirements.txt: one 'ID<tab>title' per line, no ID twice"
-else not_ok "requirements.txt: one 'ID<tab>title' per line, no ID twice"; echo "$bad$dup" | sed 's/^/# /'; fi
+if [ -z "$bad$dup" ]; then ok "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice"
+else not_ok "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice"; echo "$bad$dup" | sed 's/^/# /'; fi
+
+out=$(bad_placement "$req")
+if [ -z "$out" ]; then ok "every ID has a layer ($layers) and a source"
+else not_ok "every ID has a layer ($layers) and a source"; echo "$out" | sed 's/^/# /'; fi
+# The placement check refuses a wrong layer and an empty source.
+printf 'XRCD-01\tt\tuserspace\tx.c:1\nXRCD-02\tt\tkernel\t \nXRCD-03\tt\tkernel\tx.c:2\n' >"$tmp/req.bad"
+out=$(bad_placement "$tmp/req.bad" | cut -f1 | tr '\n' ' ')
+if [ "$out" = "XRCD-01 XRCD-02 " ]; then ok "the placement check refuses an unknown layer and a blank source"
+else not_ok "the placement check refuses an unknown layer and a blank source"; echo "# got: $out"; fi
 
 ids=$(sed -n 's/^\([A-Z][A-Z]*-[0-9][0-9]*\)$/\1/p' "$mp")
 missing=
