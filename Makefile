@@ -80,6 +80,7 @@ DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
 DEPS_fault-sweep  := $(DEPS_check)
 DEPS_fault-sweep-run := $(DEPS_check)
+DEPS_mutate       := build test
 DEPS_clean        :=
 DEPS_help         :=
 deps_of = $(if $(filter undefined,$(origin DEPS_$(1))),build,$(DEPS_$(1)))
@@ -308,6 +309,13 @@ fault-sweep:
 fault-sweep-run: tests
 	$(TEST_ENV) JOBS=$(JOBS) sh ci/fault-sweep
 
+# Mutation testing of the rule sites (ci/mutate): every `/* @rule ID */`
+# condition is mutated in scratch copies of the tree and must make a test
+# naming ID fail. Not part of check (t7008 runs a sample). MUTATE_ONLY=ID,...
+# MUTATE_JOBS=n (default 2) MUTATE_MIN=percent (default 100).
+mutate: | $(DEPS_FIRST)
+	perl ci/mutate --jobs $(or $(MUTATE_JOBS),2) --min $(or $(MUTATE_MIN),100) $(if $(MUTATE_ONLY),--only '$(MUTATE_ONLY)')
+
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=failed,save
@@ -491,6 +499,7 @@ help:
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
 	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"
+	@echo "make mutate           mutate every /* @rule ID */ site, require a failing test (MUTATE_ONLY= MUTATE_JOBS= MUTATE_MIN=)"
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
@@ -508,6 +517,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

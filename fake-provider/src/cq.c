@@ -75,7 +75,8 @@ int fp_destroy_cq(struct ibv_cq *ibcq)
 	err = fp__op_begin(FP_OP_DESTROY_CQ);
 	if (err)
 		goto out;
-	if (cq->usecnt) {		/* QPs and XRC SRQs (SRQX-09) */
+	/* QPs and XRC SRQs hold it */
+	if (cq->usecnt) {	/* @rule SRQX-09 */
 		err = EBUSY;
 		goto out;
 	}

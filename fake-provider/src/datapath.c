@@ -240,12 +240,14 @@ void fp__responder(struct fp_rqp *d, const struct fp_packet *pkt, struct fp_resp
 		resp->status = FP_ACK_DROPPED;
 		return;
 	}
-	if (d->type == IBV_QPT_XRC_RECV) {
+	/* An XRC target has no queues or CQs of its own: it receives through
+	 * the SRQ the packet names and completes on that SRQ's CQ. */
+	if (d->type == IBV_QPT_XRC_RECV) {	/* @rule SRQX-13 */
 		/* WR-03: the SRQ named by the packet, within this QP's domain. */
 		rx.srq = fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN)
 			 ? fp_fabric_xdom_first_srq(d->fab, d->dom)
 			 : fp_fabric_srq_find(d->fab, pkt->xrc_srqn);
-		if (!rx.srq || rx.srq->type != IBV_SRQT_XRC || rx.srq->dom != d->dom) {
+		if (!rx.srq || rx.srq->type != IBV_SRQT_XRC || rx.srq->dom != d->dom) {	/* @rule WR-03 */
 			resp->status = FP_NAK_INV_REQ;
 			return;
 		}
@@ -311,7 +313,9 @@ static bool fp_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND;
+		if (type == IBV_QPT_XRC_SEND)	/* @rule QPX-10 */
+			return true;
+		return type == IBV_QPT_RC;
 	default:
 		return false;
 	}
@@ -380,7 +384,7 @@ static void fp_swr_read(const struct fp_rqp *r, const struct ibv_send_wr *wr, st
 		}
 		break;
 	}
-	if (r->type == IBV_QPT_XRC_SEND)
+	if (r->type == IBV_QPT_XRC_SEND)	/* @rule WR-02 WR-03 */
 		s->remote_srqn = wr->qp_type.xrc.remote_srqn;
 	if (r->type == IBV_QPT_XRC_SEND && fp__quirk(FP_Q_SEND_READS_PAST_80))
 		(void)*(struct ibv_mw *const volatile *)&wr->bind_mw.mw;	/* byte 80: faults */
@@ -414,8 +418,10 @@ static int fp_swr_check(const struct fp_rqp *r, const struct fp_swr *s, uint64_t
 	bool is_inline = s->send_flags & IBV_SEND_INLINE;
 	int i;
 
-	if (!fp_opcode_ok(r->type, s->opcode) || s->num_sge < 0 ||
-	    (uint32_t)s->num_sge > r->cap.max_send_sge || (s->num_sge && !s->sg_list))
+	if (!fp_opcode_ok(r->type, s->opcode))	/* @rule QPX-10 */
+		return EINVAL;
+	if (s->num_sge < 0 || (uint32_t)s->num_sge > r->cap.max_send_sge ||
+	    (s->num_sge && !s->sg_list))
 		return EINVAL;
 	if (r->type == IBV_QPT_UD && !s->ah)
 		return EINVAL;
@@ -802,9 +808,13 @@ int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 	err = fp__op_begin(FP_OP_POST_SEND);
 	if (err)
 		goto err_bad;
-	/* QPX-12: a target QP has no send queue; RESET/INIT/RTR cannot send. */
-	if (r->type == IBV_QPT_XRC_RECV || h->opened || r->state == IBV_QPS_RESET ||
-	    r->state == IBV_QPS_INIT || r->state == IBV_QPS_RTR) {
+	/* QPX-12: a target QP (created or opened) has no send queue. */
+	if (r->type == IBV_QPT_XRC_RECV || h->opened) {	/* @rule QPX-12 */
+		err = EINVAL;
+		goto err_bad;
+	}
+	/* RESET, INIT and RTR cannot send. */
+	if (r->state == IBV_QPS_RESET || r->state == IBV_QPS_INIT || r->state == IBV_QPS_RTR) {
 		err = EINVAL;
 		goto err_bad;
 	}
@@ -832,9 +842,13 @@ int fp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr *
 	err = fp__op_begin(FP_OP_POST_RECV);
 	if (err)
 		goto err_bad;
-	/* QPX-11: XRC QPs have no receive queue; SRQ QPs use the SRQ's. */
-	if (r->type == IBV_QPT_XRC_SEND || r->type == IBV_QPT_XRC_RECV || h->opened ||
-	    r->srq || r->state == IBV_QPS_RESET) {
+	/* QPX-11: XRC QPs (created or opened) have no receive queue. */
+	if (r->type == IBV_QPT_XRC_SEND || r->type == IBV_QPT_XRC_RECV || h->opened) {	/* @rule QPX-11 */
+		err = EINVAL;
+		goto err_bad;
+	}
+	/* SRQ QPs receive through the SRQ's queue; RESET cannot receive. */
+	if (r->srq || r->state == IBV_QPS_RESET) {
 		err = EINVAL;
 		goto err_bad;
 	}

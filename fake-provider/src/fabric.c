@@ -161,7 +161,7 @@ struct fp_srq *fp_fabric_srq_find(struct fp_fabric *fab, uint32_t srqn)
 	fp_list_for_each_safe(p, t, &fab->srqs) {
 		struct fp_srq *s = fp_container_of(p, struct fp_srq, fab_link);
 
-		if (s->srqn == srqn)
+		if (s->srqn == srqn)	/* @rule SRQX-11 */
 			return s;
 	}
 	return NULL;

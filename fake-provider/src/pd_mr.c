@@ -58,7 +58,8 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fp__op_begin(FP_OP_DEALLOC_PD);
 	if (err)
 		goto out;
-	if (pd->usecnt) {	/* MRs, AHs, SRQs, QPs (SRQX-09) */
+	/* MRs, AHs, SRQs and QPs hold it */
+	if (pd->usecnt) {	/* @rule SRQX-09 */
 		err = EBUSY;
 		goto out;
 	}

@@ -561,8 +561,8 @@ void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct
 		p = fp_route(xp, ctx->fk, FK_ROUTE_QPN_TO, pkt->dst_qpn, xrc, pkt->xrc_srqn,
 			     fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0, &rt);
 		if (!p) {
-			if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)
-				resp->status = FP_NAK_INV_REQ;	/* WR-03 */
+			if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)	/* @rule WR-03 */
+				resp->status = FP_NAK_INV_REQ;
 			return;
 		}
 		if (xrc) {
