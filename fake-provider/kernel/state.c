@@ -918,13 +918,17 @@ static void fk_dev_remove(struct fk_dev *d)
 	fk_list_for_each_safe(p, t, &d->xrcds) {
 		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
 
+		/* a use of our own while the list is walked: the last QP's
+		 * free must not take the domain (and the list) from under us */
+		x->usecnt++;
 		fk_list_for_each_safe(q, u, &x->tgt_qps) {
 			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
 
 			if (!r->orphan)
 				fk_log("BUG: qp %#x has handles without connections", r->qpn);
-			fk_rqp_free(r);		/* its use goes, and the domain with its last */
+			fk_rqp_free(r);		/* its use goes */
 		}
+		fk_xrcd_put(x);			/* and the domain with its last */
 	}
 	if (!fk_list_empty(&d->xrcds) || !fk_list_empty(&d->qpns) ||
 	    !fk_list_empty(&d->srqns)) {
