@@ -87,7 +87,8 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 #define FK_HQ_HANDLE_FALLBACK	0x1u	/* an unknown handle names the first object of its type */
 #define FK_HQ_LEFTOVER_DROPS_DOMAIN 0x2u	/* seed: a leftover TGT QP holds no domain use */
 #define FK_HQ_MODIFY_NO_ATTR_CHECK 0x4u	/* TGT_QP_MODIFY: no port/P_Key/rd_atom checks */
-#define FK_HQ__ALL		0x7u
+#define FK_HQ_XRCD_OPEN_CREATES	0x8u	/* XRCD_OPEN: an unbound inode is bound without O_CREAT */
+#define FK_HQ__ALL		0xfu
 /* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
 #define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
 #define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */

@@ -396,7 +396,7 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 		x->usecnt++;			/* XRCD-08: same domain, new handle */
 		goto attach;
 	}
-	if (!(oflags & O_CREAT)) {		/* @rule XRCD-06 */
+	if (!(oflags & O_CREAT) && !(c->quirks & FK_HQ_XRCD_OPEN_CREATES)) {	/* @rule XRCD-06 */
 		err = EAGAIN;
 		goto err_free_uo;
 	}

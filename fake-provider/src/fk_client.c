@@ -716,7 +716,8 @@ _Static_assert((int)FK_O_PD == (int)FK_OBJ_PD && (int)FK_O_XRCD == (int)FK_OBJ_X
 	       "fk_client.h object kinds follow proto.h");
 _Static_assert(FK_CQ_HANDLE_FALLBACK == FK_HQ_HANDLE_FALLBACK &&
 	       FK_CQ_LEFTOVER_DROPS_DOMAIN == FK_HQ_LEFTOVER_DROPS_DOMAIN &&
-	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK,
+	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK &&
+	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES,
 	       "fk_client.h connection quirks follow proto.h");
 
 static void fk_refs_wire(struct fk_req_obj *r, const struct fk_refs *refs)

@@ -63,6 +63,7 @@ struct fk_connect_opts {
 #define FK_CQ_HANDLE_FALLBACK		0x1u	/* unknown handle: first object of the type */
 #define FK_CQ_LEFTOVER_DROPS_DOMAIN	0x2u	/* seed: leftover TGT QPs hold no domain use */
 #define FK_CQ_MODIFY_NO_ATTR_CHECK	0x4u	/* TGT modify: no port/P_Key/rd_atom checks */
+#define FK_CQ_XRCD_OPEN_CREATES		0x8u	/* unbound inode bound without O_CREAT */
 
 
 /*

@@ -114,7 +114,8 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		/* the kernel rules the script's quirks switch off in the daemon */
 		.quirks = (fp__quirk(FP_Q_HANDLE_FALLBACK) ? FK_CQ_HANDLE_FALLBACK : 0) |
 			  (fp__quirk(FP_Q_LEFTOVER_DROPS_DOMAIN) ? FK_CQ_LEFTOVER_DROPS_DOMAIN : 0) |
-			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0),
+			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0) |
+			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0),
 	};
 	int i;
 
