@@ -100,8 +100,10 @@ REF_LIB  := $(B)/lib/libibverbs.so.1
 
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script model, shared by the plugin, ibvct-run and tests.
-FP_SCRIPT_NAMES := script fault trace sysfs env qp_table
-FP_SCRIPT_SRCS  := $(foreach n,$(FP_SCRIPT_NAMES),$(wildcard fake-provider/src/$(n).c))
+FP_SCRIPT_NAMES := script fault trace sysfs env
+# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c).
+FP_SCRIPT_SRCS  := $(foreach n,$(FP_SCRIPT_NAMES),$(wildcard fake-provider/src/$(n).c)) \
+		   fake-provider/kernel/qp_modify.c
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
 FP_PLUGIN_SRCS  := $(filter-out $(FP_SCRIPT_SRCS),$(sort $(wildcard fake-provider/src/*.c)))
@@ -109,7 +111,7 @@ FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
 FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
 IBVCT_RUN       := $(B)/bin/ibvct-run
 # The fake kernel daemon (fake-provider/kernel/), started on demand by the plugin.
-FKD_SRCS := $(sort $(wildcard fake-provider/kernel/*.c))
+FKD_SRCS := $(filter-out %/qp_modify.c,$(sort $(wildcard fake-provider/kernel/*.c)))
 FKD_OBJS := $(FKD_SRCS:%.c=$(B)/obj/%.o)
 FKD      := $(B)/bin/ibvct-fkd
 

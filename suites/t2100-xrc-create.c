@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -437,28 +438,141 @@ static void srq_unknown_type_fails_einval(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
+/*
+ * Objects of another context (SRQX-08, OPENQP-06). libibverbs sends an
+ * object's kernel handle as it is, and the kernel numbers handles per open
+ * device file, lowest free from 0, for every type in one table (linux
+ * rdma_core.c alloc_begin_idr_uobject); it resolves the number in the
+ * caller's file and type-checks it. So a foreign object is EINVAL when its
+ * number names no object of that type here, and otherwise names (aliases)
+ * the local object of that number, on which the kernel then acts. The
+ * expectation is derived from the handles observed, so it holds whatever
+ * the numbering; the objects are made in two fresh contexts such that a
+ * kernel numbering per context from 0 shows both cases.
+ */
+/* The provider's struct verbs_xrcd (rdma-core libibverbs/driver.h, not an
+ * application header): the kernel's handle follows the ibv_xrcd. */
+struct t_verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+static uint32_t xrcd_handle(struct ibv_xrcd *x)
 {
-	struct ibv_context *other = th_open();
-	struct base b = base_new(t->ctx);
-	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT), *ox = th_xrcd(other, -1, O_CREAT);
-	struct ibv_cq *ocq = ibv_create_cq(other, 4, NULL, NULL, 0);
+	return ((struct t_verbs_xrcd *)(void *)x)->handle;
+}
+
+#define NPAD 16
+
+/*
+ * Make handle number target the lowest free one of ctx, if the kernel
+ * numbers handles per context, lowest free first: free the pad PD on it,
+ * or take numbers with pad PDs until one lands on it and free that one.
+ * Elsewhere nothing is promised; the tests derive what to expect from the
+ * handles they then observe.
+ */
+static void pad_to(struct ibv_context *ctx, struct ibv_pd **pad, uint32_t target)
+{
+	unsigned i;
+
+	for (i = 0; i < NPAD; i++)
+		if (pad[i] && pad[i]->handle == target)
+			goto free;
+	for (i = 0; i < NPAD; i++) {
+		if (pad[i])
+			continue;
+		pad[i] = ibv_alloc_pd(ctx);
+		assert_non_null(pad[i]);
+		if (pad[i]->handle == target)
+			goto free;
+	}
+	return;
+free:
+	assert_int_equal(ibv_dealloc_pd(pad[i]), 0);
+	pad[i] = NULL;
+}
+
+static void pds_free(struct ibv_pd **pad, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			assert_int_equal(ibv_dealloc_pd(pad[i]), 0);
+}
+
+/*
+ * An XRC SRQ made in local with one foreign object among pd, xrcd and cq:
+ * EINVAL unless the foreign handle names a local object of the same type,
+ * in which case the SRQ is made on that local object (it then holds it:
+ * destroying it is EBUSY) and the foreign one is untouched.
+ */
+static void xsrq_with_foreign(struct ibv_context *local, struct ibv_pd *pd, struct ibv_xrcd *x,
+			      struct ibv_cq *cq, struct ibv_xrcd *fx, struct ibv_cq *fcq)
+{
+	bool alias = fx ? xrcd_handle(fx) == xrcd_handle(x) : fcq->handle == cq->handle;
 	struct ibv_srq *s;
 
+	if (!alias) {
+		th_note("foreign %s handle %u names no local one: EINVAL", fx ? "xrcd" : "cq",
+			fx ? xrcd_handle(fx) : fcq->handle);
+		NULL_ERR(th_xsrq(local, pd, fx ? fx : x, fcq ? fcq : cq, 4), EINVAL);
+		return;
+	}
+	th_note("foreign %s handle %u aliases the local one: created on it",
+		fx ? "xrcd" : "cq", fx ? xrcd_handle(fx) : fcq->handle);
+	s = th_xsrq(local, pd, fx ? fx : x, fcq ? fcq : cq, 4);
+	assert_non_null(s);
+	if (fx)
+		assert_int_equal(ibv_close_xrcd(x), EBUSY);	/* the local one is held */
+	else
+		assert_int_equal(ibv_destroy_cq(cq), EBUSY);
+	assert_int_equal(ibv_destroy_srq(s), 0);
+}
+
+static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
+{
+	struct ibv_context *local = th_open(), *other = th_open();
+	struct ibv_pd *pad[NPAD] = { NULL }, *pd, *v;
+	struct ibv_xrcd *x, *fx;
+	struct ibv_cq *cq, *fcq;
+	struct ibv_srq *s;
+
+	(void)t;
+	/* local: XRCD, PD, CQ, and a PD v (0..3 when numbered from 0) */
+	x = th_xrcd(local, -1, O_CREAT);
 	assert_non_null(x);
-	assert_non_null(ox);
-	assert_non_null(ocq);
-	/* handles of another context are invalid handles here */
-	NULL_ERR(th_xsrq(t->ctx, b.pd, ox, b.cq, 4), EINVAL);
-	NULL_ERR(th_xsrq(t->ctx, b.pd, x, ocq, 4), EINVAL);
-	s = th_xsrq(t->ctx, b.pd, x, b.cq, 4);
+	pd = ibv_alloc_pd(local);
+	assert_non_null(pd);
+	cq = ibv_create_cq(local, 4, NULL, NULL, 0);
+	assert_non_null(cq);
+	v = ibv_alloc_pd(local);
+	assert_non_null(v);
+	/* other: an XRCD on v's number (another type), a CQ on cq's (the same) */
+	pad_to(other, pad, v->handle);
+	fx = th_xrcd(other, -1, O_CREAT);
+	assert_non_null(fx);
+	pad_to(other, pad, cq->handle);
+	fcq = ibv_create_cq(other, 4, NULL, NULL, 0);
+	assert_non_null(fcq);
+	xsrq_with_foreign(local, pd, x, cq, fx, NULL);		/* names v, a PD */
+	assert_int_equal(ibv_dealloc_pd(v), 0);
+	xsrq_with_foreign(local, pd, x, cq, fx, NULL);		/* names nothing */
+	xsrq_with_foreign(local, pd, x, cq, NULL, fcq);		/* names cq */
+	/* the local objects work, and the foreign ones were never touched:
+	 * each goes at once */
+	s = th_xsrq(local, pd, x, cq, 4);
 	assert_non_null(s);
 	assert_int_equal(ibv_destroy_srq(s), 0);
+	assert_int_equal(ibv_destroy_cq(fcq), 0);
+	assert_int_equal(ibv_close_xrcd(fx), 0);
+	pds_free(pad, NPAD);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
 	assert_int_equal(ibv_close_xrcd(x), 0);
-	assert_int_equal(ibv_close_xrcd(ox), 0);
-	assert_int_equal(ibv_destroy_cq(ocq), 0);
 	assert_int_equal(ibv_close_device(other), 0);
-	base_free(&b);
+	assert_int_equal(ibv_close_device(local), 0);
 }
 
 static void xrc_srq_holds_its_xrcd_cq_and_pd(struct th_ctx *t)
@@ -951,21 +1065,67 @@ static void open_qp_number_must_be_a_live_tgt_of_the_domain(struct th_ctx *t)
 	base_free(&b);
 }
 
+/*
+ * ibv_open_qp in local through an XRCD of another context: EINVAL unless
+ * its handle names local's XRCD x (the only one there), in which case the
+ * QP is opened through x (x is then held: EBUSY) and fx is untouched.
+ */
+static void open_with_foreign(struct ibv_context *local, struct ibv_xrcd *x,
+			      struct ibv_xrcd *fx, uint32_t qpn, const char *what)
+{
+	struct ibv_qp *o;
+
+	if (xrcd_handle(fx) != xrcd_handle(x)) {
+		th_note("foreign xrcd handle %u %s: EINVAL", xrcd_handle(fx), what);
+		NULL_ERR(th_open_tgt(local, fx, qpn), EINVAL);
+		return;
+	}
+	th_note("foreign xrcd handle %u aliases the local xrcd: opened through it",
+		xrcd_handle(fx));
+	o = th_open_tgt(local, fx, qpn);
+	assert_non_null(o);
+	assert_int_equal(o->qp_num, qpn);
+	assert_ptr_equal(o->context, local);
+	assert_int_equal(ibv_close_xrcd(x), EBUSY);	/* the open holds x */
+	assert_int_equal(ibv_destroy_qp(o), 0);
+}
+
 static void open_qp_with_foreign_xrcd_fails_einval(struct th_ctx *t)
 {
-	struct ibv_context *other = th_open();
-	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT), *ox = th_xrcd(other, -1, O_CREAT);
+	struct ibv_context *local = th_open(), *other = th_open();
+	struct ibv_pd *pad[NPAD] = { NULL }, *pd;
+	struct ibv_xrcd *x, *fx, *fx0;
 	struct ibv_qp *q;
 
+	(void)t;
+	/* local: XRCD, PD, TGT QP (0, 1, 2 when numbered per context from 0) */
+	x = th_xrcd(local, -1, O_CREAT);
 	assert_non_null(x);
-	assert_non_null(ox);
-	q = th_tgt_qp(t->ctx, x);
+	pd = ibv_alloc_pd(local);
+	assert_non_null(pd);
+	q = th_tgt_qp(local, x);
 	assert_non_null(q);
-	NULL_ERR(th_open_tgt(t->ctx, ox, q->qp_num), EINVAL);
+	/* other: an XRCD on the number of local's PD */
+	pad_to(other, pad, pd->handle);
+	fx = th_xrcd(other, -1, O_CREAT);
+	assert_non_null(fx);
+	open_with_foreign(local, x, fx, q->qp_num, "names a local PD");
+	/* with the PD gone the number names nothing in local */
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	open_with_foreign(local, x, fx, q->qp_num, "names nothing");
+	/* other: an XRCD on the number of local's XRCD: it aliases x */
+	pad_to(other, pad, xrcd_handle(x));
+	fx0 = th_xrcd(other, -1, O_CREAT);
+	assert_non_null(fx0);
+	open_with_foreign(local, x, fx0, q->qp_num, "names no local xrcd");
+	/* the foreign domains were never used: they close at once */
+	assert_int_equal(ibv_close_xrcd(fx0), 0);
+	assert_int_equal(ibv_close_xrcd(fx), 0);
+	pds_free(pad, NPAD);
 	assert_int_equal(ibv_destroy_qp(q), 0);
 	assert_int_equal(ibv_close_xrcd(x), 0);
-	assert_int_equal(ibv_close_xrcd(ox), 0);
 	assert_int_equal(ibv_close_device(other), 0);
+	assert_int_equal(ibv_close_device(local), 0);
 }
 
 static void open_qp_returns_a_bare_handle(struct th_ctx *t)

@@ -14,7 +14,8 @@
  * Input: actions, each an op byte, then its arguments (missing bytes read
  * as 0). conn = op & 3; kind = (op >> 2) % 8:
  *   0  framed:   TYPE SEQ PAYLOAD   a valid header (magic, version, exact
- *                length fk_proto_req_size(TYPE % 20)), payload from the input
+ *                length fk_proto_req_size(TYPE % (FK_MSG__COUNT + 1))), payload
+ *                from the input
  *   1  framed with an fd: SEL, then as 0; SEL % 3: scratch file A, B, or
  *                a directory
  *   2  framed, patched: P1 P2, then as 0; for each P, payload word P >> 5
@@ -419,13 +420,24 @@ static uint64_t fz_fingerprint(void)
 		FZ_MIX(c->dead);
 		FZ_MIX(c->dev);
 		FZ_MIX(c->ring_fd >= 0);
-		FZ_MIX(c->next_handle);
+		FZ_MIX(c->quirks);
+		for (uint32_t i = 0; i < c->tab_len; i++) {
+			struct fk_uobj *o = c->tab[i];
+
+			FZ_MIX(o);
+			if (!o)
+				continue;
+			FZ_MIX(o->type);
+			FZ_MIX(o->sub);
+			FZ_MIX(o->usecnt);
+			fz_mix(o->ref, sizeof(o->ref));
+			FZ_MIX(o->closed);
+		}
 		fk_list_for_each_safe(q, u, &c->xrcds) {
 			struct fk_hxrcd *x = fk_container_of(q, struct fk_hxrcd, link);
 
 			FZ_MIX(x->handle);
 			FZ_MIX(x->xrcd);
-			FZ_MIX(x->refcnt);
 			FZ_MIX(x->closed);
 		}
 		fk_list_for_each_safe(q, u, &c->qps) {
@@ -553,7 +565,7 @@ static void fz_framed(struct fz_slot *s, unsigned kind)
 	}
 	if (kind == 7)
 		ver = fz_byte();
-	type = fz_byte() % 20;
+	type = fz_byte() % (FK_MSG__COUNT + 1);
 	len = fk_proto_req_size(type);
 	fk_proto_hdr_init(&h, type, len, fz_byte());
 	if (kind == 7) {
@@ -731,12 +743,20 @@ static void sd_raw(struct fz_seed *sd, unsigned conn, unsigned nfds, const void 
 	sd_put(sd, p, n);
 }
 
-static void sd_hello(struct fz_seed *sd, unsigned conn, const char *dev, uint32_t life)
+static void sd_hello_q(struct fz_seed *sd, unsigned conn, const char *dev, uint32_t life,
+		       uint32_t quirks)
 {
-	struct fk_req_hello h = { .lifetime = life, .nports = 1, .pkey_tbl_len = { 4 } };
+	struct fk_req_hello h = {
+		.lifetime = life, .nports = 1, .pkey_tbl_len = { 4 }, .quirks = quirks,
+	};
 
 	snprintf(h.devname, sizeof(h.devname), "%s", dev);
 	sd_plain(sd, conn, FK_MSG_HELLO, &h);
+}
+
+static void sd_hello(struct fz_seed *sd, unsigned conn, const char *dev, uint32_t life)
+{
+	sd_hello_q(sd, conn, dev, life, 0);
 }
 
 static void sd_modify(struct fz_seed *sd, unsigned conn, uint32_t handle, uint32_t state,
@@ -775,11 +795,17 @@ int fz_write_seeds(const char *dir)
 	static const uint32_t to_rts = IBV_QP_TIMEOUT | IBV_QP_SQ_PSN;
 	struct fk_req_num zero = { 0 };
 	struct fk_req_xrcd_open xo = { .has_fd = 1, .oflags = O_CREAT };
-	struct fk_req_handle hd = { .handle = 1 };
-	struct fk_req_tgt_create tc = { .xrcd_handle = 1, .user = 0x1234 };
-	struct fk_req_tgt_open to = { .xrcd_handle = 1, .qp_type = IBV_QPT_XRC_RECV, .user = 7 };
+	/* handles count from 0 per connection: its XRCD is 0, its TGT QP 1 */
+	struct fk_req_handle hd = { .handle = 0 };
+	struct fk_req_tgt_create tc = { .xrcd_handle = 0, .user = 0x1234 };
+	struct fk_req_tgt_open to = { .xrcd_handle = 0, .qp_type = IBV_QPT_XRC_RECV, .user = 7 };
 	struct fk_req_route rt = { .kind = FK_ROUTE_QPN };
-	struct fk_req_event ev = { .qp_handle = 2, .event_type = IBV_EVENT_QP_FATAL };
+	struct fk_req_event ev = { .qp_handle = 1, .event_type = IBV_EVENT_QP_FATAL };
+	struct fk_req_obj ob = {
+		.type = FK_OBJ_PD,
+		.ref = { FK_NO_HANDLE, FK_NO_HANDLE, FK_NO_HANDLE, FK_NO_HANDLE, FK_NO_HANDLE },
+	};
+	struct fk_req_obj_destroy od = { .handle = 0, .type = FK_OBJ_PD };
 	struct fk_req_hello mon = { .flags = FK_HELLO_MONITOR };
 	struct fz_seed sd;
 	struct fk_hdr h;
@@ -802,29 +828,42 @@ int fz_write_seeds(const char *dir)
 	memset(&sd, 0, sizeof(sd));
 	sd_hello(&sd, 0, "fake0", FK_LIFE_CURRENT);
 	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);
-	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* handle 2 */
-	sd_modify(&sd, 0, 2, IBV_QPS_INIT, to_init);
-	sd_modify(&sd, 0, 2, IBV_QPS_RTR, to_rtr);
-	sd_modify(&sd, 0, 2, IBV_QPS_RTS, to_rts);
+	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* handle 1 */
+	sd_modify(&sd, 0, 1, IBV_QPS_INIT, to_init);
+	sd_modify(&sd, 0, 1, IBV_QPS_RTR, to_rtr);
+	sd_modify(&sd, 0, 1, IBV_QPS_RTS, to_rts);
 	sd_hello(&sd, 1, "fake0", FK_LIFE_CURRENT);
-	sd_fd(&sd, 1, 0, FK_MSG_XRCD_OPEN, &xo);
-	sd_plain(&sd, 1, FK_MSG_SRQ_CREATE_XRC, &hd);
 	sd_fd(&sd, 1, 1, FK_MSG_RING_SET, &zero);
-	sd_patched(&sd, 0, SD_PATCH(0, 1, 3, 1), SD_PATCH(1, 0, 0, 2), FK_MSG_ROUTE, &rt);
+	rt.kind = FK_ROUTE_CONN;					/* to conn 1's id */
+	sd_patched(&sd, 0, SD_PATCH(1, 0, 0, 1), SD_PATCH(1, 0, 0, 1), FK_MSG_ROUTE, &rt);
+	rt.kind = FK_ROUTE_QPN;
+	sd_fd(&sd, 1, 0, FK_MSG_XRCD_OPEN, &xo);			/* handle 0 */
+	sd_plain(&sd, 1, FK_MSG_OBJ_CREATE, &ob);			/* PD 1 */
+	ob.type = FK_OBJ_CQ;
+	sd_plain(&sd, 1, FK_MSG_OBJ_CREATE, &ob);			/* CQ 2 */
+	ob.type = FK_OBJ_SRQ;
+	ob.sub = IBV_SRQT_XRC;
+	ob.ref[FK_REF_PD] = 1;
+	ob.ref[FK_REF_SCQ] = 2;
+	ob.ref[FK_REF_XRCD] = 0;
+	sd_plain(&sd, 1, FK_MSG_SRQ_CREATE_XRC, &ob);			/* SRQ 3, srqn */
+	sd_patched(&sd, 0, SD_PATCH(0, 1, 3, 1), SD_PATCH(1, 1, 0, 2), FK_MSG_ROUTE, &rt);
 	rt.flags = FK_F_ROUTE_ANY_SRQ;
 	sd_patched(&sd, 0, SD_PATCH(0, 1, 3, 1), SD_PATCH(0, 1, 3, 1), FK_MSG_ROUTE, &rt);
 	rt.flags = 0;
-	rt.kind = FK_ROUTE_CONN;
-	sd_patched(&sd, 0, SD_PATCH(1, 0, 2, 1), SD_PATCH(1, 0, 2, 1), FK_MSG_ROUTE, &rt);
-	hd.handle = 2;
+	od.handle = 2;
+	od.type = FK_OBJ_CQ;
+	sd_plain(&sd, 1, FK_MSG_OBJ_DESTROY, &od);			/* EBUSY: the SRQ's */
+	hd.handle = 1;
 	sd_plain(&sd, 0, FK_MSG_TGT_QP_QUERY, &hd);
-	sd_modify(&sd, 0, 2, IBV_QPS_SQD, IBV_QP_EN_SQD_ASYNC_NOTIFY);
+	sd_modify(&sd, 0, 1, IBV_QPS_SQD, IBV_QP_EN_SQD_ASYNC_NOTIFY);
 	sd_plain(&sd, 0, FK_MSG_EVENT_RAISE, &ev);
 	sd_plain(&sd, 0, FK_MSG_DUMP, &zero);
 	sd_plain(&sd, 0, FK_MSG_TGT_QP_DESTROY, &hd);
-	hd.handle = 1;
+	hd.handle = 0;
 	sd_plain(&sd, 0, FK_MSG_XRCD_CLOSE, &hd);
 	sd_patched(&sd, 1, SD_PATCH(1, 0, 0, 0), SD_PATCH(1, 0, 0, 0), FK_MSG_SRQ_DESTROY, &zero);
+	sd_plain(&sd, 1, FK_MSG_OBJ_DESTROY, &od);			/* now it goes */
 	sd_plain(&sd, 1, FK_MSG_XRCD_CLOSE, &hd);
 	rc |= sd_write(dir, "xrc-current", &sd);
 
@@ -851,16 +890,16 @@ int fz_write_seeds(const char *dir)
 	/* quirks: close while busy, open in any domain, EEXIST */
 	memset(&sd, 0, sizeof(sd));
 	sd_hello(&sd, 0, "fake0", FK_LIFE_CURRENT);
-	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);			/* handle 1, file A */
-	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* handle 2 */
-	sd_fd(&sd, 0, 1, FK_MSG_XRCD_OPEN, &xo);			/* handle 3, file B */
-	to.xrcd_handle = 3;
+	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);			/* handle 0, file A */
+	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* handle 1 */
+	sd_fd(&sd, 0, 1, FK_MSG_XRCD_OPEN, &xo);			/* handle 2, file B */
+	to.xrcd_handle = 2;
 	to.flags = FK_F_OPEN_ANY_DOMAIN;
 	sd_patched(&sd, 0, SD_PATCH(0, 1, 1, 1), SD_PATCH(0, 1, 1, 1), FK_MSG_TGT_QP_OPEN, &to);
-	hd.handle = 3;
+	hd.handle = 2;
 	hd.flags = FK_F_XRCD_CLOSE_NOT_BUSY;
 	sd_plain(&sd, 0, FK_MSG_XRCD_CLOSE, &hd);
-	hd.handle = 1;
+	hd.handle = 0;
 	sd_plain(&sd, 0, FK_MSG_XRCD_CLOSE, &hd);
 	xo.oflags = O_CREAT | O_EXCL;
 	xo.flags = FK_F_XRCD_EXCL_EEXIST;
@@ -880,6 +919,51 @@ int fz_write_seeds(const char *dir)
 	sd_hello(&sd, 2, "fake0", FK_LIFE_SEED);			/* EINVAL: mixed models */
 	rc |= sd_write(dir, "monitor", &sd);
 
+	/* the object table: PD 0, CQ 1, MR 2, basic SRQ 3, RC QP 4 on them;
+	 * EBUSY destroys, type confusion, the connection goes holding all */
+	memset(&sd, 0, sizeof(sd));
+	sd_hello(&sd, 0, "fake0", FK_LIFE_CURRENT);
+	ob.type = FK_OBJ_PD;
+	ob.sub = 0;
+	ob.ref[FK_REF_PD] = ob.ref[FK_REF_SCQ] = ob.ref[FK_REF_XRCD] = FK_NO_HANDLE;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.type = FK_OBJ_CQ;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.type = FK_OBJ_MR;
+	ob.ref[FK_REF_PD] = 0;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.type = FK_OBJ_SRQ;
+	ob.sub = IBV_SRQT_BASIC;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.type = FK_OBJ_QP;
+	ob.sub = IBV_QPT_RC;
+	ob.ref[FK_REF_SCQ] = ob.ref[FK_REF_RCQ] = 1;
+	ob.ref[FK_REF_SRQ] = 3;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.ref[FK_REF_SRQ] = 2;						/* an MR: EINVAL */
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	od.handle = 0;
+	od.type = FK_OBJ_PD;
+	sd_plain(&sd, 0, FK_MSG_OBJ_DESTROY, &od);			/* EBUSY */
+	od.handle = 2;
+	od.type = FK_OBJ_MR;
+	sd_plain(&sd, 0, FK_MSG_OBJ_DESTROY, &od);
+	sd_plain(&sd, 0, FK_MSG_DUMP, &zero);
+	rc |= sd_write(dir, "objects", &sd);
+
+	/* HELLO quirks: unknown handles fall back, leftovers drop the domain */
+	memset(&sd, 0, sizeof(sd));
+	sd_hello_q(&sd, 0, "fake1", FK_LIFE_SEED, FK_HQ__ALL);
+	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);
+	tc.xrcd_handle = 9;
+	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* falls back to 0 */
+	tc.xrcd_handle = 0;
+	sd_byte(&sd, 0 | 5 << 2);					/* goes: a leftover */
+	sd_byte(&sd, 1);
+	sd_hello(&sd, 1, "fake1", FK_LIFE_SEED);
+	sd_plain(&sd, 1, FK_MSG_DUMP, &zero);
+	rc |= sd_write(dir, "hello-quirks", &sd);
+
 	/* garbage: runt, bad magic, other version, oversize, stray fds, an fd
 	 * that was promised and not sent, unknown type, HELLO twice, early */
 	memset(&sd, 0, sizeof(sd));
@@ -898,7 +982,7 @@ int fz_write_seeds(const char *dir)
 	xo.oflags = O_CREAT;
 	sd_plain(&sd, 0, FK_MSG_XRCD_OPEN, &xo);			/* EBADF */
 	sd_plain(&sd, 0, FK_MSG_RING_SET, &zero);			/* EBADF */
-	sd_plain(&sd, 0, 19, &zero);					/* ENOSYS */
+	sd_plain(&sd, 0, FK_MSG__COUNT, &zero);				/* ENOSYS */
 	{
 		unsigned v[1] = { 2 };
 

@@ -5,7 +5,8 @@
  * carries the totals, the last line "end problems=N" the self-check result:
  *
  *   fkd pid=P proto=1 conns=C devices=D objects=N
- *   conn id=I pid=P dev=NAME xrcd_handles=X qp_handles=Q srqs=S qpns=N
+ *   conn id=I pid=P dev=NAME xrcd_handles=X qp_handles=Q srqs=S qpns=N handles=H
+ *   handle conn=I handle=N type=T sub=S held=U
  *   dev name=NAME lifetime=current|seed conns=C xrcds=X qpns=N srqns=S
  *   xrcd id=I dev=NAME inode=DEV:INO|none usecnt=U tgt_qps=T
  *   tgt_qp qpn=0xN xrcd=I state=S usecnt=U orphan=0|1 handles=conn/handle,...
@@ -14,8 +15,9 @@
  *   problem: ...
  *   end problems=N
  *
- * objects counts every XRCD, target QP, SRQ number, QP number and handle:
- * 0 means nothing is left.
+ * objects counts every XRCD, target QP, SRQ number, QP number, XRCD and TGT
+ * QP handle, and every other table entry (PD, MR, CQ, AH, basic SRQ, plain
+ * QP): 0 means nothing is left. A "handle" line lists each table entry.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,7 +73,11 @@ static unsigned fk_objects(unsigned *nconns, unsigned *ndevs)
 	fk_list_for_each_safe(p, t, &fk_conns) {
 		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
 
+		uint32_t i;
+
 		n += fk_count(&c->xrcds) + fk_count(&c->qps);
+		for (i = 0; i < c->tab_len; i++)
+			n += c->tab[i] && !c->tab[i]->obj;
 	}
 	fk_list_for_each_safe(p, t, &fk_devs) {
 		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
@@ -149,10 +155,20 @@ size_t fk__dump(char *buf, size_t len)
 	fk_list_for_each_safe(p, t, &fk_conns) {
 		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
 
-		fk_put(&o, "conn id=%u pid=%ld dev=%s xrcd_handles=%u qp_handles=%u srqs=%u qpns=%u\n",
+		uint32_t i, nh = 0;
+
+		for (i = 0; i < c->tab_len; i++)
+			nh += !!c->tab[i];
+		fk_put(&o, "conn id=%u pid=%ld dev=%s xrcd_handles=%u qp_handles=%u srqs=%u qpns=%u"
+		       " handles=%u\n",
 		       c->id, (long)c->pid, c->dev ? c->dev->name : (c->monitor ? "(monitor)" : "-"),
 		       fk_count(&c->xrcds), fk_count(&c->qps), fk_count(&c->srqs),
-		       fk_count(&c->qpns));
+		       fk_count(&c->qpns), nh);
+		for (i = 0; i < c->tab_len; i++)
+			if (c->tab[i])
+				fk_put(&o, "handle conn=%u handle=%u type=%u sub=%u held=%u\n",
+				       c->id, i, c->tab[i]->type, c->tab[i]->sub,
+				       c->tab[i]->usecnt);
 	}
 	fk_list_for_each_safe(p, t, &fk_devs)
 		fk_dump_dev(&o, fk_container_of(p, struct fk_dev, link));

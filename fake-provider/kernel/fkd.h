@@ -72,7 +72,7 @@ struct fk_xrcd {
 	int inode_fd;			/* pins the inode (igrab); -1: fd == -1 domain */
 	dev_t st_dev;
 	ino_t st_ino;
-	unsigned usecnt;		/* handles + XRC SRQs + live real TGT QPs (XRCD-14) */
+	unsigned usecnt;		/* handles + XRC SRQs + real TGT QPs (XRCD-14, LIFE-05) */
 	struct fk_link tgt_qps;		/* struct fk_rqp.link */
 };
 
@@ -82,20 +82,38 @@ struct fk_rqp {
 	struct fk_xrcd *xrcd;
 	uint32_t qpn;
 	unsigned usecnt;		/* handles (LIFE-01) */
-	bool orphan;			/* seed: no handle, holds no domain use */
+	bool orphan;			/* seed: a leftover, no handle (still holds its domain) */
+	bool unheld;			/* leftover under leftover_drops_domain: holds no use */
 	struct fk_link handles;		/* struct fk_hqp.real_link */
 	struct fk_qp_attr attr;		/* qp_state is the state */
 };
 
 struct fk_conn;
 
+/*
+ * One entry of a connection's object table (a kernel ib_uobject): its
+ * handle is its index. usecnt counts the live objects of the table that
+ * hold it through ref[] (the kernel's pd/cq/srq usecnt, and for an XRCD
+ * the handle's refcnt: SRQs, TGT QPs created and QPs opened through it).
+ * obj: the XRCD handle, TGT QP handle or XRC SRQ behind it, else NULL.
+ */
+struct fk_uobj {
+	uint32_t type;			/* enum fk_obj_type */
+	uint32_t sub;			/* SRQ type, QP type */
+	uint32_t handle;
+	unsigned usecnt;
+	struct fk_uobj *ref[FK_NREF];
+	void *obj;
+	bool closed;			/* destroyed under a quirk while held: no lookups */
+};
+
 /* A connection's XRCD handle (kernel uxrcd). */
 struct fk_hxrcd {
 	struct fk_link link;		/* conn->xrcds */
 	struct fk_conn *conn;
 	uint32_t handle;
+	struct fk_uobj *uo;		/* its table entry; uo->usecnt is the refcnt */
 	struct fk_xrcd *xrcd;
-	unsigned refcnt;		/* SRQs, TGT QPs created + QPs opened through it */
 	bool closed;			/* closed under a quirk while referenced */
 };
 
@@ -105,6 +123,7 @@ struct fk_hqp {
 	struct fk_link real_link;	/* rqp->handles */
 	struct fk_conn *conn;
 	uint32_t handle;
+	struct fk_uobj *uo;
 	struct fk_rqp *rqp;
 	struct fk_hxrcd *hx;
 	uint64_t user;
@@ -117,6 +136,7 @@ struct fk_num {
 	struct fk_link conn_link;
 	uint32_t num;
 	struct fk_conn *conn;
+	struct fk_uobj *uo;		/* XRC SRQ: its table entry */
 	struct fk_hxrcd *hx;		/* XRC SRQ: the handle it was made through */
 	struct fk_xrcd *xrcd;		/* XRC SRQ: its domain */
 };
@@ -144,7 +164,9 @@ struct fk_conn {
 	struct fk_dev *dev;
 	struct fk_dev_limits lim;
 	int ring_fd;			/* the data path's receive ring of the process; -1 */
-	uint32_t next_handle;
+	uint32_t quirks;		/* FK_HQ_* from HELLO */
+	struct fk_uobj **tab;		/* the object table, by handle */
+	uint32_t tab_len;
 	struct fk_link xrcds, qps, srqs, qpns;
 	struct fk_outmsg *out_head, *out_tail;
 	size_t out_bytes;
@@ -181,9 +203,11 @@ int fk__num_free(struct fk_conn *c, bool srq, uint32_t num);
 int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 		  uint32_t *handle, uint32_t *id);
 int fk__xrcd_close(struct fk_conn *c, uint32_t handle, uint32_t flags);
-int fk__srq_create_xrc(struct fk_conn *c, uint32_t xrcd_handle, uint32_t *srqn,
-		       uint32_t *id);
-int fk__srq_destroy(struct fk_conn *c, uint32_t srqn);
+int fk__srq_create_xrc(struct fk_conn *c, const struct fk_req_obj *req, uint32_t *handle,
+		       uint32_t *srqn);
+int fk__srq_destroy(struct fk_conn *c, uint32_t handle);
+int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *req, uint32_t *handle);
+int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type);
 int fk__tgt_create(struct fk_conn *c, uint32_t xrcd_handle, uint64_t user,
 		   uint32_t *handle, uint32_t *qpn);
 int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t type,

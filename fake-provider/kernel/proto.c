@@ -14,6 +14,8 @@ static const char *const fk_msg_names[FK_MSG__COUNT] = {
 	[FK_MSG_QPN_FREE] = "qpn_free",
 	[FK_MSG_RING_SET] = "ring_set",
 	[FK_MSG_ROUTE] = "route",
+	[FK_MSG_OBJ_CREATE] = "obj_create",
+	[FK_MSG_OBJ_DESTROY] = "obj_destroy",
 
 	[FK_MSG_SRQN_ALLOC] = "srqn_alloc",
 	[FK_MSG_SRQN_FREE] = "srqn_free",

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
-#define FK_PROTO_VERSION	3u
+#define FK_PROTO_VERSION	4u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
@@ -52,16 +52,43 @@ enum fk_msg_type {
 	FK_MSG_EVENT_RAISE,
 	FK_MSG_RING_SET,
 	FK_MSG_ROUTE,
+	FK_MSG_OBJ_CREATE,
+	FK_MSG_OBJ_DESTROY,
 	FK_MSG__COUNT
 };
 #define FK_MSG_REPLY		0x8000u
 #define FK_MSG_EVENT		0x4001u		/* daemon -> client push, no reply */
+
+/*
+ * Object handles (version 4): every uverbs object a connection makes gets a
+ * handle from ONE table per connection, the lowest free number from 0, as
+ * the kernel allocates uobject ids per open device file (xa_alloc on
+ * ufile->idr, linux drivers/infiniband/core/rdma_core.c
+ * alloc_begin_idr_uobject). A request names the objects it uses by these
+ * handles; the daemon resolves each in the asking connection's table and
+ * type-checks it (EINVAL otherwise, as uobj_get_obj_read fails).
+ */
+enum fk_obj_type {
+	FK_OBJ_PD = 1, FK_OBJ_MR, FK_OBJ_CQ, FK_OBJ_SRQ, FK_OBJ_QP, FK_OBJ_AH, FK_OBJ_XRCD,
+	FK_OBJ__COUNT
+};
+#define FK_NO_HANDLE		0xffffffffu	/* a reference slot that names nothing */
+/* The reference slots of OBJ_CREATE and SRQ_CREATE_XRC. */
+enum { FK_REF_PD = 0, FK_REF_SCQ, FK_REF_RCQ, FK_REF_SRQ, FK_REF_XRCD, FK_NREF };
+/* OBJ_CREATE sub-kinds: an SRQ's type, a QP's type (enum ibv_*_type). */
 
 /* Lifetime models of XRC target QPs (spec section 5). */
 enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 
 /* Request flags. HELLO: */
 #define FK_HELLO_MONITOR	0x1u	/* no device: only DUMP (tests, debugging) */
+/* HELLO quirks: kernel rules a connection's requests are served without
+ * (the plugin's scripted misbehaviours, fp_quirks.def). */
+#define FK_HQ_HANDLE_FALLBACK	0x1u	/* an unknown handle names the first object of its type */
+#define FK_HQ_LEFTOVER_DROPS_DOMAIN 0x2u	/* seed: a leftover TGT QP holds no domain use */
+#define FK_HQ_MODIFY_NO_ATTR_CHECK 0x4u	/* TGT_QP_MODIFY: no port/P_Key/rd_atom checks */
+#define FK_HQ_XRCD_OPEN_CREATES	0x8u	/* XRCD_OPEN: an unbound inode is bound without O_CREAT */
+#define FK_HQ__ALL		0xfu
 /* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
 #define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
 #define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */
@@ -79,14 +106,16 @@ struct fk_req_hello {
 	uint32_t max_dest_rd_atom;	/* 0: unchecked */
 	uint32_t client_pid;		/* informational (dumps); the daemon uses SO_PEERCRED */
 	uint16_t pkey_tbl_len[FK_MAX_PORTS];
+	uint32_t quirks;			/* FK_HQ_* */
+	uint32_t reserved;
 };
 
-struct fk_req_num {			/* QPN_FREE, SRQN_FREE, SRQ_DESTROY */
+struct fk_req_num {			/* QPN_FREE, SRQN_FREE, RING_SET, DUMP */
 	uint32_t num;
 	uint32_t reserved;
 };
 
-struct fk_req_handle {			/* XRCD_CLOSE, SRQ_CREATE_XRC, TGT_QP_DESTROY, TGT_QP_QUERY */
+struct fk_req_handle {			/* XRCD_CLOSE, SRQ_DESTROY, TGT_QP_DESTROY, TGT_QP_QUERY */
 	uint32_t handle;
 	uint32_t flags;
 };
@@ -110,6 +139,22 @@ struct fk_req_tgt_open {
 	uint32_t qp_type;		/* must be IBV_QPT_XRC_RECV (OPENQP-04) */
 	uint32_t flags;
 	uint64_t user;
+};
+
+/* OBJ_CREATE: a PD, MR, CQ, AH, basic SRQ or non-target QP (sub: its type);
+ * SRQ_CREATE_XRC: an XRC SRQ (pd, scq, xrcd). ref[]: handles or FK_NO_HANDLE.
+ * Reply fk_rep_pair: a = handle (b = srqn for an XRC SRQ). */
+struct fk_req_obj {
+	uint32_t type;			/* enum fk_obj_type */
+	uint32_t sub;
+	uint32_t ref[FK_NREF];
+	uint32_t flags;
+};
+
+/* OBJ_DESTROY: the handle and the type the caller believes it has. */
+struct fk_req_obj_destroy {
+	uint32_t handle;
+	uint32_t type;
 };
 
 struct fk_ah_wire {
@@ -203,12 +248,13 @@ struct fk_event_msg {
 };
 
 _Static_assert(sizeof(struct fk_hdr) == 16, "fk_hdr layout");
-_Static_assert(sizeof(struct fk_req_hello) == 96, "fk_req_hello layout");
+_Static_assert(sizeof(struct fk_req_hello) == 104, "fk_req_hello layout");
 _Static_assert(sizeof(struct fk_ah_wire) == 32, "fk_ah_wire layout");
 _Static_assert(sizeof(struct fk_qp_attr) == 116, "fk_qp_attr layout");
 _Static_assert(sizeof(struct fk_req_modify) == 132, "fk_req_modify layout");
 _Static_assert(sizeof(struct fk_event_msg) == 24, "fk_event_msg layout");
 _Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
+_Static_assert(sizeof(struct fk_req_obj) == 32, "fk_req_obj layout");
 
 /* The exact payload size of a request type, 0 if the type is unknown. */
 static inline uint32_t fk_proto_req_size(uint32_t type)
@@ -222,8 +268,8 @@ static inline uint32_t fk_proto_req_size(uint32_t type)
 	case FK_MSG_SRQN_FREE:		return sizeof(struct fk_req_num);
 	case FK_MSG_XRCD_OPEN:		return sizeof(struct fk_req_xrcd_open);
 	case FK_MSG_XRCD_CLOSE:		return sizeof(struct fk_req_handle);
-	case FK_MSG_SRQ_CREATE_XRC:	return sizeof(struct fk_req_handle);
-	case FK_MSG_SRQ_DESTROY:	return sizeof(struct fk_req_num);
+	case FK_MSG_SRQ_CREATE_XRC:	return sizeof(struct fk_req_obj);
+	case FK_MSG_SRQ_DESTROY:	return sizeof(struct fk_req_handle);
 	case FK_MSG_TGT_QP_CREATE:	return sizeof(struct fk_req_tgt_create);
 	case FK_MSG_TGT_QP_OPEN:	return sizeof(struct fk_req_tgt_open);
 	case FK_MSG_TGT_QP_DESTROY:	return sizeof(struct fk_req_handle);
@@ -232,6 +278,8 @@ static inline uint32_t fk_proto_req_size(uint32_t type)
 	case FK_MSG_EVENT_RAISE:	return sizeof(struct fk_req_event);
 	case FK_MSG_RING_SET:		return sizeof(struct fk_req_num);
 	case FK_MSG_ROUTE:		return sizeof(struct fk_req_route);
+	case FK_MSG_OBJ_CREATE:	return sizeof(struct fk_req_obj);
+	case FK_MSG_OBJ_DESTROY:	return sizeof(struct fk_req_obj_destroy);
 
 	default:			return 0;
 	}

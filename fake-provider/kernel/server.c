@@ -172,13 +172,14 @@ static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 	struct fk_dev_limits lim = { 0 };
 	uint32_t i;
 
-	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED)
+	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED ||
+	    (r->quirks & ~FK_HQ__ALL) || r->reserved)
 		return EINVAL;
 	if (r->flags & FK_HELLO_MONITOR) {
 		for (i = 0; i < FK_DEVNAME_MAX; i++)
 			if (r->devname[i])
 				return EINVAL;
-		if (r->nports || r->max_rd_atom || r->max_dest_rd_atom)
+		if (r->nports || r->max_rd_atom || r->max_dest_rd_atom || r->quirks)
 			return EINVAL;
 		for (i = 0; i < FK_MAX_PORTS; i++)
 			if (r->pkey_tbl_len[i])
@@ -199,6 +200,7 @@ static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 	i = fk__hello(c, r->devname, (enum fk_lifetime)r->lifetime, &lim);
 	if (i)
 		return (int)i;
+	c->quirks = r->quirks;
 done:
 	c->claimed_pid = r->client_pid;
 	c->hello = true;
@@ -284,18 +286,25 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 		fk_reply(c, type, seq, err);
 		break;
 	}
-	case FK_MSG_SRQ_CREATE_XRC: {
-		const struct fk_req_handle *r = payload;
-
-		err = r->flags ? EINVAL : fk__srq_create_xrc(c, r->handle, &a, &b);
+	case FK_MSG_SRQ_CREATE_XRC:
+		err = fk__srq_create_xrc(c, payload, &a, &b);
 		fk_reply_pair(c, type, seq, err, a, b);
 		break;
-	}
 	case FK_MSG_SRQ_DESTROY: {
-		const struct fk_req_num *r = payload;
+		const struct fk_req_handle *r = payload;
 
-		err = r->reserved ? EINVAL : fk__srq_destroy(c, r->num);
+		err = r->flags ? EINVAL : fk__srq_destroy(c, r->handle);
 		fk_reply(c, type, seq, err);
+		break;
+	}
+	case FK_MSG_OBJ_CREATE:
+		err = fk__obj_create(c, payload, &a);
+		fk_reply_pair(c, type, seq, err, a, 0);
+		break;
+	case FK_MSG_OBJ_DESTROY: {
+		const struct fk_req_obj_destroy *r = payload;
+
+		fk_reply(c, type, seq, fk__obj_destroy(c, r->handle, r->type));
 		break;
 	}
 	case FK_MSG_TGT_QP_CREATE: {
@@ -395,7 +404,12 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 {
 	/* aligned copy of the payload, so the handlers may read it as structs; on
 	 * the stack: the hang-up sweep may read another connection meanwhile */
-	union { struct fk_req_modify m; struct fk_req_hello h; char raw[FK_REQ_MAX]; } pl;
+	union {
+		struct fk_req_modify m;
+		struct fk_req_hello h;
+		struct fk_req_obj o;
+		char raw[FK_REQ_MAX];
+	} pl;
 	struct fk_hdr h;
 	uint32_t want;
 	int fd = -1, err = 0, i;

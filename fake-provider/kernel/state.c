@@ -3,9 +3,13 @@
  * The fake kernel's object tables and their rules: per device, QP and SRQ
  * numbers, XRC domains keyed by inode (XRCD-*), XRC SRQs, real XRC target
  * QPs with one handle per create/open (OPENQP-*), and what a connection's
- * end releases under each lifetime model (LIFE-*, spec section 5). Every
- * handle is looked up in the asking connection's own lists, so a handle
- * of another connection is never found.
+ * end releases under each lifetime model (LIFE-*, spec section 5), and the
+ * per-connection object table: every uverbs object a connection makes (PD,
+ * MR, CQ, SRQ, QP, AH, XRCD) has a handle there, the lowest free from 0,
+ * and a request's handles are resolved and type-checked in the asking
+ * connection's table only, as uverbs does per open device file. A handle
+ * of another connection is therefore either unknown here (EINVAL) or the
+ * number of one of this connection's own objects, which is then used.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +21,8 @@
 
 #include "fkd.h"
 #include "fp_script.h"
+#include "qp_modify.h"
 
-/* ibv_qp_attr_mask bits a modify may carry at all (QPX-08). */
-#define FK_QP_STANDARD_BITS ((uint32_t)((IBV_QP_DEST_QPN << 1) - 1))
 
 struct fk_link fk_devs = { &fk_devs, &fk_devs };
 static uint32_t fk_next_xrcd_id = 1;
@@ -218,16 +221,115 @@ int fk__num_free(struct fk_conn *c, bool srq, uint32_t num)
 	return 0;
 }
 
+/* ---- the object table -------------------------------------------------------- */
+#define FK_TAB_MAX	(1u << 20)	/* handles per connection */
+
+/*
+ * A new entry at the lowest free handle, counting from 0: the kernel's
+ * xa_alloc() on ufile->idr in alloc_begin_idr_uobject() (linux
+ * drivers/infiniband/core/rdma_core.c), so two contexts number their
+ * objects alike and one context's handle names another's object.
+ */
+static int fk_uobj_alloc(struct fk_conn *c, uint32_t type, uint32_t sub,
+			 struct fk_uobj **out)
+{
+	struct fk_uobj *u;
+	uint32_t i;
+
+	for (i = 0; i < c->tab_len && c->tab[i]; i++)
+		;
+	if (i == c->tab_len) {
+		uint32_t n = c->tab_len ? c->tab_len * 2 : 16;
+		struct fk_uobj **t;
+
+		if (c->tab_len >= FK_TAB_MAX)
+			return ENOMEM;
+		t = realloc(c->tab, n * sizeof(*t));
+		if (!t)
+			return ENOMEM;
+		memset(t + c->tab_len, 0, (n - c->tab_len) * sizeof(*t));
+		c->tab = t;
+		c->tab_len = n;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return ENOMEM;
+	u->type = type;
+	u->sub = sub;
+	u->handle = i;
+	c->tab[i] = u;
+	*out = u;
+	return 0;
+}
+
+/*
+ * The live object of this type behind a handle of this connection, or
+ * NULL: uobj_get_obj_read() fails for an unused id or an object of
+ * another type (linux drivers/infiniband/core/rdma_core.c
+ * rdma_lookup_get_uobject: "uobj->uapi_object != obj" -> -EINVAL), and
+ * the callers answer EINVAL. Under the handle_fallback quirk an unknown
+ * handle names the connection's first object of the type instead.
+ */
+static struct fk_uobj *fk_uobj_get(struct fk_conn *c, uint32_t handle, uint32_t type)
+{
+	struct fk_uobj *u = handle < c->tab_len ? c->tab[handle] : NULL;
+	uint32_t i;
+
+	if (u && u->type == type && !u->closed)
+		return u;
+	if (!(c->quirks & FK_HQ_HANDLE_FALLBACK))
+		return NULL;
+	for (i = 0; i < c->tab_len; i++)
+		if (c->tab[i] && c->tab[i]->type == type && !c->tab[i]->closed)
+			return c->tab[i];
+	return NULL;
+}
+
+static void fk_uobj_hold(struct fk_uobj *u, int slot, struct fk_uobj *target)
+{
+	if (!target)
+		return;
+	u->ref[slot] = target;
+	target->usecnt++;
+}
+
+static void fk_hxrcd_free(struct fk_hxrcd *h);
+
+static void fk_uobj_free(struct fk_conn *c, struct fk_uobj *u);
+
+/* One holder fewer; an object destroyed under a quirk while held goes with
+ * its last holder. */
+static void fk_uobj_unref(struct fk_conn *c, struct fk_uobj *u)
+{
+	if (--u->usecnt || !u->closed)
+		return;
+	if (u->type == FK_OBJ_XRCD)
+		fk_hxrcd_free(u->obj);
+	fk_uobj_free(c, u);
+}
+
+static void fk_uobj_free(struct fk_conn *c, struct fk_uobj *u)
+{
+	int i;
+
+	c->tab[u->handle] = NULL;
+	for (i = 0; i < FK_NREF; i++)
+		if (u->ref[i])
+			fk_uobj_unref(c, u->ref[i]);
+	free(u);
+}
+
 /* ---- XRC domains ------------------------------------------------------------ */
 static void fk_rqp_free(struct fk_rqp *r);
 
-/* Drop one use; the domain goes with its last (XRCD-14/15), and with it the
- * seed model's leftover QPs, which hold no use. */
+/* Drop one use; the domain goes with its last (XRCD-14/15). Every real TGT
+ * QP holds a use, leftovers of the seed model too (LIFE-05), so none is
+ * left here unless the leftover_drops_domain quirk let one go without. */
 static void fk_xrcd_put(struct fk_xrcd *x)
 {
 	struct fk_link *p, *t;
 
-	if (--x->usecnt)
+	if (--x->usecnt)		/* @rule XRCD-14 */
 		return;
 	fk_list_for_each_safe(p, t, &x->tgt_qps)
 		fk_rqp_free(fk_container_of(p, struct fk_rqp, link));
@@ -240,35 +342,15 @@ static void fk_xrcd_put(struct fk_xrcd *x)
 
 static struct fk_hxrcd *fk_hxrcd_find(struct fk_conn *c, uint32_t handle)
 {
-	struct fk_link *p, *t;
+	struct fk_uobj *u = fk_uobj_get(c, handle, FK_OBJ_XRCD);
 
-	fk_list_for_each_safe(p, t, &c->xrcds) {
-		struct fk_hxrcd *h = fk_container_of(p, struct fk_hxrcd, link);
-
-		if (h->handle == handle && !h->closed)
-			return h;
-	}
-	return NULL;
-}
-
-static uint32_t fk_new_handle(struct fk_conn *c)
-{
-	/* 0 is never a handle; wrap-around after 2^32 opens is not a concern */
-	if (++c->next_handle == 0)
-		c->next_handle = 1;
-	return c->next_handle;
+	return u ? u->obj : NULL;
 }
 
 static void fk_hxrcd_free(struct fk_hxrcd *h)
 {
 	fk_list_del(&h->link);
 	free(h);
-}
-
-static void fk_hxrcd_put_ref(struct fk_hxrcd *h)
-{
-	if (--h->refcnt == 0 && h->closed)
-		fk_hxrcd_free(h);
 }
 
 /* fd: the daemon's own copy of the client's fd (SCM_RIGHTS), or -1; always
@@ -287,38 +369,42 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 		err = ENOMEM;
 		goto err_close_fd;
 	}
+	err = fk_uobj_alloc(c, FK_OBJ_XRCD, 0, &h->uo);
+	if (err)
+		goto err_free_h;
+	h->uo->obj = h;
 	if (fd < 0)
 		goto create;			/* XRCD-03/04: oflags are not read */
-	if (fstat(fd, &st)) {
-		err = EBADF;			/* XRCD-10 */
-		goto err_free_h;
+	if (fstat(fd, &st)) {		/* @rule XRCD-10 */
+		err = EBADF;
+		goto err_free_uo;
 	}
 	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
 		struct fk_xrcd *d = fk_container_of(p, struct fk_xrcd, link);
 
-		if (d->inode_fd >= 0 && d->st_dev == st.st_dev && d->st_ino == st.st_ino) {
+		if (d->inode_fd >= 0 && d->st_dev == st.st_dev && d->st_ino == st.st_ino) { /* @rule XRCD-08 */
 			x = d;
 			break;
 		}
 	}
 	if (x) {
-		if (oflags & O_EXCL) {		/* XRCD-07: EINVAL, not EEXIST */
+		if (oflags & O_EXCL) {		/* @rule XRCD-07 */
 			err = (flags & FK_F_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;
-			goto err_free_h;
+			goto err_free_uo;
 		}
 		close(fd);			/* the domain already pins the inode */
 		x->usecnt++;			/* XRCD-08: same domain, new handle */
 		goto attach;
 	}
-	if (!(oflags & O_CREAT)) {
-		err = EAGAIN;			/* XRCD-06 */
-		goto err_free_h;
+	if (!(oflags & O_CREAT) && !(c->quirks & FK_HQ_XRCD_OPEN_CREATES)) {	/* @rule XRCD-06 */
+		err = EAGAIN;
+		goto err_free_uo;
 	}
 create:
 	x = calloc(1, sizeof(*x));
 	if (!x) {
 		err = ENOMEM;
-		goto err_free_h;
+		goto err_free_uo;
 	}
 	x->dev = c->dev;
 	x->id = fk_next_xrcd_id++;
@@ -333,12 +419,14 @@ create:
 attach:
 	h->conn = c;
 	h->xrcd = x;
-	h->handle = fk_new_handle(c);
+	h->handle = h->uo->handle;
 	fk_list_add_tail(&c->xrcds, &h->link);
 	*handle = h->handle;
 	*id = x->id;
 	return 0;
 
+err_free_uo:
+	fk_uobj_free(c, h->uo);
 err_free_h:
 	free(h);
 err_close_fd:
@@ -354,72 +442,202 @@ int fk__xrcd_close(struct fk_conn *c, uint32_t handle, uint32_t flags)
 
 	if (!h)
 		return EINVAL;
-	if (h->refcnt && !(flags & FK_F_XRCD_CLOSE_NOT_BUSY))
-		return EBUSY;			/* XRCD-13, LIFE-10 */
+	/* uverbs_free_xrcd: ib_destroy_usecnt(&uxrcd->refcnt) */
+	if (h->uo->usecnt && !(flags & FK_F_XRCD_CLOSE_NOT_BUSY))	/* @rule XRCD-13 */
+		return EBUSY;
 	x = h->xrcd;
-	if (h->refcnt)
+	if (h->uo->usecnt) {
 		h->closed = true;		/* freed with its last reference */
-	else
+		h->uo->closed = true;
+	} else {
+		fk_uobj_free(c, h->uo);
 		fk_hxrcd_free(h);
+	}
 	fk_xrcd_put(x);				/* XRCD-14/16 */
 	return 0;
 }
 
 /* ---- XRC SRQs ---------------------------------------------------------------- */
-int fk__srq_create_xrc(struct fk_conn *c, uint32_t xrcd_handle, uint32_t *srqn,
-		       uint32_t *id)
+/* Only the slots a request type uses may name something. */
+static bool fk_refs_only(const struct fk_req_obj *r, unsigned used)
 {
-	struct fk_hxrcd *h = fk_hxrcd_find(c, xrcd_handle);
-	struct fk_num *n;
+	int i;
 
-	if (!h)
-		return EINVAL;			/* SRQX-08 */
+	for (i = 0; i < FK_NREF; i++)
+		if (!(used & (1u << i)) && r->ref[i] != FK_NO_HANDLE)
+			return false;
+	return true;
+}
+
+/*
+ * An XRC SRQ, in the order of __uverbs_create_xsrq() (linux
+ * drivers/infiniband/core/uverbs_cmd.c): the XRCD, the CQ, then the PD
+ * handle, each resolved in this connection's table (SRQX-08); it then
+ * holds all three (SRQX-09) and a use of the domain (XRCD-14, LIFE-12).
+ */
+int fk__srq_create_xrc(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *handle,
+		       uint32_t *srqn)
+{
+	struct fk_uobj *xu, *cq, *pd, *u;
+	struct fk_hxrcd *h;
+	struct fk_num *n;
+	int err;
+
+	if (r->type != FK_OBJ_SRQ || r->sub != IBV_SRQT_XRC || r->flags ||
+	    !fk_refs_only(r, 1u << FK_REF_PD | 1u << FK_REF_SCQ | 1u << FK_REF_XRCD))
+		return EINVAL;
+	xu = fk_uobj_get(c, r->ref[FK_REF_XRCD], FK_OBJ_XRCD);
+	if (!xu)				/* @rule SRQX-08 */
+		return EINVAL;
+	cq = fk_uobj_get(c, r->ref[FK_REF_SCQ], FK_OBJ_CQ);
+	if (!cq)				/* @rule SRQX-08 */
+		return EINVAL;
+	pd = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
+	if (!pd)				/* @rule SRQX-08 */
+		return EINVAL;
+	h = xu->obj;
+	err = fk_uobj_alloc(c, FK_OBJ_SRQ, IBV_SRQT_XRC, &u);
+	if (err)
+		return err;
 	n = fk_num_new(c, true);
-	if (!n)
+	if (!n) {
+		fk_uobj_free(c, u);
 		return ENOMEM;
+	}
+	fk_uobj_hold(u, FK_REF_PD, pd);		/* SRQX-09 */
+	fk_uobj_hold(u, FK_REF_SCQ, cq);
+	fk_uobj_hold(u, FK_REF_XRCD, xu);	/* XRCD-13 */
+	u->obj = n;
+	n->uo = u;
 	n->hx = h;
 	n->xrcd = h->xrcd;
-	h->refcnt++;
 	h->xrcd->usecnt++;			/* XRCD-14, LIFE-12 */
+	*handle = u->handle;
 	*srqn = n->num;
-	*id = h->xrcd->id;
 	return 0;
 }
 
 static void fk_srq_free(struct fk_num *n)
 {
-	struct fk_hxrcd *h = n->hx;
+	struct fk_conn *c = n->conn;
+	struct fk_uobj *u = n->uo;
 	struct fk_xrcd *x = n->xrcd;
 
 	fk_num_free(n);
-	if (h)
-		fk_hxrcd_put_ref(h);
+	if (u)
+		fk_uobj_free(c, u);
 	if (x)
 		fk_xrcd_put(x);
 }
 
-int fk__srq_destroy(struct fk_conn *c, uint32_t srqn)
+int fk__srq_destroy(struct fk_conn *c, uint32_t handle)
 {
-	struct fk_num *n = fk_conn_num(c, true, srqn);
+	struct fk_uobj *u = fk_uobj_get(c, handle, FK_OBJ_SRQ);
 
-	if (!n || !n->xrcd)
+	if (!u || !u->obj)
 		return EINVAL;
-	fk_srq_free(n);				/* SRQX-15: TGT QPs hold no reference */
+	if (u->usecnt)				/* @rule SRQX-15 */
+		return EBUSY;			/* ib_destroy_srq_user: srq->usecnt */
+	fk_srq_free(u->obj);			/* SRQX-15: TGT QPs hold no reference */
+	return 0;
+}
+
+/* ---- objects without daemon state: PD, MR, CQ, AH, basic SRQ, plain QP ---------- */
+static bool fk_plain_qp_type(uint32_t t)
+{
+	return t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_UD || t == IBV_QPT_XRC_SEND;
+}
+
+/*
+ * Registration of an object the plugin made, with the handles it uses,
+ * resolved and type-checked as the kernel's create handlers do; each one
+ * named is then held (usecnt) until the new object is destroyed. A QP
+ * follows create_qp() in uverbs_cmd.c: the SRQ (not an XRC one), the
+ * receive CQ when it differs from the send CQ, the send CQ, the PD; an
+ * XRC_SEND QP (XRC_INI) has no receive side, so rcq and srq are not read.
+ */
+int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *handle)
+{
+	struct fk_uobj *ref[FK_NREF] = { NULL }, *u;
+	unsigned used;
+	int i, err;
+
+	if (r->flags)
+		return EINVAL;
+	switch (r->type) {
+	case FK_OBJ_PD:
+	case FK_OBJ_CQ:
+		if (r->sub || !fk_refs_only(r, 0))
+			return EINVAL;
+		break;
+	case FK_OBJ_MR:
+	case FK_OBJ_AH:
+	case FK_OBJ_SRQ:
+		if ((r->type == FK_OBJ_SRQ ? r->sub != IBV_SRQT_BASIC : r->sub != 0) ||
+		    !fk_refs_only(r, 1u << FK_REF_PD))
+			return EINVAL;
+		ref[FK_REF_PD] = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
+		if (!ref[FK_REF_PD])
+			return EINVAL;
+		break;
+	case FK_OBJ_QP:
+		used = 1u << FK_REF_PD | 1u << FK_REF_SCQ | 1u << FK_REF_RCQ | 1u << FK_REF_SRQ;
+		if (!fk_plain_qp_type(r->sub) || !fk_refs_only(r, used))
+			return EINVAL;
+		if (r->sub != IBV_QPT_XRC_SEND) {
+			if (r->ref[FK_REF_SRQ] != FK_NO_HANDLE) {
+				ref[FK_REF_SRQ] = fk_uobj_get(c, r->ref[FK_REF_SRQ], FK_OBJ_SRQ);
+				if (!ref[FK_REF_SRQ] || ref[FK_REF_SRQ]->sub == IBV_SRQT_XRC)
+					return EINVAL;
+			}
+			if (r->ref[FK_REF_RCQ] != r->ref[FK_REF_SCQ]) {
+				ref[FK_REF_RCQ] = fk_uobj_get(c, r->ref[FK_REF_RCQ], FK_OBJ_CQ);
+				if (!ref[FK_REF_RCQ])
+					return EINVAL;
+			}
+		}
+		ref[FK_REF_SCQ] = fk_uobj_get(c, r->ref[FK_REF_SCQ], FK_OBJ_CQ);
+		ref[FK_REF_PD] = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
+		if (!ref[FK_REF_SCQ] || !ref[FK_REF_PD])
+			return EINVAL;
+		if (r->sub != IBV_QPT_XRC_SEND && !ref[FK_REF_RCQ])
+			ref[FK_REF_RCQ] = ref[FK_REF_SCQ];
+		break;
+	default:
+		return EINVAL;			/* XRCDs, XRC SRQs, TGT QPs have their own */
+	}
+	err = fk_uobj_alloc(c, r->type, r->sub, &u);
+	if (err)
+		return err;
+	for (i = 0; i < FK_NREF; i++)
+		fk_uobj_hold(u, i, ref[i]);
+	*handle = u->handle;
+	return 0;
+}
+
+/*
+ * Destroy of an object without daemon state. The kernel refuses while
+ * others hold it: a PD (ib_dealloc_pd_user), a CQ (ib_destroy_cq_user) or
+ * an SRQ (ib_destroy_srq_user) with a non-zero usecnt is EBUSY (SRQX-09).
+ */
+int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type)
+{
+	struct fk_uobj *u = handle < c->tab_len ? c->tab[handle] : NULL;
+
+	if (!u || u->closed || u->type != type || u->obj)
+		return EINVAL;
+	if (u->usecnt)				/* @rule SRQX-09 */
+		return EBUSY;
+	fk_uobj_free(c, u);
 	return 0;
 }
 
 /* ---- target QPs ---------------------------------------------------------------- */
 static struct fk_hqp *fk_hqp_find(struct fk_conn *c, uint32_t handle)
 {
-	struct fk_link *p, *t;
+	struct fk_uobj *u = fk_uobj_get(c, handle, FK_OBJ_QP);
 
-	fk_list_for_each_safe(p, t, &c->qps) {
-		struct fk_hqp *q = fk_container_of(p, struct fk_hqp, link);
-
-		if (q->handle == handle)
-			return q;
-	}
-	return NULL;
+	return u && u->sub == IBV_QPT_XRC_RECV ? u->obj : NULL;
 }
 
 static struct fk_hqp *fk_hqp_new(struct fk_conn *c, struct fk_rqp *r,
@@ -429,23 +647,29 @@ static struct fk_hqp *fk_hqp_new(struct fk_conn *c, struct fk_rqp *r,
 
 	if (!q)
 		return NULL;
+	if (fk_uobj_alloc(c, FK_OBJ_QP, IBV_QPT_XRC_RECV, &q->uo)) {
+		free(q);
+		return NULL;
+	}
+	q->uo->obj = q;
 	q->conn = c;
 	q->rqp = r;
 	q->hx = hx;
 	q->user = user;
-	q->handle = fk_new_handle(c);
-	hx->refcnt++;				/* XRCD-13, OPENQP-07 */
+	q->handle = q->uo->handle;
+	fk_uobj_hold(q->uo, FK_REF_XRCD, hx->uo);	/* XRCD-13, OPENQP-07 */
 	r->usecnt++;				/* LIFE-01 */
 	fk_list_add_tail(&c->qps, &q->link);
 	fk_list_add_tail(&r->handles, &q->real_link);
 	return q;
 }
 
-/* The real QP goes: its number, and its domain use unless it is a leftover. */
+/* The real QP goes: its number, and its domain use (unless it is a leftover
+ * that held none under the leftover_drops_domain quirk). */
 static void fk_rqp_free(struct fk_rqp *r)
 {
 	struct fk_xrcd *x = r->xrcd;
-	bool held = !r->orphan;
+	bool held = !r->unheld;
 
 	fk_logv("tgt qp %#x destroyed", r->qpn);
 	fk_list_del(&r->link);
@@ -497,13 +721,15 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 	struct fk_link *p, *t, *q, *u;
 	struct fk_hqp *h;
 
-	if (type != IBV_QPT_XRC_RECV || !hx)	/* OPENQP-04, OPENQP-06 */
+	if (!hx)				/* @rule OPENQP-06 */
+		return EINVAL;
+	if (type != IBV_QPT_XRC_RECV)		/* @rule OPENQP-04 */
 		return EINVAL;
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
 	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
 		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
 
-		if (x != hx->xrcd && !(flags & FK_F_OPEN_ANY_DOMAIN))
+		if (x != hx->xrcd && !(flags & FK_F_OPEN_ANY_DOMAIN))	/* @rule OPENQP-05 */
 			continue;
 		fk_list_for_each_safe(q, u, &x->tgt_qps) {
 			struct fk_rqp *cand = fk_container_of(q, struct fk_rqp, link);
@@ -520,7 +746,10 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 	h->opened = true;
 	if (r->orphan) {	/* seed: a leftover is picked up again (LIFE-05) */
 		r->orphan = false;
-		r->xrcd->usecnt++;
+		if (r->unheld) {
+			r->unheld = false;
+			r->xrcd->usecnt++;
+		}
 	}
 	*handle = h->handle;
 	return 0;
@@ -529,25 +758,30 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 /*
  * Drop one handle. explicit_destroy: ibv_destroy_qp, and in the current model
  * also a connection's end (LIFE-04). Otherwise the seed model's close-only
- * (LIFE-05): a last handle leaves the QP in its domain as a leftover that
- * holds no use, so it goes when the domain goes.
+ * (LIFE-05): a last handle leaves the QP in its domain as a leftover, and
+ * the leftover keeps the one domain use every real TGT QP holds (legacy
+ * ib_create_qp's atomic_inc(&xrcd->usecnt), dropped only by
+ * __ib_destroy_shared_qp), so the domain and its inode binding stay while
+ * it exists. The leftover_drops_domain quirk is the older model that let
+ * that use go.
  */
 static void fk_hqp_drop(struct fk_hqp *q, bool explicit_destroy)
 {
+	struct fk_conn *c = q->conn;
 	struct fk_rqp *r = q->rqp;
-	struct fk_hxrcd *hx = q->hx;
 
 	fk_list_del(&q->link);
 	fk_list_del(&q->real_link);
+	fk_uobj_free(c, q->uo);
 	free(q);
-	fk_hxrcd_put_ref(hx);
-	if (--r->usecnt)
-		return;				/* LIFE-02 */
+	if (--r->usecnt)			/* @rule LIFE-02 */
+		return;
 	if (!explicit_destroy) {
-		struct fk_xrcd *x = r->xrcd;
-
 		r->orphan = true;
-		fk_xrcd_put(x);			/* may take r with the domain */
+		if (c->quirks & FK_HQ_LEFTOVER_DROPS_DOMAIN) {	/* @rule LIFE-05 */
+			r->unheld = true;
+			fk_xrcd_put(r->xrcd);	/* may take r with the domain */
+		}
 		return;
 	}
 	fk_rqp_free(r);				/* LIFE-03 */
@@ -563,82 +797,8 @@ int fk__tgt_destroy(struct fk_conn *c, uint32_t handle)
 	return 0;
 }
 
-static bool fk_port_ok(const struct fk_dev_limits *l, unsigned port)
-{
-	return port >= 1 && port <= l->nports;
-}
-
-/* QPX-08: ports, P_Key indices, the AV's port against the QP's; the limits
- * are those the connection declared (its device spec). */
-static int fk_check_ports(const struct fk_dev_limits *l, const struct fk_rqp *r,
-			  const struct fk_qp_attr *a, uint32_t m)
-{
-	unsigned port = (m & IBV_QP_PORT) ? a->port_num : r->attr.port_num;
-
-	if ((m & IBV_QP_PORT) && !fk_port_ok(l, a->port_num))
-		return EINVAL;
-	if ((m & IBV_QP_AV) &&
-	    (!fk_port_ok(l, a->ah_attr.port_num) || a->ah_attr.port_num != port))
-		return EINVAL;
-	if ((m & IBV_QP_PKEY_INDEX) && fk_port_ok(l, port) &&
-	    a->pkey_index >= l->pkey_tbl_len[port - 1])
-		return EINVAL;
-	if ((m & IBV_QP_ALT_PATH) &&
-	    (!fk_port_ok(l, a->alt_port_num) || !fk_port_ok(l, a->alt_ah_attr.port_num) ||
-	     a->alt_pkey_index >= l->pkey_tbl_len[a->alt_port_num - 1]))
-		return EINVAL;
-	if ((m & IBV_QP_MAX_QP_RD_ATOMIC) && l->max_rd_atom &&
-	    a->max_rd_atomic > l->max_rd_atom)
-		return EINVAL;
-	if ((m & IBV_QP_MAX_DEST_RD_ATOMIC) && l->max_dest_rd_atom &&
-	    a->max_dest_rd_atomic > l->max_dest_rd_atom)
-		return EINVAL;
-	return 0;
-}
-
-static void fk_apply(struct fk_qp_attr *s, const struct fk_qp_attr *a, uint32_t m)
-{
-	if (m & IBV_QP_EN_SQD_ASYNC_NOTIFY)
-		s->en_sqd_async_notify = a->en_sqd_async_notify;
-	if (m & IBV_QP_ACCESS_FLAGS)
-		s->qp_access_flags = a->qp_access_flags;
-	if (m & IBV_QP_PKEY_INDEX)
-		s->pkey_index = a->pkey_index;
-	if (m & IBV_QP_PORT)
-		s->port_num = a->port_num;
-	if (m & IBV_QP_QKEY)
-		s->qkey = a->qkey;
-	if (m & IBV_QP_AV)
-		s->ah_attr = a->ah_attr;
-	if (m & IBV_QP_PATH_MTU)
-		s->path_mtu = a->path_mtu;
-	if (m & IBV_QP_TIMEOUT)
-		s->timeout = a->timeout;
-	if (m & IBV_QP_RETRY_CNT)
-		s->retry_cnt = a->retry_cnt;
-	if (m & IBV_QP_RNR_RETRY)
-		s->rnr_retry = a->rnr_retry;
-	if (m & IBV_QP_RQ_PSN)
-		s->rq_psn = a->rq_psn;
-	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
-		s->max_rd_atomic = a->max_rd_atomic;
-	if (m & IBV_QP_ALT_PATH) {
-		s->alt_ah_attr = a->alt_ah_attr;
-		s->alt_pkey_index = a->alt_pkey_index;
-		s->alt_port_num = a->alt_port_num;
-		s->alt_timeout = a->alt_timeout;
-	}
-	if (m & IBV_QP_MIN_RNR_TIMER)
-		s->min_rnr_timer = a->min_rnr_timer;
-	if (m & IBV_QP_SQ_PSN)
-		s->sq_psn = a->sq_psn;
-	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
-		s->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	if (m & IBV_QP_PATH_MIG_STATE)
-		s->path_mig_state = a->path_mig_state;
-	if (m & IBV_QP_DEST_QPN)
-		s->dest_qp_num = a->dest_qp_num;
-}
+/* The modify rules shared with the plugin (qp_modify.h), on the wire struct. */
+FK_QP_MODIFY_OPS(fk_tgt, struct fk_qp_attr)
 
 /* LIFE-08: an event on a real QP reaches every handle, each on its own
  * connection, naming that handle and its user value. */
@@ -663,35 +823,33 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 {
 	struct fk_hqp *q = fk_hqp_find(c, handle);
 	struct fk_rqp *r;
-	uint32_t cur, next;
+	uint32_t next;
 	int err;
 
 	if (!q)
 		return EINVAL;
 	r = q->rqp;
-	if (mask & ~FK_QP_STANDARD_BITS)
-		return EOPNOTSUPP;			/* QPX-08 */
-	if (((mask & IBV_QP_STATE) && a->qp_state > IBV_QPS_ERR) ||
-	    ((mask & IBV_QP_CUR_STATE) && a->cur_qp_state > IBV_QPS_ERR))
-		return EINVAL;
-	cur = (mask & IBV_QP_CUR_STATE) ? a->cur_qp_state : r->attr.qp_state;
-	next = (mask & IBV_QP_STATE) ? a->qp_state : cur;
-	if (cur != r->attr.qp_state)
-		return EINVAL;
-	if (!(flags & FK_F_MODIFY_NO_STRIP))
-		mask = (uint32_t)fp_qp_mask_strip(IBV_QPT_XRC_RECV, (int)mask);	/* QPX-07 */
-	if (!(flags & FK_F_MODIFY_SKIP_TABLE)) {
-		err = fp_qp_modify_check(IBV_QPT_XRC_RECV, (enum ibv_qp_state)cur,
-					 (enum ibv_qp_state)next, (int)mask);	/* QPX-06 */
+	err = fk_qp_modify_prepare(IBV_QPT_XRC_RECV, r->attr.qp_state, a->qp_state,
+				   a->cur_qp_state,
+				   ((flags & FK_F_MODIFY_NO_STRIP) ? FK_QPM_NO_STRIP : 0) |
+				   ((flags & FK_F_MODIFY_SKIP_TABLE) ? FK_QPM_SKIP_TABLE : 0),
+				   &mask, &next);
+	if (err)
+		return err;
+	if (!(c->quirks & FK_HQ_MODIFY_NO_ATTR_CHECK)) {
+		struct fk_qp_limits l = {
+			.nports = c->lim.nports, .max_rd_atom = c->lim.max_rd_atom,
+			.max_dest_rd_atom = c->lim.max_dest_rd_atom,
+		};
+
+		memcpy(l.pkey_tbl_len, c->lim.pkey_tbl_len, sizeof(l.pkey_tbl_len));
+		err = fk_tgt_check_attrs(&l, r->attr.port_num, a, mask);
 		if (err)
 			return err;
 	}
-	err = fk_check_ports(&c->lim, r, a, mask);
-	if (err)
-		return err;
 	if (next == IBV_QPS_RESET)
 		memset(&r->attr, 0, sizeof(r->attr));
-	fk_apply(&r->attr, a, mask);
+	fk_tgt_apply(&r->attr, a, mask);
 	r->attr.qp_state = next;
 	r->attr.cur_qp_state = next;
 	if (next == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
@@ -738,34 +896,40 @@ int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type)
 }
 
 /* ---- a connection's end ------------------------------------------------------ */
-/* XRCD-17: QPs first, then SRQs and numbers, then the XRCD handles. */
-void fk__conn_release(struct fk_conn *c)
+/* The table entries of one type that hold no daemon state. */
+static void fk_release_plain(struct fk_conn *c, uint32_t type)
 {
-	struct fk_dev *d = c->dev;
-	struct fk_link *p, *t;
+	uint32_t i;
 
-	if (!d)
-		return;
-	fk_list_for_each_safe(p, t, &c->qps)
-		fk_hqp_drop(fk_container_of(p, struct fk_hqp, link),
-			    d->lifetime == FK_LIFE_CURRENT);	/* LIFE-04 / LIFE-05 */
-	fk_list_for_each_safe(p, t, &c->srqs)
-		fk_srq_free(fk_container_of(p, struct fk_num, conn_link));
-	fk_list_for_each_safe(p, t, &c->qpns)
-		fk_num_free(fk_container_of(p, struct fk_num, conn_link));
-	fk_list_for_each_safe(p, t, &c->xrcds) {
-		struct fk_hxrcd *h = fk_container_of(p, struct fk_hxrcd, link);
-		struct fk_xrcd *x = h->xrcd;
-		bool closed = h->closed;
+	for (i = 0; i < c->tab_len; i++)
+		if (c->tab[i] && c->tab[i]->type == type && !c->tab[i]->obj)
+			fk_uobj_free(c, c->tab[i]);
+}
 
-		fk_hxrcd_free(h);
-		if (!closed)
-			fk_xrcd_put(x);
+/*
+ * The device is gone with its last connection: what is left are leftover
+ * TGT QPs of the seed model and the domains they hold (LIFE-05: "until the
+ * device is removed").
+ */
+static void fk_dev_remove(struct fk_dev *d)
+{
+	struct fk_link *p, *t, *q, *u;
+
+	fk_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+
+		/* a use of our own while the list is walked: the last QP's
+		 * free must not take the domain (and the list) from under us */
+		x->usecnt++;
+		fk_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
+
+			if (!r->orphan)
+				fk_log("BUG: qp %#x has handles without connections", r->qpn);
+			fk_rqp_free(r);		/* its use goes */
+		}
+		fk_xrcd_put(x);			/* and the domain with its last */
 	}
-	c->dev = NULL;
-	if (--d->nconns)
-		return;
-	/* With no connection left every use is gone, so is every object. */
 	if (!fk_list_empty(&d->xrcds) || !fk_list_empty(&d->qpns) ||
 	    !fk_list_empty(&d->srqns)) {
 		fk_log("BUG: device %s keeps objects without connections", d->name);
@@ -773,6 +937,57 @@ void fk__conn_release(struct fk_conn *c)
 	}
 	fk_list_del(&d->link);
 	free(d);
+}
+
+/*
+ * XRCD-17 and the kernel's teardown of a file (uverbs_destroy_ufile_hw,
+ * which destroys until nothing is held, so users before what they use):
+ * QPs, then SRQs and numbers, AHs and MRs, CQs, PDs, then the XRCD handles.
+ */
+void fk__conn_release(struct fk_conn *c)
+{
+	struct fk_dev *d = c->dev;
+	struct fk_link *p, *t;
+	uint32_t i;
+
+	if (!d)
+		goto out;
+	fk_list_for_each_safe(p, t, &c->qps)
+		fk_hqp_drop(fk_container_of(p, struct fk_hqp, link),
+			    d->lifetime == FK_LIFE_CURRENT);	/* LIFE-04 / LIFE-05 */
+	fk_release_plain(c, FK_OBJ_QP);
+	fk_list_for_each_safe(p, t, &c->srqs)
+		fk_srq_free(fk_container_of(p, struct fk_num, conn_link));
+	fk_release_plain(c, FK_OBJ_SRQ);
+	fk_list_for_each_safe(p, t, &c->qpns)
+		fk_num_free(fk_container_of(p, struct fk_num, conn_link));
+	fk_release_plain(c, FK_OBJ_AH);
+	fk_release_plain(c, FK_OBJ_MR);
+	fk_release_plain(c, FK_OBJ_CQ);
+	fk_release_plain(c, FK_OBJ_PD);
+	fk_list_for_each_safe(p, t, &c->xrcds) {
+		struct fk_hxrcd *h = fk_container_of(p, struct fk_hxrcd, link);
+		struct fk_xrcd *x = h->xrcd;
+		bool closed = h->closed;
+
+		fk_uobj_free(c, h->uo);
+		fk_hxrcd_free(h);
+		if (!closed)
+			fk_xrcd_put(x);
+	}
+	c->dev = NULL;
+	if (--d->nconns == 0)
+		fk_dev_remove(d);
+out:
+	for (i = 0; i < c->tab_len; i++)
+		if (c->tab[i]) {
+			fk_log("BUG: conn %u handle %u (type %u) left at release", c->id, i,
+			       c->tab[i]->type);
+			free(c->tab[i]);
+		}
+	free(c->tab);
+	c->tab = NULL;
+	c->tab_len = 0;
 }
 
 /* ---- self-check (dump.c prints what it finds) --------------------------------- */
@@ -813,7 +1028,7 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 				struct fk_rqp *r = fk_container_of(a, struct fk_rqp, link);
 				unsigned hs = 0;
 
-				uses += !r->orphan;
+				uses += !r->unheld;
 				fk_list_for_each_safe(e, f, &r->handles)
 					hs++;
 				if (hs != r->usecnt)
@@ -830,6 +1045,9 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 	fk_list_for_each_safe(p, t, &fk_conns) {
 		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
 
+		uint32_t i, j;
+		int k;
+
 		fk_list_for_each_safe(q, u, &c->xrcds) {
 			struct fk_hxrcd *h = fk_container_of(q, struct fk_hxrcd, link);
 			unsigned refs = 0;
@@ -839,11 +1057,29 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 				refs += fk_container_of(a, struct fk_hqp, link)->hx == h;
 			fk_list_for_each_safe(a, b, &c->srqs)
 				refs += fk_container_of(a, struct fk_num, conn_link)->hx == h;
-			if (refs != h->refcnt)
+			if (refs != h->uo->usecnt || h->uo->obj != h ||
+			    h->uo->handle != h->handle || c->tab[h->handle] != h->uo)
 				FK_PROBLEM("conn %u xrcd handle %u refcnt %u but %u refs\n",
-					   c->id, h->handle, h->refcnt, refs);
-			if (h->closed && !h->refcnt)
+					   c->id, h->handle, h->uo->usecnt, refs);
+			if (h->closed && !h->uo->usecnt)
 				FK_PROBLEM("conn %u closed xrcd handle %u kept\n", c->id, h->handle);
+		}
+		/* every entry's usecnt is the number of entries that hold it */
+		for (i = 0; i < c->tab_len; i++) {
+			unsigned holders = 0;
+
+			if (!c->tab[i])
+				continue;
+			if (c->tab[i]->handle != i)
+				FK_PROBLEM("conn %u handle %u at %u\n", c->id, c->tab[i]->handle, i);
+			for (j = 0; j < c->tab_len; j++)
+				for (k = 0; c->tab[j] && k < FK_NREF; k++)
+					holders += c->tab[j]->ref[k] == c->tab[i];
+			if (holders != c->tab[i]->usecnt)
+				FK_PROBLEM("conn %u handle %u usecnt %u but %u holders\n", c->id, i,
+					   c->tab[i]->usecnt, holders);
+			if (c->tab[i]->closed && !holders)
+				FK_PROBLEM("conn %u destroyed handle %u kept\n", c->id, i);
 		}
 	}
 	return n;

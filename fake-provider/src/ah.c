@@ -29,10 +29,18 @@ struct ibv_ah *fp_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 		err = ENOMEM;
 		goto out;
 	}
+	err = fk_obj_create(ctx->fk, FK_O_AH, 0,
+			    &(struct fk_refs){ .pd = ibpd->handle, .scq = FK_O_NONE,
+					       .rcq = FK_O_NONE, .srq = FK_O_NONE,
+					       .xrcd = FK_O_NONE }, &ah->ah.handle);
+	if (err) {
+		free(ah);
+		ah = NULL;
+		goto out;
+	}
 	ah->ctx = ctx;
 	ah->pd = pd;
 	ah->attr = *attr;
-	ah->ah.handle = ++ctx->next_handle;
 	pd->usecnt++;
 	fp_list_add_tail(&ctx->ahs, &ah->link);
 out:
@@ -61,6 +69,8 @@ int fp_destroy_ah(struct ibv_ah *ibah)
 	int err;
 
 	err = fp__op_begin(FP_OP_DESTROY_AH);
+	if (!err)
+		err = fk_obj_destroy(ctx->fk, FK_O_AH, h);
 	if (!err)
 		fp_ah_free(ah);
 	fp__op_end(ctx, FP_OP_DESTROY_AH, FP_SUBJ_NONE, NULL, err, "ah=%u", h);

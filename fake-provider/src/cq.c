@@ -35,15 +35,19 @@ struct ibv_cq *fp_create_cq(struct ibv_context *context, int cqe,
 		err = ENOMEM;
 		goto err_free_cq;
 	}
+	err = fk_obj_create(ctx->fk, FK_O_CQ, 0, NULL, &cq->vcq.cq.handle);
+	if (err)
+		goto err_free_ring;
 	cq->ctx = ctx;
 	cq->channel = channel;
 	cq->comp_vector = comp_vector;
 	cq->size = cqe;
 	cq->vcq.cq.cqe = cqe;
-	cq->vcq.cq.handle = ++ctx->next_handle;
 	fp_list_add_tail(&ctx->cqs, &cq->link);
 	goto out;
 
+err_free_ring:
+	free(cq->ring);
 err_free_cq:
 	free(cq);
 	cq = NULL;
@@ -75,11 +79,10 @@ int fp_destroy_cq(struct ibv_cq *ibcq)
 	err = fp__op_begin(FP_OP_DESTROY_CQ);
 	if (err)
 		goto out;
-	/* QPs and XRC SRQs hold it */
-	if (cq->usecnt) {	/* @rule SRQX-09 */
-		err = EBUSY;
+	/* EBUSY while QPs or XRC SRQs hold it: the fake kernel's (SRQX-09) */
+	err = fk_obj_destroy(ctx->fk, FK_O_CQ, h);
+	if (err)
 		goto out;
-	}
 	fp_cq_free(cq);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_CQ, FP_SUBJ_NONE, NULL, err, "cq=%u", h);

@@ -565,6 +565,7 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 		hello.flags = FK_HELLO_MONITOR;
 	}
 	hello.client_pid = (uint32_t)getpid();
+	hello.quirks = opts ? opts->quirks : 0;
 	fk_fork_init();
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -710,16 +711,56 @@ int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks)
 		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
 }
 
-int fk_srq_create_xrc(struct fk_client *c, uint32_t xrcd_handle, uint32_t *srqn)
-{
-	struct fk_req_handle r = { .handle = xrcd_handle };
+_Static_assert((int)FK_O_PD == (int)FK_OBJ_PD && (int)FK_O_XRCD == (int)FK_OBJ_XRCD &&
+	       FK_O_NONE == FK_NO_HANDLE,
+	       "fk_client.h object kinds follow proto.h");
+_Static_assert(FK_CQ_HANDLE_FALLBACK == FK_HQ_HANDLE_FALLBACK &&
+	       FK_CQ_LEFTOVER_DROPS_DOMAIN == FK_HQ_LEFTOVER_DROPS_DOMAIN &&
+	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK &&
+	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES,
+	       "fk_client.h connection quirks follow proto.h");
 
-	return fk_call_pair(c, FK_MSG_SRQ_CREATE_XRC, &r, sizeof(r), -1, srqn, NULL);
+static void fk_refs_wire(struct fk_req_obj *r, const struct fk_refs *refs)
+{
+	r->ref[FK_REF_PD] = refs ? refs->pd : FK_NO_HANDLE;
+	r->ref[FK_REF_SCQ] = refs ? refs->scq : FK_NO_HANDLE;
+	r->ref[FK_REF_RCQ] = refs ? refs->rcq : FK_NO_HANDLE;
+	r->ref[FK_REF_SRQ] = refs ? refs->srq : FK_NO_HANDLE;
+	r->ref[FK_REF_XRCD] = refs ? refs->xrcd : FK_NO_HANDLE;
 }
 
-int fk_srq_destroy(struct fk_client *c, uint32_t srqn)
+int fk_obj_create(struct fk_client *c, int type, uint32_t sub, const struct fk_refs *refs,
+		  uint32_t *handle)
 {
-	struct fk_req_num r = { .num = srqn };
+	struct fk_req_obj r = { .type = (uint32_t)type, .sub = sub };
+
+	fk_refs_wire(&r, refs);
+	return fk_call_pair(c, FK_MSG_OBJ_CREATE, &r, sizeof(r), -1, handle, NULL);
+}
+
+int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle)
+{
+	struct fk_req_obj_destroy r = { .handle = handle, .type = (uint32_t)type };
+
+	return fk_call(c, FK_MSG_OBJ_DESTROY, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
+		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+}
+
+int fk_srq_create_xrc(struct fk_client *c, uint32_t pd, uint32_t cq, uint32_t xrcd_handle,
+		      uint32_t *handle, uint32_t *srqn)
+{
+	struct fk_req_obj r = { .type = FK_OBJ_SRQ, .sub = IBV_SRQT_XRC };
+	struct fk_refs refs = {
+		.pd = pd, .scq = cq, .rcq = FK_O_NONE, .srq = FK_O_NONE, .xrcd = xrcd_handle,
+	};
+
+	fk_refs_wire(&r, &refs);
+	return fk_call_pair(c, FK_MSG_SRQ_CREATE_XRC, &r, sizeof(r), -1, handle, srqn);
+}
+
+int fk_srq_destroy(struct fk_client *c, uint32_t handle)
+{
+	struct fk_req_handle r = { .handle = handle };
 
 	return fk_call(c, FK_MSG_SRQ_DESTROY, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
 		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);

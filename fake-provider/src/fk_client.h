@@ -56,7 +56,15 @@ struct fk_connect_opts {
 	 * -s: it then checks every client's device, limits and lifetime model
 	 * against it); "" the built-in default; NULL none (no checks). */
 	const char *script;
+	/* Kernel rules this connection's requests are served without (the
+	 * provider's script quirks): FK_CQ_*. */
+	unsigned quirks;
 };
+#define FK_CQ_HANDLE_FALLBACK		0x1u	/* unknown handle: first object of the type */
+#define FK_CQ_LEFTOVER_DROPS_DOMAIN	0x2u	/* seed: leftover TGT QPs hold no domain use */
+#define FK_CQ_MODIFY_NO_ATTR_CHECK	0x4u	/* TGT modify: no port/P_Key/rd_atom checks */
+#define FK_CQ_XRCD_OPEN_CREATES		0x8u	/* unbound inode bound without O_CREAT */
+
 
 /*
  * Connect to the daemon of the run dir ($IBVCT_RUNDIR, else
@@ -100,9 +108,30 @@ int fk_xrcd_open(struct fk_client *c, int fd, int oflags, unsigned quirks,
 		 uint32_t *handle, uint32_t *xrcd_id);
 int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks);
 
-/* XRC SRQs: a number in the domain; holds the domain and the handle. */
-int fk_srq_create_xrc(struct fk_client *c, uint32_t xrcd_handle, uint32_t *srqn);
-int fk_srq_destroy(struct fk_client *c, uint32_t srqn);
+/*
+ * Object handles: every object a context makes is registered and gets a
+ * handle from the connection's one table, the lowest free from 0, as the
+ * kernel numbers uobjects per open device file. The handles of the objects
+ * it uses are resolved in this connection's table and type-checked (EINVAL
+ * for an unknown one or one of another type), and held until it goes;
+ * destroying a PD, CQ or SRQ that is held is EBUSY. sub: the SRQ type
+ * (IBV_SRQT_BASIC) or QP type (RC, UC, UD, XRC_SEND); 0 for the rest.
+ * refs: FK_O_NONE in each slot not used (NULL: none at all).
+ */
+enum { FK_O_PD = 1, FK_O_MR, FK_O_CQ, FK_O_SRQ, FK_O_QP, FK_O_AH, FK_O_XRCD };
+#define FK_O_NONE	0xffffffffu
+struct fk_refs {
+	uint32_t pd, scq, rcq, srq, xrcd;
+};
+int fk_obj_create(struct fk_client *c, int type, uint32_t sub, const struct fk_refs *refs,
+		  uint32_t *handle);
+int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle);
+
+/* XRC SRQs: a number in the domain; holds the domain, the XRCD handle, the
+ * CQ and the PD (each resolved as above, XRCD first: SRQX-08/09). */
+int fk_srq_create_xrc(struct fk_client *c, uint32_t pd, uint32_t cq, uint32_t xrcd_handle,
+		      uint32_t *handle, uint32_t *srqn);
+int fk_srq_destroy(struct fk_client *c, uint32_t handle);
 
 /* XRC target QPs (QPX-03, OPENQP-*, LIFE-*). user: returned in events. */
 int fk_tgt_qp_create(struct fk_client *c, uint32_t xrcd_handle, uint64_t user,

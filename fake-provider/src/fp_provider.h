@@ -81,7 +81,6 @@ struct fp_context {
 	struct fp_fabric *fab;
 	int async_wfd;			/* write end of the async event pipe */
 	struct fk_client *fk;		/* the fake kernel connection (a uverbs fd) */
-	uint32_t next_handle;
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
 	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds;
@@ -286,7 +285,12 @@ void fp__pd_mr_cleanup_ctx(struct fp_context *ctx);
 void fp__ah_cleanup_ctx(struct fp_context *ctx);
 void fp__xrcd_cleanup_ctx(struct fp_context *ctx);
 void fp__xrcd_put_ref(struct fp_xrcd *x);
-struct fp_xrcd *fp__xrcd_lookup(struct fp_context *ctx, struct ibv_xrcd *ibx);
+/* This context's object of a fake-kernel handle (handles.c), NULL if none. */
+struct fp_pd *fp__pd_by_handle(struct fp_context *ctx, uint32_t handle);
+struct fp_cq *fp__cq_by_handle(struct fp_context *ctx, uint32_t handle);
+struct fp_srq *fp__srq_by_handle(struct fp_context *ctx, uint32_t handle);
+struct fp_xrcd *fp__xrcd_by_handle(struct fp_context *ctx, uint32_t handle);
+uint32_t fp__xrcd_handle_of(struct ibv_xrcd *ibx);
 
 /* ---- ops (the tables in provider.c point here) -------------------------- */
 struct ibv_pd *fp_alloc_pd(struct ibv_context *context);

@@ -166,20 +166,7 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 /* Remove a scratch dir made by fp_env_setup() and all below it; 0 or errno. */
 int fp_rmtree(const char *path);
 
-/* The modify-QP table of spec section 3b. */
-/* Bits uverbs strips for the type before validation (QPX-07). */
-int fp_qp_mask_strip(enum ibv_qp_type type, int mask);
-/*
- * ib_modify_qp_is_ok(): 0 if mask is valid for cur -> next on type (after
- * the caller stripped it), EINVAL otherwise. Rules (a)-(c) of section 3b.
- * Types: RC, UC, UD, XRC_SEND, XRC_RECV. Without IBV_QP_STATE in mask the
- * QP stays put: next is taken as cur (RTS->RTS rules etc.), as the kernel does.
- */
-int fp_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur,
-		       enum ibv_qp_state next, int mask);
-/* Required and optional bits (besides IBV_QP_STATE) of a transition;
- * returns false if the transition is not allowed for the type. */
-bool fp_qp_transition(enum ibv_qp_type type, enum ibv_qp_state cur,
-		      enum ibv_qp_state next, int *req, int *opt);
+/* The modify-QP table of spec section 3b: fake-provider/kernel/qp_modify.h. */
+#include "../kernel/qp_modify.h"
 
 #endif /* FP_SCRIPT_H */

@@ -29,8 +29,15 @@ struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 		err = ENOMEM;
 		goto out;
 	}
+	/* the handle is the fake kernel's, as real providers copy it from the
+	 * kernel's response */
+	err = fk_obj_create(ctx->fk, FK_O_PD, 0, NULL, &pd->pd.handle);
+	if (err) {
+		free(pd);
+		pd = NULL;
+		goto out;
+	}
 	pd->ctx = ctx;
-	pd->pd.handle = ++ctx->next_handle;
 	fp_list_add_tail(&ctx->pds, &pd->link);
 out:
 	fp__op_end(ctx, FP_OP_ALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u",
@@ -58,11 +65,10 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fp__op_begin(FP_OP_DEALLOC_PD);
 	if (err)
 		goto out;
-	/* MRs, AHs, SRQs and QPs hold it */
-	if (pd->usecnt) {	/* @rule SRQX-09 */
-		err = EBUSY;
+	/* EBUSY while MRs, AHs, SRQs or QPs hold it: the fake kernel's (SRQX-09) */
+	err = fk_obj_destroy(ctx->fk, FK_O_PD, h);
+	if (err)
 		goto out;
-	}
 	fp_pd_free(pd);
 out:
 	fp__op_end(ctx, FP_OP_DEALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u", h);
@@ -95,6 +101,15 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		err = ENOMEM;
 		goto out;
 	}
+	err = fk_obj_create(ctx->fk, FK_O_MR, 0,
+			    &(struct fk_refs){ .pd = ibpd->handle, .scq = FK_O_NONE,
+					       .rcq = FK_O_NONE, .srq = FK_O_NONE,
+					       .xrcd = FK_O_NONE }, &mr->mr.handle);
+	if (err) {
+		free(mr);
+		mr = NULL;
+		goto out;
+	}
 	mr->ctx = ctx;
 	mr->pd = pd;
 	mr->addr = addr;
@@ -104,7 +119,6 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	fp_fabric_mr_add(ctx->fab, mr);
 	mr->mr.addr = addr;
 	mr->mr.length = length;
-	mr->mr.handle = ++ctx->next_handle;
 	mr->mr.lkey = mr->lkey;
 	mr->mr.rkey = mr->rkey;
 	pd->usecnt++;
@@ -137,6 +151,8 @@ int fp_dereg_mr(struct ibv_mr *ibmr)
 	int err;
 
 	err = fp__op_begin(FP_OP_DEREG_MR);
+	if (!err)
+		err = fk_obj_destroy(ctx->fk, FK_O_MR, ibmr->handle);
 	if (!err)
 		fp_mr_free(mr);
 	fp__op_end(ctx, FP_OP_DEREG_MR, FP_SUBJ_NONE, NULL, err, "lkey=%#x", lkey);

@@ -111,6 +111,11 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.event_fn = fp_fk_event,
 		.event_arg = ctx,
 		.script = fp__script->path,	/* "" for the built-in default */
+		/* the kernel rules the script's quirks switch off in the daemon */
+		.quirks = (fp__quirk(FP_Q_HANDLE_FALLBACK) ? FK_CQ_HANDLE_FALLBACK : 0) |
+			  (fp__quirk(FP_Q_LEFTOVER_DROPS_DOMAIN) ? FK_CQ_LEFTOVER_DROPS_DOMAIN : 0) |
+			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0) |
+			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0),
 	};
 	int i;
 

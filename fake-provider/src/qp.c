@@ -11,8 +11,6 @@
 
 #include "fp_provider.h"
 
-/* uverbs' IB_QP_ATTR_STANDARD_BITS: IBV_QP_STATE .. IBV_QP_DEST_QPN. */
-#define FP_QP_STANDARD_BITS ((IBV_QP_DEST_QPN << 1) - 1)
 
 static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap,
 			    bool send, bool recv)
@@ -29,9 +27,9 @@ static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap
 	return 0;
 }
 
-/* The spec 3a table: what each type requires, ignores and rejects. */
-static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a,
-			    struct fp_xrcd **xrcd)
+/* The spec 3a table: what each type requires, ignores and rejects. The
+ * handles of the objects named are checked by the fake kernel. */
+static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a)
 {
 	bool has_pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) && a->pd;
 
@@ -42,8 +40,6 @@ static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
 		if (!has_pd || !a->send_cq || !a->recv_cq)
-			return EINVAL;
-		if (a->srq && to_fp_srq(a->srq)->type != IBV_SRQT_BASIC)
 			return EINVAL;
 		return fp_qp_check_caps(ctx, &a->cap, true, !a->srq);
 	case IBV_QPT_XRC_SEND:
@@ -58,8 +54,7 @@ static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *
 			return EOPNOTSUPP;
 		if (!(a->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !a->xrcd)
 			return EINVAL;
-		*xrcd = fp__xrcd_lookup(ctx, a->xrcd);
-		return *xrcd ? 0 : EINVAL;
+		return 0;
 	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
 		return EOPNOTSUPP;			/* known types this device lacks */
@@ -79,7 +74,6 @@ static void fp_qp_handle_init(struct fp_qp *h, struct fp_context *ctx, struct fp
 	fp_list_add_tail(&ctx->qps, &h->link);
 	h->vqp.qp.context = &ctx->vctx.context;
 	h->vqp.qp.qp_num = real->qpn;
-	h->vqp.qp.handle = ++ctx->next_handle;
 	if (xrcd) {
 		xrcd->refcnt++;				/* XRCD-13 */
 		h->vqp.xrcd = &xrcd->vx;
@@ -129,11 +123,14 @@ static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct 
 	return r;
 }
 
-/* XRC_RECV: the real QP is made in the daemon; the handle's user value is
- * its ibv_qp, which the daemon names in events (LIFE-08). */
-static struct fp_qp *fp_tgt_new(struct fp_context *ctx, struct fp_xrcd *xrcd, int *errp)
+/* XRC_RECV: the real QP is made in the daemon through the XRCD handle the
+ * application's xrcd carries (resolved there, in this context); the
+ * handle's user value is its ibv_qp, which the daemon names in events
+ * (LIFE-08). */
+static struct fp_qp *fp_tgt_new(struct fp_context *ctx, uint32_t xrcd_handle, int *errp)
 {
 	struct fp_qp *h = calloc(1, sizeof(*h));
+	struct fp_xrcd *xrcd;
 	struct fp_rqp *r;
 	uint32_t qpn;
 	int err;
@@ -142,10 +139,12 @@ static struct fp_qp *fp_tgt_new(struct fp_context *ctx, struct fp_xrcd *xrcd, in
 		err = ENOMEM;
 		goto err_out;
 	}
-	err = fk_tgt_qp_create(ctx->fk, xrcd->fk_handle, (uint64_t)(uintptr_t)&h->vqp.qp,
+	err = fk_tgt_qp_create(ctx->fk, xrcd_handle, (uint64_t)(uintptr_t)&h->vqp.qp,
 			       &qpn, &h->fk_handle);
 	if (err)
 		goto err_free_h;
+	h->vqp.qp.handle = h->fk_handle;
+	xrcd = fp__xrcd_by_handle(ctx, xrcd_handle);
 	r = fp_tgt_proxy(ctx, qpn, xrcd->dom, h->fk_handle, true);
 	if (!r) {
 		err = ENOMEM;
@@ -165,18 +164,21 @@ err_out:
 
 static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a, int *errp)
 {
-	struct fp_xrcd *xrcd = NULL;
+	struct fk_refs refs = {
+		.pd = FK_O_NONE, .scq = FK_O_NONE, .rcq = FK_O_NONE, .srq = FK_O_NONE,
+		.xrcd = FK_O_NONE,
+	};
 	struct fp_rqp *r;
 	struct fp_qp *h;
 	uint32_t qpn;
 	bool has_rq;
 	int err;
 
-	err = fp_qp_check_init(ctx, a, &xrcd);
+	err = fp_qp_check_init(ctx, a);
 	if (err)
 		goto err_out;
 	if (a->qp_type == IBV_QPT_XRC_RECV) {
-		h = fp_tgt_new(ctx, xrcd, &err);
+		h = fp_tgt_new(ctx, fp__xrcd_handle_of(a->xrcd), &err);
 		if (!h)
 			goto err_out;
 		goto fill;
@@ -204,19 +206,33 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
 	if (err)
 		goto err_free_r;
+	/* The handle members only, as ibv_cmd_create_qp_ex2 sends them; the
+	 * fake kernel resolves and checks them in this context, and holds
+	 * what it found (PD, CQs, SRQ usecnt). XRC_SEND has no receive side. */
+	refs.pd = a->pd->handle;
+	refs.scq = a->send_cq->handle;
+	if (r->type != IBV_QPT_XRC_SEND) {
+		refs.rcq = a->recv_cq->handle;
+		refs.srq = a->srq ? a->srq->handle : FK_O_NONE;
+	}
 	err = fk_qpn_alloc(ctx->fk, &qpn);
 	if (err)
 		goto err_free_rq;
+	err = fk_obj_create(ctx->fk, FK_O_QP, (uint32_t)a->qp_type, &refs, &h->vqp.qp.handle);
+	if (err) {
+		fk_qpn_free(ctx->fk, qpn);
+		goto err_free_rq;
+	}
 	r->ctx = ctx;
-	r->pd = to_fp_pd(a->pd);
-	r->scq = to_fp_cq(a->send_cq);
+	r->pd = fp__pd_by_handle(ctx, refs.pd);
+	r->scq = fp__cq_by_handle(ctx, refs.scq);
 	r->pd->usecnt++;
 	r->scq->usecnt++;
 	if (r->type != IBV_QPT_XRC_SEND) {
-		r->rcq = to_fp_cq(a->recv_cq);
+		r->rcq = fp__cq_by_handle(ctx, refs.rcq);
 		r->rcq->usecnt++;
 		if (a->srq) {
-			r->srq = to_fp_srq(a->srq);
+			r->srq = fp__srq_by_handle(ctx, refs.srq);
 			r->srq->usecnt++;
 		}
 	}
@@ -309,6 +325,7 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 	struct fp_xrcd *xrcd;
 	struct fp_qp *h = NULL;
 	struct fp_rqp *r;
+	uint32_t xh;
 	int err;
 
 	err = fp__op_begin(FP_OP_OPEN_QP);
@@ -322,16 +339,14 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 		err = EOPNOTSUPP;				/* OPENQP-03 */
 		goto out;
 	}
-	if ((attr->comp_mask & need) != need ||		/* OPENQP-02 */
-	    attr->qp_type != IBV_QPT_XRC_RECV) {		/* OPENQP-04 */
+	if ((attr->comp_mask & need) != need) {		/* OPENQP-02 */
 		err = EINVAL;
 		goto out;
 	}
-	xrcd = fp__xrcd_lookup(ctx, attr->xrcd);		/* OPENQP-06 */
-	if (!xrcd) {
-		err = EINVAL;
-		goto out;
-	}
+	/* OPENQP-04 (the type) and OPENQP-05/06 are the fake kernel's. */
+	/* The xrcd's handle member is all that is read (ibv_cmd_open_qp); the
+	 * fake kernel resolves it in this context (OPENQP-06). */
+	xh = fp__xrcd_handle_of(attr->xrcd);
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		err = ENOMEM;
@@ -339,11 +354,13 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 	}
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it, in
 	 * any process; the seed model's leftovers too (LIFE-05). */
-	err = fk_tgt_qp_open(ctx->fk, xrcd->fk_handle, attr->qp_num, attr->qp_type,
+	err = fk_tgt_qp_open(ctx->fk, xh, attr->qp_num, attr->qp_type,
 			     fp__quirk(FP_Q_OPEN_QP_ANY_DOMAIN) ? FK_Q_OPEN_QP_ANY_DOMAIN : 0,
 			     (uint64_t)(uintptr_t)&h->vqp.qp, &h->fk_handle);
 	if (err)
 		goto err_free_h;
+	h->vqp.qp.handle = h->fk_handle;
+	xrcd = fp__xrcd_by_handle(ctx, xh);
 	r = fp_tgt_proxy(ctx, attr->qp_num, xrcd->dom, h->fk_handle, false);
 	if (!r) {
 		err = ENOMEM;
@@ -415,88 +432,30 @@ static void fp_qp_reset(struct fp_rqp *r)
 	memset(&r->attr, 0, sizeof(r->attr));
 }
 
+/* The modify rules shared with the fake kernel (qp_modify.h), on ibv_qp_attr. */
+FK_QP_MODIFY_OPS(fp_qpm, struct ibv_qp_attr)
+
 static void fp_qp_apply(struct fp_rqp *r, const struct ibv_qp_attr *a, int m)
 {
-	struct ibv_qp_attr *s = &r->attr;
-
-	/* Member by member: attr may be a 136-byte pre-rate_limit struct. */
-	if (m & IBV_QP_EN_SQD_ASYNC_NOTIFY)
-		s->en_sqd_async_notify = a->en_sqd_async_notify;
-	if (m & IBV_QP_ACCESS_FLAGS)
-		s->qp_access_flags = a->qp_access_flags;
-	if (m & IBV_QP_PKEY_INDEX)
-		s->pkey_index = a->pkey_index;
-	if (m & IBV_QP_PORT)
-		s->port_num = a->port_num;
-	if (m & IBV_QP_QKEY)
-		s->qkey = a->qkey;
-	if (m & IBV_QP_AV)
-		s->ah_attr = a->ah_attr;
-	if (m & IBV_QP_PATH_MTU)
-		s->path_mtu = a->path_mtu;
-	if (m & IBV_QP_TIMEOUT)
-		s->timeout = a->timeout;
-	if (m & IBV_QP_RETRY_CNT)
-		s->retry_cnt = a->retry_cnt;
-	if (m & IBV_QP_RNR_RETRY)
-		s->rnr_retry = a->rnr_retry;
-	if (m & IBV_QP_RQ_PSN)
-		s->rq_psn = a->rq_psn;
-	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
-		s->max_rd_atomic = a->max_rd_atomic;
-	if (m & IBV_QP_ALT_PATH) {
-		s->alt_ah_attr = a->alt_ah_attr;
-		s->alt_pkey_index = a->alt_pkey_index;
-		s->alt_port_num = a->alt_port_num;
-		s->alt_timeout = a->alt_timeout;
-	}
-	if (m & IBV_QP_MIN_RNR_TIMER)
-		s->min_rnr_timer = a->min_rnr_timer;
-	if (m & IBV_QP_SQ_PSN) {
-		s->sq_psn = a->sq_psn;
+	fp_qpm_apply(&r->attr, a, (uint32_t)m);
+	if (m & IBV_QP_SQ_PSN)
 		r->sq_psn = a->sq_psn;
-	}
-	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
-		s->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	if (m & IBV_QP_PATH_MIG_STATE)
-		s->path_mig_state = a->path_mig_state;
-	if (m & IBV_QP_DEST_QPN)
-		s->dest_qp_num = a->dest_qp_num;
 }
 
-static bool fp_port_ok(const struct fp_dev_spec *spec, unsigned port)
+static struct fk_qp_limits fp_qp_limits(const struct fp_dev_spec *spec)
 {
-	return port >= 1 && port <= (unsigned)spec->nports;
-}
+	struct fk_qp_limits l = {
+		.nports = (uint32_t)spec->nports,
+		.max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
+			       ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0,
+		.max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
+				    ? (uint32_t)spec->attr.max_qp_rd_atom : 0,
+	};
+	int i;
 
-/* QPX-08: ports, P_Key indices, and the AV's port against the QP's. */
-static int fp_qp_check_ports(const struct fp_dev_spec *spec, const struct fp_rqp *r,
-			     const struct ibv_qp_attr *a, int m)
-{
-	unsigned port = (m & IBV_QP_PORT) ? a->port_num : r->attr.port_num;
-
-	if ((m & IBV_QP_PORT) && !fp_port_ok(spec, a->port_num))
-		return EINVAL;
-	if (m & IBV_QP_AV) {
-		if (!fp_port_ok(spec, a->ah_attr.port_num) || a->ah_attr.port_num != port)
-			return EINVAL;
-	}
-	if ((m & IBV_QP_PKEY_INDEX) && fp_port_ok(spec, port) &&
-	    a->pkey_index >= spec->port[port - 1].attr.pkey_tbl_len)
-		return EINVAL;
-	if (m & IBV_QP_ALT_PATH) {
-		if (!fp_port_ok(spec, a->alt_port_num) ||
-		    !fp_port_ok(spec, a->alt_ah_attr.port_num) ||
-		    a->alt_pkey_index >= spec->port[a->alt_port_num - 1].attr.pkey_tbl_len)
-			return EINVAL;
-	}
-	if ((m & IBV_QP_MAX_QP_RD_ATOMIC) && spec->attr.max_qp_init_rd_atom > 0 &&
-	    a->max_rd_atomic > spec->attr.max_qp_init_rd_atom)
-		return EINVAL;
-	if ((m & IBV_QP_MAX_DEST_RD_ATOMIC) && spec->attr.max_qp_rd_atom > 0 &&
-	    a->max_dest_rd_atomic > spec->attr.max_qp_rd_atom)
-		return EINVAL;
-	return 0;
+	for (i = 0; i < spec->nports && i < 4; i++)
+		l.pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
+	return l;
 }
 
 /* A target QP is modified in the daemon (QPX-06..08 there, OPENQP-08); the
@@ -525,7 +484,8 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct fp_qp *h = to_fp_qp(qp);
 	struct fp_rqp *r = h->real;
-	enum ibv_qp_state cur, next;
+	enum ibv_qp_state next;
+	uint32_t m, nx;
 	int err, mask = attr_mask;
 
 	err = fp__op_begin(FP_OP_MODIFY_QP);
@@ -535,31 +495,23 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		err = fp_tgt_modify(h, attr, mask);
 		goto out;
 	}
-	if (mask & ~FP_QP_STANDARD_BITS) {
-		err = EOPNOTSUPP;				/* QPX-08 */
+	/* QPX-06..08 as the kernel checks them, in the shared module */
+	m = (uint32_t)mask;
+	err = fk_qp_modify_prepare(r->type, r->state, attr->qp_state, attr->cur_qp_state,
+				   (fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP) ? FK_QPM_NO_STRIP : 0) |
+				   (fp__quirk(FP_Q_MODIFY_SKIP_TABLE) ? FK_QPM_SKIP_TABLE : 0),
+				   &m, &nx);
+	if (err)
 		goto out;
-	}
-	if (((mask & IBV_QP_STATE) && attr->qp_state > IBV_QPS_ERR) ||
-	    ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state > IBV_QPS_ERR)) {
-		err = EINVAL;
-		goto out;
-	}
-	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : r->state;
-	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-	if (cur != r->state) {
-		err = EINVAL;
-		goto out;
-	}
-	if (!fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP))
-		mask = fp_qp_mask_strip(r->type, mask);	/* QPX-07 */
-	if (!fp__quirk(FP_Q_MODIFY_SKIP_TABLE)) {
-		err = fp_qp_modify_check(r->type, cur, next, mask);	/* QPX-06 */
+	mask = (int)m;
+	next = (enum ibv_qp_state)nx;
+	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
+		struct fk_qp_limits l = fp_qp_limits(h->ctx->spec);
+
+		err = fp_qpm_check_attrs(&l, r->attr.port_num, attr, m);
 		if (err)
 			goto out;
 	}
-	err = fp_qp_check_ports(h->ctx->spec, r, attr, mask);
-	if (err)
-		goto out;
 	if (next == IBV_QPS_RESET)
 		fp_qp_reset(r);
 	fp_qp_apply(r, attr, mask);
@@ -704,10 +656,13 @@ int fp_destroy_qp(struct ibv_qp *qp)
 		err = EBUSY;				/* multicast groups still attached */
 		goto out;
 	}
-	if (h->real->type == IBV_QPT_XRC_RECV)
+	if (h->real->type == IBV_QPT_XRC_RECV) {
 		err = fk_tgt_qp_destroy(ctx->fk, h->fk_handle);
-	else
-		err = fk_qpn_free(ctx->fk, qpn);
+	} else {
+		err = fk_obj_destroy(ctx->fk, FK_O_QP, qp->handle);
+		if (!err)
+			err = fk_qpn_free(ctx->fk, qpn);
+	}
 	if (err)
 		goto out;
 	fp_qp_drop_handle(h);

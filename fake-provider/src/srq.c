@@ -100,10 +100,9 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	case IBV_SRQT_XRC:
 		if (!fp__xrc_capable(ctx))
 			return EOPNOTSUPP;
+		/* SRQX-03; the handles themselves are the fake kernel's (SRQX-08) */
 		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !(mask & IBV_SRQ_INIT_ATTR_CQ) ||
 		    !attr->xrcd || !attr->cq)
-			return EINVAL;			/* SRQX-03, SRQX-08 */
-		if (!fp__xrcd_lookup(ctx, attr->xrcd))
 			return EINVAL;
 		break;
 	case IBV_SRQT_TM:
@@ -139,32 +138,46 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 			  attr->attr.max_sge ? (int)attr->attr.max_sge : 1);
 	if (err)
 		goto err_free_srq;
-	if (type == IBV_SRQT_XRC)
-		err = fk_srq_create_xrc(ctx->fk, to_fp_xrcd(attr->xrcd)->fk_handle, &srqn);
-	else
+	/* Only the handle members of pd, cq and xrcd are read, as
+	 * ibv_cmd_create_srq_ex does; the fake kernel resolves them in this
+	 * context (SRQX-08) and they name our own objects once it agrees. */
+	if (type == IBV_SRQT_XRC) {
+		err = fk_srq_create_xrc(ctx->fk, attr->pd->handle, attr->cq->handle,
+					fp__xrcd_handle_of(attr->xrcd),
+					&srq->vsrq.srq.handle, &srqn);
+	} else {
 		err = fk_srqn_alloc(ctx->fk, &srqn);
+		if (!err) {
+			err = fk_obj_create(ctx->fk, FK_O_SRQ, IBV_SRQT_BASIC,
+					    &(struct fk_refs){ .pd = attr->pd->handle,
+							       .scq = FK_O_NONE, .rcq = FK_O_NONE,
+							       .srq = FK_O_NONE, .xrcd = FK_O_NONE },
+					    &srq->vsrq.srq.handle);
+			if (err)
+				fk_srqn_free(ctx->fk, srqn);
+		}
+	}
 	if (err)
 		goto err_free_rq;
 	srq->ctx = ctx;
 	srq->type = type;
-	srq->pd = to_fp_pd(attr->pd);
+	srq->pd = fp__pd_by_handle(ctx, attr->pd->handle);
 	srq->pd->usecnt++;
 	if (type == IBV_SRQT_XRC) {
-		srq->cq = to_fp_cq(attr->cq);
-		srq->xrcd = to_fp_xrcd(attr->xrcd);
+		srq->cq = fp__cq_by_handle(ctx, attr->cq->handle);
+		srq->xrcd = fp__xrcd_by_handle(ctx, fp__xrcd_handle_of(attr->xrcd));
 		srq->dom = srq->xrcd->dom;
 		srq->cq->usecnt++;
 		srq->xrcd->refcnt++;		/* XRCD-13 */
 		fp_fabric_xdom_get(srq->dom);	/* XRCD-14, LIFE-12 */
 	}
 	fp_fabric_srq_add(ctx->fab, srq, srqn);
-	srq->vsrq.srq.handle = ++ctx->next_handle;
 	srq->vsrq.srq_type = type;
 	srq->vsrq.srq_num = srq->srqn;
 	srq->vsrq.comp_mask = VERBS_SRQ_TYPE | VERBS_SRQ_NUM;
 	if (type == IBV_SRQT_XRC) {
 		srq->vsrq.xrcd = &srq->xrcd->vx;
-		srq->vsrq.cq = attr->cq;
+		srq->vsrq.cq = &srq->cq->vcq.cq;
 		srq->vsrq.comp_mask |= VERBS_SRQ_XRCD | VERBS_SRQ_CQ;
 	}
 	attr->attr.max_wr = (uint32_t)srq->rq.max_wr;
@@ -260,13 +273,15 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 	err = fp__op_begin(FP_OP_DESTROY_SRQ);
 	if (err)
 		goto out;
-	/* SRQX-15: only QPs created with srq= hold it; TGT QPs never do. */
-	if (srq->usecnt) {
-		err = EBUSY;
-		goto out;
+	/* EBUSY while QPs created with srq= hold it (SRQX-15: TGT QPs never
+	 * do): the fake kernel's */
+	if (srq->type == IBV_SRQT_XRC) {
+		err = fk_srq_destroy(ctx->fk, ibsrq->handle);
+	} else {
+		err = fk_obj_destroy(ctx->fk, FK_O_SRQ, ibsrq->handle);
+		if (!err)
+			err = fk_srqn_free(ctx->fk, srqn);
 	}
-	err = srq->type == IBV_SRQT_XRC ? fk_srq_destroy(ctx->fk, srqn)
-					 : fk_srqn_free(ctx->fk, srqn);
 	if (err)
 		goto out;
 	fp_srq_free(srq);

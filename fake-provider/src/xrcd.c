@@ -58,7 +58,7 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 		goto err_close_x;
 	x->ctx = ctx;
 	x->dom = dom;
-	x->vx.handle = ++ctx->next_handle;
+	x->vx.handle = x->fk_handle;		/* the kernel's handle, as providers copy it */
 	x->vx.comp_mask = VERBS_XRCD_HANDLE;
 	fp_list_add_tail(&ctx->xrcds, &x->link);
 	goto out;
@@ -105,10 +105,8 @@ int fp_close_xrcd(struct ibv_xrcd *ibx)
 	err = fp__op_begin(FP_OP_CLOSE_XRCD);
 	if (err)
 		goto out;
-	if (x->refcnt && !fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY)) {
-		err = EBUSY;				/* XRCD-13, LIFE-10 */
-		goto out;
-	}
+	/* EBUSY while SRQs or QPs of this handle exist: the fake kernel's
+	 * (XRCD-13, LIFE-10) */
 	err = fk_xrcd_close(ctx->fk, x->fk_handle,
 			    fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY) ? FK_Q_XRCD_CLOSE_NOT_BUSY : 0);
 	if (err)
@@ -139,17 +137,3 @@ void fp__xrcd_cleanup_ctx(struct fp_context *ctx)
 	}
 }
 
-/* The live handle behind an application pointer, or NULL (OPENQP-06, SRQX-08):
- * compares pointers only, so a stale one is never dereferenced. */
-struct fp_xrcd *fp__xrcd_lookup(struct fp_context *ctx, struct ibv_xrcd *ibx)
-{
-	struct fp_link *p, *t;
-
-	fp_list_for_each_safe(p, t, &ctx->xrcds) {
-		struct fp_xrcd *x = fp_container_of(p, struct fp_xrcd, link);
-
-		if (&x->vx.xrcd == ibx && !x->closed)
-			return x;
-	}
-	return NULL;
-}

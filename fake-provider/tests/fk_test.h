@@ -38,6 +38,77 @@
 
 #define FKT_UNUSED __attribute__((unused))
 
+/*
+ * An XRC SRQ needs a PD and a CQ of its connection besides the XRCD (SRQX-08,
+ * checked by the daemon): these make both for each SRQ and destroy them with
+ * it, so that the tests' object counts see only what they made.
+ */
+struct fkt_xsrq {
+	struct fk_client *c;
+	uint32_t srq, pd, cq;
+};
+static struct fkt_xsrq fkt_xsrqs[256];
+
+static FKT_UNUSED int fkt_xsrq_create(struct fk_client *c, uint32_t xrcd, uint32_t *handle)
+{
+	struct fkt_xsrq *e = NULL;
+	uint32_t srqn;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(fkt_xsrqs) / sizeof(fkt_xsrqs[0]) && !e; i++)
+		if (!fkt_xsrqs[i].c)
+			e = &fkt_xsrqs[i];
+	if (!e)
+		return ENOSPC;
+	err = fk_obj_create(c, FK_O_PD, 0, NULL, &e->pd);
+	if (err)
+		return err;
+	err = fk_obj_create(c, FK_O_CQ, 0, NULL, &e->cq);
+	if (err)
+		goto err_pd;
+	err = fk_srq_create_xrc(c, e->pd, e->cq, xrcd, &e->srq, &srqn);
+	if (err)
+		goto err_cq;
+	e->c = c;
+	*handle = e->srq;
+	return 0;
+
+err_cq:
+	fk_obj_destroy(c, FK_O_CQ, e->cq);
+err_pd:
+	fk_obj_destroy(c, FK_O_PD, e->pd);
+	return err;
+}
+
+/* Destroy the SRQ, then its PD and CQ; a handle of none of ours as is. */
+static FKT_UNUSED int fkt_xsrq_destroy(struct fk_client *c, uint32_t handle)
+{
+	int err = fk_srq_destroy(c, handle);
+	size_t i;
+
+	for (i = 0; i < sizeof(fkt_xsrqs) / sizeof(fkt_xsrqs[0]); i++) {
+		struct fkt_xsrq *e = &fkt_xsrqs[i];
+
+		if (e->c != c || e->srq != handle || err)
+			continue;
+		fk_obj_destroy(c, FK_O_CQ, e->cq);
+		fk_obj_destroy(c, FK_O_PD, e->pd);
+		e->c = NULL;
+	}
+	return err;
+}
+
+/* A connection's end takes its SRQs' PDs and CQs with it. */
+static FKT_UNUSED void fkt_xsrq_forget(struct fk_client *c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fkt_xsrqs) / sizeof(fkt_xsrqs[0]); i++)
+		if (fkt_xsrqs[i].c == c)
+			fkt_xsrqs[i].c = NULL;
+}
+
 static char fkt_scratch[PATH_MAX / 2];
 static char fkt_rundir[PATH_MAX];
 static int fkt_failed;
@@ -680,6 +751,7 @@ static FKT_UNUSED void fkt_agent_main(int in, int out, void *arg)
 				r.a = (uint32_t)fk_daemon_pid(c);
 			break;
 		case FKT_DISCONNECT:
+			fkt_xsrq_forget(c);
 			fk_disconnect(c);
 			c = NULL;
 			break;
@@ -697,10 +769,10 @@ static FKT_UNUSED void fkt_agent_main(int in, int out, void *arg)
 			r.err = fk_xrcd_close(c, h, cmd.b);
 			break;
 		case FKT_SRQ_CREATE:
-			r.err = fk_srq_create_xrc(c, h, &r.a);
+			r.err = fkt_xsrq_create(c, h, &r.a);
 			break;
 		case FKT_SRQ_DESTROY:
-			r.err = fk_srq_destroy(c, h);
+			r.err = fkt_xsrq_destroy(c, h);
 			break;
 		case FKT_TGT_CREATE:
 			r.err = fk_tgt_qp_create(c, h, cmd.b, &r.b, &r.a);

@@ -165,33 +165,51 @@ static void last_holder_disconnects(void **state)
 	fkt_end_clean(mon);
 }
 
-/* Seed: leftovers do not keep the XRCD alive, and go when it goes. */
-static void xrcd_destroyed_with_leftover_qps(void **state)
+/*
+ * LIFE-05: a leftover TGT QP keeps the one XRCD use every real TGT QP holds,
+ * so the domain and its inode binding outlive every handle: a later open
+ * of the inode without O_CREAT finds the same domain and its leftovers; a
+ * leftover goes with a later last explicit destroy, the rest with the
+ * device (the last connection to it). Current: the QPs died with a.
+ */
+static void leftover_qps_keep_their_xrcd(void **state)
 {
 	int life = fkt_life(state);
+	bool seed = life == FK_LIFETIME_SEED;
 	struct fk_client *mon = fkt_monitor();
 	struct fkt_proc a = fkt_agent("fake0", life), b = fkt_agent("fake0", life);
 	uint32_t xa = fkt_ok(&a, FKT_XRCD_OPEN, O_CREAT, 0, "f").a;
 	struct fkt_res x = fkt_ok(&b, FKT_XRCD_OPEN, 0, 0, "f");
 	struct fkt_res q1 = fkt_ok(&a, FKT_TGT_CREATE, xa, 1, NULL);
-	struct fkt_res q2 = fkt_ok(&a, FKT_TGT_CREATE, xa, 2, NULL), y;
+	struct fkt_res q2 = fkt_ok(&a, FKT_TGT_CREATE, xa, 2, NULL), y, h;
 	char *d;
 
 	fkt_exit(&a);
 	usleep(50000);
 	d = fkt_dump();
-	/* seed: two leftovers, holding no use: usecnt is b's handle alone */
-	assert_int_equal(fkt_field(d, "tgt_qps"), life == FK_LIFETIME_SEED ? 2 : 0);
-	assert_int_equal(fkt_field(d, "usecnt"), 1);
+	/* seed: two leftovers, each holding its use, besides b's handle */
+	assert_int_equal(fkt_field(d, "tgt_qps"), seed ? 2 : 0);
+	assert_int_equal(fkt_field(d, "usecnt"), seed ? 3 : 1);
 	free(d);
-	/* b's close is the XRCD's last use: it goes, and its leftovers with it */
 	assert_int_equal(FKT_ERR(&b, FKT_XRCD_CLOSE, x.a, 0), 0);
-	assert_int_equal(fkt_objects_once(mon, true), 0);
-	assert_int_equal(fkt_do(&b, FKT_XRCD_OPEN, 0, 0, 0, 0, "f").err, EAGAIN);	/* XRCD-15 */
-	y = fkt_ok(&b, FKT_XRCD_OPEN, O_CREAT, 0, "f");
-	assert_true(y.b != x.b);				/* a new domain */
+	if (!seed) {
+		/* b's close was the XRCD's last use (XRCD-15) */
+		assert_int_equal(fkt_objects_once(mon, true), 0);
+		assert_int_equal(fkt_do(&b, FKT_XRCD_OPEN, 0, 0, 0, 0, "f").err, EAGAIN);
+		goto out;
+	}
+	/* the binding survives the last handle: same inode, same domain */
+	y = fkt_ok(&b, FKT_XRCD_OPEN, 0, 0, "f");
+	assert_int_equal(y.b, x.b);
+	h = OPEN(&b, y.a, q1.b);
+	assert_int_equal(h.err, 0);
+	assert_int_equal(FKT_ERR(&b, FKT_TGT_DESTROY, h.a, 0), 0);	/* the last: gone */
 	assert_int_equal(OPEN(&b, y.a, q1.b).err, EINVAL);
-	assert_int_equal(OPEN(&b, y.a, q2.b).err, EINVAL);
+	h = OPEN(&b, y.a, q2.b);
+	assert_int_equal(h.err, 0);
+	assert_int_equal(FKT_ERR(&b, FKT_XRCD_CLOSE, y.a, 0), EBUSY);	/* LIFE-10 */
+out:
+	/* b is the device's last connection: what is left goes with it */
 	fkt_reap(&b);
 	fkt_end_clean(mon);
 }
@@ -317,7 +335,7 @@ int main(void)
 		FKT_BOTH(owner_sigkilled_without_destroy_life04_life05),
 		FKT_BOTH(owner_sigkilled_while_other_holds_qp),
 		FKT_BOTH(last_holder_disconnects),
-		FKT_BOTH(xrcd_destroyed_with_leftover_qps),
+		FKT_BOTH(leftover_qps_keep_their_xrcd),
 		FKT_BOTH(owner_exit_with_no_other_user_leaves_nothing),
 		FKT_BOTH(events_reach_every_handle_in_its_own_process_life08),
 		FKT_BOTH(xrcd_close_busy_while_qp_handle_exists_life10),

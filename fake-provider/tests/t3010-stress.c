@@ -71,12 +71,12 @@ static void worker(int in, int out, void *arg)
 				}
 				break;
 			case 3:
-				if (ns < 8 && !fk_srq_create_xrc(c, x, &srq[ns]))
+				if (ns < 8 && !fkt_xsrq_create(c, x, &srq[ns]))
 					ns++;
 				break;
 			case 4:
 				if (ns)
-					STRESS_CHECK(fk_srq_destroy(c, srq[--ns]));
+					STRESS_CHECK(fkt_xsrq_destroy(c, srq[--ns]));
 				break;
 			case 5:
 				if (nq) {
@@ -99,14 +99,16 @@ static void worker(int in, int out, void *arg)
 		case 0:
 			_exit(0);			/* holding everything */
 		case 1:
+			fkt_xsrq_forget(c);
 			fk_disconnect(c);		/* the same, without exiting */
 			break;
 		default:
 			while (nq)
 				STRESS_CHECK(fk_tgt_qp_destroy(c, qh[--nq]));
 			while (ns)
-				STRESS_CHECK(fk_srq_destroy(c, srq[--ns]));
+				STRESS_CHECK(fkt_xsrq_destroy(c, srq[--ns]));
 			STRESS_CHECK(fk_xrcd_close(c, x, 0));
+			fkt_xsrq_forget(c);
 			fk_disconnect(c);
 			break;
 		}

@@ -40,6 +40,17 @@ for q in $quirks; do
 			grep '^not ok' | grep -vc '# TODO')
 		fails=$((fails + c))
 	done
+	# a quirk of the seed lifetime model only (leftover_drops_domain) has
+	# nothing to break under the default one: the suites again, seed
+	if [ "$fails" -eq 0 ]; then
+		printf 'lifetime seed\ndevice fake0\n\tcap xrc\nquirk %s\n' "$q" > "$tmp/$q-seed.fps"
+		for s in "$build"/suites/ref/t*.t; do
+			[ -x "$s" ] && [ "$fails" -eq 0 ] || continue
+			c=$(TMPDIR="$tmp" IBVCT_SCRIPT="$tmp/$q-seed.fps" "$s" 2>/dev/null |
+				grep '^not ok' | grep -vc '# TODO')
+			fails=$((fails + c))
+		done
+	fi
 	if [ "$fails" -gt 0 ]; then
 		echo "ok $i - quirk $q fails $fails test(s)"
 	else

@@ -251,14 +251,16 @@ static void a_handle_of_another_connection_is_never_accepted(void **state)
 
 	assert_int_equal(fk_xrcd_open(a, -1, O_CREAT, 0, &xa, &ida), 0);
 	assert_int_equal(fk_tgt_qp_create(a, xa, 0, &qpn, &qh), 0);
-	assert_int_equal(fk_srq_create_xrc(a, xa, &srqn), 0);
-	/* b holds nothing: each of a's handles and numbers is unknown there */
+	assert_int_equal(fkt_xsrq_create(a, xa, &srqn), 0);
+	/* b holds nothing: each of a's handles and numbers is unknown there
+	 * (b's SRQ attempt makes a PD and a CQ, 0 and 1: a's XRCD number 0
+	 * then names b's PD, of another type, EINVAL all the same) */
 	assert_int_equal(fk_xrcd_close(b, xa, 0), EINVAL);
 	assert_int_equal(fk_tgt_qp_destroy(b, qh), EINVAL);
 	assert_int_equal(fk_tgt_qp_query(b, qh, &attr), EINVAL);
 	assert_int_equal(fk_event_raise(b, qh, IBV_EVENT_COMM_EST), EINVAL);
 	assert_int_equal(fk_srq_destroy(b, srqn), EINVAL);
-	assert_int_equal(fk_srq_create_xrc(b, xa, &x), EINVAL);
+	assert_int_equal(fkt_xsrq_create(b, xa, &x), EINVAL);
 	assert_int_equal(fk_tgt_qp_create(b, xa, 0, &x, &x), EINVAL);
 	assert_int_equal(fk_tgt_qp_open(b, xa, qpn, IBV_QPT_XRC_RECV, 0, 0, &x), EINVAL);
 	/* and a's are intact */
@@ -267,6 +269,72 @@ static void a_handle_of_another_connection_is_never_accepted(void **state)
 	assert_int_equal(fk_xrcd_close(a, xa, 0), EBUSY);
 	fk_disconnect(b);
 	fk_disconnect(a);
+	fkt_end_clean(mon);
+}
+
+/*
+ * One table per connection, lowest free handle from 0 for every type, as
+ * the kernel's ufile->idr: two connections number alike, so one's handle
+ * names the other's own object of that number (and type), never its own.
+ */
+static void handles_count_from_zero_per_connection_and_alias(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
+	struct fk_client *b = fkt_conn("fake0", FK_LIFETIME_CURRENT);
+	const struct fk_refs none = { FK_O_NONE, FK_O_NONE, FK_O_NONE, FK_O_NONE, FK_O_NONE };
+	struct fk_refs r = none;
+	uint32_t pd, cq, mr, qp, xa, xb, id, srq, srqn, h, qpn, th;
+
+	assert_int_equal(fk_obj_create(a, FK_O_PD, 0, NULL, &pd), 0);
+	assert_int_equal(pd, 0);
+	assert_int_equal(fk_obj_create(a, FK_O_CQ, 0, NULL, &cq), 0);
+	assert_int_equal(cq, 1);
+	r.pd = pd;
+	assert_int_equal(fk_obj_create(a, FK_O_MR, 0, &r, &mr), 0);
+	assert_int_equal(mr, 2);
+	assert_int_equal(fk_xrcd_open(a, -1, O_CREAT, 0, &xa, &id), 0);
+	assert_int_equal(xa, 3);
+	/* the lowest free number comes back */
+	assert_int_equal(fk_obj_destroy(a, FK_O_MR, mr), 0);
+	assert_int_equal(fk_obj_destroy(a, FK_O_MR, mr), EINVAL);	/* stale */
+	assert_int_equal(fk_obj_create(a, FK_O_MR, 0, &r, &mr), 0);
+	assert_int_equal(mr, 2);
+	/* b's first object is 0 as well */
+	assert_int_equal(fk_xrcd_open(b, -1, O_CREAT, 0, &xb, &id), 0);
+	assert_int_equal(xb, 0);
+	/* type checks: a's PD number as an XRCD, its XRCD number as a CQ */
+	assert_int_equal(fk_srq_create_xrc(a, pd, cq, pd, &srq, &srqn), EINVAL);
+	assert_int_equal(fk_srq_create_xrc(a, pd, xa, xa, &srq, &srqn), EINVAL);
+	assert_int_equal(fk_srq_create_xrc(a, cq, cq, xa, &srq, &srqn), EINVAL);
+	assert_int_equal(fk_srq_create_xrc(a, pd, cq, 77, &srq, &srqn), EINVAL);
+	assert_int_equal(fk_srq_create_xrc(a, pd, cq, xa, &srq, &srqn), 0);
+	/* an XRC SRQ holds its PD and CQ (SRQX-09); an XRC SRQ is no QP's srq */
+	assert_int_equal(fk_obj_destroy(a, FK_O_PD, pd), EBUSY);
+	assert_int_equal(fk_obj_destroy(a, FK_O_CQ, cq), EBUSY);
+	r.scq = r.rcq = cq;
+	r.srq = srq;
+	assert_int_equal(fk_obj_create(a, FK_O_QP, IBV_QPT_RC, &r, &qp), EINVAL);
+	r.srq = FK_O_NONE;
+	assert_int_equal(fk_obj_create(a, FK_O_QP, IBV_QPT_XRC_RECV, &r, &qp), EINVAL);
+	assert_int_equal(fk_obj_create(a, FK_O_QP, IBV_QPT_RC, &r, &qp), 0);
+	assert_int_equal(fk_srq_destroy(a, srq), 0);
+	assert_int_equal(fk_obj_destroy(a, FK_O_CQ, cq), EBUSY);	/* the QP's */
+	assert_int_equal(fk_obj_destroy(a, FK_O_QP, qp), 0);
+	assert_int_equal(fk_obj_destroy(a, FK_O_CQ, cq), 0);
+	/* aliasing: a TGT QP made in b through a's XRCD number 3 is EINVAL
+	 * (b has no object 3); through number 0 it is made in b's own XRCD */
+	assert_int_equal(fk_tgt_qp_create(b, xa, 0, &qpn, &th), EINVAL);
+	assert_int_equal(fk_tgt_qp_create(b, 0, 0, &qpn, &th), 0);
+	assert_int_equal(fk_tgt_qp_open(a, xa, qpn, IBV_QPT_XRC_RECV, 0, 0, &h), EINVAL);
+	assert_int_equal(fk_xrcd_close(b, xb, 0), EBUSY);		/* b's own holds it */
+	assert_int_equal(fk_xrcd_close(a, xa, 0), 0);			/* a's does not */
+	assert_int_equal(fk_tgt_qp_destroy(b, th), 0);
+	assert_int_equal(fk_xrcd_close(b, xb, 0), 0);
+	/* everything a still holds goes with its connection */
+	fk_disconnect(a);
+	fk_disconnect(b);
+	(void)none;
 	fkt_end_clean(mon);
 }
 
@@ -449,14 +517,15 @@ static void dump_names_every_object_and_checks_the_counts(void **state)
 
 	assert_int_equal(fk_xrcd_open(c, fd, O_CREAT, 0, &h, &id), 0);
 	assert_int_equal(fk_tgt_qp_create(c, h, 0, &qpn, &qh), 0);
-	assert_int_equal(fk_srq_create_xrc(c, h, &srqn), 0);
+	assert_int_equal(fkt_xsrq_create(c, h, &srqn), 0);
 	assert_int_equal(fk_qpn_alloc(c, &n), 0);
 	assert_true(n != qpn);				/* one number space for QPs */
 	d = fkt_dump();
 	assert_non_null(strstr(d, "lifetime=current"));
 	assert_int_equal(fkt_field(d, "usecnt"), 3);	/* handle + SRQ + TGT QP */
 	assert_int_equal(fkt_field(d, "problems"), 0);
-	assert_int_equal(fkt_field(d, "objects"), 6);	/* 2 handles, xrcd, qp, srqn, qpn */
+	/* 2 handles, xrcd, qp, srqn, qpn, and the SRQ's PD and CQ */
+	assert_int_equal(fkt_field(d, "objects"), 8);
 	free(d);
 	close(fd);
 	fk_disconnect(c);
@@ -471,6 +540,7 @@ int main(void)
 		cmocka_unit_test(version_mismatch_is_refused_with_eprotonosupport),
 		cmocka_unit_test(malformed_messages_get_error_replies_and_others_are_served),
 		cmocka_unit_test(a_handle_of_another_connection_is_never_accepted),
+		cmocka_unit_test(handles_count_from_zero_per_connection_and_alias),
 		cmocka_unit_test(lifetime_models_must_agree_per_device),
 		cmocka_unit_test(another_uid_is_refused_by_so_peercred),
 		cmocka_unit_test(xrcd_is_keyed_by_the_inode_of_the_passed_fd),

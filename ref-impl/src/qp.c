@@ -142,10 +142,8 @@ struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
 			goto err_inval;		/* SRQX-07 */
 		}
 	}
-	if (attr->pd->context != ctx ||
-	    (type == IBV_SRQT_XRC &&
-	     (attr->xrcd->context != ctx || attr->cq->context != ctx)))
-		goto err_inval;
+	/* Objects of another context are not refused here: libibverbs sends
+	 * their handles as they are and the kernel resolves them (SRQX-08). */
 
 	priv = ri__priv(ctx);
 	srq = priv->ops.create_srq_ex(ctx, attr);
@@ -222,15 +220,15 @@ static int ri_qp_check(struct ibv_context *ctx, const struct ibv_qp_init_attr *a
 {
 	if (!ri_qp_type_known(a->qp_type))
 		return EINVAL;
+	/* Which context the objects belong to is the kernel's to judge, by
+	 * their handles, as with libibverbs. */
 	if (a->qp_type == IBV_QPT_XRC_RECV)
-		return xrcd && xrcd->context == ctx ? 0 : EINVAL;
-	if (!pd || pd->context != ctx || !a->send_cq ||
-	    a->send_cq->context != ctx)
+		return xrcd ? 0 : EINVAL;
+	if (!pd || !a->send_cq)
 		return EINVAL;
 	if (a->qp_type == IBV_QPT_XRC_SEND)
 		return 0;
-	if (!a->recv_cq || a->recv_cq->context != ctx ||
-	    (a->srq && a->srq->context != ctx))
+	if (!a->recv_cq)
 		return EINVAL;
 	return 0;
 }
@@ -345,9 +343,9 @@ struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
 		errno = EOPNOTSUPP;		/* OPENQP-03 */
 		return NULL;
 	}
-	if ((attr->comp_mask & need) != need || !attr->xrcd ||
-	    attr->xrcd->context != ctx)
-		goto err_inval;			/* OPENQP-02, OPENQP-06 */
+	/* OPENQP-02; the XRCD handle is the kernel's to check (OPENQP-06) */
+	if ((attr->comp_mask & need) != need || !attr->xrcd)
+		goto err_inval;
 	if (attr->qp_type != IBV_QPT_XRC_RECV)
 		goto err_inval;			/* OPENQP-04 */
 	qp = ri__ops(ctx)->open_qp(ctx, attr);

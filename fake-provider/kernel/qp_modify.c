@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The modify-QP state table of spec section 3b (QPX-06, QPX-07): which
- * attribute bits a transition requires and allows, per QP type, as the
- * kernel's ib_modify_qp_is_ok() and uverbs' modify_qp_mask() decide it.
- * Data, not code: one row per (type, cur, next), the provider only asks.
+ * The modify-QP rules shared by the fake kernel daemon and the fake
+ * provider (qp_modify.h): the state table of spec section 3b (QPX-06),
+ * which attribute bits a transition requires and allows per QP type, as
+ * the kernel's ib_modify_qp_is_ok() and its qp_state_table decide it
+ * (linux drivers/infiniband/core/verbs.c); uverbs' stripping for the XRC
+ * types (modify_qp_mask() in drivers/infiniband/core/uverbs_cmd.c,
+ * QPX-07); and the checks uverbs' modify_qp() makes before them (QPX-08).
+ * The table is data: one row per (type, cur, next).
  */
 #include <errno.h>
 
-#include "fp_script.h"
+#include "qp_modify.h"
 
 #define ST	IBV_QP_STATE
 #define CUR	IBV_QP_CUR_STATE
@@ -107,9 +111,9 @@ static bool fp_qp_type_known(enum ibv_qp_type type)
 int fp_qp_mask_strip(enum ibv_qp_type type, int mask)
 {
 	/* uverbs modify_qp_mask(): bits that mean nothing for the XRC half */
-	if (type == IBV_QPT_XRC_SEND)
+	if (type == IBV_QPT_XRC_SEND)		/* @rule QPX-07 */
 		return mask & ~(DRDAT | MINRNR);
-	if (type == IBV_QPT_XRC_RECV)
+	if (type == IBV_QPT_XRC_RECV)		/* @rule QPX-07 */
 		return mask & ~(RDAT | RETRY | RNR);
 	return mask;
 }
@@ -151,11 +155,38 @@ int fp_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur,
 	if ((m & CUR) && cur != IBV_QPS_RTR && cur != IBV_QPS_RTS &&
 	    cur != IBV_QPS_SQD && cur != IBV_QPS_SQE)
 		return EINVAL;
-	if (!fp_qp_transition(type, cur, next, &req, &opt))
+	if (!fp_qp_transition(type, cur, next, &req, &opt))		/* @rule QPX-06 */
 		return EINVAL;
-	if ((m & (unsigned int)req) != (unsigned int)req)		/* (a) */
+	if ((m & (unsigned int)req) != (unsigned int)req)		/* @rule QPX-06 */
 		return EINVAL;
-	if (m & ~(unsigned int)(req | opt | ST))			/* (b) */
+	if (m & ~(unsigned int)(req | opt | ST))			/* @rule QPX-06 */
 		return EINVAL;
+	return 0;
+}
+
+int fk_qp_modify_prepare(enum ibv_qp_type type, uint32_t state, uint32_t qp_state,
+			 uint32_t cur_qp_state, unsigned breaks, uint32_t *mask, uint32_t *next)
+{
+	uint32_t m = *mask, cur;
+	int err;
+
+	if (m & ~FK_QP_STANDARD_BITS)					/* @rule QPX-08 */
+		return EOPNOTSUPP;
+	if (((m & ST) && qp_state > IBV_QPS_ERR) ||			/* @rule QPX-08 */
+	    ((m & CUR) && cur_qp_state > IBV_QPS_ERR))
+		return EINVAL;
+	cur = (m & CUR) ? cur_qp_state : state;
+	*next = (m & ST) ? qp_state : cur;
+	if (cur != state)
+		return EINVAL;
+	if (!(breaks & FK_QPM_NO_STRIP))
+		m = (uint32_t)fp_qp_mask_strip(type, (int)m);
+	if (!(breaks & FK_QPM_SKIP_TABLE)) {
+		err = fp_qp_modify_check(type, (enum ibv_qp_state)cur,
+					 (enum ibv_qp_state)*next, (int)m);
+		if (err)
+			return err;
+	}
+	*mask = m;
 	return 0;
 }
