@@ -145,6 +145,7 @@ void fp_trace(struct fp_script *s, const char *fmt, ...)
  *   <root>/class/infiniband/<name>/node_type             "1: CA"
  *   <root>/class/infiniband/<name>/node_guid             "xxxx:xxxx:xxxx:xxxx"
  *   <root>/class/infiniband/<name>/sys_image_guid, fw_ver, hw_rev, board_id, ports/N/...
+ *   <root>/class/infiniband/<name>/device/driver -> the profile's kernel driver
  * Creates root if needed. Returns 0 or errno (message in err).
  */
 int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_t errlen);

@@ -257,12 +257,15 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 
 	err = fp__op_begin(FP_OP_CREATE_QP_EX);
 	if (!err)
+		err = fp_prof_qp_ex_mask(attr);	/* the driver's own checks come first */
+	if (!err)
 		h = fp_qp_new(ctx, attr, &err);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
 		   h ? h->real->qpn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &h->vqp.qp;

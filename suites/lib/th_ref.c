@@ -55,6 +55,11 @@ const char *th__ref_lifetime(void)
 	return th_script.lifetime == FP_LIFE_SEED ? "seed" : "current";
 }
 
+const char *th__ref_profile(void)
+{
+	return fp_profile_name(th_script.profile);
+}
+
 /* The suite's script, re-said with changes: quirks and faults are kept
  * (the quirk matrix relies on it) unless !keep_breaks (the device probe:
  * a test's fault must not hide the device from it); the first device is
@@ -74,6 +79,7 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 		return -1;
 	}
 	fprintf(f, "mode %s\nlifetime %s\n", mode ? mode : th__ref_mode(), th__ref_lifetime());
+	fprintf(f, "profile %s\n", fp_profile_name(th_script.profile));
 	for (i = 0; i < FP_Q__COUNT && keep_breaks; i++)
 		if (th_script.quirk[i])
 			fprintf(f, "quirk %s\n", fp_quirk_name((enum fp_quirk)i));
