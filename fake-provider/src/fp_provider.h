@@ -275,6 +275,8 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
 /* The driver's own create_qp_ex checks, before the common ones: 0, an
  * errno or FP_PROF_NO_ERRNO. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
+/* The QP sizes the driver writes back for the granted ones. */
+void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 bool fp__xrc_capable(struct fp_context *ctx);

@@ -118,3 +118,16 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 	}
 	return 0;
 }
+
+void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
+{
+	/* rxe_qp_init_req / rxe_qp_init_resp: each queue is made by
+	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
+	 * and reports the slots less one; the kernel's reply carries it back
+	 * into the caller's cap */
+	if (fp_prof() != FP_PROF_RXE)
+		return;
+	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
+	if (has_rq)
+		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
+}

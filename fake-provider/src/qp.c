@@ -201,6 +201,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 		r->cap.max_recv_wr = a->cap.max_recv_wr;
 		r->cap.max_recv_sge = a->cap.max_recv_sge;
 	}
+	fp_prof_qp_caps(&r->cap, has_rq);
 	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
 	if (err)
 		goto err_free_r;
