@@ -6,7 +6,8 @@
 # The fake sysfs tree names the script profile's driver: a renamed mlx5
 # device must load mlx5.txt (its known SRQX-05 deviation runs as TODO), in
 # the ref build and in the system build run on ref-impl; a strict device
-# named like an mlx5 must not; IBVCT_DRIVER overrides the lookup.
+# named like an mlx5 must not; IBVCT_DRIVER overrides the lookup; a soft
+# device without a driver link but with a parent netdev (rxe) loads rxe.txt.
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
@@ -17,7 +18,7 @@ export TMPDIR
 ref=$build/suites/ref/t2100-xrc-create.t
 sys=$build/suites/system/t2100-xrc-create.t
 test=srq_reserved_mask_bit_fails_eopnotsupp
-echo "1..6"
+echo "1..7"
 
 i=0
 ok() { i=$((i + 1)); echo "ok $i - $1"; }
@@ -66,3 +67,18 @@ check "ref: an rxe device rxe_eth0 loads rxe.txt" \
 IBVCT_DRIVER=mlx5 IBVCT_SCRIPT=$tmp/strict-mlx5name.fps "$ref" "$test" >"$tmp/o6" 2>&1
 check "IBVCT_DRIVER=mlx5 overrides the sysfs driver (a strict device: the TODO passes, reported fixed)" \
 	"$tmp/o6" $? mlx5 "IBVCT_DRIVER" "^# $test: fixed: passes now"
+
+# a soft device without a bound driver in sysfs, as rxe: its "parent"
+# netdev attribute makes it rxe, whatever its name
+envf=$tmp/env
+"$build/bin/ibvct-run" --private --script "$tmp/rxe.fps" --print-env -- true >"$envf" 2>"$tmp/env.err"
+scratch=$(sed -n 's/^# ibvct-run: scratch dir \([^ ]*\) .*/\1/p' "$tmp/env.err")
+(
+	. "$envf" &&
+	rm "$SYSFS_PATH/devices/ibvct/rxe_eth0/driver" &&
+	echo eth0 >"$SYSFS_PATH/class/infiniband/rxe_eth0/parent" &&
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$sys" "$test"
+) >"$tmp/o7" 2>&1
+check "system build: rxe_eth0 without a driver link but with a parent netdev loads rxe.txt" \
+	"$tmp/o7" $? rxe "no driver in sysfs, a parent netdev: rxe" "^ok 1 - $test \[SRQX-05\]\$"
+case $scratch in /*ibvct.*) rm -rf "$scratch" ;; esac

@@ -198,9 +198,10 @@ static const struct {
 
 /* The expectations key of device dev: IBVCT_DRIVER when set; else the
  * driver bound to the device in sysfs (SYSFS_PATH, as rdma-core honours it,
- * else /sys): class/infiniband/DEV/device/driver -> .../drivers/NAME; else,
- * for a device without a bound driver (soft devices), the device name
- * without its trailing number (rxe0 -> rxe). how says which one it was. */
+ * else /sys): class/infiniband/DEV/device/driver -> .../drivers/NAME; else
+ * "rxe" for a device with a "parent" netdev attribute (rxe has no bus
+ * device); else the device name without its trailing number (siw0 -> siw).
+ * how says which one it was. */
 static void th_driver_key(const char *dev, char *out, size_t len, char *how, size_t howlen)
 {
 	const char *env = getenv("IBVCT_DRIVER"), *root = getenv("SYSFS_PATH"), *base;
@@ -229,6 +230,15 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 				 !strcmp(base + strlen(base) - 5, "_core") ? strlen(base) - 5 :
 				 strlen(base)), base);
 		snprintf(how, howlen, "driver %s", base);
+		return;
+	}
+	/* rxe's device has no bus device, but its own "parent" attribute (the
+	 * netdev it runs on: linux drivers/infiniband/sw/rxe/rxe_verbs.c) */
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent",
+		 root && root[0] ? root : "/sys", dev);
+	if (!access(path, R_OK)) {
+		snprintf(out, len, "rxe");
+		snprintf(how, howlen, "no driver in sysfs, a parent netdev: rxe");
 		return;
 	}
 	/* mlx5_0 -> mlx5, rxe0 -> rxe, fake0 -> fake */
@@ -708,7 +718,7 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		printf("usage: %s [-l | NAME...]\n  -l      list the tests and their requirement IDs\n"
 		       "  NAME... run only these tests\n"
 		       "env: IBVCT_DEVICE, IBVCT_TIMEOUT_MULT, IBVCT_SCRIPT (TARGET=ref), "
-		       "IBVCT_EXPECT, IBVCT_LIFETIME (system target), IBVCT_KEEP=1 (keep scratch dirs)\n", argv[0]);
+		       "IBVCT_EXPECT, IBVCT_DRIVER, IBVCT_LIFETIME (system target), IBVCT_KEEP=1 (keep scratch dirs)\n", argv[0]);
 		free(th_want);
 		return 0;
 	}
