@@ -212,7 +212,7 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 	if (env && env[0]) {
 		snprintf(out, len, "%s", env);
 		snprintf(how, howlen, "IBVCT_DRIVER");
-		return;
+		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/driver",
 		 root && root[0] ? root : "/sys", dev);
@@ -223,14 +223,14 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 		for (i = 0; i < sizeof(th_drivers) / sizeof(th_drivers[0]); i++)
 			if (!strcmp(base, th_drivers[i].kdriver))
 				break;
+		l = strlen(base);
 		if (i < sizeof(th_drivers) / sizeof(th_drivers[0]))
 			snprintf(out, len, "%s", th_drivers[i].key);
 		else	/* an unknown driver: its own name, "_core" dropped */
-			snprintf(out, len, "%.*s", (int)(strlen(base) > 5 &&
-				 !strcmp(base + strlen(base) - 5, "_core") ? strlen(base) - 5 :
-				 strlen(base)), base);
+			snprintf(out, len, "%.*s",
+				 (int)(l > 5 && !strcmp(base + l - 5, "_core") ? l - 5 : l), base);
 		snprintf(how, howlen, "driver %s", base);
-		return;
+		goto out;
 	}
 	/* rxe's device has no bus device, but its own "parent" attribute (the
 	 * netdev it runs on: linux drivers/infiniband/sw/rxe/rxe_verbs.c) */
@@ -239,7 +239,7 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 	if (!access(path, R_OK)) {
 		snprintf(out, len, "rxe");
 		snprintf(how, howlen, "no driver in sysfs, a parent netdev: rxe");
-		return;
+		goto out;
 	}
 	/* mlx5_0 -> mlx5, rxe0 -> rxe, fake0 -> fake */
 	l = strlen(dev);
@@ -249,6 +249,13 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 		l--;
 	snprintf(out, len, "%.*s", (int)l, dev);
 	snprintf(how, howlen, "no driver in sysfs, by the device name");
+out:
+	/* a file name, and one word of the probe's answer */
+	for (char *p = out; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			*p = '_';
+	if (!out[0])
+		snprintf(out, len, "unknown");
 }
 
 static int th_probe_child(int wfd, const char *base)
