@@ -131,3 +131,14 @@ void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
 	if (has_rq)
 		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
 }
+
+int fp_prof_srq_num(enum ibv_srq_type type)
+{
+	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain; rxe
+	 * has no get_srq_num op at all (the core's stub answers EOPNOTSUPP);
+	 * mlx5_get_srq_num answers for every SRQ, as strict does */
+	if (fp_prof() == FP_PROF_RXE ||
+	    (fp_prof() == FP_PROF_MLX4 && type != IBV_SRQT_XRC))	/* @rule SRQX-12 */
+		return EOPNOTSUPP;
+	return 0;
+}

@@ -355,6 +355,8 @@ int fp_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	int err;
 
 	err = fp__op_begin(FP_OP_GET_SRQ_NUM);
+	if (!err)
+		err = fp_prof_srq_num(srq->type);
 	if (!err)	/* SRQX-11; a basic SRQ answers too (SRQX-12, the mlx5 way) */
 		*srq_num = srq->srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);
 	fp__op_end(srq->ctx, FP_OP_GET_SRQ_NUM, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);
