@@ -404,7 +404,17 @@ static void srq_reserved_mask_bit_fails_eopnotsupp(struct th_ctx *t)
 	a.attr.max_wr = 4;
 	a.attr.max_sge = 1;
 	errno = 0;
-	assert_null(ibv_create_srq_ex(t->ctx, &a));
+	s = ibv_create_srq_ex(t->ctx, &a);
+	if (s) {
+		/* mlx5 and mlx4 send a request without the TYPE bit down their
+		 * basic create_srq, which never looks at comp_mask: a known
+		 * deviation (fixtures/expect/mlx5.txt, mlx4.txt). Nothing is left
+		 * behind when it fails. */
+		th_note("reserved comp_mask bit ignored: a basic SRQ was created");
+		assert_int_equal(ibv_destroy_srq(s), 0);
+		base_free(&b);
+		th_fail("ibv_create_srq_ex with IBV_SRQ_INIT_ATTR_RESERVED succeeded (SRQX-05)");
+	}
 	if (!th_strict() && errno == ENOSYS)
 		th_note("reserved bit: ENOSYS (rdma-core before v28)");
 	else
@@ -749,7 +759,9 @@ static void create_qp_ex_unknown_type_fails_einval(struct th_ctx *t)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp_init_attr_ex a;
+	struct ibv_device_attr da;
 
+	assert_int_equal(ibv_query_device(t->ctx, &da), 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_type = (enum ibv_qp_type)0x55;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
@@ -758,8 +770,19 @@ static void create_qp_ex_unknown_type_fails_einval(struct th_ctx *t)
 	a.recv_cq = b.cq;
 	a.cap.max_send_wr = 4;
 	a.cap.max_send_sge = 1;
-	NULL_ERR(ibv_create_qp_ex(t->ctx, &a), EINVAL);
-	a.comp_mask = IBV_QP_INIT_ATTR_PD;		/* the legacy route too */
+	errno = 0;
+	assert_null(ibv_create_qp_ex(t->ctx, &a));
+	/* Two faults at once: an unknown type, and on a device without XRC a
+	 * mask bit it does not support. Which one a driver reports first is
+	 * its own order (rxe: check_qp_init_attr refuses the XRCD bit with
+	 * EOPNOTSUPP before the type is looked at); both are allowed. */
+	if (errno == EOPNOTSUPP && !(da.device_cap_flags & IBV_DEVICE_XRC)) {
+		th_note("unknown type with the XRCD bit, no XRC: EOPNOTSUPP (mask bit refused first)");
+	} else {
+		assert_int_equal(errno, EINVAL);
+		th_note("unknown type with the XRCD bit: EINVAL");
+	}
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;		/* the legacy route: the type alone */
 	NULL_ERR(ibv_create_qp_ex(t->ctx, &a), EINVAL);
 	base_free(&b);
 }

@@ -259,6 +259,26 @@ void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element);
 void fp__qp_event(struct fp_rqp *real, enum ibv_event_type type);
 
+/* ---- driver profiles (profile.c; script `profile`) ------------------------ */
+/* A profile decision "fails without setting errno", as some drivers do. */
+#define FP_PROF_NO_ERRNO	(-1)
+/* create_srq_ex goes down the driver's basic create_srq path (no comp_mask
+ * checks there): mlx5, mlx4 without the TYPE bit or with type BASIC. */
+bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a);
+/* The driver's own srq_type check: 0, an errno or FP_PROF_NO_ERRNO. */
+int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a);
+/* The driver's own SRQ size check: 0 or an errno. */
+int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a);
+/* The SRQ sizes the driver writes back for the granted ones. */
+void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
+/* The driver's own create_qp_ex checks, before the common ones: 0, an
+ * errno or FP_PROF_NO_ERRNO. */
+int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
+/* The driver's answer to get_srq_num for an SRQ of this type: 0 or an errno. */
+int fp_prof_srq_num(enum ibv_srq_type type);
+/* The QP sizes the driver writes back for the granted ones. */
+void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq);
+
 /* ---- cross-file object helpers ------------------------------------------ */
 bool fp__xrc_capable(struct fp_context *ctx);
 int fp__rq_init(struct fp_rq *rq, int max_wr, int max_sge);

@@ -38,6 +38,9 @@ enum fp_quirk {
 
 enum fp_mode { FP_MODE_EXTENDED = 0, FP_MODE_LEGACY = 1 };
 enum fp_lifetime { FP_LIFE_CURRENT = 0, FP_LIFE_SEED = 1 };
+/* The driver the fake provider plays where the spec leaves room or a driver
+ * deviates from it (fixtures/profiles/README.md): strict is the spec. */
+enum fp_profile { FP_PROF_STRICT = 0, FP_PROF_MLX5, FP_PROF_MLX4, FP_PROF_RXE, FP_PROF__COUNT };
 
 struct fp_port_spec {
 	struct ibv_port_attr attr;	/* state, max_mtu, active_mtu, lid, link_layer, gid_tbl_len, pkey_tbl_len, ... */
@@ -79,6 +82,7 @@ struct fp_script {
 	char path[4096];		/* where it was loaded from ("" for built-in default) */
 	enum fp_mode mode;
 	enum fp_lifetime lifetime;
+	enum fp_profile profile;
 	int ndevs;
 	struct fp_dev_spec dev[FP_MAX_DEVS];
 	int nfaults;
@@ -106,6 +110,10 @@ extern const char fp_script_default_text[];
 
 const char *fp_op_name(enum fp_op op);
 int fp_op_from_name(const char *name);		/* -1 if unknown */
+const char *fp_profile_name(enum fp_profile p);
+/* The kernel driver a profile stands for, as sysfs names it under
+ * device/driver (strict: "ibvct_fake"). */
+const char *fp_profile_kdriver(enum fp_profile p);
 const char *fp_quirk_name(enum fp_quirk q);
 int fp_quirk_from_name(const char *name);	/* -1 if unknown */
 /* The errno a fault on op fails with when the script names none. */
@@ -137,6 +145,7 @@ void fp_trace(struct fp_script *s, const char *fmt, ...)
  *   <root>/class/infiniband/<name>/node_type             "1: CA"
  *   <root>/class/infiniband/<name>/node_guid             "xxxx:xxxx:xxxx:xxxx"
  *   <root>/class/infiniband/<name>/sys_image_guid, fw_ver, hw_rev, board_id, ports/N/...
+ *   <root>/class/infiniband/<name>/device/driver -> the profile's kernel driver
  * Creates root if needed. Returns 0 or errno (message in err).
  */
 int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_t errlen);

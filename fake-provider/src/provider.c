@@ -333,6 +333,8 @@ static int fp_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 		attr->phys_port_cnt = (uint8_t)ctx->spec->nports;
 		if (!attr->node_guid)
 			attr->node_guid = htobe64(ctx->spec->node_guid);
+		if (fp__quirk(FP_Q_XRC_CAP_HIDDEN))
+			attr->device_cap_flags &= ~(unsigned int)IBV_DEVICE_XRC;
 	}
 	fp__op_end(ctx, FP_OP_QUERY_DEVICE, FP_SUBJ_NONE, NULL, err, "dev=%s", ctx->spec->name);
 	return err;

@@ -203,6 +203,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 		r->cap.max_recv_wr = a->cap.max_recv_wr;
 		r->cap.max_recv_sge = a->cap.max_recv_sge;
 	}
+	fp_prof_qp_caps(&r->cap, has_rq);
 	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
 	if (err)
 		goto err_free_r;
@@ -273,12 +274,15 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 
 	err = fp__op_begin(FP_OP_CREATE_QP_EX);
 	if (!err)
+		err = fp_prof_qp_ex_mask(attr);	/* the driver's own checks come first */
+	if (!err)
 		h = fp_qp_new(ctx, attr, &err);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
 		   h ? h->real->qpn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &h->vqp.qp;

@@ -14,6 +14,12 @@
  * Top-level directives (each also ends a device block):
  *   mode legacy|extended            provider registration ABI (default extended)
  *   lifetime current|seed           XRC target QP lifetime model (default current)
+ *   profile strict|mlx5|mlx4|rxe    the driver the provider plays (default strict:
+ *                                   the spec). A profile reproduces what that
+ *                                   driver does where the spec leaves room or
+ *                                   the driver deviates (fixtures/profiles/);
+ *                                   rxe also takes IBV_DEVICE_XRC from every
+ *                                   device: rxe never has XRC
  *   device NAME                     starts a device block; NAME is 1-63 of
  *                                   [A-Za-z0-9_.-], not starting with '.'
  *   fault OP nth N [errno E]        fail the Nth call (1-based) of OP
@@ -38,7 +44,7 @@
  *                                   `port P` (default 1) only for port events.
  *   trace FILE                      call trace, appended; relative to the
  *                                   script's directory; `-` is stderr
- *   mode, lifetime and trace may appear once each.
+ *   mode, lifetime, profile and trace may appear once each.
  *
  * Device directives (only inside a device block):
  *   guid G                          node GUID: 0x + up to 16 hex digits, or
@@ -127,7 +133,7 @@ struct fp_pctx {
 	struct fp_script *s;		/* the private copy */
 	int dev;			/* current device block, -1 outside */
 	const char *dir;		/* base for relative trace paths, NULL = cwd */
-	int mode_line, lifetime_line, trace_line;
+	int mode_line, lifetime_line, profile_line, trace_line;
 	int event_line[FP_MAX_EVENTS];
 	struct fp_dev_aux daux[FP_MAX_DEVS];
 };
@@ -450,6 +456,43 @@ static int fp_d_lifetime(struct fp_pctx *c, int argc, char **argv)
 	else
 		return fp_perr(c, "lifetime: expected current or seed, got '%s'", argv[1]);
 	return 0;
+}
+
+/* Keep in the order of enum fp_profile. */
+static const struct {
+	const char *name;
+	const char *kdriver;	/* the kernel driver sysfs names (device/driver) */
+} fp_profiles[FP_PROF__COUNT] = {
+	[FP_PROF_STRICT] = { "strict", "ibvct_fake" },
+	[FP_PROF_MLX5] = { "mlx5", "mlx5_core" },
+	[FP_PROF_MLX4] = { "mlx4", "mlx4_core" },
+	[FP_PROF_RXE] = { "rxe", "rdma_rxe" },
+};
+
+const char *fp_profile_name(enum fp_profile p)
+{
+	return (unsigned)p < FP_PROF__COUNT ? fp_profiles[p].name : "?";
+}
+
+const char *fp_profile_kdriver(enum fp_profile p)
+{
+	return (unsigned)p < FP_PROF__COUNT ? fp_profiles[p].kdriver : "?";
+}
+
+static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)
+{
+	int p;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "profile strict|mlx5|mlx4|rxe") ||
+	    fp_once(c, &c->profile_line, "profile"))
+		return -1;
+	for (p = 0; p < FP_PROF__COUNT; p++) {
+		if (!strcmp(argv[1], fp_profiles[p].name)) {
+			c->s->profile = (enum fp_profile)p;
+			return 0;
+		}
+	}
+	return fp_perr(c, "profile: expected strict, mlx5, mlx4 or rxe, got '%s'", argv[1]);
 }
 
 static int fp_d_device(struct fp_pctx *c, int argc, char **argv)
@@ -965,6 +1008,7 @@ static const struct {
 	{ "node_type",	fp_d_node_type,	true },
 	{ "pkey",	fp_d_pkey,	true },
 	{ "port",	fp_d_port,	true },
+	{ "profile",	fp_d_profile,	false },
 	{ "quirk",	fp_d_quirk,	false },
 	{ "trace",	fp_d_trace,	false },
 };
@@ -1050,6 +1094,9 @@ static int fp_finish(struct fp_pctx *c)
 		if (!aux->sys_guid_set)
 			d->attr.sys_image_guid = d->attr.node_guid;
 		d->attr.phys_port_cnt = (uint8_t)d->nports;
+		/* rxe never sets IB_DEVICE_XRC (fixtures/profiles/README.md) */
+		if (s->profile == FP_PROF_RXE)
+			d->attr.device_cap_flags &= ~(unsigned int)IBV_DEVICE_XRC;
 		for (j = 0; j < i; j++) {
 			if (s->dev[j].node_guid == d->node_guid) {
 				c->line = aux->guid_line ? aux->guid_line : aux->line;

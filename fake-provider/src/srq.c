@@ -87,7 +87,18 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 {
 	const struct ibv_device_attr *da = &ctx->spec->attr;
 	uint32_t mask = attr->comp_mask;
+	int err;
 
+	if (fp_prof_srq_basic_path(attr)) {
+		/* the driver's create_srq: it reads pd and the sizes only */
+		*type = IBV_SRQT_BASIC;
+		if (!attr->pd)
+			return EINVAL;
+		goto sizes;
+	}
+	err = fp_prof_srq_type(attr);
+	if (err)
+		return err;
 	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
 		return EOPNOTSUPP;			/* SRQX-05 */
 	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
@@ -110,6 +121,10 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	default:
 		return EINVAL;				/* SRQX-07 */
 	}
+sizes:
+	err = fp_prof_srq_limits(attr);
+	if (err)
+		return err;
 	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr) ||
 	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge) ||
 	    attr->attr.srq_limit > attr->attr.max_wr)
@@ -123,6 +138,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	enum ibv_srq_type type = IBV_SRQT_BASIC;
 	struct fp_srq *srq;
 	uint32_t srqn;
+	uint32_t wr, sge;
 	int err;
 
 	err = fp_srq_check(ctx, attr, &type);
@@ -133,9 +149,12 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 		err = ENOMEM;
 		goto err_out;
 	}
-	/* SRQX-10: report at least what was asked for. */
-	err = fp__rq_init(&srq->rq, attr->attr.max_wr ? (int)attr->attr.max_wr : 1,
-			  attr->attr.max_sge ? (int)attr->attr.max_sge : 1);
+	/* SRQX-10: report at least what was asked for, in the sizes the
+	 * profile's driver rounds to. */
+	wr = attr->attr.max_wr;
+	sge = attr->attr.max_sge;
+	fp_prof_srq_caps(&wr, &sge);
+	err = fp__rq_init(&srq->rq, wr ? (int)wr : 1, sge ? (int)sge : 1);
 	if (err)
 		goto err_free_srq;
 	/* Only the handle members of pd, cq and xrcd are read, as
@@ -209,7 +228,8 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 		   (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? (int)attr->srq_type : 0,
 		   attr->attr.max_wr, attr->attr.max_sge, srq ? srq->srqn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &srq->vsrq.srq;
@@ -243,7 +263,8 @@ struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 		   "max_wr=%u max_sge=%u srqn=%u", ex.attr.max_wr, ex.attr.max_sge,
 		   srq ? srq->srqn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &srq->vsrq.srq;
@@ -349,6 +370,8 @@ int fp_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	int err;
 
 	err = fp__op_begin(FP_OP_GET_SRQ_NUM);
+	if (!err)
+		err = fp_prof_srq_num(srq->type);
 	if (!err)	/* SRQX-11; a basic SRQ answers too (SRQX-12, the mlx5 way) */
 		*srq_num = srq->srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);
 	fp__op_end(srq->ctx, FP_OP_GET_SRQ_NUM, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);

@@ -206,7 +206,8 @@ static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n)
 	return 0;
 }
 
-static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx)
+static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx,
+			const char *kdriver)
 {
 	char path[256], target[256], guid[32], sysguid[32];
 	int i, ret;
@@ -242,6 +243,18 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	ret = fp_link(w, target, path);
 	if (ret)
 		return ret;
+	/* the bound driver, which names the expectations file (not the device
+	 * name: udev renames devices) */
+	snprintf(path, sizeof(path), "bus/ibvct/drivers/%s/bind", kdriver);
+	ret = fp_put(w, path, "%s", "");
+	if (!ret) {
+		snprintf(path, sizeof(path), "devices/ibvct/%s/driver", d->name);
+		snprintf(target, sizeof(target), "../../../bus/ibvct/drivers/%s", kdriver);
+		ret = fp_link(w, target, path);
+		snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
+	}
+	if (ret)
+		return ret;
 
 	snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/ibdev", idx);
 	ret = fp_put(w, path, "%s\n", d->name);
@@ -271,6 +284,6 @@ int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_
 	if (!ret)
 		ret = fp_put(&w, "class/infiniband_verbs/abi_version", "6\n");
 	for (i = 0; !ret && i < s->ndevs; i++)
-		ret = fp_sysfs_dev(&w, &s->dev[i], i);
+		ret = fp_sysfs_dev(&w, &s->dev[i], i, fp_profile_kdriver(s->profile));
 	return ret;
 }

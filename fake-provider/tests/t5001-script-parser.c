@@ -155,6 +155,16 @@ static struct bad bads[] = {
 	  "t.fps:2: duplicate 'mode' (first on line 1)" },
 	{ "refuses_duplicate_lifetime", "lifetime seed\n" D "lifetime seed\n",
 	  "t.fps:3: duplicate 'lifetime' (first on line 1)" },
+	{ "refuses_bad_profile", D "profile mlx6\n",
+	  "t.fps:2: profile: expected strict, mlx5, mlx4 or rxe, got 'mlx6'" },
+	{ "refuses_profile_without_value", "profile\n" D,
+	  "t.fps:1: profile: missing argument (usage: profile strict|mlx5|mlx4|rxe)" },
+	{ "refuses_profile_with_two_values", "profile mlx5 mlx4\n" D,
+	  "t.fps:1: profile: unexpected 'mlx4'" },
+	{ "refuses_duplicate_profile", "profile rxe\n" D "profile rxe\n",
+	  "t.fps:3: duplicate 'profile' (first on line 1)" },
+	{ "refuses_profile_name_in_capitals", D "profile MLX5\n",
+	  "t.fps:2: profile: expected strict, mlx5, mlx4 or rxe, got 'MLX5'" },
 	{ "refuses_duplicate_trace", "trace a\ntrace b\n", "t.fps:2: duplicate 'trace' (first on line 1)" },
 	{ "refuses_trace_without_file", "trace\n", "t.fps:1: trace: missing argument (usage: trace FILE)" },
 	{ "refuses_duplicate_device_name", "device d\ndevice e\ndevice d\n",
@@ -379,6 +389,37 @@ static void mode_and_lifetime_are_set(void **state)
 	parse_ok("mode extended\nlifetime current\ndevice d\n");
 	assert_int_equal(g_s.mode, FP_MODE_EXTENDED);
 	assert_int_equal(g_s.lifetime, FP_LIFE_CURRENT);
+}
+
+static void profile_is_set_and_rxe_has_no_xrc(void **state)
+{
+	static const struct {
+		const char *name;
+		enum fp_profile p;
+		const char *kdriver;
+	} rows[] = {
+		{ "strict", FP_PROF_STRICT, "ibvct_fake" }, { "mlx5", FP_PROF_MLX5, "mlx5_core" },
+		{ "mlx4", FP_PROF_MLX4, "mlx4_core" }, { "rxe", FP_PROF_RXE, "rdma_rxe" },
+	};
+	char text[128];
+
+	parse_ok("device d\n\tcap xrc\n");
+	assert_int_equal(g_s.profile, FP_PROF_STRICT);		/* the default */
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(text, sizeof(text), "profile %s\ndevice d\n\tcap xrc\ndevice e\n\tcap xrc\n",
+			 rows[i].name);
+		parse_ok(text);
+		assert_int_equal(g_s.profile, rows[i].p);
+		assert_string_equal(fp_profile_name(g_s.profile), rows[i].name);
+		assert_string_equal(fp_profile_kdriver(g_s.profile), rows[i].kdriver);
+		/* rxe never reports XRC, whatever the device block says */
+		for (int d = 0; d < 2; d++)
+			assert_int_equal(!!(g_s.dev[d].attr.device_cap_flags & IBV_DEVICE_XRC),
+					 rows[i].p != FP_PROF_RXE);
+	}
+	/* after the device block too: a top-level line ends the block */
+	parse_ok("device d\n\tcap xrc\nprofile rxe\n");
+	assert_int_equal(g_s.dev[0].attr.device_cap_flags & IBV_DEVICE_XRC, 0);
 }
 
 static void comments_blanks_and_crlf_are_ignored(void **state)
@@ -753,6 +794,7 @@ int main(void)
 		cmocka_unit_test(load_of_missing_file_names_line_0),
 		cmocka_unit_test(load_refuses_nul_byte_with_its_line),
 		cmocka_unit_test(mode_and_lifetime_are_set),
+		cmocka_unit_test(profile_is_set_and_rxe_has_no_xrc),
 		cmocka_unit_test(comments_blanks_and_crlf_are_ignored),
 		cmocka_unit_test(device_defaults_are_filled_in),
 		cmocka_unit_test(device_directives_take_effect),

@@ -143,6 +143,25 @@ static void to_init(struct ibv_qp *qp)
 }
 
 /* ---- XRCD --------------------------------------------------------------------------- */
+/* XRCD-12: the capability a device reports is what it does. */
+static void xrc_capability_is_what_the_device_does(void **state)
+{
+	struct ibv_device_attr da;
+	struct ibv_xrcd *x;
+
+	(void)state;
+	assert_int_equal(ibv_query_device(ctx, &da), 0);
+	errno = 0;
+	x = xrcd_open(-1, O_CREAT);
+	if (da.device_cap_flags & IBV_DEVICE_XRC) {
+		assert_non_null(x);
+		assert_int_equal(ibv_close_xrcd(x), 0);
+	} else {
+		assert_null(x);
+		assert_int_equal(errno, EOPNOTSUPP);
+	}
+}
+
 static void xrcd_fd_minus_one_makes_private_domains(void **state)
 {
 	struct ibv_xrcd *a, *b;
@@ -1058,6 +1077,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 #define T(n) cmocka_unit_test_setup_teardown(n, fx_setup, fx_teardown)
+		T(xrc_capability_is_what_the_device_does),
 		T(xrcd_fd_minus_one_makes_private_domains),
 		T(xrcd_inode_open_rules),
 		T(xrcd_close_busy_only_for_its_own_objects),

@@ -117,6 +117,24 @@ struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
 	if (!ctx || !attr)
 		goto err_inval;
 	mask = attr->comp_mask;
+	priv = ri__priv(ctx);
+	if (!priv->legacy) {
+		/* As in rdma-core, the context's op is the provider's own: it
+		 * checks comp_mask and the type itself (through the cmd helpers
+		 * or not: mlx5 and mlx4 send basic SRQs down a path with no
+		 * comp_mask check, SRQX-05). Only the ownership of the objects
+		 * passed is checked here. */
+		if (!attr->pd)
+			goto err_inval;
+		if (mask & IBV_SRQ_INIT_ATTR_TYPE)
+			type = attr->srq_type;
+		if (attr->pd->context != ctx ||
+		    (type == IBV_SRQT_XRC &&
+		     ((attr->xrcd && attr->xrcd->context != ctx) ||
+		      (attr->cq && attr->cq->context != ctx))))
+			goto err_inval;
+		goto call;
+	}
 	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED) {
 		errno = EOPNOTSUPP;		/* SRQX-05 */
 		return NULL;
@@ -145,10 +163,10 @@ struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
 	/* Objects of another context are not refused here: libibverbs sends
 	 * their handles as they are and the kernel resolves them (SRQX-08). */
 
-	priv = ri__priv(ctx);
+call:
 	srq = priv->ops.create_srq_ex(ctx, attr);
 	if (!srq && errno == EOPNOTSUPP && type == IBV_SRQT_BASIC &&
-	    !(mask & IBV_SRQ_INIT_ATTR_TM) && !priv->legacy)
+	    !(mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE)) && !priv->legacy)
 		/* a provider with only the 1.1 op (COMPAT-11) */
 		srq = priv->ops.create_srq(attr->pd,
 					   (struct ibv_srq_init_attr *)attr);
@@ -296,24 +314,34 @@ struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
 	if (!ctx || !attr)
 		goto err_inval;
 	mask = attr->comp_mask;
+	priv = ri__priv(ctx);
+	if (mask & IBV_QP_INIT_ATTR_PD)
+		pd = attr->pd;
+	if (mask & IBV_QP_INIT_ATTR_XRCD)
+		xrcd = attr->xrcd;
+	if (!priv->legacy) {
+		/* As in rdma-core, the context's op is the provider's own:
+		 * comp_mask and qp_type are its to check, in its order (rxe
+		 * refuses a mask bit before it looks at the type). Only the
+		 * ownership of the objects of a known type is checked here. */
+		if (ri_qp_type_known(attr->qp_type) && ri_qp_check(ctx, base, pd, xrcd))
+			goto err_inval;
+		goto call;
+	}
 	if (mask & ~(uint32_t)RI_QP_INIT_KNOWN)
 		goto err_inval;			/* QPX-04: unknown bits */
 	if (mask & ~(uint32_t)RI_QP_INIT_SUPPORTED) {
 		errno = EOPNOTSUPP;		/* known, not implemented */
 		return NULL;
 	}
-	if (mask & IBV_QP_INIT_ATTR_PD)
-		pd = attr->pd;
-	if (mask & IBV_QP_INIT_ATTR_XRCD)
-		xrcd = attr->xrcd;
 	if (ri_qp_check(ctx, base, pd, xrcd))
 		goto err_inval;			/* QPX-05, section 3a */
+call:
 	if (attr->qp_type == IBV_QPT_XRC_SEND ||
 	    attr->qp_type == IBV_QPT_XRC_RECV) {
 		attr->cap.max_recv_wr = 0;
 		attr->cap.max_recv_sge = 0;
 	}
-	priv = ri__priv(ctx);
 	qp = priv->ops.create_qp_ex(ctx, attr);
 	if (!qp && errno == EOPNOTSUPP && mask == IBV_QP_INIT_ATTR_PD &&
 	    !priv->legacy)

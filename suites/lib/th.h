@@ -56,8 +56,10 @@ void th_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Fail the running test with a message. */
 void th_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* true on TARGET=ref: rules are checked strictly (errno the spec names even
- * where upstream leaves it unset; one lifetime model, exactly). */
+/* true on TARGET=ref under the strict profile: rules are checked strictly
+ * (errno the spec names even where upstream leaves it unset; one lifetime
+ * model, exactly). Under a driver profile (mlx5, mlx4, rxe) the reference
+ * target plays that driver and is judged as a real one is. */
 int th_strict(void);
 /* The lifetime model under test: "current", "seed", or NULL (unknown: a
  * real device, where the test reports which one it observed). */
@@ -129,5 +131,6 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 void th__ref_cleanup(void);
 const char *th__ref_mode(void);
 const char *th__ref_lifetime(void);
+const char *th__ref_profile(void);
 
 #endif /* TH_H */

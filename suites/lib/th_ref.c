@@ -55,9 +55,15 @@ const char *th__ref_lifetime(void)
 	return th_script.lifetime == FP_LIFE_SEED ? "seed" : "current";
 }
 
-/* The suite's script, re-said with changes: quirks and faults are kept
- * (the quirk matrix relies on it) unless !keep_breaks (the device probe:
- * a test's fault must not hide the device from it); the first device is
+const char *th__ref_profile(void)
+{
+	return fp_profile_name(th_script.profile);
+}
+
+/* The suite's script, re-said with changes: quirks are kept (the quirk
+ * matrix relies on it; the probe too must see a device that hides its XRC
+ * capability), faults unless !keep_breaks (the device probe: a test's
+ * fault must not hide the device from it); the first device is
  * re-declared. */
 int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 		  int keep_breaks, char *err, size_t errlen)
@@ -74,7 +80,8 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 		return -1;
 	}
 	fprintf(f, "mode %s\nlifetime %s\n", mode ? mode : th__ref_mode(), th__ref_lifetime());
-	for (i = 0; i < FP_Q__COUNT && keep_breaks; i++)
+	fprintf(f, "profile %s\n", fp_profile_name(th_script.profile));
+	for (i = 0; i < FP_Q__COUNT; i++)
 		if (th_script.quirk[i])
 			fprintf(f, "quirk %s\n", fp_quirk_name((enum fp_quirk)i));
 	for (i = 0; i < th_script.nfaults && keep_breaks; i++)

@@ -27,6 +27,11 @@ const char *th__ref_lifetime(void)
 	return NULL;
 }
 
+const char *th__ref_profile(void)
+{
+	return NULL;
+}
+
 int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 		  int keep_breaks, char *err, size_t errlen)
 {

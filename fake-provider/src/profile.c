@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Driver profiles: what the fake provider decides as the driver it plays
+ * (script `profile strict|mlx5|mlx4|rxe`) where the spec leaves room or
+ * where that driver deviates from it. Each function answers one question a
+ * provider op asks before or after its common path; strict is the spec.
+ * Every difference is cited, with its source, in fixtures/profiles/README.md;
+ * the line that decides a rule carries its `@rule` marker.
+ */
+#include <errno.h>
+
+#include "fp_provider.h"
+
+static enum fp_profile fp_prof(void)
+{
+	return fp__script->profile;
+}
+
+/* x rounded up to a power of two (x >= 1), as the drivers size queues. */
+static uint32_t fp_pow2(uint32_t x)
+{
+	uint32_t p = 1;
+
+	while (p < x && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a)
+{
+	/* mlx5_create_srq_ex / mlx4_create_srq_ex: without the TYPE bit, or with
+	 * type BASIC, the request goes to the driver's create_srq, which never
+	 * sees comp_mask: no reserved-bit check, no PD-bit check. */
+	if (fp_prof() != FP_PROF_MLX5 && fp_prof() != FP_PROF_MLX4)
+		return false;
+	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) || a->srq_type == IBV_SRQT_BASIC)	/* @rule SRQX-05 */
+		return true;
+	return false;
+}
+
+int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a)
+{
+	/* mlx4_create_srq_ex: a type other than BASIC and XRC falls through to
+	 * "return NULL" without setting errno. */
+	if (fp_prof() == FP_PROF_MLX4 && (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 */
+		return FP_PROF_NO_ERRNO;
+	return 0;
+}
+
+void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
+{
+	uint32_t size;
+
+	switch (fp_prof()) {
+	case FP_PROF_MLX5:
+		/* mlx5_alloc_srq_buf: tail = align_queue_size(max_wr + 1) - 1;
+		 * a WQE is a 16-byte next segment plus 16 bytes a scatter entry,
+		 * at least 32 bytes, rounded up to a power of two: the entries
+		 * that fit are reported. */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* @rule SRQX-10 */
+		size = 16 + 16 * *max_sge;
+		size = fp_pow2(size < 32 ? 32 : size);
+		*max_sge = (size - 16) / 16;
+		break;
+	case FP_PROF_MLX4:
+		/* mlx4_create_srq: max = roundup_pow_of_two(max_wr + 1); the
+		 * kernel reports max - 1 */
+	case FP_PROF_RXE:
+		/* rxe_queue_init: num_slots = roundup_pow_of_two(max_wr + 1);
+		 * rxe_srq_from_init reports num_slots - 1 */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* @rule SRQX-10 */
+		break;
+	default:
+		break;
+	}
+}
+
+int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a)
+{
+	/* mlx4_create_srq: its own sanity check before the command */
+	if (fp_prof() == FP_PROF_MLX4 &&
+	    (a->attr.max_wr > 1u << 16 || a->attr.max_sge > 64))
+		return EINVAL;
+	return 0;
+}
+
+int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
+{
+	const uint32_t mlx_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	const uint32_t rxe_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	const uint32_t mlx5_sup = mlx_sup | IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |
+				  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+
+	switch (fp_prof()) {
+	case FP_PROF_RXE:
+		/* check_qp_init_attr, before anything else in rxe_create_qp_ex:
+		 * the XRCD bit is not among rxe's bits */
+		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 */
+			return EOPNOTSUPP;
+		break;
+	case FP_PROF_MLX5:
+		/* create_qp: "return NULL" without errno for a bit it lacks */
+		if (a->comp_mask & ~mlx5_sup)		/* @rule QPX-04 */
+			return FP_PROF_NO_ERRNO;
+		break;
+	case FP_PROF_MLX4:
+		/* create_qp_ex: after its size checks, ENOTSUP */
+		if (a->cap.max_inline_data > 1024)
+			return EINVAL;
+		if (a->comp_mask & ~mlx_sup)		/* @rule QPX-04 */
+			return ENOTSUP;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
+{
+	/* rxe_qp_init_req / rxe_qp_init_resp: each queue is made by
+	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
+	 * and reports the slots less one; the kernel's reply carries it back
+	 * into the caller's cap */
+	if (fp_prof() != FP_PROF_RXE)
+		return;
+	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
+	if (has_rq)
+		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
+}
+
+int fp_prof_srq_num(enum ibv_srq_type type)
+{
+	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain; rxe
+	 * has no get_srq_num op at all (the core's stub answers EOPNOTSUPP);
+	 * mlx5_get_srq_num answers for every SRQ, as strict does */
+	if (fp_prof() == FP_PROF_RXE ||
+	    (fp_prof() == FP_PROF_MLX4 && type != IBV_SRQT_XRC))	/* @rule SRQX-12 */
+		return EOPNOTSUPP;
+	return 0;
+}
