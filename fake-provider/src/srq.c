@@ -88,10 +88,13 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	const struct ibv_device_attr *da = &ctx->spec->attr;
 	uint32_t mask = attr->comp_mask;
 
-	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
-		return EOPNOTSUPP;			/* SRQX-05 */
-	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
-		return EINVAL;				/* SRQX-02 */
+	/* The comp_mask rules (SRQX-02/03/05) are the command layer's
+	 * (fp_create_srq_ex); a driver uses the objects it is handed. */
+	if (!attr->pd)
+		return EINVAL;
+	/* the kernel resolves every handle within the calling context */
+	if (to_fp_pd(attr->pd)->ctx != ctx) /* @rule SRQX-08 */
+		return EINVAL;
 	/* SRQX-04: the type counts only with the TYPE bit. */
 	*type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
 	switch (*type) {
@@ -100,17 +103,21 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	case IBV_SRQT_XRC:
 		if (!fp__xrc_capable(ctx))
 			return EOPNOTSUPP;
-		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !(mask & IBV_SRQ_INIT_ATTR_CQ) ||
-		    !attr->xrcd || !attr->cq)
-			return EINVAL;			/* SRQX-03, SRQX-08 */
+		if (!attr->xrcd || !attr->cq)
+			return EINVAL;
 		if (!fp__xrcd_lookup(ctx, attr->xrcd))
+			return EINVAL;
+		if (to_fp_cq(attr->cq)->ctx != ctx) /* @rule SRQX-08 */
 			return EINVAL;
 		break;
 	case IBV_SRQT_TM:
 		return EOPNOTSUPP;			/* no tag matching here */
 	default:
-		return EINVAL;				/* SRQX-07 */
+		break;
 	}
+	/* mlx5_create_srq_ex and the kernel's SRQ create reject it */
+	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) /* @rule SRQX-07 */
+		return EINVAL;
 	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr) ||
 	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge) ||
 	    attr->attr.srq_limit > attr->attr.max_wr)
@@ -189,6 +196,9 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	int err;
 
 	err = fp__op_begin(FP_OP_CREATE_SRQ_EX);
+	/* SRQX-02/03/05: the command layer's, as in ibv_cmd_create_srq_ex() */
+	if (!err && !fp__quirk(FP_Q_SKIP_CMD_SRQ))
+		err = verbs_cmd_create_srq_ex(context, attr);
 	if (!err)
 		srq = fp_srq_new(ctx, attr, &err);
 	fp__op_end(ctx, FP_OP_CREATE_SRQ_EX, FP_SUBJ_SRQ, srq, err,
