@@ -577,9 +577,11 @@ static void xrc_recv_without_xrcd_bit_fails_einval(struct th_ctx *t)
 	assert_non_null(x);
 	memset(&a, 0, sizeof(a));
 	a.qp_type = IBV_QPT_XRC_RECV;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;		/* the legacy create_qp route */
 	a.pd = b.pd;
 	a.xrcd = x;
+	NULL_ERR(ibv_create_qp_ex(t->ctx, &a), EINVAL);
+	a.comp_mask = 0;				/* the create_qp_ex op */
 	NULL_ERR(ibv_create_qp_ex(t->ctx, &a), EINVAL);
 	assert_int_equal(ibv_close_xrcd(x), 0);
 	base_free(&b);

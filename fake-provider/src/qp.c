@@ -266,6 +266,9 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	struct fp_qp *h = NULL;
 	int err;
 
+	/* a 1.1.8 caller's struct ends after xrcd (80 bytes) */
+	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
+		(void)*(const volatile uint32_t *)&attr->create_flags;
 	err = fp__op_begin(FP_OP_CREATE_QP_EX);
 	/* QPX-01/03/04/05: the command layer's, as in ibv_cmd_create_qp_ex() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP))
@@ -341,11 +344,7 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 		if (err)
 			goto out;
 	}
-	/* ib_open_qp() in the kernel: only a target QP can be opened */
-	if (attr->qp_type != IBV_QPT_XRC_RECV) { /* @rule OPENQP-04 */
-		err = EINVAL;
-		goto out;
-	}
+	/* OPENQP-04 (only a target QP opens) is the kernel's: the daemon checks it */
 	xrcd = fp__xrcd_lookup(ctx, attr->xrcd);		/* OPENQP-06 */
 	if (!xrcd) {
 		err = EINVAL;

@@ -115,9 +115,13 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	default:
 		break;
 	}
-	/* mlx5_create_srq_ex and the kernel's SRQ create reject it */
-	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) /* @rule SRQX-07 */
-		return EINVAL;
+	/* mlx5_create_srq_ex (rdma-core v44.0 providers/mlx5/verbs.c) and the
+	 * kernel's SRQ create reject it; the quirk's driver makes a basic SRQ */
+	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) { /* @rule SRQX-07 */
+		if (!fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC))
+			return EINVAL;
+		*type = IBV_SRQT_BASIC;
+	}
 	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr) ||
 	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge) ||
 	    attr->attr.srq_limit > attr->attr.max_wr)
@@ -195,6 +199,9 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	struct fp_srq *srq = NULL;
 	int err;
 
+	/* a 1.1.8 caller's struct ends after cq (56 bytes) */
+	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
+		(void)*(const volatile uint32_t *)&attr->tm_cap.max_num_tags;
 	err = fp__op_begin(FP_OP_CREATE_SRQ_EX);
 	/* SRQX-02/03/05: the command layer's, as in ibv_cmd_create_srq_ex() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_SRQ))
