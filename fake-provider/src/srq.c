@@ -115,7 +115,7 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	default:
 		break;
 	}
-	/* mlx5_create_srq_ex (rdma-core v44.0 providers/mlx5/verbs.c) and the
+	/* mlx5_create_srq_ex (rdma-core v44.0 providers/mlx5/verbs.c:3534) and the
 	 * kernel's SRQ create reject it; the quirk's driver makes a basic SRQ */
 	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) { /* @rule SRQX-07 */
 		if (!fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC))
