@@ -81,8 +81,7 @@ static inline int p##_check_attrs(const struct fk_qp_limits *l, unsigned qp_port
 										\
 	if ((m & IBV_QP_PORT) && !fk_qp_port_ok(l, a->port_num))	/* @rule QPX-08 */ \
 		return EINVAL;							\
-	if ((m & IBV_QP_AV) &&							\
-	    (!fk_qp_port_ok(l, a->ah_attr.port_num) || a->ah_attr.port_num != port)) /* @rule QPX-08 */ \
+	if ((m & IBV_QP_AV) && (!fk_qp_port_ok(l, a->ah_attr.port_num) || a->ah_attr.port_num != port)) /* @rule QPX-08 */ \
 		return EINVAL;							\
 	if ((m & IBV_QP_PKEY_INDEX) && fk_qp_port_ok(l, port) &&		\
 	    a->pkey_index >= l->pkey_tbl_len[port - 1])				\

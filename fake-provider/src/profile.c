@@ -42,8 +42,7 @@ int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a)
 {
 	/* mlx4_create_srq_ex: a type other than BASIC and XRC falls through to
 	 * "return NULL" without setting errno. */
-	if (fp_prof() == FP_PROF_MLX4 && (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 */
+	if (fp_prof() == FP_PROF_MLX4 && (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 */
 		return FP_PROF_NO_ERRNO;
 	return 0;
 }
@@ -58,7 +57,7 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 		 * a WQE is a 16-byte next segment plus 16 bytes a scatter entry,
 		 * at least 32 bytes, rounded up to a power of two: the entries
 		 * that fit are reported. */
-		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* @rule SRQX-10 */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
 		size = 16 + 16 * *max_sge;
 		size = fp_pow2(size < 32 ? 32 : size);
 		*max_sge = (size - 16) / 16;
@@ -69,7 +68,7 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 	case FP_PROF_RXE:
 		/* rxe_queue_init: num_slots = roundup_pow_of_two(max_wr + 1);
 		 * rxe_srq_from_init reports num_slots - 1 */
-		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* @rule SRQX-10 */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
 		break;
 	default:
 		break;
@@ -137,8 +136,7 @@ int fp_prof_srq_num(enum ibv_srq_type type)
 	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain; rxe
 	 * has no get_srq_num op at all (the core's stub answers EOPNOTSUPP);
 	 * mlx5_get_srq_num answers for every SRQ, as strict does */
-	if (fp_prof() == FP_PROF_RXE ||
-	    (fp_prof() == FP_PROF_MLX4 && type != IBV_SRQT_XRC))	/* @rule SRQX-12 */
+	if (fp_prof() == FP_PROF_RXE || (fp_prof() == FP_PROF_MLX4 && type != IBV_SRQT_XRC))	/* @rule SRQX-12 */
 		return EOPNOTSUPP;
 	return 0;
 }

@@ -99,10 +99,11 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	err = fp_prof_srq_type(attr);
 	if (err)
 		return err;
-	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
-		return EOPNOTSUPP;			/* SRQX-05 */
-	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
-		return EINVAL;				/* SRQX-02 */
+	/* The comp_mask rules (SRQX-02/03/05) are the command layer's
+	 * (fp_create_srq_ex); a driver uses the objects it is handed, and the
+	 * fake kernel resolves their handles (SRQX-08). */
+	if (!attr->pd)
+		return EINVAL;
 	/* SRQX-04: the type counts only with the TYPE bit. */
 	*type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
 	switch (*type) {
@@ -111,15 +112,20 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	case IBV_SRQT_XRC:
 		if (!fp__xrc_capable(ctx))
 			return EOPNOTSUPP;
-		/* SRQX-03; the handles themselves are the fake kernel's (SRQX-08) */
-		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !(mask & IBV_SRQ_INIT_ATTR_CQ) ||
-		    !attr->xrcd || !attr->cq)
+		if (!attr->xrcd || !attr->cq)
 			return EINVAL;
 		break;
 	case IBV_SRQT_TM:
 		return EOPNOTSUPP;			/* no tag matching here */
 	default:
-		return EINVAL;				/* SRQX-07 */
+		break;
+	}
+	/* mlx5_create_srq_ex (rdma-core v44.0 providers/mlx5/verbs.c:3534) and the
+	 * kernel's SRQ create reject it; the quirk's driver makes a basic SRQ */
+	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) { /* @rule SRQX-07 */
+		if (!fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC))
+			return EINVAL;
+		*type = IBV_SRQT_BASIC;
 	}
 sizes:
 	err = fp_prof_srq_limits(attr);
@@ -220,7 +226,16 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	struct fp_srq *srq = NULL;
 	int err;
 
+	/* a 1.1.8 caller's struct ends after cq (56 bytes) */
+	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
+		(void)*(const volatile uint32_t *)&attr->tm_cap.max_num_tags;
 	err = fp__op_begin(FP_OP_CREATE_SRQ_EX);
+	/* SRQX-02/03/05: the command layer's, as in ibv_cmd_create_srq_ex(); a
+	 * profile's driver may take another path first (mlx5/mlx4 basic SRQs
+	 * go to create_srq, mlx4 drops unknown types before it) */
+	if (!err && !fp__quirk(FP_Q_SKIP_CMD_SRQ) &&
+	    !fp_prof_srq_basic_path(attr) && !fp_prof_srq_type(attr))
+		err = verbs_cmd_create_srq_ex(context, attr);
 	if (!err)
 		srq = fp_srq_new(ctx, attr, &err);
 	fp__op_end(ctx, FP_OP_CREATE_SRQ_EX, FP_SUBJ_SRQ, srq, err,

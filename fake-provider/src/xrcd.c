@@ -32,14 +32,11 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 		err = EOPNOTSUPP;			/* XRCD-12 */
 		goto out;
 	}
-	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED) {
-		err = EOPNOTSUPP;			/* XRCD-02 */
-		goto out;
-	}
-	if ((attr->comp_mask & (IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS)) !=
-	    (IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS)) {
-		err = EINVAL;				/* XRCD-01 */
-		goto out;
+	/* XRCD-01/02 are the command layer's, as in ibv_cmd_open_xrcd() */
+	if (!fp__quirk(FP_Q_SKIP_CMD_XRCD)) {
+		err = verbs_cmd_open_xrcd(context, attr);
+		if (err)
+			goto out;
 	}
 	x = calloc(1, sizeof(*x));
 	if (!x) {

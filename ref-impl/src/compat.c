@@ -435,16 +435,20 @@ err:
 	return NULL;
 }
 
-/* Only the basic type maps onto the 1.1 op (SRQX-06, COMPAT-11). */
+/*
+ * A 1.1 provider has no create_srq_ex op: rdma-core's inline
+ * ibv_create_srq_ex() routes only a basic request with comp_mask within
+ * {PD, TYPE} and PD set to ibv_create_srq() (SRQX-06, COMPAT-11); anything
+ * else finds no op and fails with EOPNOTSUPP, before any comp_mask check.
+ */
 static struct ibv_srq *c_create_srq_ex(struct ibv_context *ctx,
 				       struct ibv_srq_init_attr_ex *attr)
 {
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    attr->srq_type != IBV_SRQT_BASIC) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TM) {
+	uint32_t mask = attr->comp_mask;
+
+	if ((mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE)) ||
+	    !(mask & IBV_SRQ_INIT_ATTR_PD) ||
+	    ((mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -96,8 +96,6 @@ void ri__wait_events_cq(struct ibv_cq *cq);
 /* Legacy ibv_port_attr prefix written by ibv_query_port@IBVERBS_1.1. */
 #define RI_PORT_ATTR_1_1_SIZE offsetof(struct ibv_port_attr, flags)
 
-/* Standard modify-QP mask bits (IB_QP_ATTR_STANDARD_BITS, QPX-08). */
-#define RI_QP_STANDARD_BITS (((IBV_QP_DEST_QPN << 1) - 1) | IBV_QP_RATE_LIMIT)
 
 /* Not in <infiniband/verbs.h>: rdma-core's driver.h declares them. */
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,

@@ -16,12 +16,19 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; }
 diag() { sed 's/^/# /' "$1"; }
 
-# ibvct's additions on top of rdma-core 44 (driver.h).
+# ibvct's additions on top of rdma-core 44 (driver.h; the command layer
+# for providers in IBVCT_PRIVATE_2).
 cat > "$TMP/extra" <<'EOF'
 verbs_register_driver@IBVERBS_1.1
 IBVCT_PRIVATE_1@IBVCT_PRIVATE_1
 verbs_comp_channel_notify@IBVCT_PRIVATE_1
 verbs_set_ops@IBVCT_PRIVATE_1
+IBVCT_PRIVATE_2@IBVCT_PRIVATE_2
+verbs_cmd_create_qp@IBVCT_PRIVATE_2
+verbs_cmd_create_qp_ex@IBVCT_PRIVATE_2
+verbs_cmd_create_srq_ex@IBVCT_PRIVATE_2
+verbs_cmd_open_qp@IBVCT_PRIVATE_2
+verbs_cmd_open_xrcd@IBVCT_PRIVATE_2
 EOF
 
 echo "1..7"
@@ -103,6 +110,7 @@ IBVERBS_1.13 IBVERBS_1.12
 IBVERBS_1.14 IBVERBS_1.13
 IBVERBS_PRIVATE_34
 IBVCT_PRIVATE_1
+IBVCT_PRIVATE_2 IBVCT_PRIVATE_1
 EOF
 objdump -p "$LIB" | awk '
 	/^Version definitions:/ { on = 1; next }

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4002: the error contract at ref-impl's boundary. Invalid arguments are
- * refused with EINVAL (reserved comp_mask bits with EOPNOTSUPP) before the
- * provider is called, nothing changes on failure, and pointer verbs set
- * errno. "Before the provider is called" (for every op but create_qp_ex and
- * create_srq_ex, which are an extended provider's own, as in rdma-core) is
- * proved with the fake
+ * t4002: the error contract. ref-impl's entry points refuse NULL arguments
+ * with EINVAL before the provider is called; the comp_mask rules are the
+ * command layer's (cmd.c), which the provider calls first thing, as real
+ * providers call ibv_cmd_*; handle and state rules are the kernel's. Each
+ * refusal has its errno, nothing changes on failure, and pointer verbs set
+ * errno. "Before the provider is called" is proved with the fake
  * provider's fault injection: the script fails the provider's FIRST call
- * of the op with EIO, so after the refused calls, the first valid call
- * must come back EIO. Each test runs in its own forked child with its own
+ * of the op with EIO, so after the NULL refusals, the first call with
+ * arguments must come back EIO; the rule checks follow it. Each test runs in its own forked child with its own
  * environment (fp_env_setup), so no test sees another's leftovers.
  */
 #include <errno.h>
@@ -157,8 +157,16 @@ static void ck_modify_qp(struct fx *f)
 	if (!qp)
 		return;
 	memset(&a, 0, sizeof(a));
-	a.qp_state = (enum ibv_qp_state)99;
 	a.port_num = 1;
+	CHECK(f, ibv_modify_qp(qp, NULL, IBV_QP_STATE) == EINVAL);
+	CHECK(f, ibv_modify_qp(NULL, &a, IBV_QP_STATE) == EINVAL);
+	/* none of that reached the provider: its first call fails EIO */
+	a.qp_state = IBV_QPS_INIT;
+	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == EIO);
+	CHECK(f, qp->state == IBV_QPS_RESET);		/* QPX-09 */
+	/* QPX-08, the kernel's checks */
+	a.qp_state = (enum ibv_qp_state)99;
 	copy = a;
 	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE) == EINVAL);
 	CHECK(f, qp->state == IBV_QPS_RESET);
@@ -169,13 +177,7 @@ static void ck_modify_qp(struct fx *f)
 	a.cur_qp_state = IBV_QPS_RESET;
 	/* a bit outside the standard ones: EOPNOTSUPP, as uverbs says */
 	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | (1 << 22)) == EOPNOTSUPP);
-	CHECK(f, ibv_modify_qp(qp, NULL, IBV_QP_STATE) == EINVAL);
-	CHECK(f, ibv_modify_qp(NULL, &a, IBV_QP_STATE) == EINVAL);
 	CHECK(f, qp->state == IBV_QPS_RESET);
-	/* none of that reached the provider: its first call fails EIO */
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == EIO);
-	CHECK(f, qp->state == IBV_QPS_RESET);		/* QPX-09 */
 	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
 	CHECK(f, qp->state == IBV_QPS_INIT);
@@ -209,14 +211,13 @@ static void ck_create_qp_ex(struct fx *f)
 	CHECK(f, xrcd != NULL);
 	if (!xrcd)
 		return;
+	/* the header's inline reads the mask: NULL only through the slot */
+	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, NULL)) == EINVAL);
 	memset(&a, 0, sizeof(a));
-	/* For an extended provider, create_qp_ex is the provider's own op, as
-	 * in rdma-core: comp_mask and qp_type are checked there (a driver
-	 * profile may check in another order), so the refusals below reach it;
-	 * its first call, a valid one, fails EIO by script. */
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	a.xrcd = xrcd;
+	/* that did not reach the provider: the first call that does fails EIO */
 	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EIO);
 	a.qp_type = (enum ibv_qp_type)5;		/* no such type */
 	a.send_cq = a.recv_cq = f->cq;
@@ -241,9 +242,6 @@ static void ck_create_qp_ex(struct fx *f)
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	a.send_cq = NULL;
 	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
-	/* the header's inline reads the mask: NULL only through the slot */
-	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, NULL)) == EINVAL);
-	/* none left anything behind: a valid call succeeds */
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qp = ibv_create_qp_ex(f->ctx, &a);
@@ -266,6 +264,9 @@ static void ck_xrcd_open_qp(struct fx *f)
 	struct ibv_qp_open_attr oa = { 0 };
 	struct ibv_xrcd *xrcd;
 
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, NULL)) == EINVAL);
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);	/* first call */
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD;			/* no OFLAGS */
 	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_OFLAGS;		/* no FD */
@@ -273,19 +274,21 @@ static void ck_xrcd_open_qp(struct fx *f)
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS |
 		       IBV_XRCD_INIT_ATTR_RESERVED;
 	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EOPNOTSUPP);
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, NULL)) == EINVAL);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);	/* first call */
 	xrcd = ibv_open_xrcd(f->ctx, &xa);
 	CHECK(f, xrcd && xrcd->context == f->ctx);
 	if (!xrcd)
 		return;
 
+	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->open_qp(f->ctx, NULL)) == EINVAL);
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
-		       IBV_QP_OPEN_ATTR_TYPE | IBV_QP_OPEN_ATTR_RESERVED;
+		       IBV_QP_OPEN_ATTR_TYPE;
 	oa.xrcd = xrcd;
 	oa.qp_type = IBV_QPT_XRC_RECV;
 	oa.qp_num = 12345;
+	/* the first call that reaches the provider fails EIO by script */
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EIO);
+	oa.comp_mask |= IBV_QP_OPEN_ATTR_RESERVED;
 	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EOPNOTSUPP);	/* OPENQP-03 */
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD;
 	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-02 */
@@ -296,8 +299,7 @@ static void ck_xrcd_open_qp(struct fx *f)
 	oa.xrcd = NULL;
 	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-06 */
 	oa.xrcd = xrcd;
-	/* the first call that reaches the provider fails EIO by script */
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EIO);
+	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-05: no such QP */
 	/* the inline dereferences xrcd: NULL only through the slot */
 	CHECK(f, verbs_get_ctx(f->ctx)->close_xrcd(NULL) == EINVAL);
 	CHECK(f, ibv_close_xrcd(xrcd) == 0);
@@ -333,12 +335,11 @@ static void ck_srq_ex(struct fx *f)
 	a.xrcd = xrcd;
 	a.cq = f->cq;
 	a.srq_type = IBV_SRQT_XRC;
-	/* create_srq_ex is the provider's own op (see ck_create_qp_ex): its
-	 * first call, a valid one, fails EIO by script */
 	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-		      IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EIO);
-	a.comp_mask |= IBV_SRQ_INIT_ATTR_RESERVED;
+		      IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+		      IBV_SRQ_INIT_ATTR_RESERVED;
+	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_srq_ex(f->ctx, NULL)) == EINVAL);
+	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EIO);	/* first call */
 	copy = a;
 	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EOPNOTSUPP); /* SRQX-05 */
 	CHECK(f, !memcmp(&a, &copy, sizeof(a)));

@@ -32,8 +32,9 @@
  * returns. Providers must not rely on those fields being set during the op.
  *
  * Errors: ops that return a pointer return NULL with errno set; ops that
- * return int return 0 or a positive errno. Arguments reaching an op have
- * already passed the core's boundary checks (EINVAL for invalid arguments).
+ * return int return 0 or a positive errno. The core checks only what
+ * rdma-core's verbs.c checks (next to nothing); the checks of rdma-core's
+ * ibv_cmd_* helpers are the provider's to call (command layer, below).
  */
 #ifndef IBVCT_INFINIBAND_DRIVER_H
 #define IBVCT_INFINIBAND_DRIVER_H
@@ -319,6 +320,28 @@ struct verbs_async_event_desc {
  */
 int verbs_comp_channel_notify(struct ibv_comp_channel *channel,
 			      struct ibv_cq *cq);
+
+/* ------------------------------------------------------------------ */
+/* Command layer (IBVCT_PRIVATE_2).                                     */
+
+/*
+ * The checks rdma-core's libibverbs makes in its ibv_cmd_* helpers, for a
+ * provider to call from its op before it talks to the kernel, as real
+ * providers call ibv_cmd_open_xrcd() and the others. The core's entry
+ * points do not make these checks: a provider that skips the call skips
+ * the rules. Each returns 0 or a positive errno (setting errno where
+ * rdma-core v44 does). verbs_cmd_create_qp_ex() and verbs_cmd_create_qp()
+ * also zero the receive caps of an XRC_SEND request, as the command does.
+ */
+int verbs_cmd_open_xrcd(struct ibv_context *ctx,
+			const struct ibv_xrcd_init_attr *attr);
+int verbs_cmd_create_srq_ex(struct ibv_context *ctx,
+			    const struct ibv_srq_init_attr_ex *attr);
+int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
+			   struct ibv_qp_init_attr_ex *attr);
+int verbs_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int verbs_cmd_open_qp(struct ibv_context *ctx,
+		      const struct ibv_qp_open_attr *attr);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The provider-side command layer: the checks rdma-core's libibverbs makes
+ * in its ibv_cmd_* helpers (cmd.c, cmd_srq.c, cmd_qp.c), which a real
+ * provider calls from its own ops before it talks to the kernel. They are
+ * exported to providers in the IBVCT_PRIVATE_2 node (driver.h), and the
+ * fake provider calls them as mlx5 or mlx4 call ibv_cmd_*, so a driver that
+ * skips them (a quirk, or a driver profile that takes another path, as
+ * mlx5 does for basic SRQs) really breaks these rules. The core's entry
+ * points do not repeat them. Each helper returns 0 or a positive errno
+ * and, where rdma-core v44 does, also sets errno.
+ */
+#include "ri.h"
+
+RI_EXPORT int verbs_cmd_open_xrcd(struct ibv_context *ctx,
+				  const struct ibv_xrcd_init_attr *attr)
+{
+	(void)ctx;
+	/* rdma-core v44.0 libibverbs/cmd.c:75-80 (errno left alone there) */
+	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED) /* @rule XRCD-02 */
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) == 0 ||
+	    (attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) == 0) /* @rule XRCD-01 */
+		return EINVAL;
+	return 0;
+}
+
+/* rdma-core v44.0 libibverbs/cmd_srq.c:70-98 (ibv_icmd_create_srq): the
+ * type counts only with its bit; an unknown type passes to the kernel. */
+static int ri_cmd_srq_type(const struct ibv_srq_init_attr_ex *attr)
+{
+	uint32_t mask = attr->comp_mask;
+	enum ibv_srq_type type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ?
+				 attr->srq_type : IBV_SRQT_BASIC;
+
+	if (type == IBV_SRQT_XRC &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+	     !(mask & IBV_SRQ_INIT_ATTR_CQ))) /* @rule SRQX-03 */
+		return EINVAL;
+	if (type == IBV_SRQT_TM &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !(mask & IBV_SRQ_INIT_ATTR_TM) ||
+	     !attr->tm_cap.max_num_tags))
+		return EINVAL;
+	return 0;
+}
+
+RI_EXPORT int verbs_cmd_create_srq_ex(struct ibv_context *ctx,
+				      const struct ibv_srq_init_attr_ex *attr)
+{
+	int ret;
+
+	(void)ctx;
+	/* rdma-core v44.0 libibverbs/cmd_srq.c:232-241 */
+	if (attr->comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED) { /* @rule SRQX-05 */
+		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD)) { /* @rule SRQX-02 */
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ret = ri_cmd_srq_type(attr);
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+/* The create-QP command for both entries (rdma-core v44.0
+ * libibverbs/cmd_qp.c:92-156, ibv_icmd_create_qp): which object bit each
+ * type needs, and the receive caps XRC_SEND never has. */
+static bool ri_cmd_qp_type_known(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+	case IBV_QPT_DRIVER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int ri_cmd_qp(enum ibv_qp_type type, uint32_t mask, struct ibv_qp_cap *cap)
+{
+	if (!ri_cmd_qp_type_known(type)) /* @rule QPX-05 */
+		return EINVAL;
+	if (type == IBV_QPT_XRC_RECV) {
+		if (!(mask & IBV_QP_INIT_ATTR_XRCD)) /* @rule QPX-03 */
+			return EINVAL;
+		return 0;
+	}
+	if (!(mask & IBV_QP_INIT_ATTR_PD)) /* @rule QPX-01 */
+		return EINVAL;
+	if (type == IBV_QPT_XRC_SEND) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
+	return 0;
+}
+
+RI_EXPORT int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
+				     struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	int ret;
+
+	(void)ctx;
+	/* rdma-core v44.0 libibverbs/cmd_qp.c:411-417 */
+	if (attr->comp_mask & ~known) { /* @rule QPX-04 */
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ret = ri_cmd_qp(attr->qp_type, attr->comp_mask, &attr->cap);
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+/* ibv_cmd_create_qp: the 1.1 struct, sent as mask == PD (cmd_qp.c:385-394). */
+RI_EXPORT int verbs_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	int ret;
+
+	(void)pd;
+	ret = ri_cmd_qp(attr->qp_type, IBV_QP_INIT_ATTR_PD, &attr->cap);
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+RI_EXPORT int verbs_cmd_open_qp(struct ibv_context *ctx,
+				const struct ibv_qp_open_attr *attr)
+{
+	(void)ctx;
+	/* rdma-core v44.0 libibverbs/cmd.c:352-358 (errno left alone there) */
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) /* @rule OPENQP-03 */
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE)) /* @rule OPENQP-02 */
+		return EINVAL;
+	return 0;
+}
