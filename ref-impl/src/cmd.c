@@ -19,8 +19,7 @@ RI_EXPORT int verbs_cmd_open_xrcd(struct ibv_context *ctx,
 	/* rdma-core v44.0 libibverbs/cmd.c:75-80 (errno left alone there) */
 	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED) /* @rule XRCD-02 */
 		return EOPNOTSUPP;
-	if ((attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) == 0 ||
-	    (attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) == 0) /* @rule XRCD-01 */
+	if ((attr->comp_mask & IBV_XRCD_INIT_ATTR_FD) == 0 || (attr->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) == 0) /* @rule XRCD-01 */
 		return EINVAL;
 	return 0;
 }
@@ -33,9 +32,7 @@ static int ri_cmd_srq_type(const struct ibv_srq_init_attr_ex *attr)
 	enum ibv_srq_type type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ?
 				 attr->srq_type : IBV_SRQT_BASIC;
 
-	if (type == IBV_SRQT_XRC &&
-	    (!(mask & IBV_SRQ_INIT_ATTR_XRCD) ||
-	     !(mask & IBV_SRQ_INIT_ATTR_CQ))) /* @rule SRQX-03 */
+	if (type == IBV_SRQT_XRC && (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !(mask & IBV_SRQ_INIT_ATTR_CQ))) /* @rule SRQX-03 */
 		return EINVAL;
 	if (type == IBV_SRQT_TM &&
 	    (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !(mask & IBV_SRQ_INIT_ATTR_TM) ||
@@ -140,9 +137,7 @@ RI_EXPORT int verbs_cmd_open_qp(struct ibv_context *ctx,
 	/* rdma-core v44.0 libibverbs/cmd.c:352-358 (errno left alone there) */
 	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) /* @rule OPENQP-03 */
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ||
-	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
-	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE)) /* @rule OPENQP-02 */
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE)) /* @rule OPENQP-02 */
 		return EINVAL;
 	return 0;
 }
