@@ -69,7 +69,7 @@ syn=$(grep -n '@rule SRQX-11 ' "$tmp/tree/fake-provider/src/fabric.c" | tail -n 
 printf '# waivers for t7008\nSRQX-11 fake-provider/src/fabric.c:%s errno never called, so any errno is the same\nSRQX-11 fake-provider/src/fabric.c:1 drop matches nothing\n' \
 	"$syn" >"$tmp/waivers"
 sum_before=$(cksum <"$src/fake-provider/src/fabric.c")
-env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
+env -u SANITIZE -u COVERAGE -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
 	perl "$src/ci/mutate" --tree "$tmp/tree" --out "$tmp/out" --only SRQX-11 --jobs 1 \
 	--waivers "$tmp/waivers" >"$tmp/log" 2>"$tmp/err"
 rc=$?
