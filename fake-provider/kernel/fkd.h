@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "proto.h"
+#include "qp_modify.h"
 
 #define fk_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
 
@@ -141,10 +142,7 @@ struct fk_num {
 	struct fk_xrcd *xrcd;		/* XRC SRQ: its domain */
 };
 
-struct fk_dev_limits {
-	uint32_t nports, max_rd_atom, max_dest_rd_atom;
-	uint16_t pkey_tbl_len[FK_MAX_PORTS];
-};
+/* The ports and limits modify is checked against: qp_modify.h's fk_qp_limits. */
 
 /* ---- connections (server.c) ----------------------------------------------- */
 struct fk_outmsg {
@@ -162,7 +160,7 @@ struct fk_conn {
 	uint32_t claimed_pid;
 	bool hello, monitor, dead;
 	struct fk_dev *dev;
-	struct fk_dev_limits lim;
+	struct fk_qp_limits lim;
 	int ring_fd;			/* the data path's receive ring of the process; -1 */
 	uint32_t quirks;		/* FK_HQ_* from HELLO */
 	struct fk_uobj **tab;		/* the object table, by handle */
@@ -192,7 +190,7 @@ void fk__send_fd(struct fk_conn *c, uint32_t type, uint32_t seq,
 
 /* state.c: each returns 0 or a positive errno. */
 int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
-	      const struct fk_dev_limits *lim);
+	      const struct fk_qp_limits *lim);
 /* The fake host's script (ibvct-fkd -s), NULL when started without one: a
  * client's device, limits and lifetime model must then match it. */
 struct fp_script;

@@ -169,7 +169,7 @@ static bool fk_devname_ok(const char *name)
 
 static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 {
-	struct fk_dev_limits lim = { 0 };
+	struct fk_qp_limits lim = { 0 };
 	uint32_t i;
 
 	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED ||

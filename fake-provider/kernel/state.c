@@ -51,7 +51,7 @@ const struct fp_script *fk_world;
  * refused (ENODEV for a device the host lacks, EINVAL for the rest).
  */
 static int fk_world_check(const char *devname, enum fk_lifetime life,
-			  const struct fk_dev_limits *lim)
+			  const struct fk_qp_limits *lim)
 {
 	const struct fp_dev_spec *d = NULL;
 	int i;
@@ -76,7 +76,7 @@ static int fk_world_check(const char *devname, enum fk_lifetime life,
 }
 
 int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
-	      const struct fk_dev_limits *lim)
+	      const struct fk_qp_limits *lim)
 {
 	struct fk_dev *d = fk_dev_find(devname);
 	uint32_t h = 2166136261u;
@@ -837,13 +837,7 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 	if (err)
 		return err;
 	if (!(c->quirks & FK_HQ_MODIFY_NO_ATTR_CHECK)) {
-		struct fk_qp_limits l = {
-			.nports = c->lim.nports, .max_rd_atom = c->lim.max_rd_atom,
-			.max_dest_rd_atom = c->lim.max_dest_rd_atom,
-		};
-
-		memcpy(l.pkey_tbl_len, c->lim.pkey_tbl_len, sizeof(l.pkey_tbl_len));
-		err = fk_tgt_check_attrs(&l, r->attr.port_num, a, mask);
+		err = fk_tgt_check_attrs(&c->lim, r->attr.port_num, a, mask);
 		if (err)
 			return err;
 	}

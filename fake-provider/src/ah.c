@@ -29,10 +29,7 @@ struct ibv_ah *fp_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 		err = ENOMEM;
 		goto out;
 	}
-	err = fk_obj_create(ctx->fk, FK_O_AH, 0,
-			    &(struct fk_refs){ .pd = ibpd->handle, .scq = FK_O_NONE,
-					       .rcq = FK_O_NONE, .srq = FK_O_NONE,
-					       .xrcd = FK_O_NONE }, &ah->ah.handle);
+	err = fk_obj_create_on_pd(ctx->fk, FK_O_AH, 0, ibpd->handle, &ah->ah.handle);
 	if (err) {
 		free(ah);
 		ah = NULL;

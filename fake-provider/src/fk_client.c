@@ -538,8 +538,8 @@ static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, p
 int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *opts,
 	       struct fk_client **out)
 {
-	static const struct fk_limits deflim = { .nports = 1, .pkey_tbl_len = { 1 } };
-	const struct fk_limits *lim = opts && opts->limits ? opts->limits : &deflim;
+	static const struct fk_qp_limits deflim = { .nports = 1, .pkey_tbl_len = { 1 } };
+	const struct fk_qp_limits *lim = opts && opts->limits ? opts->limits : &deflim;
 	bool monitor = opts && (opts->flags & FK_CONNECT_MONITOR);
 	struct fk_req_hello hello;
 	struct fk_client *c;

@@ -28,13 +28,9 @@ struct fk_client;
 
 enum { FK_LIFETIME_CURRENT = 0, FK_LIFETIME_SEED = 1 };
 
-/* What the daemon checks modify against: the device spec's ports and limits. */
-struct fk_limits {
-	uint32_t nports;		/* 1..4 */
-	uint32_t max_rd_atom;		/* max_qp_init_rd_atom, 0: unchecked */
-	uint32_t max_dest_rd_atom;	/* max_qp_rd_atom, 0: unchecked */
-	uint16_t pkey_tbl_len[4];	/* >= 1 for each port */
-};
+/* What the daemon checks modify against (the device spec's ports and limits):
+ * struct fk_qp_limits of the modify module both sides share. */
+#include "../kernel/qp_modify.h"
 
 struct fk_event {
 	uint32_t qp_handle;		/* this connection's handle */
@@ -48,7 +44,7 @@ typedef void (*fk_event_fn)(void *arg, const struct fk_event *ev);
 #define FK_CONNECT_MONITOR	0x1u	/* no device: fk_dump only (tests, tools) */
 
 struct fk_connect_opts {
-	const struct fk_limits *limits;	/* NULL: one port, P_Key table of 1 */
+	const struct fk_qp_limits *limits;	/* NULL: one port, P_Key table of 1 */
 	fk_event_fn event_fn;		/* NULL: events are dropped */
 	void *event_arg;
 	unsigned flags;			/* FK_CONNECT_* */
@@ -125,6 +121,22 @@ struct fk_refs {
 };
 int fk_obj_create(struct fk_client *c, int type, uint32_t sub, const struct fk_refs *refs,
 		  uint32_t *handle);
+/* References to a PD alone (FK_O_NONE for none): what an MR, an AH or a basic
+ * SRQ names. */
+static inline struct fk_refs fk_refs_pd(uint32_t pd)
+{
+	return (struct fk_refs){ .pd = pd, .scq = FK_O_NONE, .rcq = FK_O_NONE,
+				 .srq = FK_O_NONE, .xrcd = FK_O_NONE };
+}
+
+/* fk_obj_create of an object that names a PD alone. */
+static inline int fk_obj_create_on_pd(struct fk_client *c, int type, uint32_t sub,
+				      uint32_t pd, uint32_t *handle)
+{
+	struct fk_refs refs = fk_refs_pd(pd);
+
+	return fk_obj_create(c, type, sub, &refs, handle);
+}
 int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle);
 
 /* XRC SRQs: a number in the domain; holds the domain, the XRCD handle, the

@@ -81,6 +81,7 @@ struct fp_context {
 	struct fp_fabric *fab;
 	int async_wfd;			/* write end of the async event pipe */
 	struct fk_client *fk;		/* the fake kernel connection (a uverbs fd) */
+	struct fk_qp_limits lim;	/* the spec's ports and limits, as the daemon has them */
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
 	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds;

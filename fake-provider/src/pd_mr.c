@@ -101,10 +101,7 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		err = ENOMEM;
 		goto out;
 	}
-	err = fk_obj_create(ctx->fk, FK_O_MR, 0,
-			    &(struct fk_refs){ .pd = ibpd->handle, .scq = FK_O_NONE,
-					       .rcq = FK_O_NONE, .srq = FK_O_NONE,
-					       .xrcd = FK_O_NONE }, &mr->mr.handle);
+	err = fk_obj_create_on_pd(ctx->fk, FK_O_MR, 0, ibpd->handle, &mr->mr.handle);
 	if (err) {
 		free(mr);
 		mr = NULL;

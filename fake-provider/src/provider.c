@@ -99,15 +99,9 @@ static void fp_fk_event(void *arg, const struct fk_event *ev)
 static int fp_ctx_connect(struct fp_context *ctx)
 {
 	const struct fp_dev_spec *spec = ctx->spec;
-	struct fk_limits lim = {
-		.nports = (uint32_t)spec->nports,
-		.max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
-			       ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0,
-		.max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
-				    ? (uint32_t)spec->attr.max_qp_rd_atom : 0,
-	};
+	struct fk_qp_limits *lim = &ctx->lim;
 	struct fk_connect_opts opts = {
-		.limits = &lim,
+		.limits = lim,
 		.event_fn = fp_fk_event,
 		.event_arg = ctx,
 		.script = fp__script->path,	/* "" for the built-in default */
@@ -119,8 +113,15 @@ static int fp_ctx_connect(struct fp_context *ctx)
 	};
 	int i;
 
+	/* once per context: modify_qp checks against the same figures */
+	memset(lim, 0, sizeof(*lim));
+	lim->nports = (uint32_t)spec->nports;
+	lim->max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
+			   ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0;
+	lim->max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
+				? (uint32_t)spec->attr.max_qp_rd_atom : 0;
 	for (i = 0; i < spec->nports && i < FP_MAX_PORTS; i++)
-		lim.pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
+		lim->pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
 	/* FK_LIFETIME_* and FP_LIFE_* have the same values. */
 	return fk_connect(spec->name, (int)fp__script->lifetime, &opts, &ctx->fk);
 }

@@ -162,10 +162,7 @@ err_out:
 
 static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a, int *errp)
 {
-	struct fk_refs refs = {
-		.pd = FK_O_NONE, .scq = FK_O_NONE, .rcq = FK_O_NONE, .srq = FK_O_NONE,
-		.xrcd = FK_O_NONE,
-	};
+	struct fk_refs refs = fk_refs_pd(FK_O_NONE);
 	struct fp_rqp *r;
 	struct fp_qp *h;
 	uint32_t qpn;
@@ -455,22 +452,6 @@ static void fp_qp_apply(struct fp_rqp *r, const struct ibv_qp_attr *a, int m)
 		r->sq_psn = a->sq_psn;
 }
 
-static struct fk_qp_limits fp_qp_limits(const struct fp_dev_spec *spec)
-{
-	struct fk_qp_limits l = {
-		.nports = (uint32_t)spec->nports,
-		.max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
-			       ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0,
-		.max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
-				    ? (uint32_t)spec->attr.max_qp_rd_atom : 0,
-	};
-	int i;
-
-	for (i = 0; i < spec->nports && i < 4; i++)
-		l.pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
-	return l;
-}
-
 /* A target QP is modified in the daemon (QPX-06..08 there, OPENQP-08); the
  * proxy keeps what the local responder needs. */
 static int fp_tgt_modify(struct fp_qp *h, const struct ibv_qp_attr *attr, int mask)
@@ -519,9 +500,7 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	mask = (int)m;
 	next = (enum ibv_qp_state)nx;
 	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
-		struct fk_qp_limits l = fp_qp_limits(h->ctx->spec);
-
-		err = fp_qpm_check_attrs(&l, r->attr.port_num, attr, m);
+		err = fp_qpm_check_attrs(&h->ctx->lim, r->attr.port_num, attr, m);
 		if (err)
 			goto out;
 	}

@@ -173,11 +173,8 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	} else {
 		err = fk_srqn_alloc(ctx->fk, &srqn);
 		if (!err) {
-			err = fk_obj_create(ctx->fk, FK_O_SRQ, IBV_SRQT_BASIC,
-					    &(struct fk_refs){ .pd = attr->pd->handle,
-							       .scq = FK_O_NONE, .rcq = FK_O_NONE,
-							       .srq = FK_O_NONE, .xrcd = FK_O_NONE },
-					    &srq->vsrq.srq.handle);
+			err = fk_obj_create_on_pd(ctx->fk, FK_O_SRQ, IBV_SRQT_BASIC,
+						  attr->pd->handle, &srq->vsrq.srq.handle);
 			if (err)
 				fk_srqn_free(ctx->fk, srqn);
 		}
