@@ -1212,6 +1212,7 @@ static void opened_handle_modifies_and_queries_the_real_qp(struct th_ctx *t)
 	memset(&a, 0, sizeof(a));
 	assert_int_equal(ibv_query_qp(q, &a, IBV_QP_STATE | IBV_QP_PORT, &ia), 0);
 	assert_int_equal(a.qp_state, IBV_QPS_INIT);		/* the creator sees it */
+	assert_int_equal(q->state, IBV_QPS_INIT);		/* QPX-09: the query updated it */
 	assert_int_equal(a.port_num, t->port);
 	assert_int_equal(th_qp_to_rtr(q, t->port, 0x42), 0);
 	memset(&a, 0, sizeof(a));
@@ -1292,7 +1293,7 @@ static const struct th_test tests[] = {
 	TH_TEST(open_qp_number_must_be_a_live_tgt_of_the_domain, "OPENQP-05", TH_XRC),
 	TH_TEST(open_qp_with_foreign_xrcd_fails_einval, "OPENQP-06", TH_XRC),
 	TH_TEST(open_qp_returns_a_bare_handle, "OPENQP-07", TH_XRC),
-	TH_TEST(opened_handle_modifies_and_queries_the_real_qp, "OPENQP-08", TH_XRC),
+	TH_TEST(opened_handle_modifies_and_queries_the_real_qp, "OPENQP-08 QPX-09", TH_XRC),
 	TH_TEST(creator_opens_its_own_tgt_qp_again, "OPENQP-09 LIFE-01", TH_XRC),
 };
 

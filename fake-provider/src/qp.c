@@ -469,8 +469,6 @@ static int fp_tgt_modify(struct fp_qp *h, const struct ibv_qp_attr *attr, int ma
 		memset(&r->attr, 0, sizeof(r->attr));
 	fp_qp_apply(r, attr, fp_qp_mask_strip(r->type, mask));
 	r->state = st;
-	if (mask & IBV_QP_STATE)
-		h->vqp.qp.state = st;
 	return 0;
 }
 
@@ -516,8 +514,6 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		    fp_list_empty(&r->sq_wait))
 			fp__qp_event(r, IBV_EVENT_SQ_DRAINED);
 	}
-	if (mask & IBV_QP_STATE)
-		qp->state = next;
 out:
 	fp__op_end(h->ctx, FP_OP_MODIFY_QP, FP_SUBJ_QP, h, err,
 		   "qpn=%u type=%d mask=%#x state=%d", r->qpn, r->type, attr_mask,
@@ -585,8 +581,6 @@ init:
 		init_attr->qp_type = qp->qp_type;
 		init_attr->sq_sig_all = r->sq_sig_all;
 	}
-	if (attr_mask & IBV_QP_STATE)
-		qp->state = r->state;			/* QPX-09 */
 out:
 	fp__op_end(h->ctx, FP_OP_QUERY_QP, FP_SUBJ_QP, h, err, "qpn=%u mask=%#x state=%d",
 		   r->qpn, attr_mask, (int)r->state);

@@ -567,6 +567,9 @@ static int c_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	ret = lops(real->context)->query_qp(real, a, mask, init);
 	if (ret)
 		return ret;
+	/* the 1.1 core kept the provider object's state (QPX-09) */
+	if (mask & IBV_QP_STATE)
+		real->state = a->qp_state;
 	/* the caller must see its own objects, never the provider's */
 	init->qp_context = qp->qp_context;
 	init->send_cq = qp->send_cq;
