@@ -146,7 +146,7 @@ modes_right() {
 check "five processes opened the device in extended mode, one in legacy mode" modes_right
 
 # 18: a bad option
-bench opt --iters lots
+bench badarg --iters lots
 check "a bad option exits 2 with the usage" sh -c '[ "$1" = 2 ] && grep -q "^usage: ibvct-bench" "$2"' \
 	- "$tl_rc" "$tl_err"
 tl_exit

@@ -19,7 +19,7 @@
 
 struct bench_results *bench_res;
 enum bench_session bench_session_id = BS_NONE;
-long bench_iters = 100000;
+long bench_iters = 300000;
 double bench_seconds = 4.0;
 unsigned bench_alarm;
 
@@ -180,7 +180,7 @@ void bench_relax(unsigned *spins)
 	char why[96];
 	int st;
 
-	if (++*spins % 16384) {
+	if (++*spins % 1024) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif

@@ -211,10 +211,10 @@ static void loop_start(struct looper *l, enum bench_session s, const struct loop
 	if (l->pid == 0) {
 		bench_session_id = s;
 		bench_forked();
-		if (other && other->to >= 0) {
+		if (other && other->to >= 0)
 			close(other->to);
+		if (other && other->from >= 0)
 			close(other->from);
-		}
 		close(down[1]);
 		close(up[0]);
 		bench_loop_session(down[0], up[1]);
@@ -396,6 +396,7 @@ static void remove_scratch(const char *dir)
 	struct dirent *d;
 	bool waiting;
 	DIR *dp;
+	int tries;
 
 	do {
 		waiting = false;
@@ -411,7 +412,9 @@ static void remove_scratch(const char *dir)
 		if (waiting)
 			usleep(20000);
 	} while (waiting && bench_now() < give_up);
-	if (fp_rmtree(dir))
+	for (tries = 0; fp_rmtree(dir) && tries < 3; tries++)
+		usleep(50000);	/* a file went while we walked: walk again */
+	if (access(dir, F_OK) == 0)
 		fprintf(stderr, "ibvct-bench: could not remove %s\n", dir);
 }
 
