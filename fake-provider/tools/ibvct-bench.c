@@ -1,330 +1,744 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ibvct-bench: how fast the fake provider carries traffic. Cross-process
- * RC SEND round trip (median, p99) and one-way message rate for 64-byte
- * messages, between this process and a forked child, and the same rate
- * between two QPs of one process (loopback). Not a test: `make bench`.
+ * ibvct-bench (`make bench`): in one run, the physical limit of this
+ * machine (bench_raw.c), then the fake HCA through libibverbs
+ * (bench_verbs.c), and a report of each fake-HCA figure with its ratio to
+ * its raw baseline and its goal (issue 11), as a table on stdout and as
+ * TSV for regression tracking. A measurement, not a test: a missed goal is
+ * reported, never an exit status; the status is 1 only when a figure could
+ * not be measured (each such row says why), 2 on a usage error.
  *
- * usage: ibvct-bench [iterations]   (IBVCT_PROVIDER overrides the plugin)
+ * This process only runs sessions and reports: every measurement runs in
+ * a forked session process (with its own forked peer), so that each
+ * session gets the libibverbs environment it needs (extended or legacy
+ * provider mode) from its first verb on, and a session that cannot
+ * measure (a script without XRC, a verb that fails) takes only its own
+ * figures with it.
+ *
+ * usage: ibvct-bench [--iters N] [--seconds S] [--script FILE] [--out DIR]
+ *   IBVCT_PROVIDER overrides the plugin (default: ../lib/ibvct/ beside this
+ *   binary); IBVCT_TIMEOUT_MULT stretches the time limits of the processes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdint.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
 
+#include "bench.h"
 #include "fp_script.h"
 
-#define MSG	64
-#define DEPTH	512		/* receive queue; the sender keeps half in flight */
+#define LOOP_ROUNDS 3		/* extended and legacy loopback, taking turns */
+#define NONE NAN
 
-struct ep {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	struct ibv_qp *qp;
-	char buf[MSG * 2];
+/* One row of the report: a figure, its baseline and its goal. */
+struct row {
+	const char *key;
+	const char *unit;
+	int decimals;
+	enum bench_session session;	/* who measures it (BS_NONE: this process) */
+	int base;			/* the baseline figure, -1: none */
+	double min, max;		/* goal on the value (NONE: no bound) */
+	double rmin, rmax;		/* goal on value / baseline */
+	const char *goal;
+	const char *what;
 };
 
-/* What the receiver has consumed, for the sender's window (shared page). */
-struct shared {
-	volatile uint64_t received;
+static const struct row rows[BF_COUNT] = {
+	[BF_RAW_RTT_P50] = { "raw_rtt_p50", "us", 3, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
+			     "raw: shared-memory ring ping-pong round trip, p50" },
+	[BF_RAW_RTT_P99] = { "raw_rtt_p99", "us", 3, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
+			     "raw: shared-memory ring ping-pong round trip, p99" },
+	[BF_RAW_STREAM] = { "raw_stream_rate", "msg/s", 0, BS_RAW, -1, NONE, NONE, NONE, NONE,
+			    "-", "raw: shared-memory ring one-way stream" },
+	[BF_RAW_MEMCPY] = { "raw_memcpy_bw", "MB/s", 0, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
+			    "raw: memcpy of 64 KiB blocks" },
+	[BF_RC_RATE] = { "rc_send_rate", "msg/s", 0, BS_RC, BF_RAW_STREAM, 1e6, NONE, 0.1, NONE,
+			 ">= 1000000 msg/s, >= 0.1 x raw_stream_rate",
+			 "RC SEND one-way, two processes" },
+	[BF_WRITE_RATE] = { "rdma_write_rate", "msg/s", 0, BS_RC, BF_RAW_STREAM, 1e6, NONE, 0.1,
+			    NONE, ">= 1000000 msg/s, >= 0.1 x raw_stream_rate",
+			    "RDMA WRITE one-way to a passive target" },
+	[BF_XRC_RATE] = { "xrc_send_rate", "msg/s", 0, BS_XRC, BF_RC_RATE, NONE, NONE, 0.8, NONE,
+			  ">= 0.8 x rc_send_rate",
+			  "XRC SEND one-way: XRC_SEND -> XRC_RECV -> XRC SRQ" },
+	[BF_RC_RTT_P50] = { "rc_rtt_p50", "us", 3, BS_RC, BF_RAW_RTT_P50, NONE, NONE, NONE, 3,
+			    "<= 3 x raw_rtt_p50", "RC SEND round trip, p50" },
+	[BF_RC_RTT_P99] = { "rc_rtt_p99", "us", 3, BS_RC, BF_RAW_RTT_P99, NONE, NONE, NONE, NONE,
+			    "-", "RC SEND round trip, p99" },
+	[BF_XRC_RTT_P50] = { "xrc_rtt_p50", "us", 3, BS_XRC, BF_RC_RTT_P50, NONE, NONE, NONE,
+			     1.25, "<= 1.25 x rc_rtt_p50", "XRC SEND round trip, p50" },
+	[BF_XRC_RTT_P99] = { "xrc_rtt_p99", "us", 3, BS_XRC, BF_RC_RTT_P99, NONE, NONE, NONE,
+			     NONE, "-", "XRC SEND round trip, p99" },
+	[BF_WRITE_LAT_P50] = { "rdma_write_lat_p50", "us", 3, BS_RC, BF_RAW_RTT_P50, NONE, 5,
+			       NONE, NONE, "<= 5 us",
+			       "RDMA WRITE post to completion, passive target, p50" },
+	[BF_WRITE_LAT_P99] = { "rdma_write_lat_p99", "us", 3, BS_RC, BF_RAW_RTT_P99, NONE, NONE,
+			       NONE, NONE, "-", "RDMA WRITE, passive target, p99" },
+	[BF_READ_LAT_P50] = { "rdma_read_lat_p50", "us", 3, BS_RC, BF_RAW_RTT_P50, NONE, 5, NONE,
+			      NONE, "<= 5 us", "RDMA READ, passive target, p50" },
+	[BF_READ_LAT_P99] = { "rdma_read_lat_p99", "us", 3, BS_RC, BF_RAW_RTT_P99, NONE, NONE,
+			      NONE, NONE, "-", "RDMA READ, passive target, p99" },
+	[BF_ATOMIC_LAT_P50] = { "atomic_fadd_lat_p50", "us", 3, BS_RC, BF_RAW_RTT_P50, NONE, 5,
+				NONE, NONE, "<= 5 us", "fetch-and-add, passive target, p50" },
+	[BF_ATOMIC_LAT_P99] = { "atomic_fadd_lat_p99", "us", 3, BS_RC, BF_RAW_RTT_P99, NONE,
+				NONE, NONE, NONE, "-", "fetch-and-add, passive target, p99" },
+	[BF_LOOP_RATE] = { "loopback_rate", "msg/s", 0, BS_LOOP_EXT, BF_RAW_STREAM, 10e6, NONE,
+			   NONE, NONE, ">= 10000000 msg/s",
+			   "RC SEND between two QPs of one process (best round)" },
+	[BF_LEGACY_RATE] = { "legacy_loopback_rate", "msg/s", 0, BS_LOOP_LEGACY, BF_LOOP_RATE,
+			     NONE, NONE, 1 / 1.05, NONE,
+			     ">= 0.952 x loopback_rate (time <= 1.05 x)",
+			     "the same, legacy provider mode: the compat layer (best round)" },
+	[BF_BW_64K] = { "rc_send_64k_bw", "MB/s", 0, BS_RC, BF_RAW_MEMCPY, NONE, NONE, 0.5, NONE,
+			">= 0.5 x raw_memcpy_bw", "RC SEND of 64 KiB messages, two processes" },
+	[BF_NPROC] = { "nproc", "cpus", 0, BS_NONE, -1, NONE, NONE, NONE, NONE, "-",
+		       "machine: online CPUs" },
+	[BF_LOAD_BEFORE] = { "loadavg_before", "load", 2, BS_NONE, -1, NONE, NONE, NONE, NONE,
+			     "-", "machine: 1-minute load average before the run" },
+	[BF_LOAD_AFTER] = { "loadavg_after", "load", 2, BS_NONE, -1, NONE, NONE, NONE, NONE, "-",
+			    "machine: 1-minute load average after the run" },
+	[BF_CPU] = { "bench_cpu", "s", 3, BS_NONE, BF_WALL, NONE, NONE, NONE, NONE, "-",
+		     "CPU time of the bench's processes (not the fake kernel daemon); "
+		     "ratio: CPUs kept busy" },
+	[BF_WALL] = { "bench_wall", "s", 3, BS_NONE, -1, NONE, NONE, NONE, NONE, "-",
+		      "wall-clock time of the run" },
 };
 
-static void die(const char *what)
+static const char *const session_name[BS_COUNT] = {
+	[BS_RAW] = "raw shared-memory ring and memcpy",
+	[BS_RC] = "fake HCA, RC between two processes",
+	[BS_XRC] = "fake HCA, XRC between two processes",
+	[BS_LOOP_EXT] = "fake HCA, loopback (extended provider mode)",
+	[BS_LOOP_LEGACY] = "fake HCA, loopback (legacy provider mode)",
+};
+
+static void usage(FILE *f)
 {
-	fprintf(stderr, "ibvct-bench: %s: %s\n", what, strerror(errno));
-	exit(1);
+	fprintf(f, "usage: ibvct-bench [--iters N] [--seconds S] [--script FILE] [--out DIR]\n"
+		"  --iters N      samples per latency figure, 10 N messages per rate figure\n"
+		"                 (default %ld)\n"
+		"  --seconds S    and at most S seconds per figure (default %g), each after a\n"
+		"                 warm-up of a tenth of both\n"
+		"  --script FILE  the fake provider's script (default: the built-in one); its\n"
+		"                 mode line is replaced by extended, and by legacy for the\n"
+		"                 compat-layer figure\n"
+		"  --out DIR      also write the rows to DIR/<UTC time>.tsv and DIR/latest.tsv\n",
+		bench_iters, bench_seconds);
 }
 
-static long long now_ns(void)
+static void set_err(enum bench_session s, const char *msg)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (!bench_res->err[s][0])
+		snprintf(bench_res->err[s], sizeof(bench_res->err[s]), "%s", msg);
 }
 
-static void ep_open(struct ep *e, struct ibv_context *ctx)
+/* The session's process ended: a status other than 0 without a reason
+ * becomes the reason. */
+static void session_reaped(enum bench_session s, int st)
 {
-	struct ibv_qp_init_attr qa;
+	char why[160], msg[200];
 
-	memset(e, 0, sizeof(*e));
-	e->ctx = ctx;
-	e->pd = ibv_alloc_pd(ctx);
-	e->cq = ibv_create_cq(ctx, 4 * DEPTH, NULL, NULL, 0);
-	if (!e->pd || !e->cq)
-		die("pd/cq");
-	e->mr = ibv_reg_mr(e->pd, e->buf, sizeof(e->buf), IBV_ACCESS_LOCAL_WRITE);
-	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = qa.recv_cq = e->cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = qa.cap.max_recv_wr = DEPTH;
-	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
-	e->qp = e->mr ? ibv_create_qp(e->pd, &qa) : NULL;
-	if (!e->qp)
-		die("qp");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	bench_describe(st, why, sizeof(why));
+	snprintf(msg, sizeof(msg), "the session process %s%s", why,
+		 WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM ? ": it ran out of time" : "");
+	set_err(s, msg);
 }
 
-static void ep_connect(struct ep *e, uint32_t dest)
+static void run_session(enum bench_session s, void (*fn)(void))
 {
-	struct ibv_qp_attr a;
+	pid_t pid;
+	int st;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
+	printf("measuring: %s\n", session_name[s]);
+	pid = fork();
+	if (pid < 0) {
+		set_err(s, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		bench_session_id = s;
+		bench_forked();
+		fn();
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		st = 0x100;
+	session_reaped(s, st);
 }
 
-static void ep_recv(struct ep *e, int n)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)e->buf + MSG, .length = MSG, .lkey = e->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+/* ---- loopback: the two provider modes take turns --------------------------------- */
+struct looper {
+	enum bench_session s;
+	pid_t pid;
+	int to, from;
+	double best;
+	long count;
+};
 
-	while (n-- > 0)
-		if (ibv_post_recv(e->qp, &wr, &bad))
-			die("post_recv");
+/* A looper that never started (its reason is on the page). */
+static void loop_none(struct looper *l, enum bench_session s)
+{
+	memset(l, 0, sizeof(*l));
+	l->s = s;
+	l->pid = -1;
+	l->to = l->from = -1;
 }
 
-static void ep_send(struct ep *e, bool signaled)
+/* Start a looper; other (or NULL) is one started before, whose pipe ends the
+ * new process must not hold: its end of file would never come. */
+static void loop_start(struct looper *l, enum bench_session s, const struct looper *other)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = MSG, .lkey = e->mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-	}, *bad;
-	int err = ibv_post_send(e->qp, &wr, &bad);
+	int down[2], up[2];
+
+	loop_none(l, s);
+	if (pipe(down) || pipe(up)) {
+		set_err(s, strerror(errno));
+		return;
+	}
+	l->pid = fork();
+	if (l->pid == 0) {
+		bench_session_id = s;
+		bench_forked();
+		if (other && other->to >= 0)
+			close(other->to);
+		if (other && other->from >= 0)
+			close(other->from);
+		close(down[1]);
+		close(up[0]);
+		bench_loop_session(down[0], up[1]);
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	if (l->pid < 0) {
+		set_err(s, strerror(errno));
+		close(down[1]);
+		close(up[0]);
+		return;
+	}
+	l->to = down[1];
+	l->from = up[0];
+}
+
+static void loop_round(struct looper *l, struct bench_budget b)
+{
+	double v;
+	long n;
+
+	if (l->to < 0)
+		return;
+	if (write(l->to, &b, sizeof(b)) != (ssize_t)sizeof(b) ||
+	    read(l->from, &v, sizeof(v)) != (ssize_t)sizeof(v) ||
+	    read(l->from, &n, sizeof(n)) != (ssize_t)sizeof(n)) {
+		close(l->to);
+		l->to = -1;		/* it ended: its reason is on the page */
+		return;
+	}
+	if (v > l->best) {
+		l->best = v;
+		l->count = n;
+	}
+}
+
+static void loop_end(struct looper *l, enum bench_fig f)
+{
+	int st;
+
+	if (l->to >= 0)
+		close(l->to);
+	if (l->from >= 0)
+		close(l->from);
+	if (l->pid > 0) {
+		if (waitpid(l->pid, &st, 0) != l->pid)
+			st = 0x100;
+		session_reaped(l->s, st);
+	}
+	if (l->best > 0 && !bench_res->err[l->s][0])
+		bench_put(f, l->best, l->count);
+}
+
+/* ---- scripts and environment -------------------------------------------------------- */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		text = calloc(1, (size_t)len + 1);
+		if (text && fread(text, 1, (size_t)len, f) != (size_t)len) {
+			free(text);
+			text = NULL;
+		}
+	}
+	fclose(f);
+	return text;
+}
+
+/* The script with its mode lines made comments (line numbers stay) and
+ * `mode MODE` at the end. */
+static int write_mode_script(const char *path, const char *text, const char *mode)
+{
+	FILE *f = fopen(path, "w");
+	const char *p = text, *w;
+	int ret;
+
+	if (!f)
+		return -1;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		for (w = p; *w == ' ' || *w == '\t'; w++)
+			;
+		if (!strncmp(w, "mode", 4) && (w[4] == ' ' || w[4] == '\t' || w[4] == '\n' ||
+					       w[4] == '#' || !w[4]))
+			fputs("# (set below by ibvct-bench) ", f);
+		fwrite(p, 1, len, f);
+		if (!nl)
+			fputc('\n', f);
+		p += len;
+	}
+	fprintf(f, "mode %s\n", mode);
+	ret = ferror(f) ? -1 : 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* The script's text: the caller's file (parsed first, so that a bad one is
+ * refused with its own file:line), else the built-in default. NULL: err says why. */
+static char *script_text(const char *script, char *err, size_t errlen)
+{
+	struct fp_script *s;
+	char *text;
+
+	if (!script) {
+		text = strdup(fp_script_default_text);
+		if (!text)
+			snprintf(err, errlen, "out of memory");
+		return text;
+	}
+	s = calloc(1, sizeof(*s));
+	err[0] = '\0';
+	if (!s || fp_script_load(script, s, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		free(s);
+		return NULL;
+	}
+	free(s);
+	text = read_file(script);
+	if (!text)
+		snprintf(err, errlen, "%s: %s", script, strerror(errno));
+	return text;
+}
+
+/* Point this process (and so the sessions it forks next) at a fresh fake
+ * host in dir for the script in provider mode MODE; false: err says why. */
+static bool mode_env(const char *dir, const char *text, const char *mode,
+		     const char *provider, char *err, size_t errlen)
+{
+	char path[PATH_MAX], scratch[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s.fps", dir, mode);
+	if (write_mode_script(path, text, mode)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	return fp_env_setup(path, provider, dir, scratch, sizeof(scratch), err, errlen) == 0;
+}
+
+/* A fake kernel daemon (pid file in a run dir of ours) still exiting. */
+static bool daemon_running(const char *pidfile)
+{
+	char buf[512], *p;
+	FILE *f = fopen(pidfile, "r");
+	long pid = 0;
+
+	if (!f)
+		return false;		/* gone: it removes its pid file */
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(buf, sizeof(buf), "/proc/%ld/stat", pid);
+	f = fopen(buf, "r");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return !(p && p[1] == ' ' && p[2] == 'Z');
+}
+
+/*
+ * The daemons of the fake hosts in dir exit once their last connection has
+ * closed, removing their files: wait for that (a few seconds at most), so
+ * that the bench leaves no process behind and removes its scratch whole.
+ */
+static void remove_scratch(const char *dir)
+{
+	long long give_up = bench_now() + 5000000000LL * bench_mult();
+	char pidfile[PATH_MAX + 300];
+	struct dirent *d;
+	bool waiting;
+	DIR *dp;
+	int tries;
+
+	do {
+		waiting = false;
+		dp = opendir(dir);
+		while (dp && (d = readdir(dp)))
+			if (!strncmp(d->d_name, "ibvct.", 6)) {
+				snprintf(pidfile, sizeof(pidfile), "%s/%s/run/fkd.pid", dir,
+					 d->d_name);
+				waiting |= daemon_running(pidfile);
+			}
+		if (dp)
+			closedir(dp);
+		if (waiting)
+			usleep(20000);
+	} while (waiting && bench_now() < give_up);
+	for (tries = 0; fp_rmtree(dir) && tries < 3; tries++)
+		usleep(50000);	/* a file went while we walked: walk again */
+	if (access(dir, F_OK) == 0)
+		fprintf(stderr, "ibvct-bench: could not remove %s\n", dir);
+}
+
+/* ---- the machine ------------------------------------------------------------------------ */
+static double loadavg(char *text, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double l1 = NONE;
+
+	snprintf(text, len, "unknown");
+	if (!f)
+		return l1;
+	if (fgets(text, (int)len, f)) {
+		text[strcspn(text, "\n")] = '\0';
+		l1 = strtod(text, NULL);
+	}
+	fclose(f);
+	return l1;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+			kids.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+			kids.ru_stime.tv_usec) / 1e6;
+}
+
+/* ---- the report ---------------------------------------------------------------------------- */
+struct cell {
+	char value[32], ratio[32];
+	const char *verdict;
+	char note[300];
+};
+
+static bool have(int f)
+{
+	return f >= 0 && bench_res->fig[f].set;
+}
+
+static void judge(int f, struct cell *c)
+{
+	const struct row *r = &rows[f];
+	const struct bench_val *v = &bench_res->fig[f];
+	bool goal = !isnan(r->min) || !isnan(r->max) || !isnan(r->rmin) || !isnan(r->rmax);
+	bool ratio_goal = !isnan(r->rmin) || !isnan(r->rmax), ok = true;
+	double q = NONE;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->value, sizeof(c->value), "error");
+	snprintf(c->ratio, sizeof(c->ratio), "-");
+	c->verdict = "error";
+	if (!v->set) {
+		const char *why = r->session != BS_NONE ? bench_res->err[r->session] : "";
+
+		snprintf(c->note, sizeof(c->note), "not measured: %s",
+			 why[0] ? why : "its session gave no reason");
+		return;
+	}
+	snprintf(c->value, sizeof(c->value), "%.*f", r->decimals, v->value);
+	if (have(r->base) && bench_res->fig[r->base].value > 0) {
+		q = v->value / bench_res->fig[r->base].value;
+		snprintf(c->ratio, sizeof(c->ratio), "%.3f", q);
+	}
+	if (ratio_goal && isnan(q)) {
+		snprintf(c->note, sizeof(c->note), "no ratio: its baseline %s was not measured",
+			 rows[r->base].key);
+		return;
+	}
+	if (!isnan(r->min) && !(v->value >= r->min))
+		ok = false;
+	if (!isnan(r->max) && !(v->value <= r->max))
+		ok = false;
+	if (!isnan(r->rmin) && !(q >= r->rmin))
+		ok = false;
+	if (!isnan(r->rmax) && !(q <= r->rmax))
+		ok = false;
+	c->verdict = !goal ? "-" : ok ? "met" : "missed";
+}
+
+static void print_table(FILE *f, const struct cell *c)
+{
+	int i;
+
+	fprintf(f, "%-21s %12s %-5s %8s %-18s %-42s %-7s %9s  %s\n", "figure", "value", "unit",
+		"ratio", "baseline", "goal", "verdict", "n", "what");
+	for (i = 0; i < BF_COUNT; i++) {
+		char n[24];
+
+		snprintf(n, sizeof(n), "%ld", bench_res->fig[i].samples);
+		fprintf(f, "%-21s %12s %-5s %8s %-18s %-42s %-7s %9s  %s\n", rows[i].key,
+			c[i].value, rows[i].unit, c[i].ratio,
+			rows[i].base >= 0 ? rows[rows[i].base].key : "-", rows[i].goal,
+			c[i].verdict, bench_res->fig[i].set ? n : "-", rows[i].what);
+	}
+}
+
+static void print_tsv(FILE *f, const struct cell *c)
+{
+	int i;
+
+	fprintf(f, "figure\tvalue\tunit\tratio\tbaseline\tgoal\tverdict\tsamples\twhat\tnote\n");
+	for (i = 0; i < BF_COUNT; i++)
+		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%ld\t%s\t%s\n", rows[i].key, c[i].value,
+			rows[i].unit, c[i].ratio, rows[i].base >= 0 ? rows[rows[i].base].key : "-",
+			rows[i].goal, c[i].verdict, bench_res->fig[i].samples, rows[i].what,
+			c[i].note[0] ? c[i].note : "-");
+}
+
+static int mkdir_p(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return ENAMETOOLONG;
+	for (i = 1; p[i]; i++)
+		if (p[i] == '/') {
+			p[i] = '\0';
+			if (mkdir(p, 0777) && errno != EEXIST)
+				return errno;
+			p[i] = '/';
+		}
+	if (mkdir(p, 0777) && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+/* DIR/<UTC time>.tsv and DIR/latest.tsv; false (and why on stderr) if not. */
+static bool write_tsv(const char *dir, const struct cell *c)
+{
+	char stamp[32], path[PATH_MAX + 64];
+	const char *names[2] = { stamp, "latest" };
+	time_t now = time(NULL);
+	struct tm tm;
+	int i, err = mkdir_p(dir);
 
 	if (err) {
-		errno = err;
-		die("post_send");
+		fprintf(stderr, "ibvct-bench: mkdir %s: %s\n", dir, strerror(err));
+		return false;
 	}
-}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (i = 0; i < 2; i++) {
+		FILE *f;
 
-/* Poll until want receive completions were seen; send CQEs are skipped.
- * (One entry at a time: nothing beyond want is taken off the CQ.) */
-static void ep_wait_recv(struct ep *e, int want)
-{
-	struct ibv_wc wc[1];
-
-	while (want > 0) {
-		int i, n = ibv_poll_cq(e->cq, 1, wc);
-
-		if (n < 0)
-			die("poll_cq");
-		for (i = 0; i < n; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "ibvct-bench: completion status %d\n", wc[i].status);
-				exit(1);
-			}
-			if (wc[i].opcode == IBV_WC_RECV)
-				want--;
+		snprintf(path, sizeof(path), "%s/%s.tsv", dir, names[i]);
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, "ibvct-bench: %s: %s\n", path, strerror(errno));
+			return false;
 		}
+		print_tsv(f, c);
+		if (fclose(f)) {
+			fprintf(stderr, "ibvct-bench: %s: %s\n", path, strerror(errno));
+			return false;
+		}
+		if (i == 0)
+			printf("rows written to %s", path);
 	}
+	printf(" and %s\n", path);
+	return true;
 }
 
-static void ep_close(struct ep *e)
+/* ---- main ---------------------------------------------------------------------------------- */
+static bool arg_num(const char *opt, const char *s, double lo, double hi, double *out)
 {
-	ibv_destroy_qp(e->qp);
-	ibv_dereg_mr(e->mr);
-	ibv_destroy_cq(e->cq);
-	ibv_dealloc_pd(e->pd);
-}
+	char *end;
 
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Retire signaled sends; any error ends the run. */
-static void tx_poll(struct ep *tx)
-{
-	struct ibv_wc wc[32];
-	int i, n = ibv_poll_cq(tx->cq, 32, wc);
-
-	for (i = 0; i < n; i++)
-		if (wc[i].status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "ibvct-bench: send completion status %d\n", wc[i].status);
-			exit(1);
-		}
-}
-
-/* The sender's side of a one-way run: a window of DEPTH/2 messages. */
-static double rate_run(struct ep *tx, struct ep *rx_local, struct shared *sh, long n)
-{
-	long long t0 = now_ns();
-	struct ibv_wc wc[32];
-	long sent;
-
-	for (sent = 0; sent < n; sent++) {
-		while (sent - (long)sh->received >= DEPTH / 2) {
-			if (rx_local) {
-				/* loopback: be the receiver too */
-				int i, k = ibv_poll_cq(rx_local->cq, 32, wc);
-
-				for (i = 0; i < k; i++)
-					if (wc[i].opcode == IBV_WC_RECV) {
-						sh->received++;
-						ep_recv(rx_local, 1);
-					}
-			}
-			tx_poll(tx);
-		}
-		ep_send(tx, (sent % 64) == 63);
-		if ((sent % 64) == 63)
-			tx_poll(tx);
+	if (!s) {
+		fprintf(stderr, "ibvct-bench: %s needs a value\n", opt);
+		return false;
 	}
-	while ((long)sh->received < n) {
-		if (rx_local) {
-			int i, k = ibv_poll_cq(rx_local->cq, 32, wc);
-
-			for (i = 0; i < k; i++)
-				if (wc[i].opcode == IBV_WC_RECV) {
-					sh->received++;
-					ep_recv(rx_local, 1);
-				}
-		}
-		tx_poll(tx);
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
+		fprintf(stderr, "ibvct-bench: %s %s: give a number from %g to %g\n", opt, s, lo, hi);
+		return false;
 	}
-	return (double)n * 1e9 / (double)(now_ns() - t0);
+	return true;
 }
 
 int main(int argc, char **argv)
 {
-	long iters = argc > 1 ? atol(argv[1]) : 20000, i;
-	char scratch[PATH_MAX], err[512], prov[PATH_MAX + 64], self[PATH_MAX];
-	const char *p = getenv("IBVCT_PROVIDER");
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int up[2], down[2], n, st;
-	struct shared *sh;
-	struct ep a, b;
-	long long *rtt;
-	uint32_t qpn;
-	double rate;
-	pid_t pid;
+	const char *script = NULL, *out = NULL, *provider = getenv("IBVCT_PROVIDER");
+	char prov[PATH_MAX + 64], self[PATH_MAX], dir[PATH_MAX];
+	char err[2 * PATH_MAX], load0[128], load1[128], *text = NULL;
+	static struct cell cells[BF_COUNT];
+	struct looper ext, leg;
+	struct bench_budget rb;
+	double l0, l1, v;
+	long long t0;
+	int i, ret = 2, errors = 0, met = 0, missed = 0;
 
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iters") && arg_num(argv[i], argv[i + 1], 1, 1e7, &v)) {
+			bench_iters = (long)v;
+			i++;
+		} else if (!strcmp(argv[i], "--seconds") &&
+			   arg_num(argv[i], argv[i + 1], 0.001, 3600, &v)) {
+			bench_seconds = v;
+			i++;
+		} else if (!strcmp(argv[i], "--script") && argv[i + 1]) {
+			script = argv[++i];
+		} else if (!strcmp(argv[i], "--out") && argv[i + 1]) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			if (strcmp(argv[i], "--iters") && strcmp(argv[i], "--seconds"))
+				fprintf(stderr, "ibvct-bench: %s: %s\n", argv[i],
+					argv[i][0] == '-' && argv[i + 1] ? "unknown option"
+									 : "unknown or without its value");
+			usage(stderr);
+			return 2;
+		}
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (iters < 100)
-		iters = 100;
-	if (!p) {
+	signal(SIGPIPE, SIG_IGN);	/* a session that ended: its pipe says so */
+	bench_alarm = (unsigned)((60 + 15 * bench_seconds) * (double)bench_mult());
+	bench_res = mmap(NULL, sizeof(*bench_res), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (bench_res == MAP_FAILED) {
+		perror("ibvct-bench: mmap");
+		return 2;
+	}
+	if (!provider) {
 		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		self[k > 0 ? k : 0] = '\0';
-		*strrchr(self, '/') = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
 		snprintf(prov, sizeof(prov), "%s/../lib/ibvct/libibvct-fake.so", self);
-		p = prov;
+		provider = prov;
 	}
-	if (fp_env_setup(NULL, p, NULL, scratch, sizeof(scratch), err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
+	snprintf(dir, sizeof(dir), "%s/ibvct-bench.XXXXXX",
+		 getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "ibvct-bench: cannot make a scratch dir %s: %s\n", dir,
+			strerror(errno));
+		goto out_unmap;
 	}
-	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	rtt = calloc((size_t)iters, sizeof(*rtt));
-	if (sh == MAP_FAILED || !rtt || pipe(up) || pipe(down))
-		die("setup");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	alarm(120);		/* whatever happens, both sides end */
-	list = ibv_get_device_list(&n);
-	ctx = list && n > 0 ? ibv_open_device(list[0]) : NULL;
-	if (!ctx)
-		die("ibv_open_device");
-	if (pid == 0) {
-		/* the child: echo each ping, then receive the one-way stream */
-		ep_open(&b, ctx);
-		qpn = b.qp->qp_num;
-		if (write(up[1], &qpn, 4) != 4 || read(down[0], &qpn, 4) != 4)
-			die("pipe");
-		ep_connect(&b, qpn);
-		ep_recv(&b, DEPTH);
-		if (write(up[1], &qpn, 4) != 4)
-			die("pipe");
-		for (i = 0; i < iters; i++) {
-			ep_wait_recv(&b, 1);
-			ep_recv(&b, 1);
-			ep_send(&b, (i % 64) == 63);
-		}
-		for (i = 0; i < iters * 10; ) {
-			struct ibv_wc wc[32];
-			int k, got = ibv_poll_cq(b.cq, 32, wc);
 
-			for (k = 0; k < got; k++)
-				if (wc[k].opcode == IBV_WC_RECV) {
-					ep_recv(&b, 1);
-					sh->received = (uint64_t)++i;
-				}
-		}
-		ep_close(&b);
-		ibv_close_device(ctx);
-		ibv_free_device_list(list);
-		_exit(0);
-	}
-	ep_open(&a, ctx);
-	if (read(up[0], &qpn, 4) != 4)
-		die("pipe");
-	ep_connect(&a, qpn);
-	qpn = a.qp->qp_num;
-	if (write(down[1], &qpn, 4) != 4 || read(up[0], &qpn, 4) != 4)
-		die("pipe");
-	ep_recv(&a, DEPTH);
-	for (i = 0; i < iters; i++) {
-		long long t0 = now_ns();
+	t0 = bench_now();
+	l0 = loadavg(load0, sizeof(load0));
+	printf("ibvct-bench: the machine's limit (raw), then the fake HCA through libibverbs;\n"
+	       "64-byte messages unless said; each figure at most %ld samples (latency) or %ld\n"
+	       "messages (rate) and %g s, after a warm-up of a tenth of both\n",
+	       bench_iters, bench_iters * 10, bench_seconds);
+	printf("machine: %ld CPUs online, loadavg %s\n", sysconf(_SC_NPROCESSORS_ONLN), load0);
 
-		ep_send(&a, (i % 64) == 63);
-		ep_wait_recv(&a, 1);
-		ep_recv(&a, 1);
-		rtt[i] = now_ns() - t0;
+	text = script_text(script, err, sizeof(err));
+	run_session(BS_RAW, bench_raw_session);
+	if (!text || !mode_env(dir, text, "extended", provider, err, sizeof(err))) {
+		for (i = BS_RC; i <= BS_LOOP_EXT; i++)
+			set_err((enum bench_session)i, err);
+		loop_none(&ext, BS_LOOP_EXT);
+	} else {
+		run_session(BS_RC, bench_rc_session);
+		run_session(BS_XRC, bench_xrc_session);
+		printf("measuring: %s and legacy mode, %d rounds each, in turns\n",
+		       session_name[BS_LOOP_EXT], LOOP_ROUNDS);
+		loop_start(&ext, BS_LOOP_EXT, NULL);
 	}
-	qsort(rtt, (size_t)iters, sizeof(*rtt), cmp_ll);
-	printf("cross-process RC SEND %d B round trip: median %.2f us, p99 %.2f us (%ld iterations)\n",
-	       MSG, rtt[iters / 2] / 1000.0, rtt[iters * 99 / 100] / 1000.0, iters);
-	rate = rate_run(&a, NULL, sh, iters * 10);
-	printf("cross-process RC SEND %d B one-way rate: %.0f messages/s\n", MSG, rate);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		fprintf(stderr, "ibvct-bench: child failed (%#x)\n", st);
-	ep_close(&a);
+	/* set up after the extended looper started: it keeps its environment */
+	if (!text || !mode_env(dir, text, "legacy", provider, err, sizeof(err))) {
+		set_err(BS_LOOP_LEGACY, err);
+		loop_none(&leg, BS_LOOP_LEGACY);
+	} else {
+		loop_start(&leg, BS_LOOP_LEGACY, &ext);
+	}
+	rb = bench_rate_budget();
+	rb.n = rb.n / LOOP_ROUNDS > 0 ? rb.n / LOOP_ROUNDS : 1;
+	rb.ns /= LOOP_ROUNDS;
+	for (i = 0; i < LOOP_ROUNDS; i++) {
+		loop_round(&ext, rb);
+		loop_round(&leg, rb);
+	}
+	loop_end(&ext, BF_LOOP_RATE);
+	loop_end(&leg, BF_LEGACY_RATE);
 
-	/* loopback: two QPs of this process */
-	ep_open(&a, ctx);
-	ep_open(&b, ctx);
-	ep_connect(&a, b.qp->qp_num);
-	ep_connect(&b, a.qp->qp_num);
-	ep_recv(&b, DEPTH);
-	sh->received = 0;
-	rate = rate_run(&a, &b, sh, iters * 10);
-	printf("in-process loopback RC SEND %d B rate: %.0f messages/s\n", MSG, rate);
-	ep_close(&a);
-	ep_close(&b);
-	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	free(rtt);
-	fp_rmtree(scratch);
-	return 0;
+	l1 = loadavg(load1, sizeof(load1));
+	bench_put(BF_NPROC, (double)sysconf(_SC_NPROCESSORS_ONLN), 1);
+	bench_put(BF_LOAD_BEFORE, l0, 1);
+	bench_put(BF_LOAD_AFTER, l1, 1);
+	bench_put(BF_WALL, (double)(bench_now() - t0) / 1e9, 1);
+	bench_put(BF_CPU, cpu_seconds(), 1);
+
+	printf("\n");
+	for (i = 0; i < BF_COUNT; i++) {
+		judge(i, &cells[i]);
+		if (!strcmp(cells[i].verdict, "error"))
+			errors++;
+		else if (!strcmp(cells[i].verdict, "met"))
+			met++;
+		else if (!strcmp(cells[i].verdict, "missed"))
+			missed++;
+	}
+	print_table(stdout, cells);
+	printf("\nmachine: loadavg before %s, after %s; the bench's processes used %.1f s of CPU "
+	       "in %.1f s (%.2f CPUs; the fake kernel daemon not counted)\n", load0, load1,
+	       bench_res->fig[BF_CPU].value, bench_res->fig[BF_WALL].value,
+	       bench_res->fig[BF_CPU].value / bench_res->fig[BF_WALL].value);
+	printf("goals: %d met, %d missed (a measurement: a missed goal is no failure)\n", met,
+	       missed);
+	ret = 0;
+	if (out && !write_tsv(out, cells))
+		ret = 1;
+	for (i = 0; i < BF_COUNT; i++)
+		if (!strcmp(cells[i].verdict, "error"))
+			fprintf(stderr, "ibvct-bench: %s: %s\n", rows[i].key, cells[i].note);
+	if (errors) {
+		fprintf(stderr, "ibvct-bench: %d of %d figures could not be measured\n", errors,
+			BF_COUNT);
+		ret = 1;
+	}
+	remove_scratch(dir);
+out_unmap:
+	free(text);
+	munmap(bench_res, sizeof(*bench_res));
+	return ret;
 }
