@@ -109,7 +109,16 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.quirks = (fp__quirk(FP_Q_HANDLE_FALLBACK) ? FK_CQ_HANDLE_FALLBACK : 0) |
 			  (fp__quirk(FP_Q_LEFTOVER_DROPS_DOMAIN) ? FK_CQ_LEFTOVER_DROPS_DOMAIN : 0) |
 			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0) |
-			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0),
+			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0) |
+			  (fp__quirk(FP_Q_OPEN_QP_ANY_TYPE) ? FK_CQ_OPEN_QP_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_QP_ANY_TYPE) ? FK_CQ_QP_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC) ? FK_CQ_SRQ_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_XRCD_NO_SHARE) ? FK_CQ_XRCD_NO_SHARE : 0) |
+			  (fp__quirk(FP_Q_XRCD_CLOSE_UNBINDS) ? FK_CQ_XRCD_CLOSE_UNBINDS : 0) |
+			  (fp__quirk(FP_Q_XRC_SRQ_HELD_BY_TGT_QP) ? FK_CQ_SRQ_HELD_BY_TGT : 0) |
+			  (fp__quirk(FP_Q_TGT_DESTROY_KILLS_REAL_QP) ? FK_CQ_TGT_DESTROY_KILLS : 0) |
+			  (fp__quirk(FP_Q_TGT_LAST_DESTROY_KEEPS_QP) ? FK_CQ_TGT_DESTROY_KEEPS : 0) |
+			  (fp__quirk(FP_Q_XRCD_BAD_FD_PRIVATE) ? FK_CQ_XRCD_BAD_FD_PRIVATE : 0),
 	};
 	int i;
 
