@@ -33,17 +33,25 @@ bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a)
 	 * sees comp_mask: no reserved-bit check, no PD-bit check. */
 	if (fp_prof() != FP_PROF_MLX5 && fp_prof() != FP_PROF_MLX4)
 		return false;
-	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) || a->srq_type == IBV_SRQT_BASIC)	/* @rule SRQX-05 */
+	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) || a->srq_type == IBV_SRQT_BASIC)	/* @rule SRQX-05 @driver mlx5 mlx4 */
 		return true;
 	return false;
 }
 
 int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a)
 {
-	/* mlx4_create_srq_ex: a type other than BASIC and XRC falls through to
-	 * "return NULL" without setting errno. */
-	if (fp_prof() == FP_PROF_MLX4 && (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 */
+	bool typed = a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE;
+
+	/* SRQX-07 is the kernel's (the fake kernel's SRQ create); these drivers
+	 * look at the type first. mlx4_create_srq_ex: a type other than BASIC
+	 * and XRC falls through to "return NULL" without setting errno
+	 * (rdma-core v44.0 providers/mlx4/verbs.c:743) */
+	if (fp_prof() == FP_PROF_MLX4 && typed && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 @driver mlx4 */
 		return FP_PROF_NO_ERRNO;
+	/* mlx5_create_srq_ex: neither XRC nor TM is EINVAL, errno set, before
+	 * the command (providers/mlx5/verbs.c:3534) */
+	if (fp_prof() == FP_PROF_MLX5 && typed && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC && a->srq_type != IBV_SRQT_TM)	/* @rule SRQX-07 @driver mlx5 */
+		return EINVAL;
 	return 0;
 }
 
@@ -84,6 +92,13 @@ int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a)
 	return 0;
 }
 
+static bool fp_prof_qp_type_known(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_UD || t == IBV_QPT_RAW_PACKET ||
+	       t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV || t == IBV_QPT_DRIVER;
+}
+
+/* The driver's own checks of create_qp_ex, before the command layer. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 {
 	const uint32_t mlx_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
@@ -97,19 +112,25 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 	case FP_PROF_RXE:
 		/* check_qp_init_attr, before anything else in rxe_create_qp_ex:
 		 * the XRCD bit is not among rxe's bits */
-		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 @driver rxe */
 			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX5:
 		/* create_qp: "return NULL" without errno for a bit it lacks */
-		if (a->comp_mask & ~mlx5_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~mlx5_sup)		/* @rule QPX-04 @driver mlx5 */
 			return FP_PROF_NO_ERRNO;
+		/* mlx5_calc_wq_size -> sq_overhead: a type it builds no send
+		 * WQE for is EINVAL, errno set, before the command
+		 * (providers/mlx5/verbs.c:1570); only with a send queue
+		 * (mlx5_calc_sq_size returns early when max_send_wr is 0) */
+		if (a->cap.max_send_wr && !fp_prof_qp_type_known(a->qp_type))	/* @rule QPX-05 @driver mlx5 */
+			return EINVAL;
 		break;
 	case FP_PROF_MLX4:
 		/* create_qp_ex: after its size checks, ENOTSUP */
 		if (a->cap.max_inline_data > 1024)
 			return EINVAL;
-		if (a->comp_mask & ~mlx_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~mlx_sup)		/* @rule QPX-04 @driver mlx4 */
 			return ENOTSUP;
 		break;
 	default:

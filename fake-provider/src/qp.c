@@ -310,6 +310,10 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
 	err = fp__op_begin(FP_OP_CREATE_QP);
+	/* mlx5_create_qp and mlx4_create_qp go through the same driver code
+	 * as their create_qp_ex (mask PD) */
+	if (!err)
+		err = fp_prof_qp_ex_mask(&ex);
 	/* QPX-01/05: the command layer's, as in ibv_cmd_create_qp() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP))
 		err = verbs_cmd_create_qp(pd, attr);
@@ -321,7 +325,8 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	fp__op_end(ctx, FP_OP_CREATE_QP, FP_SUBJ_QP, h, err, "type=%d qpn=%u",
 		   ex.qp_type, h ? h->real->qpn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &h->vqp.qp;
