@@ -383,10 +383,8 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 	}
 	fp_qp_handle_init(h, ctx, r, xrcd);
 	h->opened = true;
-	/* OPENQP-07 */
-	h->vqp.qp.qp_context = attr->qp_context;
-	h->vqp.qp.qp_type = attr->qp_type;
-	h->vqp.qp.state = IBV_QPS_UNKNOWN;
+	/* OPENQP-07: the fields, as ibv_cmd_open_qp fills them */
+	verbs_cmd_open_qp_resp(context, &h->vqp, sizeof(h->vqp), attr, h->fk_handle);
 	goto out;
 
 err_close_h:
@@ -656,6 +654,14 @@ int fp_destroy_qp(struct ibv_qp *qp)
 	}
 	if (err)
 		goto out;
+	/* LIFE-09: the command layer waits, as ibv_cmd_destroy_qp does once
+	 * the kernel destroyed the QP; not under the plugin's lock, which the
+	 * thread that acknowledges the events may need */
+	if (!fp__quirk(FP_Q_SKIP_CMD_DESTROY_QP)) {
+		fp_fabric_unlock();
+		verbs_cmd_destroy_qp(qp);
+		fp_fabric_lock();
+	}
 	fp_qp_drop_handle(h);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_QP, FP_SUBJ_NONE, NULL, err, "qpn=%u", qpn);

@@ -598,9 +598,14 @@ static int c_destroy_qp(struct ibv_qp *qp)
 
 	RI_NEED_INT(lops(real_ctx)->destroy_qp);
 	ret = lops(real_ctx)->destroy_qp(w->real);
-	if (!ret)
-		free(w);
-	return ret;
+	if (ret)
+		return ret;
+	/* LIFE-09 for the wrapper: the application's events count on it (a
+	 * 1.1 provider's own destroy waits on its object, which the
+	 * application never holds here) */
+	verbs_cmd_destroy_qp(&w->vqp.qp);
+	free(w);
+	return 0;
 }
 
 static int c_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
