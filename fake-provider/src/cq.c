@@ -145,8 +145,13 @@ int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		goto out;
 	while (n < num_entries && cq->count) {
 		struct fp_cqe *e = &cq->ring[cq->head];
+		uint32_t byte_len = wc[n].byte_len;
 
-		wc[n++] = e->wc;
+		/* a driver may leave byte_len where the verbs do not define it */
+		wc[n] = e->wc;
+		if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
+			wc[n].byte_len = byte_len;
+		n++;
 		/* A polled send CQE frees its WQE and the unsignaled ones before it. */
 		if (e->sq_qp && e->sq_qp->sq_retired < e->sq_seq)
 			e->sq_qp->sq_retired = e->sq_seq;

@@ -145,11 +145,68 @@ void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
 	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
 	 * and reports the slots less one; the kernel's reply carries it back
 	 * into the caller's cap */
+	uint32_t wqe;
+
 	if (fp_prof() != FP_PROF_RXE)
 		return;
 	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
 	if (has_rq)
 		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
+	/* rxe_qp_init_req: one send WQE holds max(16 * max_send_sge,
+	 * max_inline_data) bytes (16: sizeof(struct ib_sge)); both caps are
+	 * written back from it */
+	wqe = cap->max_send_sge * 16 > cap->max_inline_data ? cap->max_send_sge * 16
+							    : cap->max_inline_data;
+	cap->max_send_sge = wqe / 16;
+	cap->max_inline_data = wqe;
+}
+
+void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked,
+				bool has_srq)
+{
+	uint32_t wqe, n;
+
+	out->max_recv_wr = out->max_recv_sge = 0;
+	/* mlx5 create_qp sizes a receive queue from the request before the
+	 * command zeroes the XRC_SEND request's receive caps, and writes its
+	 * sizes back after it (rdma-core v44.0 providers/mlx5/verbs.c:2623-2625;
+	 * mlx5_calc_rq_size, mlx5_calc_rcv_wqe: no queue with an SRQ or
+	 * max_recv_wr 0; a WQE of 16 bytes a scatter entry, rounded up to a
+	 * power of two; at least 64 bytes of queue); the kernel makes none
+	 * (qp_has_rq). The xrc_send_reports_recv_caps quirk does the same. */
+	if ((fp_prof() != FP_PROF_MLX5 && !fp__quirk(FP_Q_XRC_SEND_REPORTS_RECV_CAPS)) ||
+	    has_srq || !asked->max_recv_wr)
+		return;
+	wqe = fp_pow2(16 * (asked->max_recv_sge ? asked->max_recv_sge : 1));
+	n = fp_pow2(asked->max_recv_wr);
+	if (n * wqe < 64)
+		n = 64 / wqe;
+	out->max_recv_wr = n;
+	out->max_recv_sge = wqe / 16;
+}
+
+int fp_prof_modify_state(enum ibv_qp_state next)
+{
+	/* mlx5_ib's modify table has no transition into SQD (linux v6.1
+	 * drivers/infiniband/hw/mlx5/qp.c __mlx5_ib_modify_qp, optab: RTS goes
+	 * to RESET, ERR, RTS only): EINVAL, after ib_modify_qp_is_ok */
+	if (fp_prof() == FP_PROF_MLX5 && next == IBV_QPS_SQD)	/* @rule QPX-06 @driver mlx5 */
+		return EINVAL;
+	return 0;
+}
+
+bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side)
+{
+	/* mlx5 handle_good_req and mlx4's poll write byte_len of a send-side
+	 * completion for RDMA READ and atomics only (rdma-core v44.0
+	 * providers/mlx5/cq.c:167-190, providers/mlx4/cq.c:128-142): for a SEND
+	 * or an RDMA WRITE the caller's field is left as it was (ibv_poll_cq.3
+	 * defines byte_len there for those alone) */
+	if ((fp_prof() == FP_PROF_MLX5 || fp_prof() == FP_PROF_MLX4) && send_side &&
+	    wc->status == IBV_WC_SUCCESS &&
+	    (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE))
+		return false;
+	return true;
 }
 
 int fp_prof_srq_num(enum ibv_srq_type type)
