@@ -236,8 +236,8 @@ struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
 	    !priv->legacy && pd)
 		/* a provider with only the 1.1 op (QPX-01, COMPAT-11) */
 		qp = priv->ops.create_qp(pd, base);
-	if (qp)
-		ri_qp_fill(ctx, qp, base, pd,
+	if (qp)	/* pd verbatim, whatever the PD bit (set_qp, cmd_qp.c:53; QPX-02) */
+		ri_qp_fill(ctx, qp, base, attr->pd,
 			   attr->qp_type == IBV_QPT_XRC_RECV ? xrcd : NULL);
 	return qp;
 }
