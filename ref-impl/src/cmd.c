@@ -7,8 +7,11 @@
  * fake provider calls them as mlx5 or mlx4 call ibv_cmd_*, so a driver that
  * skips them (a quirk, or a driver profile that takes another path, as
  * mlx5 does for basic SRQs) really breaks these rules. The core's entry
- * points do not repeat them. Each helper returns 0 or a positive errno
- * and, where rdma-core v44 does, also sets errno.
+ * points do not repeat them. Each check returns 0 or a positive errno
+ * and, where rdma-core v44 does, also sets errno. The last two helpers are
+ * what those ibv_cmd_* do once the kernel answered: fill an opened QP
+ * (OPENQP-07) and, at a destroy, wait for the acknowledged events
+ * (LIFE-09).
  */
 #include "ri.h"
 
