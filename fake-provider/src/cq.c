@@ -83,6 +83,10 @@ int fp_destroy_cq(struct ibv_cq *ibcq)
 	err = fk_obj_destroy(ctx->fk, FK_O_CQ, h);
 	if (err)
 		goto out;
+	/* as ibv_cmd_destroy_cq: the acknowledged events, outside our lock */
+	fp_fabric_unlock();
+	verbs_cmd_destroy_cq(ibcq);
+	fp_fabric_lock();
 	fp_cq_free(cq);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_CQ, FP_SUBJ_NONE, NULL, err, "cq=%u", h);

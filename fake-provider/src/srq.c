@@ -315,6 +315,10 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 	}
 	if (err)
 		goto out;
+	/* as ibv_cmd_destroy_srq: the acknowledged events, outside our lock */
+	fp_fabric_unlock();
+	verbs_cmd_destroy_srq(ibsrq);
+	fp_fabric_lock();
 	fp_srq_free(srq);
 
 out:

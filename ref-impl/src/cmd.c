@@ -190,3 +190,15 @@ RI_EXPORT void verbs_cmd_destroy_qp(struct ibv_qp *qp)
 {
 	ri__wait_events_qp(qp);
 }
+
+/* The same ends of ibv_cmd_destroy_srq (cmd_srq.c: the SRQ's async events)
+ * and ibv_cmd_destroy_cq (cmd_cq.c: its completion and async events). */
+RI_EXPORT void verbs_cmd_destroy_srq(struct ibv_srq *srq)
+{
+	ri__wait_events_srq(srq);
+}
+
+RI_EXPORT void verbs_cmd_destroy_cq(struct ibv_cq *cq)
+{
+	ri__wait_events_cq(cq);
+}

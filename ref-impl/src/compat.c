@@ -390,9 +390,11 @@ static int c_destroy_cq(struct ibv_cq *cq)
 
 	RI_NEED_INT(lops(real_ctx)->destroy_cq);
 	ret = lops(real_ctx)->destroy_cq(w->real);
-	if (!ret)
-		free(w);
-	return ret;
+	if (ret)
+		return ret;
+	verbs_cmd_destroy_cq(&w->vcq.cq);	/* its events count on the wrapper */
+	free(w);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -480,9 +482,11 @@ static int c_destroy_srq(struct ibv_srq *srq)
 
 	RI_NEED_INT(lops(real_ctx)->destroy_srq);
 	ret = lops(real_ctx)->destroy_srq(w->real);
-	if (!ret)
-		free(w);
-	return ret;
+	if (ret)
+		return ret;
+	verbs_cmd_destroy_srq(&w->vsrq.srq);	/* its events count on the wrapper */
+	free(w);
+	return 0;
 }
 
 static int c_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,

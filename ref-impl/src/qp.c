@@ -163,7 +163,7 @@ RI_EXPORT int ri_v11_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq)
 		return EINVAL;
-	ri__wait_events_srq(srq);
+	/* the wait is the command layer's (verbs_cmd_destroy_srq) */
 	return ri__ops(srq->context)->destroy_srq(srq);
 }
 

@@ -30,7 +30,9 @@ verbs_cmd_create_srq_ex@IBVCT_PRIVATE_2
 verbs_cmd_open_qp@IBVCT_PRIVATE_2
 verbs_cmd_open_xrcd@IBVCT_PRIVATE_2
 IBVCT_PRIVATE_3@IBVCT_PRIVATE_3
+verbs_cmd_destroy_cq@IBVCT_PRIVATE_3
 verbs_cmd_destroy_qp@IBVCT_PRIVATE_3
+verbs_cmd_destroy_srq@IBVCT_PRIVATE_3
 verbs_cmd_open_qp_resp@IBVCT_PRIVATE_3
 EOF
 

@@ -357,6 +357,9 @@ void verbs_cmd_open_qp_resp(struct ibv_context *ctx, struct verbs_qp *vqp,
 			    size_t vqp_size, const struct ibv_qp_open_attr *attr,
 			    uint32_t handle);
 void verbs_cmd_destroy_qp(struct ibv_qp *qp);
+/* The same for an SRQ and a CQ (its completion events too). */
+void verbs_cmd_destroy_srq(struct ibv_srq *srq);
+void verbs_cmd_destroy_cq(struct ibv_cq *cq);
 
 #ifdef __cplusplus
 }
