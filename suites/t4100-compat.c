@@ -80,8 +80,11 @@ static void short_sz_hides_an_extension_op(struct th_ctx *t)
 	q = ibv_create_qp_ex(t->ctx, &a);
 	v->sz = saved;
 	if (!q && errno == EOPNOTSUPP) {
-		/* a 1.1 provider has no create_qp_ex: the op answers the same */
-		th_note("the provider has no create_qp_ex (1.1 ops only): EOPNOTSUPP either way");
+		/* a 1.1 provider has no create_qp_ex: the op answers the same; a
+		 * driver may refuse the XRCD bit itself (rxe: rdma-core v44.0
+		 * providers/rxe/rxe.c:1282 check_qp_init_attr) */
+		th_note("create_qp_ex reached: EOPNOTSUPP (no create_qp_ex op, or a driver "
+			"without the XRCD bit)");
 	} else {
 		assert_non_null(q);
 		assert_int_equal(ibv_destroy_qp(q), 0);
@@ -247,7 +250,11 @@ static void rc_down(struct rc *r)
 	free(r->buf);
 }
 
-/* One SEND a -> b and one RDMA READ; results into v[] for comparisons. */
+/* One SEND a -> b and one RDMA READ; results into v[] for comparisons:
+ * opcode * 1000 + byte_len, but for the SEND's own completion, whose
+ * byte_len the verbs define only for RDMA READ and atomics on the send
+ * side (ibv_poll_cq.3): mlx5 and mlx4 leave the field as it was (rdma-core
+ * v44.0 providers/mlx5/cq.c:176 handle_good_req, providers/mlx4/cq.c:128). */
 static void rc_traffic(struct rc *r, int *v)
 {
 	struct ibv_sge rs = { (uintptr_t)(r->buf + 1024), 64, r->mr->lkey };
@@ -276,9 +283,10 @@ static void rc_traffic(struct rc *r, int *v)
 	s2.wr.rdma.rkey = r->mr->rkey;
 	assert_int_equal(ibv_post_send(r->a, &s1, &bad), 0);
 	for (i = 0; i < 3; i++) {
+		memset(&wc, 0, sizeof(wc));
 		assert_int_equal(th_poll(r->cq, &wc), 1);
 		assert_int_equal(wc.status, IBV_WC_SUCCESS);
-		v[wc.wr_id] = wc.opcode * 1000 + (int)wc.byte_len;
+		v[wc.wr_id] = wc.opcode * 1000 + (wc.wr_id == 1 ? 0 : (int)wc.byte_len);
 		if (wc.wr_id == 7)
 			assert_int_equal(wc.qp_num, r->b->qp_num);
 		else
@@ -295,7 +303,7 @@ static void data_path_works_through_the_wrappers(struct th_ctx *t)
 
 	rc_up(t, &r, 0);
 	rc_traffic(&r, v);
-	assert_int_equal(v[1], IBV_WC_SEND * 1000 + 16);
+	assert_int_equal(v[1], IBV_WC_SEND * 1000);
 	assert_int_equal(v[2], IBV_WC_RDMA_READ * 1000 + 16);
 	assert_int_equal(v[7], IBV_WC_RECV * 1000 + 16);
 	rc_down(&r);

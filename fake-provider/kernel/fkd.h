@@ -85,6 +85,7 @@ struct fk_rqp {
 	unsigned usecnt;		/* handles (LIFE-01) */
 	bool orphan;			/* seed: a leftover, no handle (still holds its domain) */
 	bool unheld;			/* leftover under leftover_drops_domain: holds no use */
+	bool dead;			/* killed under tgt_destroy_kills_real_qp: handles only */
 	struct fk_link handles;		/* struct fk_hqp.real_link */
 	struct fk_qp_attr attr;		/* qp_state is the state */
 };

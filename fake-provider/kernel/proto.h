@@ -88,7 +88,16 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 #define FK_HQ_LEFTOVER_DROPS_DOMAIN 0x2u	/* seed: a leftover TGT QP holds no domain use */
 #define FK_HQ_MODIFY_NO_ATTR_CHECK 0x4u	/* TGT_QP_MODIFY: no port/P_Key/rd_atom checks */
 #define FK_HQ_XRCD_OPEN_CREATES	0x8u	/* XRCD_OPEN: an unbound inode is bound without O_CREAT */
-#define FK_HQ__ALL		0xfu
+#define FK_HQ_OPEN_QP_ANY_TYPE	0x10u	/* TGT_QP_OPEN: any qp_type opens the TGT QP */
+#define FK_HQ_QP_ANY_TYPE	0x20u	/* OBJ_CREATE: a QP of an unknown type is made (as RC) */
+#define FK_HQ_SRQ_ANY_TYPE	0x40u	/* OBJ_CREATE: an SRQ of an unknown type is made basic */
+#define FK_HQ_XRCD_NO_SHARE	0x80u	/* XRCD_OPEN: a bound inode's domain is never found */
+#define FK_HQ_XRCD_CLOSE_UNBINDS 0x100u	/* XRCD_CLOSE: any close unbinds the inode */
+#define FK_HQ_SRQ_HELD_BY_TGT	0x200u	/* SRQ_DESTROY: EBUSY while a TGT QP of its domain lives */
+#define FK_HQ_TGT_DESTROY_KILLS	0x400u	/* TGT_QP_DESTROY: the real QP dies with any handle */
+#define FK_HQ_TGT_DESTROY_KEEPS	0x800u	/* TGT_QP_DESTROY: the last handle leaves the QP in its domain */
+#define FK_HQ_XRCD_BAD_FD_PRIVATE 0x1000u	/* XRCD_OPEN: an fd that is not open is taken as -1 */
+#define FK_HQ__ALL		0x1fffu
 /* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
 #define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
 #define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */

@@ -263,8 +263,10 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 
 		if (r->has_fd > 1 || r->reserved || (r->flags & ~FK_F_XRCD_EXCL_EEXIST))
 			err = EINVAL;
-		else if (r->has_fd && fd < 0)
-			err = EBADF;			/* XRCD-10: nothing arrived */
+		else if (r->has_fd && fd < 0 && (c->quirks & FK_HQ_XRCD_BAD_FD_PRIVATE))
+			err = fk__xrcd_open(c, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */
+		else if (r->has_fd && fd < 0)	/* @rule XRCD-10 */
+			err = EBADF;			/* the fd named no open file (fdget) */
 		else if (!r->has_fd && fd >= 0)
 			err = EINVAL;			/* an fd it said it did not send */
 		else {

@@ -375,13 +375,16 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 	h->uo->obj = h;
 	if (fd < 0)
 		goto create;			/* XRCD-03/04: oflags are not read */
-	if (fstat(fd, &st)) {		/* @rule XRCD-10 */
+	if (fstat(fd, &st)) {		/* XRCD-10: resolved in server.c; this one cannot fail */
 		err = EBADF;
 		goto err_free_uo;
 	}
+	/* XRCD-08: find_xrcd(); under the xrcd_no_share quirk nothing is found */
 	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
 		struct fk_xrcd *d = fk_container_of(p, struct fk_xrcd, link);
 
+		if (c->quirks & FK_HQ_XRCD_NO_SHARE)
+			break;
 		if (d->inode_fd >= 0 && d->st_dev == st.st_dev && d->st_ino == st.st_ino) { /* @rule XRCD-08 */
 			x = d;
 			break;
@@ -446,6 +449,13 @@ int fk__xrcd_close(struct fk_conn *c, uint32_t handle, uint32_t flags)
 	if (h->uo->usecnt && !(flags & FK_F_XRCD_CLOSE_NOT_BUSY))	/* @rule XRCD-13 */
 		return EBUSY;
 	x = h->xrcd;
+	/* the xrcd_close_unbinds quirk: a kernel that drops the inode binding
+	 * with any handle, not with the last use (XRCD-14); the domain itself
+	 * stays for the handles and objects that hold it */
+	if ((c->quirks & FK_HQ_XRCD_CLOSE_UNBINDS) && x->inode_fd >= 0 && x->usecnt > 1) {
+		close(x->inode_fd);
+		x->inode_fd = -1;
+	}
 	if (h->uo->usecnt) {
 		h->closed = true;		/* freed with its last reference */
 		h->uo->closed = true;
@@ -538,6 +548,11 @@ int fk__srq_destroy(struct fk_conn *c, uint32_t handle)
 		return EINVAL;
 	if (u->usecnt)				/* @rule SRQX-15 */
 		return EBUSY;			/* ib_destroy_srq_user: srq->usecnt */
+	/* the xrc_srq_held_by_tgt_qp quirk: a kernel whose TGT QPs hold the
+	 * XRC SRQs of their domain */
+	if ((c->quirks & FK_HQ_SRQ_HELD_BY_TGT) && ((struct fk_num *)u->obj)->xrcd &&
+	    !fk_list_empty(&((struct fk_num *)u->obj)->xrcd->tgt_qps))
+		return EBUSY;
 	fk_srq_free(u->obj);			/* SRQX-15: TGT QPs hold no reference */
 	return 0;
 }
@@ -546,6 +561,31 @@ int fk__srq_destroy(struct fk_conn *c, uint32_t handle)
 static bool fk_plain_qp_type(uint32_t t)
 {
 	return t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_UD || t == IBV_QPT_XRC_SEND;
+}
+
+/*
+ * The access flags of a memory region, as the kernel checks them before
+ * the driver sees them: ib_check_mr_access() (linux v6.1
+ * include/rdma/ib_verbs.h, called from ib_uverbs_reg_mr in uverbs_cmd.c):
+ * remote write or remote atomic needs local write; no bit outside
+ * IB_ACCESS_SUPPORTED (up to HUGETLB, and the optional range); on-demand
+ * paging needs a device that has it, and the fake device reports none (no
+ * odp_caps). libibverbs passes the flags on as they are (rdma-core v44.0
+ * libibverbs/verbs.c:305 ibv_reg_mr_iova2), so these are the only checks.
+ */
+static int fk_mr_access_check(uint32_t access)
+{
+	const uint32_t supported = (((uint32_t)IBV_ACCESS_HUGETLB << 1) - 1) |
+				   (uint32_t)IBV_ACCESS_OPTIONAL_RANGE;
+
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (access & ~supported)
+		return EINVAL;
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return EINVAL;
+	return 0;
 }
 
 /*
@@ -559,6 +599,7 @@ static bool fk_plain_qp_type(uint32_t t)
 int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *handle)
 {
 	struct fk_uobj *ref[FK_NREF] = { NULL }, *u;
+	uint32_t sub = r->sub;
 	unsigned used;
 	int i, err;
 
@@ -570,11 +611,31 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 		if (r->sub || !fk_refs_only(r, 0))
 			return EINVAL;
 		break;
-	case FK_OBJ_MR:
-	case FK_OBJ_AH:
 	case FK_OBJ_SRQ:
-		if ((r->type == FK_OBJ_SRQ ? r->sub != IBV_SRQT_BASIC : r->sub != 0) ||
-		    !fk_refs_only(r, 1u << FK_REF_PD))
+		/* the SRQ create handler's type switch (linux
+		 * uverbs_std_types_srq.c UVERBS_METHOD_SRQ_CREATE, default:
+		 * -EINVAL): libibverbs hands an unknown type on (rdma-core
+		 * v44.0 libibverbs/cmd_srq.c:96, default: break); XRC SRQs come
+		 * by SRQ_CREATE_XRC, and TM SRQs are not made here */
+		if (sub == IBV_SRQT_XRC || sub == IBV_SRQT_TM)
+			return EINVAL;
+		if (sub != IBV_SRQT_BASIC && !(c->quirks & FK_HQ_SRQ_ANY_TYPE)) /* @rule SRQX-07 */
+			return EINVAL;
+		sub = IBV_SRQT_BASIC;		/* srq_unknown_type_basic: made basic */
+		/* fall through */
+	case FK_OBJ_AH:
+		if (r->type == FK_OBJ_AH && sub)
+			return EINVAL;
+		/* fall through */
+	case FK_OBJ_MR:
+		/* an MR's sub is its access flags: ib_check_mr_access() */
+		if (r->type == FK_OBJ_MR) {
+			err = fk_mr_access_check(sub);
+			if (err)
+				return err;
+			sub = 0;
+		}
+		if (!fk_refs_only(r, 1u << FK_REF_PD))
 			return EINVAL;
 		ref[FK_REF_PD] = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
 		if (!ref[FK_REF_PD])
@@ -582,9 +643,16 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 		break;
 	case FK_OBJ_QP:
 		used = 1u << FK_REF_PD | 1u << FK_REF_SCQ | 1u << FK_REF_RCQ | 1u << FK_REF_SRQ;
-		if (!fk_plain_qp_type(r->sub) || !fk_refs_only(r, used))
+		/* create_qp's type switch (linux uverbs_std_types_qp.c
+		 * UVERBS_METHOD_QP_CREATE, default: -EINVAL): QPX-05's second
+		 * check, behind libibverbs' command layer (rdma-core v44.0
+		 * libibverbs/cmd_qp.c:153) */
+		if ((!fk_plain_qp_type(sub) && !(c->quirks & FK_HQ_QP_ANY_TYPE)) ||
+		    !fk_refs_only(r, used))
 			return EINVAL;
-		if (r->sub != IBV_QPT_XRC_SEND) {
+		if (!fk_plain_qp_type(sub))
+			sub = IBV_QPT_RC;	/* the qp_any_type quirk: made as RC */
+		if (sub != IBV_QPT_XRC_SEND) {
 			if (r->ref[FK_REF_SRQ] != FK_NO_HANDLE) {
 				ref[FK_REF_SRQ] = fk_uobj_get(c, r->ref[FK_REF_SRQ], FK_OBJ_SRQ);
 				if (!ref[FK_REF_SRQ] || ref[FK_REF_SRQ]->sub == IBV_SRQT_XRC)
@@ -600,13 +668,13 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 		ref[FK_REF_PD] = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
 		if (!ref[FK_REF_SCQ] || !ref[FK_REF_PD])
 			return EINVAL;
-		if (r->sub != IBV_QPT_XRC_SEND && !ref[FK_REF_RCQ])
+		if (sub != IBV_QPT_XRC_SEND && !ref[FK_REF_RCQ])
 			ref[FK_REF_RCQ] = ref[FK_REF_SCQ];
 		break;
 	default:
 		return EINVAL;			/* XRCDs, XRC SRQs, TGT QPs have their own */
 	}
-	err = fk_uobj_alloc(c, r->type, r->sub, &u);
+	err = fk_uobj_alloc(c, r->type, sub, &u);
 	if (err)
 		return err;
 	for (i = 0; i < FK_NREF; i++)
@@ -723,7 +791,7 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 
 	if (!hx)				/* @rule OPENQP-06 */
 		return EINVAL;
-	if (type != IBV_QPT_XRC_RECV)		/* @rule OPENQP-04 */
+	if (type != IBV_QPT_XRC_RECV && !(c->quirks & FK_HQ_OPEN_QP_ANY_TYPE))	/* @rule OPENQP-04 */
 		return EINVAL;
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
 	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
@@ -734,7 +802,7 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 		fk_list_for_each_safe(q, u, &x->tgt_qps) {
 			struct fk_rqp *cand = fk_container_of(q, struct fk_rqp, link);
 
-			if (cand->qpn == qpn)
+			if (cand->qpn == qpn && !cand->dead)
 				r = cand;
 		}
 	}
@@ -776,6 +844,10 @@ static void fk_hqp_drop(struct fk_hqp *q, bool explicit_destroy)
 	free(q);
 	if (--r->usecnt)			/* @rule LIFE-02 */
 		return;
+	if (r->dead) {
+		fk_rqp_free(r);			/* killed under a quirk: no leftover */
+		return;
+	}
 	if (!explicit_destroy) {
 		r->orphan = true;
 		if (c->quirks & FK_HQ_LEFTOVER_DROPS_DOMAIN) {	/* @rule LIFE-05 */
@@ -793,7 +865,13 @@ int fk__tgt_destroy(struct fk_conn *c, uint32_t handle)
 
 	if (!q)
 		return EINVAL;
-	fk_hqp_drop(q, true);
+	/* tgt_destroy_kills_real_qp: a kernel that destroys the real QP with
+	 * any handle (LIFE-02); its other handles stay, on a dead QP.
+	 * tgt_last_destroy_keeps_qp: one whose last destroy only closes, as
+	 * the seed model's exit does (LIFE-03) */
+	if ((c->quirks & FK_HQ_TGT_DESTROY_KILLS) && q->rqp->usecnt > 1)
+		q->rqp->dead = true;
+	fk_hqp_drop(q, !(c->quirks & FK_HQ_TGT_DESTROY_KEEPS));
 	return 0;
 }
 
@@ -826,7 +904,7 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 	uint32_t next;
 	int err;
 
-	if (!q)
+	if (!q || q->rqp->dead)
 		return EINVAL;
 	r = q->rqp;
 	err = fk_qp_modify_prepare(IBV_QPT_XRC_RECV, r->attr.qp_state, a->qp_state,
@@ -856,7 +934,7 @@ int fk__tgt_query(struct fk_conn *c, uint32_t handle, struct fk_qp_attr *attr)
 {
 	struct fk_hqp *q = fk_hqp_find(c, handle);
 
-	if (!q)
+	if (!q || q->rqp->dead)
 		return EINVAL;
 	*attr = q->rqp->attr;			/* OPENQP-08: the real QP's state */
 	attr->cur_qp_state = attr->qp_state;
@@ -1142,7 +1220,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 		}
 	}
 	r = fk_tgt_find(d, req->num);
-	if (!r)
+	if (!r || r->dead)
 		return ENOENT;
 	if (r->attr.qp_state != IBV_QPS_RTR && r->attr.qp_state != IBV_QPS_RTS &&
 	    r->attr.qp_state != IBV_QPS_SQD) {

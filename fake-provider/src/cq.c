@@ -83,6 +83,10 @@ int fp_destroy_cq(struct ibv_cq *ibcq)
 	err = fk_obj_destroy(ctx->fk, FK_O_CQ, h);
 	if (err)
 		goto out;
+	/* as ibv_cmd_destroy_cq: the acknowledged events, outside our lock */
+	fp_fabric_unlock();
+	verbs_cmd_destroy_cq(ibcq);
+	fp_fabric_lock();
 	fp_cq_free(cq);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_CQ, FP_SUBJ_NONE, NULL, err, "cq=%u", h);
@@ -145,8 +149,13 @@ int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		goto out;
 	while (n < num_entries && cq->count) {
 		struct fp_cqe *e = &cq->ring[cq->head];
+		uint32_t byte_len = wc[n].byte_len;
 
-		wc[n++] = e->wc;
+		/* a driver may leave byte_len where the verbs do not define it */
+		wc[n] = e->wc;
+		if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
+			wc[n].byte_len = byte_len;
+		n++;
 		/* A polled send CQE frees its WQE and the unsignaled ones before it. */
 		if (e->sq_qp && e->sq_qp->sq_retired < e->sq_seq)
 			e->sq_qp->sq_retired = e->sq_seq;

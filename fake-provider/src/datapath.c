@@ -301,6 +301,17 @@ static enum ibv_wc_opcode fp_wc_opcode(enum ibv_wr_opcode op)
 	}
 }
 
+/*
+ * The opcodes this device carries per QP type (QPX-10 lists those an
+ * XRC_SEND QP may carry on a device that has them). BIND_MW, LOCAL_INV and
+ * SEND_WITH_INV act on a memory window or an invalidatable rkey: the fake
+ * device has neither (no alloc_mw op, no IBV_DEVICE_MEM_WINDOW*, max_mw 0,
+ * no fast-registration MRs), so they are refused on every type at post
+ * time with EINVAL and bad_wr, the answer a driver gives an opcode it does
+ * not build (rdma-core v44.0 providers/mlx5/qp.c:833 _mlx5_post_send). No
+ * suite posts them: on a device that has memory windows they belong to a
+ * test that binds one first.
+ */
 static bool fp_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
 	switch (op) {

@@ -698,9 +698,15 @@ int fk_xrcd_open(struct fk_client *c, int fd, int oflags, unsigned quirks,
 		.has_fd = fd != -1, .oflags = (uint32_t)oflags, .flags = quirks,
 	};
 
-	/* XRCD-10: any fd but -1 is passed; sendmsg refuses a closed one (EBADF) */
-	return fk_call_pair(c, FK_MSG_XRCD_OPEN, &r, sizeof(r), fd != -1 ? fd : -1,
-			    handle, xrcd_id);
+	int pass = fd;
+
+	/* XRCD-10: any fd but -1 is passed, as the uverbs command carries its
+	 * number; one that names no open file cannot travel (sendmsg would
+	 * refuse it), so the request says it has one and none arrives: the
+	 * fake kernel's fdget() fails there (EBADF) */
+	if (fd != -1 && fcntl(fd, F_GETFD) < 0)
+		pass = -1;
+	return fk_call_pair(c, FK_MSG_XRCD_OPEN, &r, sizeof(r), pass, handle, xrcd_id);
 }
 
 int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks)
@@ -717,7 +723,15 @@ _Static_assert((int)FK_O_PD == (int)FK_OBJ_PD && (int)FK_O_XRCD == (int)FK_OBJ_X
 _Static_assert(FK_CQ_HANDLE_FALLBACK == FK_HQ_HANDLE_FALLBACK &&
 	       FK_CQ_LEFTOVER_DROPS_DOMAIN == FK_HQ_LEFTOVER_DROPS_DOMAIN &&
 	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK &&
-	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES,
+	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES &&
+	       FK_CQ_OPEN_QP_ANY_TYPE == FK_HQ_OPEN_QP_ANY_TYPE &&
+	       FK_CQ_QP_ANY_TYPE == FK_HQ_QP_ANY_TYPE && FK_CQ_SRQ_ANY_TYPE == FK_HQ_SRQ_ANY_TYPE &&
+	       FK_CQ_XRCD_NO_SHARE == FK_HQ_XRCD_NO_SHARE &&
+	       FK_CQ_XRCD_CLOSE_UNBINDS == FK_HQ_XRCD_CLOSE_UNBINDS &&
+	       FK_CQ_SRQ_HELD_BY_TGT == FK_HQ_SRQ_HELD_BY_TGT &&
+	       FK_CQ_TGT_DESTROY_KILLS == FK_HQ_TGT_DESTROY_KILLS &&
+	       FK_CQ_TGT_DESTROY_KEEPS == FK_HQ_TGT_DESTROY_KEEPS &&
+	       FK_CQ_XRCD_BAD_FD_PRIVATE == FK_HQ_XRCD_BAD_FD_PRIVATE,
 	       "fk_client.h connection quirks follow proto.h");
 
 static void fk_refs_wire(struct fk_req_obj *r, const struct fk_refs *refs)

@@ -60,6 +60,15 @@ struct fk_connect_opts {
 #define FK_CQ_LEFTOVER_DROPS_DOMAIN	0x2u	/* seed: leftover TGT QPs hold no domain use */
 #define FK_CQ_MODIFY_NO_ATTR_CHECK	0x4u	/* TGT modify: no port/P_Key/rd_atom checks */
 #define FK_CQ_XRCD_OPEN_CREATES		0x8u	/* unbound inode bound without O_CREAT */
+#define FK_CQ_OPEN_QP_ANY_TYPE		0x10u	/* open_qp: any qp_type opens a TGT QP */
+#define FK_CQ_QP_ANY_TYPE		0x20u	/* a QP of an unknown type is made, as RC */
+#define FK_CQ_SRQ_ANY_TYPE		0x40u	/* an SRQ of an unknown type is made basic */
+#define FK_CQ_XRCD_NO_SHARE		0x80u	/* a bound inode's domain is never found */
+#define FK_CQ_XRCD_CLOSE_UNBINDS	0x100u	/* any XRCD close unbinds the inode */
+#define FK_CQ_SRQ_HELD_BY_TGT		0x200u	/* XRC SRQ destroy EBUSY while a TGT QP lives */
+#define FK_CQ_TGT_DESTROY_KILLS		0x400u	/* a TGT handle's destroy kills the real QP */
+#define FK_CQ_TGT_DESTROY_KEEPS		0x800u	/* the last TGT destroy leaves the QP */
+#define FK_CQ_XRCD_BAD_FD_PRIVATE	0x1000u	/* an fd that is not open is taken as -1 */
 
 
 /*

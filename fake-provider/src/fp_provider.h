@@ -279,6 +279,17 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
 int fp_prof_srq_num(enum ibv_srq_type type);
 /* The QP sizes the driver writes back for the granted ones. */
 void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq);
+/* The receive caps written back for an XRC_SEND QP, which has no receive
+ * queue: 0, or what mlx5 sizes from the request (asked: the caps as the
+ * application gave them, before the command layer zeroed them). */
+void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked,
+				bool has_srq);
+/* The driver's own refusal of a modify_qp to state next (after the
+ * kernel's table accepted it): 0 or an errno. */
+int fp_prof_modify_state(enum ibv_qp_state next);
+/* Whether poll_cq writes byte_len for this completion (drivers that leave
+ * it alone where the verbs do not define it). */
+bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 bool fp__xrc_capable(struct fp_context *ctx);

@@ -9,12 +9,6 @@
 
 #include "fp_provider.h"
 
-#define FP_ACCESS_KNOWN (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-			 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
-			 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | \
-			 IBV_ACCESS_RELAXED_ORDERING)
-
 struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 {
 	struct fp_context *ctx = to_fp_ctx(context);
@@ -86,11 +80,10 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	err = fp__op_begin(FP_OP_REG_MR);
 	if (err)
 		goto out;
-	/* Remote write and atomic need local write (ibv_reg_mr.3). */
-	if ((access & ~FP_ACCESS_KNOWN) ||
-	    ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & IBV_ACCESS_LOCAL_WRITE)) ||
-	    (!addr && length) ||
+	/* The access flags are the fake kernel's to check (ib_check_mr_access:
+	 * remote write and atomic need local write, no unknown bit), on the
+	 * flags the registration carries; the buffer and size are ours. */
+	if ((!addr && length) ||
 	    (ctx->spec->attr.max_mr_size && length > ctx->spec->attr.max_mr_size) ||
 	    hca_va + length < hca_va) {
 		err = EINVAL;
@@ -101,7 +94,8 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		err = ENOMEM;
 		goto out;
 	}
-	err = fk_obj_create_on_pd(ctx->fk, FK_O_MR, 0, ibpd->handle, &mr->mr.handle);
+	err = fk_obj_create_on_pd(ctx->fk, FK_O_MR, (uint32_t)access, ibpd->handle,
+				  &mr->mr.handle);
 	if (err) {
 		free(mr);
 		mr = NULL;

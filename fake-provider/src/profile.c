@@ -33,17 +33,25 @@ bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a)
 	 * sees comp_mask: no reserved-bit check, no PD-bit check. */
 	if (fp_prof() != FP_PROF_MLX5 && fp_prof() != FP_PROF_MLX4)
 		return false;
-	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) || a->srq_type == IBV_SRQT_BASIC)	/* @rule SRQX-05 */
+	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) || a->srq_type == IBV_SRQT_BASIC)	/* @rule SRQX-05 @driver mlx5 mlx4 */
 		return true;
 	return false;
 }
 
 int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a)
 {
-	/* mlx4_create_srq_ex: a type other than BASIC and XRC falls through to
-	 * "return NULL" without setting errno. */
-	if (fp_prof() == FP_PROF_MLX4 && (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 */
+	bool typed = a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE;
+
+	/* SRQX-07 is the kernel's (the fake kernel's SRQ create); these drivers
+	 * look at the type first. mlx4_create_srq_ex: a type other than BASIC
+	 * and XRC falls through to "return NULL" without setting errno
+	 * (rdma-core v44.0 providers/mlx4/verbs.c:743) */
+	if (fp_prof() == FP_PROF_MLX4 && typed && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)	/* @rule SRQX-07 @driver mlx4 */
 		return FP_PROF_NO_ERRNO;
+	/* mlx5_create_srq_ex: neither XRC nor TM is EINVAL, errno set, before
+	 * the command (providers/mlx5/verbs.c:3534) */
+	if (fp_prof() == FP_PROF_MLX5 && typed && a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC && a->srq_type != IBV_SRQT_TM)	/* @rule SRQX-07 @driver mlx5 */
+		return EINVAL;
 	return 0;
 }
 
@@ -84,6 +92,13 @@ int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a)
 	return 0;
 }
 
+static bool fp_prof_qp_type_known(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_UD || t == IBV_QPT_RAW_PACKET ||
+	       t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV || t == IBV_QPT_DRIVER;
+}
+
+/* The driver's own checks of create_qp_ex, before the command layer. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 {
 	const uint32_t mlx_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
@@ -97,19 +112,25 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 	case FP_PROF_RXE:
 		/* check_qp_init_attr, before anything else in rxe_create_qp_ex:
 		 * the XRCD bit is not among rxe's bits */
-		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 @driver rxe */
 			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX5:
 		/* create_qp: "return NULL" without errno for a bit it lacks */
-		if (a->comp_mask & ~mlx5_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~mlx5_sup)		/* @rule QPX-04 @driver mlx5 */
 			return FP_PROF_NO_ERRNO;
+		/* mlx5_calc_wq_size -> sq_overhead: a type it builds no send
+		 * WQE for is EINVAL, errno set, before the command
+		 * (providers/mlx5/verbs.c:1570); only with a send queue
+		 * (mlx5_calc_sq_size returns early when max_send_wr is 0) */
+		if (a->cap.max_send_wr && !fp_prof_qp_type_known(a->qp_type))	/* @rule QPX-05 @driver mlx5 */
+			return EINVAL;
 		break;
 	case FP_PROF_MLX4:
 		/* create_qp_ex: after its size checks, ENOTSUP */
 		if (a->cap.max_inline_data > 1024)
 			return EINVAL;
-		if (a->comp_mask & ~mlx_sup)		/* @rule QPX-04 */
+		if (a->comp_mask & ~mlx_sup)		/* @rule QPX-04 @driver mlx4 */
 			return ENOTSUP;
 		break;
 	default:
@@ -124,11 +145,68 @@ void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
 	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
 	 * and reports the slots less one; the kernel's reply carries it back
 	 * into the caller's cap */
+	uint32_t wqe;
+
 	if (fp_prof() != FP_PROF_RXE)
 		return;
 	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
 	if (has_rq)
 		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
+	/* rxe_qp_init_req: one send WQE holds max(16 * max_send_sge,
+	 * max_inline_data) bytes (16: sizeof(struct ib_sge)); both caps are
+	 * written back from it */
+	wqe = cap->max_send_sge * 16 > cap->max_inline_data ? cap->max_send_sge * 16
+							    : cap->max_inline_data;
+	cap->max_send_sge = wqe / 16;
+	cap->max_inline_data = wqe;
+}
+
+void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked,
+				bool has_srq)
+{
+	uint32_t wqe, n;
+
+	out->max_recv_wr = out->max_recv_sge = 0;
+	/* mlx5 create_qp sizes a receive queue from the request before the
+	 * command zeroes the XRC_SEND request's receive caps, and writes its
+	 * sizes back after it (rdma-core v44.0 providers/mlx5/verbs.c:2623-2625;
+	 * mlx5_calc_rq_size, mlx5_calc_rcv_wqe: no queue with an SRQ or
+	 * max_recv_wr 0; a WQE of 16 bytes a scatter entry, rounded up to a
+	 * power of two; at least 64 bytes of queue); the kernel makes none
+	 * (qp_has_rq). The xrc_send_reports_recv_caps quirk does the same. */
+	if ((fp_prof() != FP_PROF_MLX5 && !fp__quirk(FP_Q_XRC_SEND_REPORTS_RECV_CAPS)) ||
+	    has_srq || !asked->max_recv_wr)
+		return;
+	wqe = fp_pow2(16 * (asked->max_recv_sge ? asked->max_recv_sge : 1));
+	n = fp_pow2(asked->max_recv_wr);
+	if (n * wqe < 64)
+		n = 64 / wqe;
+	out->max_recv_wr = n;
+	out->max_recv_sge = wqe / 16;
+}
+
+int fp_prof_modify_state(enum ibv_qp_state next)
+{
+	/* mlx5_ib's modify table has no transition into SQD (linux v6.1
+	 * drivers/infiniband/hw/mlx5/qp.c __mlx5_ib_modify_qp, optab: RTS goes
+	 * to RESET, ERR, RTS only): EINVAL, after ib_modify_qp_is_ok */
+	if (fp_prof() == FP_PROF_MLX5 && next == IBV_QPS_SQD)	/* @rule QPX-06 @driver mlx5 */
+		return EINVAL;
+	return 0;
+}
+
+bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side)
+{
+	/* mlx5 handle_good_req and mlx4's poll write byte_len of a send-side
+	 * completion for RDMA READ and atomics only (rdma-core v44.0
+	 * providers/mlx5/cq.c:167-190, providers/mlx4/cq.c:128-142): for a SEND
+	 * or an RDMA WRITE the caller's field is left as it was (ibv_poll_cq.3
+	 * defines byte_len there for those alone) */
+	if ((fp_prof() == FP_PROF_MLX5 || fp_prof() == FP_PROF_MLX4) && send_side &&
+	    wc->status == IBV_WC_SUCCESS &&
+	    (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE))
+		return false;
+	return true;
 }
 
 int fp_prof_srq_num(enum ibv_srq_type type)

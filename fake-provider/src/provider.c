@@ -109,7 +109,16 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.quirks = (fp__quirk(FP_Q_HANDLE_FALLBACK) ? FK_CQ_HANDLE_FALLBACK : 0) |
 			  (fp__quirk(FP_Q_LEFTOVER_DROPS_DOMAIN) ? FK_CQ_LEFTOVER_DROPS_DOMAIN : 0) |
 			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0) |
-			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0),
+			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0) |
+			  (fp__quirk(FP_Q_OPEN_QP_ANY_TYPE) ? FK_CQ_OPEN_QP_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_QP_ANY_TYPE) ? FK_CQ_QP_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC) ? FK_CQ_SRQ_ANY_TYPE : 0) |
+			  (fp__quirk(FP_Q_XRCD_NO_SHARE) ? FK_CQ_XRCD_NO_SHARE : 0) |
+			  (fp__quirk(FP_Q_XRCD_CLOSE_UNBINDS) ? FK_CQ_XRCD_CLOSE_UNBINDS : 0) |
+			  (fp__quirk(FP_Q_XRC_SRQ_HELD_BY_TGT_QP) ? FK_CQ_SRQ_HELD_BY_TGT : 0) |
+			  (fp__quirk(FP_Q_TGT_DESTROY_KILLS_REAL_QP) ? FK_CQ_TGT_DESTROY_KILLS : 0) |
+			  (fp__quirk(FP_Q_TGT_LAST_DESTROY_KEEPS_QP) ? FK_CQ_TGT_DESTROY_KEEPS : 0) |
+			  (fp__quirk(FP_Q_XRCD_BAD_FD_PRIVATE) ? FK_CQ_XRCD_BAD_FD_PRIVATE : 0),
 	};
 	int i;
 
@@ -309,6 +318,22 @@ static struct ibv_mr *fp_legacy_reg_mr(struct ibv_pd *pd, void *addr, size_t len
 
 static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr);
 
+/*
+ * A provider of the 1.1 ABI predates XRC (libibverbs 1.1.8, c7e3e6105):
+ * it has no QP type 9 or 10, and refuses them as a type it does not
+ * support. The library passes every type on (rdma-core v44.0
+ * libibverbs/verbs.c:658 ibv_create_qp), so this is the driver's answer;
+ * the rest is the same provider.
+ */
+static struct ibv_qp *fp_legacy_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	if (attr->qp_type == IBV_QPT_XRC_SEND || attr->qp_type == IBV_QPT_XRC_RECV) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return fp_create_qp(pd, attr);
+}
+
 /* The 1.1 port attributes end at link_layer: write no further. */
 static int fp_legacy_query_port(struct ibv_context *c, uint8_t port_num,
 				struct ibv_port_attr *attr)
@@ -480,7 +505,7 @@ static const struct ibv_legacy_context_ops fp_legacy_ctx_ops = {
 	.cq_event = fp_cq_event,
 	.create_ah = fp_create_ah,
 	.create_cq = fp_create_cq,
-	.create_qp = fp_create_qp,
+	.create_qp = fp_legacy_create_qp,
 	.create_srq = fp_create_srq,
 	.dealloc_pd = fp_dealloc_pd,
 	.dereg_mr = fp_dereg_mr,

@@ -160,7 +160,10 @@ err_out:
 	return NULL;
 }
 
-static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a, int *errp)
+/* asked: the caps as the application gave them, before the command layer
+ * zeroed an XRC_SEND request's receive caps (a driver may size from them). */
+static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a,
+			       const struct ibv_qp_cap *asked, int *errp)
 {
 	struct fk_refs refs = fk_refs_pd(FK_O_NONE);
 	struct fp_rqp *r;
@@ -249,6 +252,8 @@ fill:
 	h->vqp.qp.qp_type = a->qp_type;
 	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
 	a->cap = r->cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
+	if (a->qp_type == IBV_QPT_XRC_SEND)	/* QPX-02: no receive queue, 0 unless a driver says more */
+		fp_prof_xrc_send_recv_caps(&a->cap, asked, a->srq != NULL);
 	return h;
 
 err_free_rq:
@@ -264,6 +269,7 @@ err_out:
 struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
 {
 	struct fp_context *ctx = to_fp_ctx(context);
+	struct ibv_qp_cap asked = attr->cap;
 	struct fp_qp *h = NULL;
 	int err;
 
@@ -277,7 +283,7 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP))
 		err = verbs_cmd_create_qp_ex(context, attr);
 	if (!err)
-		h = fp_qp_new(ctx, attr, &err);
+		h = fp_qp_new(ctx, attr, &asked, &err);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
 		   h ? h->real->qpn : 0);
@@ -293,6 +299,7 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct fp_context *ctx = to_fp_pd(pd)->ctx;
 	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp_cap asked;
 	struct fp_qp *h = NULL;
 	int err;
 
@@ -309,19 +316,25 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	ex.sq_sig_all = attr->sq_sig_all;
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
+	asked = attr->cap;
 	err = fp__op_begin(FP_OP_CREATE_QP);
+	/* mlx5_create_qp and mlx4_create_qp go through the same driver code
+	 * as their create_qp_ex (mask PD) */
+	if (!err)
+		err = fp_prof_qp_ex_mask(&ex);
 	/* QPX-01/05: the command layer's, as in ibv_cmd_create_qp() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP))
 		err = verbs_cmd_create_qp(pd, attr);
 	ex.cap = attr->cap;	/* as the command left it */
 	if (!err)
-		h = fp_qp_new(ctx, &ex, &err);
+		h = fp_qp_new(ctx, &ex, &asked, &err);
 	if (h)
 		attr->cap = ex.cap;
 	fp__op_end(ctx, FP_OP_CREATE_QP, FP_SUBJ_QP, h, err, "type=%d qpn=%u",
 		   ex.qp_type, h ? h->real->qpn : 0);
 	if (err) {
-		errno = err;
+		if (err > 0)	/* a profile's driver may leave errno as it was */
+			errno = err;
 		return NULL;
 	}
 	return &h->vqp.qp;
@@ -378,10 +391,8 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 	}
 	fp_qp_handle_init(h, ctx, r, xrcd);
 	h->opened = true;
-	/* OPENQP-07 */
-	h->vqp.qp.qp_context = attr->qp_context;
-	h->vqp.qp.qp_type = attr->qp_type;
-	h->vqp.qp.state = IBV_QPS_UNKNOWN;
+	/* OPENQP-07: the fields, as ibv_cmd_open_qp fills them */
+	verbs_cmd_open_qp_resp(context, &h->vqp, sizeof(h->vqp), attr, h->fk_handle);
 	goto out;
 
 err_close_h:
@@ -484,7 +495,11 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	if (err)
 		goto out;
 	if (r->type == IBV_QPT_XRC_RECV) {
-		err = fp_tgt_modify(h, attr, mask);
+		/* the target's modify is the fake kernel's; a driver's own
+		 * refusal of the new state is its (mlx5_ib, after the table) */
+		err = (mask & IBV_QP_STATE) ? fp_prof_modify_state(attr->qp_state) : 0;
+		if (!err)
+			err = fp_tgt_modify(h, attr, mask);
 		goto out;
 	}
 	/* QPX-06..08 as the kernel checks them, in the shared module */
@@ -497,6 +512,11 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		goto out;
 	mask = (int)m;
 	next = (enum ibv_qp_state)nx;
+	if (mask & IBV_QP_STATE) {
+		err = fp_prof_modify_state(next);	/* the driver's own table */
+		if (err)
+			goto out;
+	}
 	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
 		err = fp_qpm_check_attrs(&h->ctx->lim, r->attr.port_num, attr, m);
 		if (err)
@@ -651,6 +671,14 @@ int fp_destroy_qp(struct ibv_qp *qp)
 	}
 	if (err)
 		goto out;
+	/* LIFE-09: the command layer waits, as ibv_cmd_destroy_qp does once
+	 * the kernel destroyed the QP; not under the plugin's lock, which the
+	 * thread that acknowledges the events may need */
+	if (!fp__quirk(FP_Q_SKIP_CMD_DESTROY_QP)) {
+		fp_fabric_unlock();
+		verbs_cmd_destroy_qp(qp);
+		fp_fabric_lock();
+	}
 	fp_qp_drop_handle(h);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_QP, FP_SUBJ_NONE, NULL, err, "qpn=%u", qpn);

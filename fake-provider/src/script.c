@@ -398,7 +398,7 @@ static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
 	a->max_res_rd_atom = 16 * 16384;
 	a->max_qp_init_rd_atom = 16;
 	a->atomic_cap = IBV_ATOMIC_HCA;
-	a->max_mw = 65536;
+	a->max_mw = 0;				/* no memory windows: no alloc_mw op */
 	a->max_mcast_grp = 1024;
 	a->max_mcast_qp_attach = 16;
 	a->max_total_mcast_qp_attach = 16 * 1024;

@@ -118,14 +118,10 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 	case IBV_SRQT_TM:
 		return EOPNOTSUPP;			/* no tag matching here */
 	default:
+		/* SRQX-07: an unknown type goes to the kernel, as
+		 * ibv_icmd_create_srq hands it on (a profile's driver may
+		 * refuse it first: fp_prof_srq_type) */
 		break;
-	}
-	/* mlx5_create_srq_ex (rdma-core v44.0 providers/mlx5/verbs.c:3534) and the
-	 * kernel's SRQ create reject it; the quirk's driver makes a basic SRQ */
-	if (*type != IBV_SRQT_BASIC && *type != IBV_SRQT_XRC) { /* @rule SRQX-07 */
-		if (!fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC))
-			return EINVAL;
-		*type = IBV_SRQT_BASIC;
 	}
 sizes:
 	err = fp_prof_srq_limits(attr);
@@ -173,7 +169,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	} else {
 		err = fk_srqn_alloc(ctx->fk, &srqn);
 		if (!err) {
-			err = fk_obj_create_on_pd(ctx->fk, FK_O_SRQ, IBV_SRQT_BASIC,
+			err = fk_obj_create_on_pd(ctx->fk, FK_O_SRQ, (uint32_t)type,
 						  attr->pd->handle, &srq->vsrq.srq.handle);
 			if (err)
 				fk_srqn_free(ctx->fk, srqn);
@@ -181,6 +177,8 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	}
 	if (err)
 		goto err_free_rq;
+	if (type != IBV_SRQT_XRC)
+		type = IBV_SRQT_BASIC;	/* what the kernel made of it */
 	srq->ctx = ctx;
 	srq->type = type;
 	srq->pd = fp__pd_by_handle(ctx, attr->pd->handle);
@@ -317,6 +315,10 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 	}
 	if (err)
 		goto out;
+	/* as ibv_cmd_destroy_srq: the acknowledged events, outside our lock */
+	fp_fabric_unlock();
+	verbs_cmd_destroy_srq(ibsrq);
+	fp_fabric_lock();
 	fp_srq_free(srq);
 
 out:

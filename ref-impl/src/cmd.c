@@ -7,8 +7,11 @@
  * fake provider calls them as mlx5 or mlx4 call ibv_cmd_*, so a driver that
  * skips them (a quirk, or a driver profile that takes another path, as
  * mlx5 does for basic SRQs) really breaks these rules. The core's entry
- * points do not repeat them. Each helper returns 0 or a positive errno
- * and, where rdma-core v44 does, also sets errno.
+ * points do not repeat them. Each check returns 0 or a positive errno
+ * and, where rdma-core v44 does, also sets errno. The last two helpers are
+ * what those ibv_cmd_* do once the kernel answered: fill an opened QP
+ * (OPENQP-07) and, at a destroy, wait for the acknowledged events
+ * (LIFE-09).
  */
 #include "ri.h"
 
@@ -140,4 +143,62 @@ RI_EXPORT int verbs_cmd_open_qp(struct ibv_context *ctx,
 	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE)) /* @rule OPENQP-02 */
 		return EINVAL;
 	return 0;
+}
+
+/*
+ * The rest of ibv_cmd_open_qp once the kernel opened the QP (rdma-core
+ * v44.0 libibverbs/cmd.c:371-388): the handle the kernel gave, the fields
+ * restated from the request, no PD, CQs or SRQ, the state UNKNOWN until a
+ * query says it (OPENQP-07), and the XRCD where the provider's verbs_qp
+ * has room for it (vext_field_avail).
+ */
+RI_EXPORT void verbs_cmd_open_qp_resp(struct ibv_context *ctx, struct verbs_qp *vqp,
+				      size_t vqp_size, const struct ibv_qp_open_attr *attr,
+				      uint32_t handle)
+{
+	struct ibv_qp *qp = &vqp->qp;
+
+	qp->handle = handle;
+	qp->context = ctx;
+	qp->qp_context = attr->qp_context;	/* whatever the CONTEXT bit says */
+	qp->pd = NULL;
+	qp->send_cq = NULL;
+	qp->recv_cq = NULL;
+	qp->srq = NULL;
+	qp->qp_num = attr->qp_num;
+	qp->qp_type = attr->qp_type;
+	qp->state = IBV_QPS_UNKNOWN;
+	qp->events_completed = 0;
+	pthread_mutex_init(&qp->mutex, NULL);
+	pthread_cond_init(&qp->cond, NULL);
+	memset(&vqp->core, 0, sizeof(vqp->core));
+	vqp->comp_mask = 0;
+	if (offsetof(struct verbs_qp, xrcd) < vqp_size) {
+		vqp->comp_mask = VERBS_QP_XRCD;
+		vqp->xrcd = ri_container_of(attr->xrcd, struct verbs_xrcd, xrcd);
+	}
+}
+
+/*
+ * The end of ibv_cmd_destroy_qp once the kernel destroyed the QP (rdma-core
+ * v44.0 libibverbs/cmd_qp.c:480-483): wait until the application has
+ * acknowledged every async event it was handed for this handle (LIFE-09).
+ * The count of events handed out is the library's (ibv_get_async_event),
+ * as the kernel's events_reported counts the events read from its file.
+ */
+RI_EXPORT void verbs_cmd_destroy_qp(struct ibv_qp *qp)
+{
+	ri__wait_events_qp(qp);
+}
+
+/* The same ends of ibv_cmd_destroy_srq (cmd_srq.c: the SRQ's async events)
+ * and ibv_cmd_destroy_cq (cmd_cq.c: its completion and async events). */
+RI_EXPORT void verbs_cmd_destroy_srq(struct ibv_srq *srq)
+{
+	ri__wait_events_srq(srq);
+}
+
+RI_EXPORT void verbs_cmd_destroy_cq(struct ibv_cq *cq)
+{
+	ri__wait_events_cq(cq);
 }

@@ -200,7 +200,8 @@ RI_EXPORT int ri_v11_destroy_cq(struct ibv_cq *cq)
 	if (!cq)
 		return EINVAL;
 	channel = cq->channel;
-	ri__wait_events_cq(cq);			/* LIFE-09, CQ flavour */
+	/* the wait for acknowledged events is the command layer's
+	 * (verbs_cmd_destroy_cq), once the kernel destroyed the CQ */
 	ret = ri__ops(cq->context)->destroy_cq(cq);
 	if (!ret && channel) {
 		pthread_mutex_lock(&ri_chan(channel)->lock);

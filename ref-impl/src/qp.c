@@ -6,8 +6,9 @@
  * sections 1-4 themselves: the comp_mask rules live in the command layer
  * (cmd.c) the provider calls, handle and state rules in the kernel, the
  * rest in the driver. The core keeps qp->state (QPX-09) and the other
- * fields that restate the caller's request, and waits for acknowledged
- * events before a destroy (LIFE-09). NULL arguments fail with EINVAL
+ * fields that restate the caller's request; an opened QP's fields and the
+ * wait for acknowledged events at a QP's destroy (OPENQP-07, LIFE-09) are
+ * the command layer's, as in rdma-core. NULL arguments fail with EINVAL
  * rather than crash (rdma-core dereferences them).
  */
 #include <stdlib.h>
@@ -162,7 +163,7 @@ RI_EXPORT int ri_v11_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq)
 		return EINVAL;
-	ri__wait_events_srq(srq);
+	/* the wait is the command layer's (verbs_cmd_destroy_srq) */
 	return ri__ops(srq->context)->destroy_srq(srq);
 }
 
@@ -235,30 +236,23 @@ struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
 	    !priv->legacy && pd)
 		/* a provider with only the 1.1 op (QPX-01, COMPAT-11) */
 		qp = priv->ops.create_qp(pd, base);
-	if (qp)
-		ri_qp_fill(ctx, qp, base, pd,
+	if (qp)	/* pd verbatim, whatever the PD bit (set_qp, cmd_qp.c:53; QPX-02) */
+		ri_qp_fill(ctx, qp, base, attr->pd,
 			   attr->qp_type == IBV_QPT_XRC_RECV ? xrcd : NULL);
 	return qp;
 }
 
+/* The opened QP's fields are the command layer's (verbs_cmd_open_qp_resp,
+ * as rdma-core's ibv_cmd_open_qp fills them; its ibv_open_qp is the
+ * header's inline alone). */
 struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
 			   struct ibv_qp_open_attr *attr)
 {
-	struct ibv_qp_init_attr a = {};
-	struct ibv_qp *qp;
-
 	if (!ctx || !attr) {
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = ri__ops(ctx)->open_qp(ctx, attr);
-	if (!qp)
-		return NULL;
-	a.qp_context = attr->qp_context;	/* copied whatever the bit */
-	a.qp_type = attr->qp_type;
-	ri_qp_fill(ctx, qp, &a, NULL, attr->xrcd);
-	qp->state = IBV_QPS_UNKNOWN;		/* OPENQP-07 */
-	return qp;
+	return ri__ops(ctx)->open_qp(ctx, attr);
 }
 
 __typeof__(ibv_query_qp) ri_v11_query_qp;
@@ -301,7 +295,8 @@ RI_EXPORT int ri_v11_destroy_qp(struct ibv_qp *qp)
 {
 	if (!qp)
 		return EINVAL;
-	ri__wait_events_qp(qp);			/* LIFE-09 */
+	/* LIFE-09's wait is the command layer's (verbs_cmd_destroy_qp), once
+	 * the kernel destroyed the QP, as in rdma-core's ibv_cmd_destroy_qp */
 	return ri__ops(qp->context)->destroy_qp(qp);
 }
 

@@ -17,7 +17,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; }
 diag() { sed 's/^/# /' "$1"; }
 
 # ibvct's additions on top of rdma-core 44 (driver.h; the command layer
-# for providers in IBVCT_PRIVATE_2).
+# for providers in IBVCT_PRIVATE_2 and _3).
 cat > "$TMP/extra" <<'EOF'
 verbs_register_driver@IBVERBS_1.1
 IBVCT_PRIVATE_1@IBVCT_PRIVATE_1
@@ -29,6 +29,11 @@ verbs_cmd_create_qp_ex@IBVCT_PRIVATE_2
 verbs_cmd_create_srq_ex@IBVCT_PRIVATE_2
 verbs_cmd_open_qp@IBVCT_PRIVATE_2
 verbs_cmd_open_xrcd@IBVCT_PRIVATE_2
+IBVCT_PRIVATE_3@IBVCT_PRIVATE_3
+verbs_cmd_destroy_cq@IBVCT_PRIVATE_3
+verbs_cmd_destroy_qp@IBVCT_PRIVATE_3
+verbs_cmd_destroy_srq@IBVCT_PRIVATE_3
+verbs_cmd_open_qp_resp@IBVCT_PRIVATE_3
 EOF
 
 echo "1..7"
@@ -111,6 +116,7 @@ IBVERBS_1.14 IBVERBS_1.13
 IBVERBS_PRIVATE_34
 IBVCT_PRIVATE_1
 IBVCT_PRIVATE_2 IBVCT_PRIVATE_1
+IBVCT_PRIVATE_3 IBVCT_PRIVATE_2
 EOF
 objdump -p "$LIB" | awk '
 	/^Version definitions:/ { on = 1; next }

@@ -7,7 +7,8 @@
 # spec's IDs when the spec is beside the clone (../shared/spec, or
 # IBVCT_SPEC); the ID check refuses a scratch tree with an unknown ID; and
 # every ID names where the real stack enforces it (layer: libibverbs,
-# libibverbs-cmd, kernel, driver or abi) with a source reference.
+# libibverbs-cmd, kernel, driver or abi; "kernel+libibverbs-cmd" for an ID
+# whose rules sit in two layers) with a source reference.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 n=0 fail=0
@@ -34,7 +35,8 @@ unknown_ids() {
 # bad_placement FILE: catalogue lines without a layer of the allowed set
 # and a non-empty source (ID, title, layer, source: four tab-separated
 # fields, nothing else).
-layers='libibverbs|libibverbs-cmd|kernel|driver|abi'
+layers='(libibverbs|libibverbs-cmd|kernel|driver|abi)(\+(libibverbs|libibverbs-cmd|kernel|driver))*'
+names='libibverbs, libibverbs-cmd, kernel, driver or abi; two joined by + for an ID whose rules sit in both'
 bad_placement() {
 	grep -v '^#' "$1" | grep -vE "^$fam	[^	]+	($layers)	[^	]*[^	 ][^	]*\$"
 }
@@ -46,8 +48,8 @@ if [ -z "$bad$dup" ]; then ok "requirements.txt: one 'ID<tab>title<tab>layer<tab
 else not_ok "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice"; echo "$bad$dup" | sed 's/^/# /'; fi
 
 out=$(bad_placement "$req")
-if [ -z "$out" ]; then ok "every ID has a layer ($layers) and a source"
-else not_ok "every ID has a layer ($layers) and a source"; echo "$out" | sed 's/^/# /'; fi
+if [ -z "$out" ]; then ok "every ID has a layer ($names) and a source"
+else not_ok "every ID has a layer ($names) and a source"; echo "$out" | sed 's/^/# /'; fi
 # The placement check refuses a wrong layer and an empty source.
 printf 'XRCD-01\tt\tuserspace\tx.c:1\nXRCD-02\tt\tkernel\t \nXRCD-03\tt\tkernel\tx.c:2\n' >"$tmp/req.bad"
 out=$(bad_placement "$tmp/req.bad" | cut -f1 | tr '\n' ' ')

@@ -30,6 +30,8 @@
  * or the core's bookkeeping (context, pd, *_context, send_cq, recv_cq, srq,
  * channel, qp_type, state, events_completed, mutex, cond) after the op
  * returns. Providers must not rely on those fields being set during the op.
+ * Where rdma-core fills them in its ibv_cmd_* helper instead, the provider
+ * calls ours: an opened QP (verbs_cmd_open_qp_resp).
  *
  * Errors: ops that return a pointer return NULL with errno set; ops that
  * return int return 0 or a positive errno. The core checks only what
@@ -342,6 +344,22 @@ int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
 int verbs_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int verbs_cmd_open_qp(struct ibv_context *ctx,
 		      const struct ibv_qp_open_attr *attr);
+
+/*
+ * What rdma-core's ibv_cmd_open_qp and ibv_cmd_destroy_qp do once the
+ * kernel answered (IBVCT_PRIVATE_3): the opened QP's fields from the
+ * request, state UNKNOWN, the XRCD if vqp_size has room for it
+ * (OPENQP-07); the destroy's wait until the application has acknowledged
+ * the async events it was handed for the QP (LIFE-09), to be called after
+ * the kernel destroyed it and before the provider frees it.
+ */
+void verbs_cmd_open_qp_resp(struct ibv_context *ctx, struct verbs_qp *vqp,
+			    size_t vqp_size, const struct ibv_qp_open_attr *attr,
+			    uint32_t handle);
+void verbs_cmd_destroy_qp(struct ibv_qp *qp);
+/* The same for an SRQ and a CQ (its completion events too). */
+void verbs_cmd_destroy_srq(struct ibv_srq *srq);
+void verbs_cmd_destroy_cq(struct ibv_cq *cq);
 
 #ifdef __cplusplus
 }
