@@ -123,6 +123,26 @@ const char *th_mode(void)
 	return th__ref_mode();
 }
 
+const char *th_driver(void)
+{
+	return th_dev.provider;
+}
+
+void th_need_driver(const char *drivers, const char *about)
+{
+	size_t l = strlen(th_dev.provider);
+	const char *p = drivers;
+
+	/* a whole word of drivers */
+	while ((p = strstr(p, th_dev.provider)) != NULL) {
+		if ((p == drivers || p[-1] == ' ') && (p[l] == 0 || p[l] == ' '))
+			return;
+		p += l ? l : 1;
+	}
+	th_skip("not applicable: the driver is %s (%s), and %s", th_dev.provider,
+		th_dev.provider_how, about);
+}
+
 /* IBVCT_LIFETIME names the model under test (a real device whose kernel
  * is known, or on ref a deliberate mismatch that must fail); else the
  * reference target's script says it. */
