@@ -221,8 +221,10 @@ struct fk_rep_pair {			/* most replies: two numbers */
 
 /* ROUTE: gate 0 = deliver to conn_id's ring (fd attached); otherwise no fd:
  * FK_GATE_NO_RECV, the target QP cannot receive (not RTR/RTS/SQD);
- * FK_GATE_BAD_SRQ, the SRQ is not an XRC SRQ of the QP's domain. srqn is the
- * SRQ to deliver to (the named one, or the first under the quirk).
+ * FK_GATE_BAD_SRQ, no SRQ of that number on the device. srqn is the SRQ to
+ * deliver to (the named one, or the first of the domain under the quirk),
+ * of any type and domain: xrcd_id names the QP's domain, which the
+ * responder checks it against (WR-03).
  * qp_access: the target QP's qp_access_flags, which the responder enforces
  * (its process may hold no proxy of that QP); rnr_timer: its min_rnr_timer,
  * which an RNR NAK of that responder carries. */

@@ -1113,8 +1113,11 @@ static struct fk_rqp *fk_tgt_find(struct fk_dev *d, uint32_t qpn)
 /*
  * A QPN of a plain QP goes to the ring of the connection that holds the
  * number. A target QP has no process: the packet goes to the process of the
- * XRC SRQ it names, once the QP passes the gate (it can receive; the SRQ is
- * in its domain: WR-03, SRQX-13). ENOENT: nobody behind it (or no ring).
+ * SRQ it names, once the QP passes the gate (it can receive; an SRQ of that
+ * number exists on the device). Whether that SRQ may take it (an XRC SRQ of
+ * the QP's domain: WR-03, SRQX-13) is the responder's to check, as the HCA
+ * does: the reply names the QP's domain for it. ENOENT: nobody behind it
+ * (or no ring).
  */
 int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_route *rep,
 	      struct fk_conn **owner)
@@ -1157,8 +1160,6 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
 
 		if ((req->flags & FK_F_ROUTE_ANY_SRQ) ? n->xrcd == r->xrcd : n->num == req->srqn) {
-			if (n->xrcd != r->xrcd)
-				return 0;		/* basic, or another domain's */
 			rep->gate = FK_GATE_OK;
 			rep->srqn = n->num;
 			o = n->conn;
