@@ -91,6 +91,7 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 #define FK_HQ__ALL		0xfu
 /* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
 #define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
+#define FK_F_XRCD_ANY_DEVICE	0x2u	/* XRCD_OPEN: an inode bound on any device */
 #define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */
 #define FK_F_OPEN_ANY_DOMAIN	0x1u	/* TGT_QP_OPEN: any XRCD of the device */
 #define FK_F_MODIFY_NO_STRIP	0x1u	/* TGT_QP_MODIFY: no QPX-07 stripping */

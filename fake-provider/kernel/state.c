@@ -387,6 +387,23 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 			break;
 		}
 	}
+	/* The quirk: every device's table is searched, where the kernel has
+	 * one per device (XRCD-09: ib_uverbs_device.xrcd_tree). */
+	if (!x && (flags & FK_F_XRCD_ANY_DEVICE)) {
+		struct fk_link *q, *u, *v, *w;
+
+		fk_list_for_each_safe(q, u, &fk_devs) {
+			struct fk_dev *od = fk_container_of(q, struct fk_dev, link);
+
+			fk_list_for_each_safe(v, w, &od->xrcds) {
+				struct fk_xrcd *d = fk_container_of(v, struct fk_xrcd, link);
+
+				if (!x && d->inode_fd >= 0 && d->st_dev == st.st_dev &&
+				    d->st_ino == st.st_ino)
+					x = d;
+			}
+		}
+	}
 	if (x) {
 		if (oflags & O_EXCL) {		/* @rule XRCD-07 */
 			err = (flags & FK_F_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;

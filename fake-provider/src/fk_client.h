@@ -90,6 +90,7 @@ int fk_srqn_free(struct fk_client *c, uint32_t srqn);
 
 /* Per-call quirk flags (the provider's script quirks; 0 normally). */
 #define FK_Q_XRCD_EXCL_EEXIST		0x1u	/* fk_xrcd_open */
+#define FK_Q_XRCD_ANY_DEVICE		0x2u	/* fk_xrcd_open */
 #define FK_Q_XRCD_CLOSE_NOT_BUSY	0x1u	/* fk_xrcd_close */
 #define FK_Q_OPEN_QP_ANY_DOMAIN		0x1u	/* fk_tgt_qp_open */
 #define FK_Q_MODIFY_NO_MASK_STRIP	0x1u	/* fk_tgt_qp_modify */
