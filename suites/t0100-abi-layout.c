@@ -6,8 +6,9 @@
  * entry, from the same th_layout.def), and both against the values the
  * spec records for rdma-core 44 (LP64). Until the ABI gate's golden tables
  * exist, the installed header is the reference. Also the kernel's uverbs
- * write commands for XRC as Linux's uapi header declares them (ABI-05),
- * and which XRC names the library under test exports (COMPAT-07).
+ * write commands for XRC and its send WR as Linux's uapi header declares
+ * them (ABI-05, WR-05), and which XRC names the library under test
+ * exports (COMPAT-07).
  *
  * IBVCT_ABI_PERTURB=ENTRY adds 1 to one entry of this binary's own table
  * (or to what it found for one symbol, ENTRY = the symbol's name) before
@@ -267,6 +268,20 @@ static void uverbs_xrc_commands_and_payloads(struct th_ctx *t)
 	EXPECT("offsetof(struct ib_uverbs_create_qp_resp, qpn)", 4);
 }
 
+/* WR-05: the kernel's write() post path cannot carry remote_srqn: struct
+ * ib_uverbs_send_wr ends with its wr union (the atomic member, 32 bytes,
+ * the largest), with no member after it (linux uapi; rdma-core v17
+ * dropped its own unused copy of the field, 9f43b6fa3). */
+static void kernel_send_wr_has_no_remote_srqn(struct th_ctx *t)
+{
+	EXPECT("offsetof(struct ib_uverbs_send_wr, ex)", 20);
+	EXPECT("offsetof(struct ib_uverbs_send_wr, wr)", 24);
+	EXPECT("offsetof(struct ib_uverbs_send_wr, wr.atomic.reserved)", 52);
+	EXPECT("sizeof(struct ib_uverbs_send_wr)", 56);
+	EXPECT("sizeof(struct ib_uverbs_send_wr)",
+	       app("offsetof(struct ib_uverbs_send_wr, wr.atomic.reserved)") + 4);
+}
+
 /*
  * COMPAT-07: the XRC verbs are static inline in verbs.h, never symbols of
  * the library (an application cannot dlsym them); ibv_register_driver
@@ -327,6 +342,7 @@ static const struct th_test tests[] = {
 	TH_TEST(xrc_ops_sit_where_each_commit_prepended_them, "COMPAT-05", TH_NO_CTX),
 	TH_TEST(uverbs_xrc_commands_and_payloads, "ABI-05", TH_NO_CTX),
 	TH_TEST(xrc_verbs_are_inline_not_exported, "COMPAT-07", TH_NO_CTX),
+	TH_TEST(kernel_send_wr_has_no_remote_srqn, "WR-05", TH_NO_CTX),
 };
 
 int main(int argc, char **argv)
