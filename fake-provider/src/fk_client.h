@@ -170,9 +170,10 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
  * destination QPN (and, for an XRC target QP, the SRQ it names), or
  * FK_ROUTE_CONN_TO with a connection id (where responses go). On success
  * with gate FK_ROUTE_OK, out->fd is a new fd of the ring (the caller closes
- * it) of connection out->conn_id; otherwise out->fd is -1 and gate says why
- * (the target QP cannot receive; the SRQ is not in its domain). ENOENT:
- * nobody there.
+ * it) of connection out->conn_id, and for a target QP out->xrcd_id its
+ * domain (the responder checks the SRQ against it: WR-03); otherwise
+ * out->fd is -1 and gate says why (the target QP cannot receive; no SRQ of
+ * that number). ENOENT: nobody there.
  */
 enum { FK_ROUTE_QPN_TO = 0, FK_ROUTE_CONN_TO = 1 };
 enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };

@@ -11,7 +11,8 @@
  * their own inbox meanwhile, so two processes sending to each other never
  * wait for each other. XRC packets go to the process of the SRQ they name,
  * after the daemon's gate check of the target QP (asked per message, so the
- * target QP's state is always current).
+ * target QP's state is always current); the responder there checks that
+ * SRQ against the target QP's domain (WR-03).
  *
  * Locking: everything here runs under the plugin lock, except the progress
  * thread's sleep and the producers' ring lock (a robust process-shared
