@@ -163,7 +163,8 @@ static void create_qp_ex_first_unknown_bit_alone_is_rejected(struct th_ctx *t)
 /* SRQX-10: an XRC SRQ of the device's max_srq_wr, and of its max_srq_sge,
  * is created and reports at least that; one more WR is EINVAL (mlx5:
  * rdma-core v44.0 providers/mlx5/verbs.c:3561 mlx5_create_xrc_srq; mlx4:
- * linux v6.1 drivers/infiniband/hw/mlx4/srq.c mlx4_ib_create_srq). One more
+ * linux v6.1 drivers/infiniband/hw/mlx4/srq.c mlx4_ib_create_srq, max_wr
+ * not below max_srq_wqes, which it reports less one). One more
  * SGE is EINVAL on the reference target; a driver may round an SRQ's WQE up
  * to room for more (mlx5 sizes it by a power of two), so elsewhere the
  * answer is noted. */
@@ -235,8 +236,8 @@ static void xrc_srq_at_the_device_limits(struct th_ctx *t)
  * the device's maximum (mlx5 counts 64-byte blocks per WQE: rdma-core
  * v44.0 providers/mlx5/verbs.c:1682 mlx5_calc_sq_size), so elsewhere a
  * refusal at the maximum is noted. One more of either is EINVAL everywhere
- * (mlx5 mlx5_calc_sq_size, mlx5_calc_send_wqe; mlx4 verbs.c create_qp_ex;
- * the reference's device). */
+ * (mlx5: mlx5_calc_sq_size, mlx5_calc_send_wqe, errno set at verbs.c:2496;
+ * mlx4: providers/mlx4/verbs.c:899 create_qp_ex; the reference's device). */
 static struct ibv_qp *ini_sized(struct ibv_context *ctx, struct base *b, uint32_t wr,
 				uint32_t sge, struct ibv_qp_cap *out)
 {

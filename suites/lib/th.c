@@ -364,6 +364,14 @@ static int th_probe_child(int wfd, const char *base)
 		if (x) {
 			th_dev.xrc = 1;
 			ibv_close_xrcd(x);
+		} else if (th_mode() && !strcmp(th_mode(), "extended")) {
+			/* the reference's extended provider has every XRC op: any
+			 * refusal here fails every XRC test, EOPNOTSUPP too */
+			th_dev.xrc = -1;
+			snprintf(th_dev.xrc_why, sizeof(th_dev.xrc_why),
+				 "%s reports IBV_DEVICE_XRC, and the reference's extended provider "
+				 "has the XRC ops, yet ibv_open_xrcd fails: %s", th_dev.dev,
+				 strerror(errno));
 		} else if (errno == EOPNOTSUPP || errno == ENOSYS) {
 			/* the library's answer for a provider without the XRC
 			 * ops (rdma-core v44.0 libibverbs/dummy_ops.c; ENOSYS
