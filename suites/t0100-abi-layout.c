@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * t0100: the struct layouts and values an application compiles in (ABI-,
- * WR-01, WR-06, OPENQP-01, XRCD-18, COMPAT-01): the header this binary was
- * built with against the installed rdma-core header (entry by entry, from
- * the same th_layout.def), and both against the values the spec records
- * for rdma-core 44 (LP64). Until the ABI gate's golden tables exist, the
- * installed header is the reference.
+ * WR-01, WR-06, OPENQP-01, XRCD-18, COMPAT-01, COMPAT-05): the header this
+ * binary was built with against the installed rdma-core header (entry by
+ * entry, from the same th_layout.def), and both against the values the
+ * spec records for rdma-core 44 (LP64). Until the ABI gate's golden tables
+ * exist, the installed header is the reference. Also the kernel's uverbs
+ * write commands for XRC and its send WR as Linux's uapi header declares
+ * them (ABI-05, WR-05), and which XRC names the library under test
+ * exports (COMPAT-07).
  *
  * IBVCT_ABI_PERTURB=ENTRY adds 1 to one entry of this binary's own table
- * before comparing: the quirk matrix uses it to prove each check can fail
- * (no provider can move a header's member).
+ * (or to what it found for one symbol, ENTRY = the symbol's name) before
+ * comparing: the quirk matrix uses it to prove each check can fail (no
+ * provider can move a header's member or change the library's symbols).
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +176,160 @@ static void verbs_context_grows_at_the_top(struct th_ctx *t)
 	       app("sizeof(struct ibv_context)"));
 }
 
+/* COMPAT-05: each commit of the XRC series prepended its ops above the
+ * previous ones, so their distances from the context are fixed since
+ * libibverbs 1.1.8 (9a2a8962d open/close_xrcd, 40c1365b2 create_srq_ex and
+ * get_srq_num, c7e3e6105 create_qp_ex, 5f5292bbc open_qp); the unused
+ * has_comp_mask of 6be16586e lives on as _ABI_placeholder3 (76743d7a4). */
+static long from_context(const char *member)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "offsetof(struct verbs_context, %s)", member);
+	return app(what) - app("offsetof(struct verbs_context, context)");
+}
+
+static void xrc_ops_sit_where_each_commit_prepended_them(struct th_ctx *t)
+{
+	static const struct {
+		const char *op;
+		long dist;
+		int commit;	/* 0: 9a2a8962d ... 3: 5f5292bbc */
+	} ops[] = {
+		{ "close_xrcd", -24, 0 }, { "open_xrcd", -32, 0 },
+		{ "create_srq_ex", -40, 1 }, { "get_srq_num", -48, 1 },
+		{ "create_qp_ex", -56, 2 }, { "open_qp", -64, 3 },
+	};
+	size_t i, j;
+
+	if (from_context("sz") != -8 || from_context("_ABI_placeholder3") != -16)
+		th_fail("sz at %ld and _ABI_placeholder3 at %ld from the context, the spec says -8, -16",
+			from_context("sz"), from_context("_ABI_placeholder3"));
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (from_context(ops[i].op) != ops[i].dist)
+			th_fail("verbs_context.%s at %ld from the context, the spec says %ld",
+				ops[i].op, from_context(ops[i].op), ops[i].dist);
+		/* a later commit's op is always further up */
+		for (j = 0; j < i; j++)
+			if (ops[j].commit < ops[i].commit &&
+			    from_context(ops[j].op) <= from_context(ops[i].op))
+				th_fail("%s (a later commit) is not above %s", ops[i].op, ops[j].op);
+	}
+}
+
+/* ABI-05: the uverbs write commands XRC added (numbering unchanged since
+ * 2013) and their payloads, from Linux's <rdma/ib_user_verbs.h> (rdma-core
+ * v44.0 carries the same file as kernel-headers/rdma/ib_user_verbs.h). */
+static void uverbs_xrc_commands_and_payloads(struct th_ctx *t)
+{
+	EXPECT("IB_USER_VERBS_CMD_OPEN_XRCD", 37);
+	EXPECT("IB_USER_VERBS_CMD_CLOSE_XRCD", 38);
+	EXPECT("IB_USER_VERBS_CMD_CREATE_XSRQ", 39);
+	EXPECT("IB_USER_VERBS_CMD_OPEN_QP", 40);
+	/* {u64 response; u32 fd; u32 oflags; u64 driver_data[]} -> {u32 xrcd_handle} */
+	EXPECT("sizeof(struct ib_uverbs_open_xrcd)", 16);
+	EXPECT("offsetof(struct ib_uverbs_open_xrcd, response)", 0);
+	EXPECT("offsetof(struct ib_uverbs_open_xrcd, fd)", 8);
+	EXPECT("offsetof(struct ib_uverbs_open_xrcd, oflags)", 12);
+	EXPECT("offsetof(struct ib_uverbs_open_xrcd, driver_data)", 16);
+	EXPECT("sizeof(struct ib_uverbs_open_xrcd_resp)", 4);
+	EXPECT("offsetof(struct ib_uverbs_open_xrcd_resp, xrcd_handle)", 0);
+	EXPECT("sizeof(struct ib_uverbs_close_xrcd)", 4);
+	EXPECT("offsetof(struct ib_uverbs_close_xrcd, xrcd_handle)", 0);
+	/* max_num_tags was "reserved", srqn in the response was "reserved" */
+	EXPECT("sizeof(struct ib_uverbs_create_xsrq)", 48);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, response)", 0);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, user_handle)", 8);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, srq_type)", 16);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, pd_handle)", 20);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, max_wr)", 24);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, max_sge)", 28);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, srq_limit)", 32);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, max_num_tags)", 36);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, xrcd_handle)", 40);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, cq_handle)", 44);
+	EXPECT("offsetof(struct ib_uverbs_create_xsrq, driver_data)", 48);
+	EXPECT("sizeof(struct ib_uverbs_create_srq_resp)", 16);
+	EXPECT("offsetof(struct ib_uverbs_create_srq_resp, srq_handle)", 0);
+	EXPECT("offsetof(struct ib_uverbs_create_srq_resp, max_wr)", 4);
+	EXPECT("offsetof(struct ib_uverbs_create_srq_resp, max_sge)", 8);
+	EXPECT("offsetof(struct ib_uverbs_create_srq_resp, srqn)", 12);
+	/* pd_handle carries the XRCD's handle; the answer is create_qp_resp */
+	EXPECT("sizeof(struct ib_uverbs_open_qp)", 32);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, response)", 0);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, user_handle)", 8);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, pd_handle)", 16);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, qpn)", 20);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, qp_type)", 24);
+	EXPECT("offsetof(struct ib_uverbs_open_qp, reserved)", 25);	/* qp_type is a u8 */
+	EXPECT("offsetof(struct ib_uverbs_open_qp, driver_data)", 32);
+	EXPECT("sizeof(struct ib_uverbs_create_qp_resp)", 32);
+	EXPECT("offsetof(struct ib_uverbs_create_qp_resp, qp_handle)", 0);
+	EXPECT("offsetof(struct ib_uverbs_create_qp_resp, qpn)", 4);
+}
+
+/* WR-05: the kernel's write() post path cannot carry remote_srqn: struct
+ * ib_uverbs_send_wr ends with its wr union (the atomic member, 32 bytes,
+ * the largest), with no member after it (linux uapi; rdma-core v17
+ * dropped its own unused copy of the field, 9f43b6fa3). */
+static void kernel_send_wr_has_no_remote_srqn(struct th_ctx *t)
+{
+	EXPECT("offsetof(struct ib_uverbs_send_wr, ex)", 20);
+	EXPECT("offsetof(struct ib_uverbs_send_wr, wr)", 24);
+	EXPECT("offsetof(struct ib_uverbs_send_wr, wr.atomic.reserved)", 52);
+	EXPECT("sizeof(struct ib_uverbs_send_wr)", 56);
+	EXPECT("sizeof(struct ib_uverbs_send_wr)",
+	       app("offsetof(struct ib_uverbs_send_wr, wr.atomic.reserved)") + 4);
+}
+
+/*
+ * COMPAT-07: the XRC verbs are static inline in verbs.h, never symbols of
+ * the library (an application cannot dlsym them); ibv_register_driver
+ * stays in IBVERBS_1.1 (a no-op stub in rdma-core >= v13, compat-1_0.c);
+ * the ibv_cmd_* helpers are exported to providers from a private node
+ * only (IBVERBS_PRIVATE_<n>, whose number follows the release: not
+ * checked). Looked up in the libibverbs.so.1 this process runs on.
+ */
+static long sym_found(void *lib, const char *name, const char *version)
+{
+	const char *p = getenv("IBVCT_ABI_PERTURB");
+	void *s = version ? dlvsym(lib, name, version) : dlsym(lib, name);
+
+	return (s ? 1 : 0) + (p && !strcmp(p, name) ? 1 : 0);
+}
+
+static void xrc_verbs_are_inline_not_exported(struct th_ctx *t)
+{
+	static const char *const inl[] = {
+		"ibv_open_xrcd", "ibv_close_xrcd", "ibv_create_srq_ex",
+		"ibv_get_srq_num", "ibv_create_qp_ex", "ibv_open_qp",
+	};
+	static const char *const cmd[] = {
+		"ibv_cmd_open_xrcd", "ibv_cmd_close_xrcd", "ibv_cmd_create_srq_ex",
+		"ibv_cmd_create_qp_ex", "ibv_cmd_open_qp",
+	};
+	void *lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD);
+	size_t i;
+
+	if (!lib)
+		th_fail("libibverbs.so.1 is not loaded in this process: %s", dlerror());
+	for (i = 0; i < sizeof(inl) / sizeof(inl[0]); i++)
+		if (sym_found(lib, inl[i], NULL) != 0)
+			th_fail("%s is a symbol of the library; the spec says static inline only", inl[i]);
+	if (sym_found(lib, "ibv_register_driver", "IBVERBS_1.1") != 1)
+		th_fail("ibv_register_driver@IBVERBS_1.1 is not exported");
+	/* a provider function, not an application's: no IBVERBS_1.x version */
+	for (i = 0; i < sizeof(cmd) / sizeof(cmd[0]); i++) {
+		if (sym_found(lib, cmd[i], NULL) != 1)
+			th_fail("%s is not exported", cmd[i]);
+		if (dlvsym(lib, cmd[i], "IBVERBS_1.0") || dlvsym(lib, cmd[i], "IBVERBS_1.1"))
+			th_fail("%s is in a public IBVERBS_1.x node", cmd[i]);
+	}
+	th_note("no XRC verb among the library's symbols; ibv_register_driver@IBVERBS_1.1 and "
+		"ibv_cmd_* (private node) exported");
+	dlclose(lib);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(layouts_match_the_installed_rdma_core_header,
 		"ABI-01 ABI-02 ABI-03 ABI-06 ABI-07 WR-01", TH_NO_CTX),
@@ -180,6 +339,10 @@ static const struct th_test tests[] = {
 	TH_TEST(xrcd_and_open_attr_layouts, "ABI-04 OPENQP-01 XRCD-18", TH_NO_CTX),
 	TH_TEST(send_wr_layout_keeps_old_offsets, "ABI-06 WR-01 WR-06", TH_NO_CTX),
 	TH_TEST(verbs_context_grows_at_the_top, "ABI-07 COMPAT-01", TH_NO_CTX),
+	TH_TEST(xrc_ops_sit_where_each_commit_prepended_them, "COMPAT-05", TH_NO_CTX),
+	TH_TEST(uverbs_xrc_commands_and_payloads, "ABI-05", TH_NO_CTX),
+	TH_TEST(xrc_verbs_are_inline_not_exported, "COMPAT-07", TH_NO_CTX),
+	TH_TEST(kernel_send_wr_has_no_remote_srqn, "WR-05", TH_NO_CTX),
 };
 
 int main(int argc, char **argv)

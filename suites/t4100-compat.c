@@ -8,7 +8,10 @@
  * name the application's objects; the data path works through the
  * wrappers. On the reference target the suite runs under each provider
  * mode, and one test runs both modes side by side and requires identical
- * results on their common ground.
+ * results on their common ground. The facts of one driver (rxe has no XRC,
+ * COMPAT-20..22; mlx5 and mlx4 report XRC exactly when they have it,
+ * COMPAT-25) are checked where the device's driver is that one, and are
+ * not applicable (a skip saying so) on any other.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -404,6 +407,154 @@ static void legacy_and_extended_give_identical_results(struct th_ctx *t)
 	assert_int_equal(diff, 0);
 }
 
+/* ---- facts of one driver (COMPAT-20..25) -------------------------------------- */
+#define OLD_ENOSYS(what)						\
+	(!th_strict() && errno == ENOSYS ? (th_note("%s: ENOSYS (rdma-core before v28)", what), 1) : 0)
+
+/* COMPAT-20: rxe has never set IB_DEVICE_XRC (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_param.h RXE_DEVICE_CAP_FLAGS). */
+static void rxe_reports_no_xrc_capability(struct th_ctx *t)
+{
+	struct ibv_device_attr da;
+
+	th_need_driver("rxe", "COMPAT-20 is a fact of rxe");
+	assert_int_equal(ibv_query_device(t->ctx, &da), 0);
+	if (da.device_cap_flags & IBV_DEVICE_XRC)
+		th_fail("rxe reports IBV_DEVICE_XRC");
+}
+
+/* COMPAT-21: rxe's provider has no open_xrcd (rdma-core v44.0
+ * providers/rxe/rxe.c rxe_ctx_ops) and its kernel driver no alloc_xrcd:
+ * NULL, EOPNOTSUPP (libibverbs' stub, dummy_ops.c; ENOSYS before v28),
+ * for a private domain and for one on a file alike. */
+static void rxe_open_xrcd_fails_eopnotsupp(struct th_ctx *t)
+{
+	struct ibv_xrcd *x;
+	int fd, i;
+
+	th_need_driver("rxe", "COMPAT-21 is a fact of rxe");
+	fd = th_file("xrcd-file");
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		x = th_xrcd(t->ctx, i ? fd : -1, O_CREAT);
+		if (x) {
+			assert_int_equal(ibv_close_xrcd(x), 0);
+			th_fail("ibv_open_xrcd succeeded on rxe (fd %d)", i ? fd : -1);
+		}
+		if (!OLD_ENOSYS("open_xrcd"))
+			assert_int_equal(errno, EOPNOTSUPP);
+	}
+	close(fd);
+}
+
+/* COMPAT-22: rxe_qp_chk_init allows SMI, GSI, RC, UC and UD only: an
+ * XRC_SEND QP (which needs no XRCD, so it reaches the kernel through
+ * rxe_create_qp) is NULL, EOPNOTSUPP (linux v6.1 sw/rxe/rxe_qp.c
+ * rxe_qp_chk_init, "RDMA/rxe: Add check for supported QP types"). Kernels
+ * before that check refused it as a QP without a receive CQ, EINVAL:
+ * accepted, and noted, on a real device; the reference target plays v6.1. */
+static void rxe_refuses_xrc_send_qps(struct th_ctx *t)
+{
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp_init_attr a;
+	struct ibv_qp_init_attr_ex ax;
+	struct ibv_qp *q;
+	int i;
+
+	th_need_driver("rxe", "COMPAT-22 is a fact of rxe");
+	pd = ibv_alloc_pd(t->ctx);
+	cq = ibv_create_cq(t->ctx, 8, NULL, NULL, 0);
+	assert_non_null(pd);
+	assert_non_null(cq);
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		if (i == 0) {		/* the 1.1 verb */
+			memset(&a, 0, sizeof(a));
+			a.qp_type = IBV_QPT_XRC_SEND;
+			a.send_cq = cq;
+			a.cap.max_send_wr = 2;
+			a.cap.max_send_sge = 1;
+			q = ibv_create_qp(pd, &a);
+		} else {		/* the _ex verb's route for mask PD (QPX-01) */
+			memset(&ax, 0, sizeof(ax));
+			ax.qp_type = IBV_QPT_XRC_SEND;
+			ax.comp_mask = IBV_QP_INIT_ATTR_PD;
+			ax.pd = pd;
+			ax.send_cq = cq;
+			ax.cap.max_send_wr = 2;
+			ax.cap.max_send_sge = 1;
+			q = ibv_create_qp_ex(t->ctx, &ax);
+		}
+		if (q) {
+			assert_int_equal(ibv_destroy_qp(q), 0);
+			th_fail("an XRC_SEND QP was created on rxe");
+		}
+		if (errno == EINVAL && !th_mode())
+			th_note("XRC_SEND: EINVAL (a kernel before rxe_qp_chk_init's type check)");
+		else
+			assert_int_equal(errno, EOPNOTSUPP);
+	}
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+}
+
+/* COMPAT-25: mlx5 sets IB_DEVICE_XRC and installs its XRCD ops only with
+ * the firmware's xrc capability (linux v6.1 drivers/infiniband/hw/mlx5/
+ * main.c mlx5_ib_query_device, mlx5_ib_stage_caps_init), and its provider
+ * implements every XRC verb (rdma-core v44.0 providers/mlx5/mlx5.c); mlx4
+ * the same by MLX4_DEV_CAP_FLAG_XRC. So the flag and the verbs agree:
+ * with it a domain, an XRC SRQ and its number, both XRC QP types and an
+ * open_qp work; without it open_xrcd fails with EOPNOTSUPP. */
+static void mlx_xrc_capability_matches_the_xrc_verbs(struct th_ctx *t)
+{
+	struct ibv_device_attr da;
+	struct ibv_xrcd *x;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_srq *s;
+	struct ibv_qp *ini, *tgt, *o;
+	uint32_t n;
+
+	th_need_driver("mlx5 mlx4", "COMPAT-25 is a fact of mlx5 and mlx4");
+	assert_int_equal(ibv_query_device(t->ctx, &da), 0);
+	errno = 0;
+	x = th_xrcd(t->ctx, -1, O_CREAT);
+	if (!(da.device_cap_flags & IBV_DEVICE_XRC)) {
+		if (x) {
+			assert_int_equal(ibv_close_xrcd(x), 0);
+			th_fail("no IBV_DEVICE_XRC, yet ibv_open_xrcd succeeds");
+		}
+		if (!OLD_ENOSYS("open_xrcd without XRC"))
+			assert_int_equal(errno, EOPNOTSUPP);
+		th_note("no IBV_DEVICE_XRC (firmware without xrc), and no XRC domain");
+		return;
+	}
+	if (!x)
+		th_fail("IBV_DEVICE_XRC, yet ibv_open_xrcd fails: %s", strerror(errno));
+	pd = ibv_alloc_pd(t->ctx);
+	cq = ibv_create_cq(t->ctx, 8, NULL, NULL, 0);
+	assert_non_null(pd);
+	assert_non_null(cq);
+	s = th_xsrq(t->ctx, pd, x, cq, 4);
+	assert_non_null(s);
+	assert_int_equal(ibv_get_srq_num(s, &n), 0);
+	ini = th_ini_qp(t->ctx, pd, cq);
+	tgt = th_tgt_qp(t->ctx, x);
+	assert_non_null(ini);
+	assert_non_null(tgt);
+	o = th_open_tgt(t->ctx, x, tgt->qp_num);
+	assert_non_null(o);
+	th_note("IBV_DEVICE_XRC, and every XRC verb works");
+	assert_int_equal(ibv_destroy_qp(o), 0);
+	assert_int_equal(ibv_destroy_qp(tgt), 0);
+	assert_int_equal(ibv_destroy_qp(ini), 0);
+	assert_int_equal(ibv_destroy_srq(s), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_xrcd(x), 0);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(context_is_an_extended_verbs_context, "COMPAT-01 COMPAT-02 COMPAT-08", 0),
 	TH_TEST(short_sz_hides_an_extension_op, "COMPAT-03", 0),
@@ -414,6 +565,10 @@ static const struct th_test tests[] = {
 	TH_TEST(async_event_names_the_applications_qp, "COMPAT-13", TH_NO_CTX | TH_REF_ONLY),
 	TH_TEST(legacy_and_extended_give_identical_results, "COMPAT-11 COMPAT-14",
 		TH_NO_CTX | TH_REF_ONLY),
+	TH_TEST(rxe_reports_no_xrc_capability, "COMPAT-20", 0),
+	TH_TEST(rxe_open_xrcd_fails_eopnotsupp, "COMPAT-21", 0),
+	TH_TEST(rxe_refuses_xrc_send_qps, "COMPAT-22", 0),
+	TH_TEST(mlx_xrc_capability_matches_the_xrc_verbs, "COMPAT-25", 0),
 };
 
 int main(int argc, char **argv)

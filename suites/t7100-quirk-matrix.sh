@@ -4,7 +4,8 @@
 # suites/README.md (ID | suite | tests | break | where), runs each row's
 # tests on the reference target with the break applied (a fake-provider
 # quirk, a scripted fault, or an env setting) under the row's mode and
-# lifetime model, and requires each listed test to report "not ok". Then
+# lifetime model (and driver profile, when the row names one: a fact of one
+# driver), and requires each listed test to report "not ok". Then
 # runs every suite without a break under both modes and both models, and
 # under each driver profile (mlx5, mlx4, rxe; extended, current), and
 # requires no failure (TODO aside) and no TODO that passes, and checks that
@@ -48,7 +49,10 @@ row() {
 	case $brk in
 	none*)	echo "ok $n - $id $suite # SKIP ${brk#none: }" >"$tmp/v$n"; return ;;
 	esac
-	mode=${where% *} model=${where#* }
+	# "MODE MODEL [PROFILE]": a driver's fact is broken where it is played
+	# shellcheck disable=SC2086 # where is a word list
+	set -- $where
+	mode=$1 model=$2 prof=${3:-strict}
 	line= envv=
 	case $brk in
 	# several script lines joined by " + " (a rule two layers enforce)
@@ -56,7 +60,7 @@ row() {
 	env\ *) envv=${brk#env } ;;
 	*) echo "not ok $n - $id $suite: unknown break '$brk'" >"$tmp/v$n"; return ;;
 	esac
-	script "$mode" "$model" "$line" >"$tmp/s$n.fps"
+	script "$mode" "$model" "$line" "$prof" >"$tmp/s$n.fps"
 	# shellcheck disable=SC2086 # tests is a word list
 	if [ -n "$envv" ]; then
 		env "$envv" IBVCT_SCRIPT="$tmp/s$n.fps" "$build/suites/ref/$suite.t" $tests

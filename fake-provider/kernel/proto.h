@@ -100,6 +100,7 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 #define FK_HQ__ALL		0x1fffu
 /* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
 #define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
+#define FK_F_XRCD_ANY_DEVICE	0x2u	/* XRCD_OPEN: an inode bound on any device */
 #define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */
 #define FK_F_OPEN_ANY_DOMAIN	0x1u	/* TGT_QP_OPEN: any XRCD of the device */
 #define FK_F_MODIFY_NO_STRIP	0x1u	/* TGT_QP_MODIFY: no QPX-07 stripping */
@@ -230,8 +231,10 @@ struct fk_rep_pair {			/* most replies: two numbers */
 
 /* ROUTE: gate 0 = deliver to conn_id's ring (fd attached); otherwise no fd:
  * FK_GATE_NO_RECV, the target QP cannot receive (not RTR/RTS/SQD);
- * FK_GATE_BAD_SRQ, the SRQ is not an XRC SRQ of the QP's domain. srqn is the
- * SRQ to deliver to (the named one, or the first under the quirk).
+ * FK_GATE_BAD_SRQ, no SRQ of that number on the device. srqn is the SRQ to
+ * deliver to (the named one, or the first of the domain under the quirk),
+ * of any type and domain: xrcd_id names the QP's domain, which the
+ * responder checks it against (WR-03).
  * qp_access: the target QP's qp_access_flags, which the responder enforces
  * (its process may hold no proxy of that QP); rnr_timer: its min_rnr_timer,
  * which an RNR NAK of that responder carries. */

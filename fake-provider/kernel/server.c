@@ -261,7 +261,7 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 	case FK_MSG_XRCD_OPEN: {
 		const struct fk_req_xrcd_open *r = payload;
 
-		if (r->has_fd > 1 || r->reserved || (r->flags & ~FK_F_XRCD_EXCL_EEXIST))
+		if (r->has_fd > 1 || r->reserved || (r->flags & ~(FK_F_XRCD_EXCL_EEXIST | FK_F_XRCD_ANY_DEVICE)))
 			err = EINVAL;
 		else if (r->has_fd && fd < 0 && (c->quirks & FK_HQ_XRCD_BAD_FD_PRIVATE))
 			err = fk__xrcd_open(c, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */

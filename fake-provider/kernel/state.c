@@ -390,6 +390,23 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 			break;
 		}
 	}
+	/* The quirk: every device's table is searched, where the kernel has
+	 * one per device (XRCD-09: ib_uverbs_device.xrcd_tree). */
+	if (!x && (flags & FK_F_XRCD_ANY_DEVICE)) {
+		struct fk_link *q, *u, *v, *w;
+
+		fk_list_for_each_safe(q, u, &fk_devs) {
+			struct fk_dev *od = fk_container_of(q, struct fk_dev, link);
+
+			fk_list_for_each_safe(v, w, &od->xrcds) {
+				struct fk_xrcd *d = fk_container_of(v, struct fk_xrcd, link);
+
+				if (!x && d->inode_fd >= 0 && d->st_dev == st.st_dev &&
+				    d->st_ino == st.st_ino)
+					x = d;
+			}
+		}
+	}
 	if (x) {
 		if (oflags & O_EXCL) {		/* @rule XRCD-07 */
 			err = (flags & FK_F_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;
@@ -1191,8 +1208,11 @@ static struct fk_rqp *fk_tgt_find(struct fk_dev *d, uint32_t qpn)
 /*
  * A QPN of a plain QP goes to the ring of the connection that holds the
  * number. A target QP has no process: the packet goes to the process of the
- * XRC SRQ it names, once the QP passes the gate (it can receive; the SRQ is
- * in its domain: WR-03, SRQX-13). ENOENT: nobody behind it (or no ring).
+ * SRQ it names, once the QP passes the gate (it can receive; an SRQ of that
+ * number exists on the device). Whether that SRQ may take it (an XRC SRQ of
+ * the QP's domain: WR-03, SRQX-13) is the responder's to check, as the HCA
+ * does: the reply names the QP's domain for it. ENOENT: nobody behind it
+ * (or no ring).
  */
 int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_route *rep,
 	      struct fk_conn **owner)
@@ -1235,8 +1255,6 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
 
 		if ((req->flags & FK_F_ROUTE_ANY_SRQ) ? n->xrcd == r->xrcd : n->num == req->srqn) {
-			if (n->xrcd != r->xrcd)
-				return 0;		/* basic, or another domain's */
 			rep->gate = FK_GATE_OK;
 			rep->srqn = n->num;
 			o = n->conn;

@@ -397,6 +397,10 @@ static void fp_swr_read(const struct fp_rqp *r, const struct ibv_send_wr *wr, st
 	}
 	if (r->type == IBV_QPT_XRC_SEND)	/* @rule WR-02 WR-03 */
 		s->remote_srqn = wr->qp_type.xrc.remote_srqn;
+	/* The quirk's driver sends an opcode XRC does not allow as a SEND. */
+	if (r->type == IBV_QPT_XRC_SEND && fp__quirk(FP_Q_XRC_SEND_ANY_OPCODE) &&
+	    !fp_opcode_ok(r->type, s->opcode))
+		s->opcode = IBV_WR_SEND;
 	if (r->type == IBV_QPT_XRC_SEND && fp__quirk(FP_Q_SEND_READS_PAST_80))
 		(void)*(struct ibv_mw *const volatile *)&wr->bind_mw.mw;	/* byte 80: faults */
 	else if (fp__quirk(FP_Q_SEND_READS_PAST_72))
@@ -821,6 +825,8 @@ int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 		goto err_bad;
 	/* QPX-12: a target QP (created or opened) has no send queue. */
 	if (r->type == IBV_QPT_XRC_RECV || h->opened) {	/* @rule QPX-12 */
+		if (fp__quirk(FP_Q_XRC_POST_MISSING_QUEUE))
+			goto out;		/* the quirk: taken, and gone nowhere */
 		err = EINVAL;
 		goto err_bad;
 	}
@@ -855,6 +861,8 @@ int fp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr *
 		goto err_bad;
 	/* QPX-11: XRC QPs (created or opened) have no receive queue. */
 	if (r->type == IBV_QPT_XRC_SEND || r->type == IBV_QPT_XRC_RECV || h->opened) {	/* @rule QPX-11 */
+		if (fp__quirk(FP_Q_XRC_POST_MISSING_QUEUE))
+			goto out;		/* the quirk: taken, and gone nowhere */
 		err = EINVAL;
 		goto err_bad;
 	}

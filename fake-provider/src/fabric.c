@@ -275,6 +275,19 @@ int fp_fabric_xdom_get_id(struct fp_fabric *fab, uint32_t id, struct fp_xdom **o
 	return 0;
 }
 
+struct fp_xdom *fp_fabric_xdom_find(struct fp_fabric *fab, uint32_t id)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &fab->doms) {
+		struct fp_xdom *dom = fp_container_of(p, struct fp_xdom, link);
+
+		if (dom->id == id)
+			return dom;
+	}
+	return NULL;
+}
+
 void fp_fabric_xdom_get(struct fp_xdom *dom)
 {
 	dom->usecnt++;

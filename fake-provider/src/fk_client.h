@@ -99,6 +99,7 @@ int fk_srqn_free(struct fk_client *c, uint32_t srqn);
 
 /* Per-call quirk flags (the provider's script quirks; 0 normally). */
 #define FK_Q_XRCD_EXCL_EEXIST		0x1u	/* fk_xrcd_open */
+#define FK_Q_XRCD_ANY_DEVICE		0x2u	/* fk_xrcd_open */
 #define FK_Q_XRCD_CLOSE_NOT_BUSY	0x1u	/* fk_xrcd_close */
 #define FK_Q_OPEN_QP_ANY_DOMAIN		0x1u	/* fk_tgt_qp_open */
 #define FK_Q_MODIFY_NO_MASK_STRIP	0x1u	/* fk_tgt_qp_modify */
@@ -178,9 +179,10 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
  * destination QPN (and, for an XRC target QP, the SRQ it names), or
  * FK_ROUTE_CONN_TO with a connection id (where responses go). On success
  * with gate FK_ROUTE_OK, out->fd is a new fd of the ring (the caller closes
- * it) of connection out->conn_id; otherwise out->fd is -1 and gate says why
- * (the target QP cannot receive; the SRQ is not in its domain). ENOENT:
- * nobody there.
+ * it) of connection out->conn_id, and for a target QP out->xrcd_id its
+ * domain (the responder checks the SRQ against it: WR-03); otherwise
+ * out->fd is -1 and gate says why (the target QP cannot receive; no SRQ of
+ * that number). ENOENT: nobody there.
  */
 enum { FK_ROUTE_QPN_TO = 0, FK_ROUTE_CONN_TO = 1 };
 enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };

@@ -388,6 +388,7 @@ struct fp_packet {
 	uint32_t xrc_srqn;		/* XRC_SEND only */
 	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
 	uint8_t xrc_rnr_timer;		/* XRC_SEND: the target QP's min_rnr_timer, likewise */
+	uint32_t xrc_dom;		/* XRC_SEND: the target QP's domain id, likewise */
 	uint32_t qkey;			/* UD */
 	uint16_t slid;
 	uint8_t sl, port;
@@ -452,6 +453,8 @@ struct fp_mr *fp_fabric_mr_by_rkey(struct fp_fabric *fab, uint32_t rkey);
 
 /* The local view of a daemon XRC domain (by its id); counts local uses. */
 int fp_fabric_xdom_get_id(struct fp_fabric *fab, uint32_t id, struct fp_xdom **out);
+/* This process's view of domain id, or NULL when it holds none (no use taken). */
+struct fp_xdom *fp_fabric_xdom_find(struct fp_fabric *fab, uint32_t id);
 void fp_fabric_xdom_get(struct fp_xdom *dom);
 void fp_fabric_xdom_put(struct fp_xdom *dom);	/* forgets it with its last local use */
 void fp__rqp_free(struct fp_rqp *real);

@@ -16,8 +16,10 @@ static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap
 			    bool send, bool recv)
 {
 	const struct ibv_device_attr *da = &ctx->spec->attr;
-	uint32_t max_wr = da->max_qp_wr > 0 ? (uint32_t)da->max_qp_wr : UINT32_MAX;
-	uint32_t max_sge = da->max_sge > 0 ? (uint32_t)da->max_sge : UINT32_MAX;
+	/* the quirk's driver takes one more than query_device says */
+	uint32_t slack = fp__quirk(FP_Q_LIMITS_PLUS_ONE) ? 1 : 0;
+	uint32_t max_wr = da->max_qp_wr > 0 ? (uint32_t)da->max_qp_wr + slack : UINT32_MAX;
+	uint32_t max_sge = da->max_sge > 0 ? (uint32_t)da->max_sge + slack : UINT32_MAX;
 
 	if (send && (cap->max_send_wr > max_wr || cap->max_send_sge > max_sge ||
 		     cap->max_inline_data > FP_MAX_INLINE))

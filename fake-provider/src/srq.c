@@ -86,7 +86,7 @@ static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *att
 			enum ibv_srq_type *type)
 {
 	const struct ibv_device_attr *da = &ctx->spec->attr;
-	uint32_t mask = attr->comp_mask;
+	uint32_t mask = attr->comp_mask, slack;
 	int err;
 
 	if (fp_prof_srq_basic_path(attr)) {
@@ -127,8 +127,11 @@ sizes:
 	err = fp_prof_srq_limits(attr);
 	if (err)
 		return err;
-	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr) ||
-	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge) ||
+	/* the device's limits (SRQX-10: at most what query_device says; the
+	 * quirk's driver takes one more) */
+	slack = fp__quirk(FP_Q_LIMITS_PLUS_ONE) ? 1 : 0;
+	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr + slack) ||
+	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge + slack) ||
 	    attr->attr.srq_limit > attr->attr.max_wr)
 		return EINVAL;
 	return 0;
@@ -353,7 +356,9 @@ int fp_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mas
 			err = EINVAL;
 			goto out;
 		}
-		srq->limit = attr->srq_limit;	/* SRQX-14: arms; 0 disarms */
+		/* SRQX-14: arms; 0 disarms (the quirk's driver arms nothing) */
+		if (!fp__quirk(FP_Q_SRQ_LIMIT_NOT_ARMED))
+			srq->limit = attr->srq_limit;
 	}
 out:
 	fp__op_end(srq->ctx, FP_OP_MODIFY_SRQ, FP_SUBJ_SRQ, srq, err,
@@ -384,7 +389,9 @@ int fp_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	int err;
 
 	err = fp__op_begin(FP_OP_GET_SRQ_NUM);
-	if (!err)
+	if (!err && srq->type != IBV_SRQT_XRC && fp__quirk(FP_Q_SRQ_NUM_BASIC_EINVAL))
+		err = EINVAL;		/* the quirk: no driver's answer (SRQX-12) */
+	else if (!err)
 		err = fp_prof_srq_num(srq->type);
 	if (!err)	/* SRQX-11; a basic SRQ answers too (SRQX-12, the mlx5 way) */
 		*srq_num = srq->srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);

@@ -11,7 +11,8 @@
  * their own inbox meanwhile, so two processes sending to each other never
  * wait for each other. XRC packets go to the process of the SRQ they name,
  * after the daemon's gate check of the target QP (asked per message, so the
- * target QP's state is always current).
+ * target QP's state is always current); the responder there checks that
+ * SRQ against the target QP's domain (WR-03).
  *
  * Locking: everything here runs under the plugin lock, except the progress
  * thread's sleep and the producers' ring lock (a robust process-shared
@@ -382,7 +383,8 @@ static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
 	resp->len = 0;
 	resp->atomic_orig = 0;
 	if (pkt->src_type == IBV_QPT_XRC_SEND) {
-		/* The daemon passed the target QP's gate; the SRQ is ours. */
+		/* The daemon passed the target QP's gate; the SRQ is ours, and
+		 * the responder checks it against the QP's domain (WR-03). */
 		struct fp_srq *srq = fp_fabric_srq_find(xp->fab, pkt->xrc_srqn);
 		struct fp_rqp gate;
 
@@ -399,7 +401,11 @@ static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
 		/* the real QP's access flags: this process may hold no proxy of it */
 		gate.attr.qp_access_flags = pkt->xrc_access;
 		gate.attr.min_rnr_timer = pkt->xrc_rnr_timer;
-		gate.dom = srq->dom;
+		/* the target QP's domain as this process knows it (NULL: not
+		 * at all, so no SRQ here is in it); the quirk's HCA takes the
+		 * SRQ's own */
+		gate.dom = fp__quirk(FP_Q_XRC_SRQN_ANY_DOMAIN) ? srq->dom
+							       : fp_fabric_xdom_find(xp->fab, pkt->xrc_dom);
 		fp__responder(&gate, pkt, resp);
 		return;
 	}
@@ -569,6 +575,7 @@ void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct
 			p2.xrc_srqn = rt.srqn;
 			p2.xrc_access = rt.qp_access;
 			p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
+			p2.xrc_dom = rt.xrcd_id;
 		}
 		if (p->self) {
 			/* ours after all (an XRC SRQ of this process) */

@@ -46,7 +46,8 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 	/* XRCD-11: only O_CREAT and O_EXCL mean anything; XRCD-10: a closed fd
 	 * fails to travel (EBADF). */
 	err = fk_xrcd_open(ctx->fk, attr->fd, attr->oflags & (O_CREAT | O_EXCL),
-			   fp__quirk(FP_Q_XRCD_EXCL_EEXIST) ? FK_Q_XRCD_EXCL_EEXIST : 0,
+			   (fp__quirk(FP_Q_XRCD_EXCL_EEXIST) ? FK_Q_XRCD_EXCL_EEXIST : 0) |
+			   (fp__quirk(FP_Q_XRCD_INODE_ANY_DEVICE) ? FK_Q_XRCD_ANY_DEVICE : 0),
 			   &x->fk_handle, &id);
 	if (err)
 		goto err_free_x;

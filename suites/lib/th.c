@@ -123,6 +123,26 @@ const char *th_mode(void)
 	return th__ref_mode();
 }
 
+const char *th_driver(void)
+{
+	return th_dev.provider;
+}
+
+void th_need_driver(const char *drivers, const char *about)
+{
+	size_t l = strlen(th_dev.provider);
+	const char *p = drivers;
+
+	/* a whole word of drivers */
+	while ((p = strstr(p, th_dev.provider)) != NULL) {
+		if ((p == drivers || p[-1] == ' ') && (p[l] == 0 || p[l] == ' '))
+			return;
+		p += l ? l : 1;
+	}
+	th_skip("not applicable: the driver is %s (%s), and %s", th_dev.provider,
+		th_dev.provider_how, about);
+}
+
 /* IBVCT_LIFETIME names the model under test (a real device whose kernel
  * is known, or on ref a deliberate mismatch that must fail); else the
  * reference target's script says it. */
@@ -344,6 +364,14 @@ static int th_probe_child(int wfd, const char *base)
 		if (x) {
 			th_dev.xrc = 1;
 			ibv_close_xrcd(x);
+		} else if (th_mode() && !strcmp(th_mode(), "extended")) {
+			/* the reference's extended provider has every XRC op: any
+			 * refusal here fails every XRC test, EOPNOTSUPP too */
+			th_dev.xrc = -1;
+			snprintf(th_dev.xrc_why, sizeof(th_dev.xrc_why),
+				 "%s reports IBV_DEVICE_XRC, and the reference's extended provider "
+				 "has the XRC ops, yet ibv_open_xrcd fails: %s", th_dev.dev,
+				 strerror(errno));
 		} else if (errno == EOPNOTSUPP || errno == ENOSYS) {
 			/* the library's answer for a provider without the XRC
 			 * ops (rdma-core v44.0 libibverbs/dummy_ops.c; ENOSYS

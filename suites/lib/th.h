@@ -66,6 +66,14 @@ int th_strict(void);
 const char *th_lifetime(void);
 /* "legacy"/"extended" on the reference target, NULL elsewhere. */
 const char *th_mode(void);
+/* The expectations key of the device's driver: "fake" (the reference
+ * target's strict profile), "mlx5", "mlx4", "rxe", ... (th.c th_driver_key). */
+const char *th_driver(void);
+/* Rules that are facts of some drivers only (COMPAT-20..25): unless the
+ * driver is one of the blank-separated drivers, the running test is not
+ * applicable and ends as `ok # SKIP not applicable: ...` with the driver
+ * seen and what the rule is about. Never a pass, never a failure. */
+void th_need_driver(const char *drivers, const char *about);
 
 /* Open the selected device (a new context each call); asserts success. */
 struct ibv_context *th_open(void);

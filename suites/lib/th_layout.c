@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>	/* Linux uapi (linux-libc-dev), the same for both tables */
 
 #include "th_layout.h"
 
