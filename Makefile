@@ -36,6 +36,11 @@ OPT     := -O0 -g
 SAN     += --coverage
 endif
 CFLAGS_COMMON := $(CSTD) $(OPT) $(WARN) $(SAN) -fPIC -D_GNU_SOURCE -pthread
+# COVERAGE=1: test and suite programs dump the counters in _exit() too, or
+# forked test children would count for nothing (ci/gcov-exit.c).
+COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
+COV_WRAP := -Wl,--wrap=_exit
+TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 FP_INC  := -I$(TOP)/fake-provider/src
 
@@ -165,14 +170,14 @@ $(FKD): $(FKD_OBJS) $(FP_SCRIPT_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -pthread
 
-$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
-$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
 # The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
@@ -264,15 +269,16 @@ $(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
 $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/th_ref.o \
-		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB)
+		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o %.a,$^) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
-		$(B)/obj/suites/layout-sys.o
+		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o,$^) $(SYS_VERBS_LIBS) -lcmocka -pthread
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o,$^)) $(TEST_LDEXTRA) \
+		$(SYS_VERBS_LIBS) -lcmocka -pthread
 
 $(B)/t/%.t: suites/%.sh
 	@mkdir -p $(dir $@)
