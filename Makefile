@@ -36,6 +36,11 @@ OPT     := -O0 -g
 SAN     += --coverage
 endif
 CFLAGS_COMMON := $(CSTD) $(OPT) $(WARN) $(SAN) -fPIC -D_GNU_SOURCE -pthread
+# COVERAGE=1: test and suite programs dump the counters in _exit() too, or
+# forked test children would count for nothing (ci/gcov-exit.c).
+COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
+COV_WRAP := -Wl,--wrap=_exit
+TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 FP_INC  := -I$(TOP)/fake-provider/src
 
@@ -165,14 +170,14 @@ $(FKD): $(FKD_OBJS) $(FP_SCRIPT_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -pthread
 
-$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
-$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
 # The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
@@ -273,15 +278,16 @@ $(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
 $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/th_ref.o \
-		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB)
+		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o %.a,$^) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
-		$(B)/obj/suites/layout-sys.o
+		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter %.o,$^) $(SYS_VERBS_LIBS) -lcmocka -pthread
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o,$^)) $(TEST_LDEXTRA) \
+		$(SYS_VERBS_LIBS) -lcmocka -pthread
 
 $(B)/t/%.t: suites/%.sh
 	@mkdir -p $(dir $@)
@@ -331,24 +337,31 @@ mutate: | $(DEPS_FIRST)
 failed: tests | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=failed,save
 
-# Coverage of ref-impl and the fake provider by every test, into
-# reports/coverage/ (HTML) with the summary on stdout. The report is written
-# even when tests fail; the target then fails.
+# Coverage of ref-impl, the fake provider and its kernel daemon by every
+# test, with branches, into reports/coverage/ (HTML); lcov's summary and one
+# line per component on stdout (ci/coverage-summary). The report is written
+# even when tests fail; the target then fails, and it fails too when lines
+# or functions of ref-impl, or of the fake provider (src and kernel
+# together), are under COVERAGE_MIN percent (default 90).
 COV_DIR  := build-cov
 COV_INFO := $(COV_DIR)/coverage.info
+COVERAGE_MIN ?= 90
+LCOV_RC  := --rc lcov_branch_coverage=1
 coverage: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory COVERAGE=1 tests
 	$(Q)find $(COV_DIR) -name '*.gcda' -delete
 	$(Q)rc=0; $(MAKE) --no-print-directory COVERAGE=1 check || rc=$$?; \
-	lcov -q --capture --directory $(COV_DIR)/obj --base-directory $(TOP) \
+	lcov -q $(LCOV_RC) --capture --directory $(COV_DIR)/obj --base-directory $(TOP) \
 		--output-file $(COV_DIR)/coverage.all.info 2>$(COV_DIR)/lcov.log || \
 		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
-	lcov -q --extract $(COV_DIR)/coverage.all.info \
-		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/src/*' \
+	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
+		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/src/*' '$(TOP)/fake-provider/kernel/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
-	genhtml -q --output-directory reports/coverage $(COV_INFO) && \
-	lcov --summary $(COV_INFO) && \
+	genhtml -q $(LCOV_RC) --branch-coverage --output-directory reports/coverage $(COV_INFO) && \
+	lcov $(LCOV_RC) --summary $(COV_INFO) && \
+	{ sh ci/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || \
+		{ [ $$? -eq 1 ] && { [ $$rc -ne 0 ] || rc=1; }; }; } && \
 	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
@@ -397,7 +410,9 @@ tests: $(REAP)
 REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)
 COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 	cp -R reports/coverage $(REPORT_DIR)/coverage && \
-	lcov --summary $(COV_INFO) >$(REPORT_DIR)/coverage/summary.txt 2>&1 && \
+	{ lcov $(LCOV_RC) --summary $(COV_INFO) 2>&1; \
+	  sh ci/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || true; } \
+		>$(REPORT_DIR)/coverage/summary.txt && \
 	{ test ! -f $(REPORT_DIR)/summary.txt || perl ci/report-html $(REPORT_DIR); } && \
 	echo "coverage: also in $(REPORT_DIR)/coverage/"
 
@@ -512,7 +527,7 @@ help:
 	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
 	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"
 	@echo "make mutate           mutate every /* @rule ID */ site, require a failing test (MUTATE_ONLY= MUTATE_JOBS= MUTATE_MIN=)"
-	@echo "make coverage         check with --coverage, HTML in reports/coverage/"
+	@echo "make coverage         check with --coverage, HTML in reports/coverage/, fails under COVERAGE_MIN (90)"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
 	@echo "                      the suites on a real device (ci/rxe-setup makes an rxe one)"

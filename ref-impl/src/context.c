@@ -467,7 +467,7 @@ RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
 	return 0;
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_close_device, ibv_close_device@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_open_device, ibv_open_device@@IBVERBS_1.1);
 

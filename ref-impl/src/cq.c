@@ -211,7 +211,7 @@ RI_EXPORT int ri_v11_destroy_cq(struct ibv_cq *cq)
 	return ret;
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_ack_cq_events, ibv_ack_cq_events@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_create_cq, ibv_create_cq@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_destroy_cq, ibv_destroy_cq@@IBVERBS_1.1);

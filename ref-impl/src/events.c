@@ -214,6 +214,6 @@ void ri__wait_events_cq(struct ibv_cq *cq)
 	pthread_mutex_unlock(&cq->mutex);
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_ack_async_event, ibv_ack_async_event@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_get_async_event, ibv_get_async_event@@IBVERBS_1.1);

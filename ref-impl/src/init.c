@@ -509,7 +509,7 @@ RI_EXPORT int ibv_dofork_range(void *base, size_t size)
 	return 0;
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_free_device_list, ibv_free_device_list@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_get_device_guid, ibv_get_device_guid@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_get_device_list, ibv_get_device_list@@IBVERBS_1.1);

@@ -323,7 +323,7 @@ RI_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return qp && ece ? EOPNOTSUPP : EINVAL;
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_create_qp, ibv_create_qp@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_create_srq, ibv_create_srq@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_destroy_qp, ibv_destroy_qp@@IBVERBS_1.1);

@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Symbols that exist for the ABI only.
- *
- * IBVERBS_1.0 variants of the dual 1.0/1.1 verbs: the 1.0 ABI hands out
- * its own wrapper objects (ibv_device_1_0, ibv_context_1_0, ... COMPAT-12),
- * which ibvct does not implement. The entry point of that ABI,
- * ibv_get_device_list@IBVERBS_1.0, fails with ENOSYS, so a 1.0 binary gets
- * no object to pass to the others; they fail the same way (pointer verbs
- * NULL + ENOSYS, int verbs ENOSYS, void verbs do nothing).
+ * Symbols that exist for the ABI only (the IBVERBS_1.0 variants of the
+ * dual 1.0/1.1 verbs are the 1.0 layer's, in compat10.c).
  *
  * IBVERBS_PRIVATE_34: rdma-core's provider interface. ibvct loads only its
  * own providers (driver.h), so these answer EOPNOTSUPP and
@@ -18,76 +12,6 @@
 #include <stdio.h>
 
 #include "ri.h"
-
-/* ------------------------------------------------------------------ */
-/* IBVERBS_1.0                                                          */
-
-#define RI_V10_PTR(name)						\
-	RI_EXPORT void *ri_v10_##name(void)				\
-	{								\
-		errno = ENOSYS;						\
-		return NULL;						\
-	}								\
-	RI_SYMVER(ri_v10_##name, ibv_##name@IBVERBS_1.0);
-#define RI_V10_INT(name)						\
-	RI_EXPORT int ri_v10_##name(void)				\
-	{								\
-		return ENOSYS;						\
-	}								\
-	RI_SYMVER(ri_v10_##name, ibv_##name@IBVERBS_1.0);
-#define RI_V10_VOID(name)						\
-	RI_EXPORT void ri_v10_##name(void)				\
-	{								\
-	}								\
-	RI_SYMVER(ri_v10_##name, ibv_##name@IBVERBS_1.0);
-
-RI_EXPORT void **ri_v10_get_device_list(int *num)
-{
-	if (num)
-		*num = 0;
-	errno = ENOSYS;
-	return NULL;
-}
-RI_SYMVER(ri_v10_get_device_list, ibv_get_device_list@IBVERBS_1.0);
-
-RI_EXPORT uint64_t ri_v10_get_device_guid(void)
-{
-	errno = ENOSYS;
-	return 0;
-}
-RI_SYMVER(ri_v10_get_device_guid, ibv_get_device_guid@IBVERBS_1.0);
-
-RI_V10_VOID(ack_async_event)
-RI_V10_VOID(ack_cq_events)
-RI_V10_PTR(alloc_pd)
-RI_V10_INT(attach_mcast)
-RI_V10_INT(close_device)
-RI_V10_PTR(create_ah)
-RI_V10_PTR(create_cq)
-RI_V10_PTR(create_qp)
-RI_V10_PTR(create_srq)
-RI_V10_INT(dealloc_pd)
-RI_V10_INT(dereg_mr)
-RI_V10_INT(destroy_ah)
-RI_V10_INT(destroy_cq)
-RI_V10_INT(destroy_qp)
-RI_V10_INT(destroy_srq)
-RI_V10_INT(detach_mcast)
-RI_V10_VOID(free_device_list)
-RI_V10_INT(get_async_event)
-RI_V10_INT(get_cq_event)
-RI_V10_PTR(get_device_name)
-RI_V10_INT(modify_qp)
-RI_V10_INT(modify_srq)
-RI_V10_PTR(open_device)
-RI_V10_INT(query_device)
-RI_V10_INT(query_gid)
-RI_V10_INT(query_pkey)
-RI_V10_INT(query_port)
-RI_V10_INT(query_qp)
-RI_V10_INT(query_srq)
-RI_V10_PTR(reg_mr)
-RI_V10_INT(resize_cq)
 
 /* ------------------------------------------------------------------ */
 /* IBVERBS_PRIVATE_34                                                   */

@@ -508,7 +508,7 @@ RI_EXPORT int ri_v11_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	return ri__ops(qp->context)->detach_mcast(qp, gid, lid);
 }
 
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in symver.c). */
+/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
 RI_SYMVER(ri_v11_alloc_pd, ibv_alloc_pd@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_attach_mcast, ibv_attach_mcast@@IBVERBS_1.1);
 RI_SYMVER(ri_v11_create_ah, ibv_create_ah@@IBVERBS_1.1);

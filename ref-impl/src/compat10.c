@@ -1,0 +1,910 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The IBVERBS_1.0 ABI: the @IBVERBS_1.0 variants of the dual 1.0/1.1
+ * verbs, for binaries linked against libibverbs 1.0. As in rdma-core
+ * (compat-1_0.c), every 1.0 object is a wrapper of its own with the 1.0
+ * layout and a real_* pointer to the 1.1 object it stands for (COMPAT-12);
+ * each 1.0 verb unwraps, calls the 1.1 verb and wraps what comes back, and
+ * frees a wrapper only once the 1.1 destroy succeeded. The 1.1 CQ, QP and
+ * SRQ get their *_context pointing at the wrapper, so that events can be
+ * handed to the 1.0 caller naming its own objects (COMPAT-13). Only the
+ * data-path slots of the 1.0 context's ops are filled, as 1.0 headers
+ * inline only those (COMPAT-14); the 1.0 ABI has no XRC (COMPAT-15).
+ *
+ * Where rdma-core leaves a wrapper field uninitialised (handles, the QP
+ * state, the context's fds) it is filled here from the 1.1 object; a 1.0
+ * QP without an SRQ queries as srq NULL (rdma-core dereferences it).
+ */
+#include <alloca.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ri.h"
+
+/* ------------------------------------------------------------------ */
+/* The 1.0 layouts (ABI: a 1.0 binary compiled them in).               */
+
+struct ibv_context_1_0;
+
+struct ibv_device_1_0 {
+	void *obsolete_sysfs_dev;
+	void *obsolete_sysfs_ibdev;
+	struct ibv_device *real_device;		/* was the driver pointer */
+	struct _ibv_device_ops _ops;
+};
+
+struct ibv_pd_1_0 {
+	struct ibv_context_1_0 *context;
+	uint32_t handle;
+	struct ibv_pd *real_pd;
+};
+
+struct ibv_mr_1_0 {
+	struct ibv_context_1_0 *context;
+	struct ibv_pd_1_0 *pd;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	struct ibv_mr *real_mr;
+};
+
+struct ibv_srq_1_0 {
+	struct ibv_context_1_0 *context;
+	void *srq_context;
+	struct ibv_pd_1_0 *pd;
+	uint32_t handle;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+	struct ibv_srq *real_srq;
+};
+
+struct ibv_cq_1_0 {
+	struct ibv_context_1_0 *context;
+	void *cq_context;
+	uint32_t handle;
+	int cqe;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t comp_events_completed;
+	uint32_t async_events_completed;
+	struct ibv_cq *real_cq;
+};
+
+struct ibv_qp_1_0 {
+	struct ibv_context_1_0 *context;
+	void *qp_context;
+	struct ibv_pd_1_0 *pd;
+	struct ibv_cq_1_0 *send_cq;
+	struct ibv_cq_1_0 *recv_cq;
+	struct ibv_srq_1_0 *srq;
+	uint32_t handle;
+	uint32_t qp_num;
+	enum ibv_qp_state state;
+	enum ibv_qp_type qp_type;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+	struct ibv_qp *real_qp;
+};
+
+struct ibv_ah_1_0 {
+	struct ibv_context_1_0 *context;
+	struct ibv_pd_1_0 *pd;
+	uint32_t handle;
+	struct ibv_ah *real_ah;
+};
+
+struct ibv_qp_init_attr_1_0 {
+	void *qp_context;
+	struct ibv_cq_1_0 *send_cq;
+	struct ibv_cq_1_0 *recv_cq;
+	struct ibv_srq_1_0 *srq;
+	struct ibv_qp_cap cap;
+	enum ibv_qp_type qp_type;
+	int sq_sig_all;
+};
+
+/* 1.0 work requests: the chain pointer comes first. */
+struct ibv_send_wr_1_0 {
+	struct ibv_send_wr_1_0 *next;
+	uint64_t wr_id;
+	struct ibv_sge *sg_list;
+	int num_sge;
+	enum ibv_wr_opcode opcode;
+	int send_flags;
+	__be32 imm_data;
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct ibv_ah_1_0 *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+};
+
+struct ibv_recv_wr_1_0 {
+	struct ibv_recv_wr_1_0 *next;
+	uint64_t wr_id;
+	struct ibv_sge *sg_list;
+	int num_sge;
+};
+
+/* Every slot a 1.0 header had; only the data path is ever filled. */
+struct ibv_context_ops_1_0 {
+	void *query_device, *query_port, *alloc_pd, *dealloc_pd, *reg_mr,
+	     *dereg_mr, *create_cq;
+	int (*poll_cq)(struct ibv_cq_1_0 *cq, int n, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq_1_0 *cq, int solicited_only);
+	void *cq_event, *resize_cq, *destroy_cq, *create_srq, *modify_srq,
+	     *query_srq, *destroy_srq;
+	int (*post_srq_recv)(struct ibv_srq_1_0 *srq, struct ibv_recv_wr_1_0 *wr,
+			     struct ibv_recv_wr_1_0 **bad);
+	void *create_qp, *query_qp, *modify_qp, *destroy_qp;
+	int (*post_send)(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
+			 struct ibv_send_wr_1_0 **bad);
+	int (*post_recv)(struct ibv_qp_1_0 *qp, struct ibv_recv_wr_1_0 *wr,
+			 struct ibv_recv_wr_1_0 **bad);
+	void *create_ah, *destroy_ah, *attach_mcast, *detach_mcast;
+};
+
+struct ibv_context_1_0 {
+	struct ibv_device_1_0 *device;
+	struct ibv_context_ops_1_0 ops;
+	int cmd_fd;
+	int async_fd;
+	int num_comp_vectors;
+	struct ibv_context *real_context;	/* was abi_compat */
+};
+
+/* Layout facts of the 1.0 ABI (rdma-core v44.0 compat-1_0.c:44-226). */
+_Static_assert(sizeof(struct ibv_context_ops_1_0) == 27 * sizeof(void *),
+	       "1.0 context ops: 27 slots");
+_Static_assert(sizeof(((struct ibv_send_wr_1_0 *)0)->wr) ==
+	       sizeof(((struct ibv_send_wr *)0)->wr), "1.0 and 1.1 wr unions");
+
+/* ------------------------------------------------------------------ */
+/* Data path (the only ops a 1.0 context fills).                        */
+
+/* Chains longer than this are copied on the heap, not the stack. */
+#define RI_V10_WR_STACK_MAX 64
+
+static int ri_v10_poll_cq(struct ibv_cq_1_0 *cq, int n, struct ibv_wc *wc)
+{
+	return ibv_poll_cq(cq->real_cq, n, wc);
+}
+
+static int ri_v10_req_notify_cq(struct ibv_cq_1_0 *cq, int solicited_only)
+{
+	return ibv_req_notify_cq(cq->real_cq, solicited_only);
+}
+
+static size_t ri_v10_count_recv(struct ibv_recv_wr_1_0 *wr)
+{
+	size_t n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+/* Copies a 1.0 receive chain into 1.1 WRs, posts it, maps bad back. */
+static int ri_v10_post_recv_chain(void *real_obj, bool srq,
+				  struct ibv_recv_wr_1_0 *wr,
+				  struct ibv_recv_wr_1_0 **bad)
+{
+	struct ibv_recv_wr *copy, *rbad = NULL;
+	struct ibv_recv_wr_1_0 *w;
+	size_t n = ri_v10_count_recv(wr), i;
+	bool heap = n > RI_V10_WR_STACK_MAX;
+	int ret;
+
+	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
+	if (!copy) {
+		*bad = wr;
+		return ENOMEM;
+	}
+	for (w = wr, i = 0; w; w = w->next, i++) {
+		copy[i].wr_id = w->wr_id;
+		copy[i].sg_list = w->sg_list;
+		copy[i].num_sge = w->num_sge;
+		copy[i].next = w->next ? &copy[i + 1] : NULL;
+	}
+	if (srq)
+		ret = ibv_post_srq_recv(real_obj, n ? copy : NULL, &rbad);
+	else
+		ret = ibv_post_recv(real_obj, n ? copy : NULL, &rbad);
+	if (ret) {
+		*bad = wr;
+		for (w = wr, i = 0; w && rbad; w = w->next, i++)
+			if (&copy[i] == rbad) {
+				*bad = w;
+				break;
+			}
+	}
+	if (heap)
+		free(copy);
+	return ret;
+}
+
+static int ri_v10_post_recv(struct ibv_qp_1_0 *qp, struct ibv_recv_wr_1_0 *wr,
+			    struct ibv_recv_wr_1_0 **bad)
+{
+	return ri_v10_post_recv_chain(qp->real_qp, false, wr, bad);
+}
+
+static int ri_v10_post_srq_recv(struct ibv_srq_1_0 *srq,
+				struct ibv_recv_wr_1_0 *wr,
+				struct ibv_recv_wr_1_0 **bad)
+{
+	return ri_v10_post_recv_chain(srq->real_srq, true, wr, bad);
+}
+
+/* Only what a 1.0 WR has; the 1.1-only members (qp_type, bind_mw, tso)
+ * are zero, where rdma-core leaves them unset (WR-07). */
+static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
+			    struct ibv_send_wr_1_0 **bad)
+{
+	struct ibv_send_wr *copy, *rbad = NULL;
+	struct ibv_send_wr_1_0 *w;
+	size_t n = 0, i;
+	bool heap;
+	int ret;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	heap = n > RI_V10_WR_STACK_MAX;
+	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
+	if (!copy) {
+		*bad = wr;
+		return ENOMEM;
+	}
+	for (w = wr, i = 0; w; w = w->next, i++) {
+		struct ibv_send_wr *c = &copy[i];
+
+		memset(c, 0, sizeof(*c));
+		c->wr_id = w->wr_id;
+		c->next = w->next ? &copy[i + 1] : NULL;
+		c->sg_list = w->sg_list;
+		c->num_sge = w->num_sge;
+		c->opcode = w->opcode;
+		c->send_flags = (unsigned int)w->send_flags;
+		c->imm_data = w->imm_data;
+		/* the same union in both layouts; UD names the 1.1 AH */
+		memcpy(&c->wr, &w->wr, sizeof(c->wr));
+		if (qp->qp_type == IBV_QPT_UD)
+			c->wr.ud.ah = w->wr.ud.ah ? w->wr.ud.ah->real_ah : NULL;
+	}
+	ret = ibv_post_send(qp->real_qp, n ? copy : NULL, &rbad);
+	if (ret) {
+		*bad = wr;
+		for (w = wr, i = 0; w && rbad; w = w->next, i++)
+			if (&copy[i] == rbad) {
+				*bad = w;
+				break;
+			}
+	}
+	if (heap)
+		free(copy);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices and contexts                                                 */
+
+/* The list the caller sees starts one slot in: slot 0 keeps the 1.1 list. */
+RI_EXPORT struct ibv_device_1_0 **ri_v10_get_device_list(int *num)
+{
+	struct ibv_device_1_0 **slots;
+	struct ibv_device **real;
+	int n = 0, i;
+
+	real = ibv_get_device_list(&n);
+	if (!real)
+		goto err;
+	slots = calloc((size_t)n + 2, sizeof(*slots));
+	if (!slots)
+		goto err_free_real;
+	slots[0] = (struct ibv_device_1_0 *)(void *)real;
+	for (i = 0; i < n; i++) {
+		slots[i + 1] = calloc(1, sizeof(**slots));
+		if (!slots[i + 1])
+			goto err_free_slots;
+		slots[i + 1]->real_device = real[i];
+	}
+	if (num)
+		*num = n;
+	return slots + 1;
+
+err_free_slots:
+	for (i = 1; i <= n; i++)
+		free(slots[i]);
+	free(slots);
+err_free_real:
+	ibv_free_device_list(real);
+	errno = ENOMEM;
+err:
+	if (num)
+		*num = 0;
+	return NULL;
+}
+RI_SYMVER(ri_v10_get_device_list, ibv_get_device_list@IBVERBS_1.0);
+
+RI_EXPORT void ri_v10_free_device_list(struct ibv_device_1_0 **list)
+{
+	struct ibv_device_1_0 **d;
+
+	if (!list)
+		return;
+	for (d = list; *d; d++)
+		free(*d);
+	ibv_free_device_list((struct ibv_device **)(void *)list[-1]);
+	free(list - 1);
+}
+RI_SYMVER(ri_v10_free_device_list, ibv_free_device_list@IBVERBS_1.0);
+
+RI_EXPORT const char *ri_v10_get_device_name(struct ibv_device_1_0 *device)
+{
+	return ibv_get_device_name(device ? device->real_device : NULL);
+}
+RI_SYMVER(ri_v10_get_device_name, ibv_get_device_name@IBVERBS_1.0);
+
+RI_EXPORT __be64 ri_v10_get_device_guid(struct ibv_device_1_0 *device)
+{
+	return ibv_get_device_guid(device ? device->real_device : NULL);
+}
+RI_SYMVER(ri_v10_get_device_guid, ibv_get_device_guid@IBVERBS_1.0);
+
+RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *device)
+{
+	struct ibv_context_1_0 *ctx;
+
+	if (!device) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->real_context = ibv_open_device(device->real_device);
+	if (!ctx->real_context) {
+		free(ctx);
+		return NULL;
+	}
+	ctx->device = device;
+	ctx->cmd_fd = ctx->real_context->cmd_fd;
+	ctx->async_fd = ctx->real_context->async_fd;
+	ctx->num_comp_vectors = ctx->real_context->num_comp_vectors;
+	ctx->ops.poll_cq = ri_v10_poll_cq;
+	ctx->ops.req_notify_cq = ri_v10_req_notify_cq;
+	ctx->ops.post_send = ri_v10_post_send;
+	ctx->ops.post_recv = ri_v10_post_recv;
+	ctx->ops.post_srq_recv = ri_v10_post_srq_recv;
+	return ctx;
+}
+RI_SYMVER(ri_v10_open_device, ibv_open_device@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_close_device(struct ibv_context_1_0 *context)
+{
+	int ret;
+
+	if (!context)
+		return EINVAL;
+	ret = ibv_close_device(context->real_context);
+	if (!ret)
+		free(context);
+	return ret;
+}
+RI_SYMVER(ri_v10_close_device, ibv_close_device@IBVERBS_1.0);
+
+/* The element of an event: which wrapper kind it names. */
+enum ri_v10_elem { RI_V10_NONE, RI_V10_CQ, RI_V10_QP, RI_V10_SRQ };
+
+static enum ri_v10_elem ri_v10_elem(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_CQ_ERR:
+		return RI_V10_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return RI_V10_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return RI_V10_SRQ;
+	default:
+		return RI_V10_NONE;
+	}
+}
+
+/* The 1.1 object's context pointer names its wrapper (COMPAT-13). */
+RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
+				     struct ibv_async_event *event)
+{
+	int ret;
+
+	if (!context || !event) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ret = ibv_get_async_event(context->real_context, event);
+	if (ret)
+		return ret;
+	switch (ri_v10_elem(event->event_type)) {
+	case RI_V10_CQ:
+		event->element.cq = event->element.cq->cq_context;
+		break;
+	case RI_V10_QP:
+		event->element.qp = event->element.qp->qp_context;
+		break;
+	case RI_V10_SRQ:
+		event->element.srq = event->element.srq->srq_context;
+		break;
+	case RI_V10_NONE:
+		break;
+	}
+	return 0;
+}
+RI_SYMVER(ri_v10_get_async_event, ibv_get_async_event@IBVERBS_1.0);
+
+/* The caller's event is left as it was; the 1.1 ack gets the real object. */
+RI_EXPORT void ri_v10_ack_async_event(struct ibv_async_event *event)
+{
+	struct ibv_async_event real;
+
+	if (!event)
+		return;
+	real = *event;
+	switch (ri_v10_elem(event->event_type)) {
+	case RI_V10_CQ:
+		real.element.cq = ((struct ibv_cq_1_0 *)(void *)event->element.cq)->real_cq;
+		break;
+	case RI_V10_QP:
+		real.element.qp = ((struct ibv_qp_1_0 *)(void *)event->element.qp)->real_qp;
+		break;
+	case RI_V10_SRQ:
+		real.element.srq = ((struct ibv_srq_1_0 *)(void *)event->element.srq)->real_srq;
+		break;
+	case RI_V10_NONE:
+		break;
+	}
+	ibv_ack_async_event(&real);
+}
+RI_SYMVER(ri_v10_ack_async_event, ibv_ack_async_event@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_query_device(struct ibv_context_1_0 *context,
+				  struct ibv_device_attr *attr)
+{
+	return ibv_query_device(context ? context->real_context : NULL, attr);
+}
+RI_SYMVER(ri_v10_query_device, ibv_query_device@IBVERBS_1.0);
+
+/* A 1.0 ibv_port_attr ends with phys_state: nothing past it is written. */
+#define RI_PORT_ATTR_1_0_SIZE offsetof(struct ibv_port_attr, link_layer)
+
+RI_EXPORT int ri_v10_query_port(struct ibv_context_1_0 *context,
+				uint8_t port_num, struct ibv_port_attr *attr)
+{
+	struct ibv_port_attr full;
+	int ret;
+
+	if (!context || !attr)
+		return EINVAL;
+	memset(&full, 0, sizeof(full));
+	ret = ibv_query_port(context->real_context, port_num, &full);
+	if (!ret)
+		memcpy(attr, &full, RI_PORT_ATTR_1_0_SIZE);
+	return ret;
+}
+RI_SYMVER(ri_v10_query_port, ibv_query_port@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_query_gid(struct ibv_context_1_0 *context,
+			       uint8_t port_num, int index, union ibv_gid *gid)
+{
+	return ibv_query_gid(context ? context->real_context : NULL, port_num,
+			     index, gid);
+}
+RI_SYMVER(ri_v10_query_gid, ibv_query_gid@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_query_pkey(struct ibv_context_1_0 *context,
+				uint8_t port_num, int index, __be16 *pkey)
+{
+	return ibv_query_pkey(context ? context->real_context : NULL, port_num,
+			      index, pkey);
+}
+RI_SYMVER(ri_v10_query_pkey, ibv_query_pkey@IBVERBS_1.0);
+
+/* ------------------------------------------------------------------ */
+/* PD, MR, AH                                                           */
+
+RI_EXPORT struct ibv_pd_1_0 *ri_v10_alloc_pd(struct ibv_context_1_0 *context)
+{
+	struct ibv_pd_1_0 *pd;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->real_pd = ibv_alloc_pd(context->real_context);
+	if (!pd->real_pd) {
+		free(pd);
+		return NULL;
+	}
+	pd->context = context;
+	pd->handle = pd->real_pd->handle;
+	return pd;
+}
+RI_SYMVER(ri_v10_alloc_pd, ibv_alloc_pd@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_dealloc_pd(struct ibv_pd_1_0 *pd)
+{
+	int ret;
+
+	if (!pd)
+		return EINVAL;
+	ret = ibv_dealloc_pd(pd->real_pd);
+	if (!ret)
+		free(pd);
+	return ret;
+}
+RI_SYMVER(ri_v10_dealloc_pd, ibv_dealloc_pd@IBVERBS_1.0);
+
+RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
+					   size_t length, int access)
+{
+	struct ibv_mr_1_0 *mr;
+
+	if (!pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->real_mr = ibv_reg_mr(pd->real_pd, addr, length, access);
+	if (!mr->real_mr) {
+		free(mr);
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->handle = mr->real_mr->handle;
+	mr->lkey = mr->real_mr->lkey;
+	mr->rkey = mr->real_mr->rkey;
+	return mr;
+}
+RI_SYMVER(ri_v10_reg_mr, ibv_reg_mr@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_dereg_mr(struct ibv_mr_1_0 *mr)
+{
+	int ret;
+
+	if (!mr)
+		return EINVAL;
+	ret = ibv_dereg_mr(mr->real_mr);
+	if (!ret)
+		free(mr);
+	return ret;
+}
+RI_SYMVER(ri_v10_dereg_mr, ibv_dereg_mr@IBVERBS_1.0);
+
+RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
+					      struct ibv_ah_attr *attr)
+{
+	struct ibv_ah_1_0 *ah;
+
+	if (!pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ah->real_ah = ibv_create_ah(pd->real_pd, attr);
+	if (!ah->real_ah) {
+		free(ah);
+		return NULL;
+	}
+	ah->context = pd->context;
+	ah->pd = pd;
+	ah->handle = ah->real_ah->handle;
+	return ah;
+}
+RI_SYMVER(ri_v10_create_ah, ibv_create_ah@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_destroy_ah(struct ibv_ah_1_0 *ah)
+{
+	int ret;
+
+	if (!ah)
+		return EINVAL;
+	ret = ibv_destroy_ah(ah->real_ah);
+	if (!ret)
+		free(ah);
+	return ret;
+}
+RI_SYMVER(ri_v10_destroy_ah, ibv_destroy_ah@IBVERBS_1.0);
+
+/* ------------------------------------------------------------------ */
+/* CQ and completion events                                             */
+
+RI_EXPORT struct ibv_cq_1_0 *ri_v10_create_cq(struct ibv_context_1_0 *context,
+					      int cqe, void *cq_context,
+					      struct ibv_comp_channel *channel,
+					      int comp_vector)
+{
+	struct ibv_cq_1_0 *cq;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->real_cq = ibv_create_cq(context->real_context, cqe, cq_context,
+				    channel, comp_vector);
+	if (!cq->real_cq) {
+		free(cq);
+		return NULL;
+	}
+	cq->context = context;
+	cq->cq_context = cq_context;
+	cq->handle = cq->real_cq->handle;
+	cq->cqe = cq->real_cq->cqe;
+	cq->real_cq->cq_context = cq;		/* back-pointer (COMPAT-13) */
+	return cq;
+}
+RI_SYMVER(ri_v10_create_cq, ibv_create_cq@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_resize_cq(struct ibv_cq_1_0 *cq, int cqe)
+{
+	int ret;
+
+	if (!cq)
+		return EINVAL;
+	ret = ibv_resize_cq(cq->real_cq, cqe);
+	if (!ret)
+		cq->cqe = cq->real_cq->cqe;
+	return ret;
+}
+RI_SYMVER(ri_v10_resize_cq, ibv_resize_cq@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_destroy_cq(struct ibv_cq_1_0 *cq)
+{
+	int ret;
+
+	if (!cq)
+		return EINVAL;
+	ret = ibv_destroy_cq(cq->real_cq);
+	if (!ret)
+		free(cq);
+	return ret;
+}
+RI_SYMVER(ri_v10_destroy_cq, ibv_destroy_cq@IBVERBS_1.0);
+
+/* The 1.1 event names the 1.1 CQ, whose cq_context is the wrapper. */
+RI_EXPORT int ri_v10_get_cq_event(struct ibv_comp_channel *channel,
+				  struct ibv_cq_1_0 **cq, void **cq_context)
+{
+	struct ibv_cq *real;
+	void *wrapper;
+	int ret;
+
+	if (!cq || !cq_context) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ret = ibv_get_cq_event(channel, &real, &wrapper);
+	if (ret)
+		return ret;
+	*cq = wrapper;
+	*cq_context = (*cq)->cq_context;
+	return 0;
+}
+RI_SYMVER(ri_v10_get_cq_event, ibv_get_cq_event@IBVERBS_1.0);
+
+RI_EXPORT void ri_v10_ack_cq_events(struct ibv_cq_1_0 *cq, unsigned int nevents)
+{
+	if (cq)
+		ibv_ack_cq_events(cq->real_cq, nevents);
+}
+RI_SYMVER(ri_v10_ack_cq_events, ibv_ack_cq_events@IBVERBS_1.0);
+
+/* ------------------------------------------------------------------ */
+/* SRQ                                                                  */
+
+RI_EXPORT struct ibv_srq_1_0 *ri_v10_create_srq(struct ibv_pd_1_0 *pd,
+						struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_1_0 *srq;
+
+	if (!pd || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq->real_srq = ibv_create_srq(pd->real_pd, attr);
+	if (!srq->real_srq) {
+		free(srq);
+		return NULL;
+	}
+	srq->context = pd->context;
+	srq->srq_context = attr->srq_context;
+	srq->pd = pd;
+	srq->handle = srq->real_srq->handle;
+	srq->real_srq->srq_context = srq;	/* back-pointer (COMPAT-13) */
+	return srq;
+}
+RI_SYMVER(ri_v10_create_srq, ibv_create_srq@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_modify_srq(struct ibv_srq_1_0 *srq,
+				struct ibv_srq_attr *attr, int mask)
+{
+	return ibv_modify_srq(srq ? srq->real_srq : NULL, attr, mask);
+}
+RI_SYMVER(ri_v10_modify_srq, ibv_modify_srq@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_query_srq(struct ibv_srq_1_0 *srq,
+			       struct ibv_srq_attr *attr)
+{
+	return ibv_query_srq(srq ? srq->real_srq : NULL, attr);
+}
+RI_SYMVER(ri_v10_query_srq, ibv_query_srq@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_destroy_srq(struct ibv_srq_1_0 *srq)
+{
+	int ret;
+
+	if (!srq)
+		return EINVAL;
+	ret = ibv_destroy_srq(srq->real_srq);
+	if (!ret)
+		free(srq);
+	return ret;
+}
+RI_SYMVER(ri_v10_destroy_srq, ibv_destroy_srq@IBVERBS_1.0);
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                   */
+
+RI_EXPORT struct ibv_qp_1_0 *ri_v10_create_qp(struct ibv_pd_1_0 *pd,
+					      struct ibv_qp_init_attr_1_0 *attr)
+{
+	struct ibv_qp_init_attr a = {};
+	struct ibv_qp_1_0 *qp;
+
+	if (!pd || !attr || !attr->send_cq || !attr->recv_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a.qp_context = attr->qp_context;
+	a.send_cq = attr->send_cq->real_cq;
+	a.recv_cq = attr->recv_cq->real_cq;
+	a.srq = attr->srq ? attr->srq->real_srq : NULL;
+	a.cap = attr->cap;
+	a.qp_type = attr->qp_type;
+	a.sq_sig_all = attr->sq_sig_all;
+	qp->real_qp = ibv_create_qp(pd->real_pd, &a);
+	if (!qp->real_qp) {
+		free(qp);
+		return NULL;
+	}
+	attr->cap = a.cap;			/* the sizes the provider gave */
+	qp->context = pd->context;
+	qp->qp_context = attr->qp_context;
+	qp->pd = pd;
+	qp->send_cq = attr->send_cq;
+	qp->recv_cq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->handle = qp->real_qp->handle;
+	qp->qp_num = qp->real_qp->qp_num;
+	qp->state = qp->real_qp->state;
+	qp->qp_type = attr->qp_type;
+	qp->real_qp->qp_context = qp;		/* back-pointer (COMPAT-13) */
+	return qp;
+}
+RI_SYMVER(ri_v10_create_qp, ibv_create_qp@IBVERBS_1.0);
+
+/* The caller's objects, never the 1.1 ones: each 1.1 object names its
+ * wrapper through its context pointer. */
+RI_EXPORT int ri_v10_query_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr,
+			      int mask, struct ibv_qp_init_attr_1_0 *init)
+{
+	struct ibv_qp_init_attr real;
+	int ret;
+
+	if (!qp || !init)
+		return EINVAL;
+	ret = ibv_query_qp(qp->real_qp, attr, mask, &real);
+	if (ret)
+		return ret;
+	qp->state = qp->real_qp->state;
+	init->qp_context = qp->qp_context;
+	init->send_cq = real.send_cq ? real.send_cq->cq_context : NULL;
+	init->recv_cq = real.recv_cq ? real.recv_cq->cq_context : NULL;
+	init->srq = real.srq ? real.srq->srq_context : NULL;
+	init->cap = real.cap;
+	init->qp_type = real.qp_type;
+	init->sq_sig_all = real.sq_sig_all;
+	return 0;
+}
+RI_SYMVER(ri_v10_query_qp, ibv_query_qp@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_modify_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr,
+			       int mask)
+{
+	int ret;
+
+	if (!qp)
+		return EINVAL;
+	ret = ibv_modify_qp(qp->real_qp, attr, mask);
+	if (!ret)
+		qp->state = qp->real_qp->state;
+	return ret;
+}
+RI_SYMVER(ri_v10_modify_qp, ibv_modify_qp@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_destroy_qp(struct ibv_qp_1_0 *qp)
+{
+	int ret;
+
+	if (!qp)
+		return EINVAL;
+	ret = ibv_destroy_qp(qp->real_qp);
+	if (!ret)
+		free(qp);
+	return ret;
+}
+RI_SYMVER(ri_v10_destroy_qp, ibv_destroy_qp@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_attach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
+				  uint16_t lid)
+{
+	return ibv_attach_mcast(qp ? qp->real_qp : NULL, gid, lid);
+}
+RI_SYMVER(ri_v10_attach_mcast, ibv_attach_mcast@IBVERBS_1.0);
+
+RI_EXPORT int ri_v10_detach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
+				  uint16_t lid)
+{
+	return ibv_detach_mcast(qp ? qp->real_qp : NULL, gid, lid);
+}
+RI_SYMVER(ri_v10_detach_mcast, ibv_detach_mcast@IBVERBS_1.0);

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by ref-impl's verb tests (t0020, t4003, t4004): each check runs
+ * in a forked child with a fake host of its own (fp_env_setup: the fake
+ * sysfs, run dir and the fake provider under a script), so no check sees
+ * another's leftovers; the parent asserts that the child exited 0, which
+ * it does only when none of its RT_CHECKs failed. Also the small helpers
+ * these tests share: open the device, bring a QP to RTS, poll, wait.
+ */
+#ifndef RT_ENV_H
+#define RT_ENV_H
+
+#include <errno.h>
+#include <ftw.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+#include "fp_script.h"
+
+#define RT_UNUSED __attribute__((unused))
+#define RT_LEGACY 1
+#define RT_EXTENDED 0
+
+struct rt {
+	int legacy;		/* the provider registers as a legacy one */
+	int failed;
+};
+
+/* In a child: no cmocka; say what failed and carry on to the end. */
+#define RT_CHECK(t, cond)						\
+	do {								\
+		if (!(cond)) {						\
+			printf("# %s:%d: check failed: %s (errno %d)\n",	\
+			       __FILE__, __LINE__, #cond, errno);	\
+			fflush(stdout);					\
+			(t)->failed = 1;				\
+		}							\
+	} while (0)
+
+/* errno of a pointer verb that must fail (-1: it did not fail). */
+#define RT_PTR_ERRNO(expr) ({ void *p_; errno = 0; p_ = (void *)(expr);	\
+			      p_ ? -1 : errno; })
+
+typedef void (*rt_fn)(struct rt *t);
+
+static int rt_rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
+{
+	return remove(p);
+}
+
+/* The child: a scratch dir with the script, the environment, the check. */
+static void rt_child(int legacy, const char *extra, rt_fn fn)
+{
+	char tmpl[] = "/tmp/ibvct-rt.XXXXXX", script[64], scratch[4096], err[512];
+	struct rt t = { .legacy = legacy };
+	FILE *f;
+
+	if (!mkdtemp(tmpl))
+		_exit(3);
+	snprintf(script, sizeof(script), "%s/s.fps", tmpl);
+	f = fopen(script, "w");
+	if (!f)
+		_exit(3);
+	fprintf(f, "mode %s\nlifetime current\ndevice fake0\n\tcap xrc\n"
+		"\tport 1 state active\n%s", legacy ? "legacy" : "extended",
+		extra ? extra : "");
+	fclose(f);
+	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), tmpl, scratch,
+			 sizeof(scratch), err, sizeof(err))) {
+		printf("# fp_env_setup: %s\n", err);
+		_exit(3);
+	}
+	fn(&t);
+	nftw(tmpl, rt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	_exit(t.failed ? 1 : 0);
+}
+
+/* Runs fn in a child under one provider mode; fails the test unless the
+ * child ends cleanly with every check passed. */
+static RT_UNUSED void rt_run(int legacy, const char *extra, rt_fn fn)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* a crash must end the child, not jump back into cmocka */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		alarm(30);	/* a hang is a failure, not a stuck run */
+		rt_child(legacy, extra, fn);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		print_message("# %s child: status 0x%x\n",
+			      legacy ? "legacy" : "extended", status);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Both provider modes, legacy first. */
+static RT_UNUSED void rt_run_both(const char *extra, rt_fn fn)
+{
+	rt_run(RT_LEGACY, extra, fn);
+	rt_run(RT_EXTENDED, extra, fn);
+}
+
+/* The one device of the script, opened through the 1.1 verbs. */
+static RT_UNUSED struct ibv_context *rt_open(struct rt *t)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	RT_CHECK(t, list && n == 1);
+	if (list && n == 1)
+		ctx = ibv_open_device(list[0]);
+	RT_CHECK(t, ctx != NULL);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static RT_UNUSED uint16_t rt_port_lid(struct ibv_context *ctx)
+{
+	struct ibv_port_attr pa;
+
+	return ibv_query_port(ctx, 1, &pa) ? 0 : pa.lid;
+}
+
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (RC, UC or UD);
+ * 0 or the errno of the step that failed. */
+static RT_UNUSED int rt_connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111 };
+	int ud = qp->qp_type == IBV_QPT_UD, ret;
+
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = lid;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE :
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE | IBV_QP_SQ_PSN :
+			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* One completion within a bounded number of polls; the count polled. */
+static RT_UNUSED int rt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 200000 && n == 0; i++)
+		n = ibv_poll_cq(cq, 1, wc);
+	return n;
+}
+
+/* Waits up to 2 s for fd to be readable. */
+static RT_UNUSED int rt_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 2000) == 1;
+}
+
+#endif /* RT_ENV_H */
