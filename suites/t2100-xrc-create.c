@@ -772,6 +772,49 @@ static void xrc_recv_is_created_in_reset_with_a_number(struct th_ctx *t)
 	base_free(&b);
 }
 
+/* QPX-04: the errno each driver gives an unknown comp_mask bit, where the
+ * suite knows the driver (-1: any; -2: errno left as it was). strict and the
+ * command layer: EINVAL (rdma-core v44.0 libibverbs/cmd_qp.c:411-417); mlx5
+ * returns NULL before it, errno untouched (providers/mlx5/verbs.c:2516);
+ * mlx4 answers ENOTSUP after its size checks (providers/mlx4/verbs.c
+ * mlx4_create_qp_ex); rxe's check_qp_init_attr answers EOPNOTSUPP first
+ * (providers/rxe/rxe.c:1282). */
+static int qpx04_want(void)
+{
+	const char *d = th_driver();
+
+	if (th_strict())
+		return EINVAL;
+	if (!strcmp(d, "mlx5"))
+		return -2;
+	if (!strcmp(d, "mlx4"))
+		return ENOTSUP;
+	if (!strcmp(d, "rxe"))
+		return EOPNOTSUPP;
+	return -1;
+}
+
+static void qpx04_refused(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a, const char *what)
+{
+	int want = qpx04_want();
+
+	errno = 0;
+	assert_null(ibv_create_qp_ex(ctx, a));
+	if (errno == EOPNOTSUPP && (!th_mode() || !strcmp(th_mode(), "legacy"))) {
+		/* no create_qp_ex op: libibverbs' own answer (COMPAT-09) */
+		th_note("%s: EOPNOTSUPP (a provider without create_qp_ex)", what);
+		return;
+	}
+	if (want == -2 && errno != 0)
+		th_fail("%s: errno %d (%s), the %s driver leaves errno alone", what, errno,
+			strerror(errno), th_driver());
+	else if (want >= 0 && errno != want)
+		th_fail("%s: errno %d (%s), the %s driver answers %d (%s)", what, errno,
+			strerror(errno), th_driver(), want, strerror(want));
+	else if (want == -1)
+		th_errno_strict(errno, EINVAL, what);
+}
+
 static void create_qp_ex_unknown_mask_bit_is_rejected(struct th_ctx *t)
 {
 	struct base b = base_new(t->ctx);
@@ -784,7 +827,27 @@ static void create_qp_ex_unknown_mask_bit_is_rejected(struct th_ctx *t)
 	a.send_cq = b.cq;
 	a.cap.max_send_wr = 4;
 	a.cap.max_send_sge = 1;
-	NULL_SOFT(ibv_create_qp_ex(t->ctx, &a), EINVAL, "create_qp_ex unknown mask bit");
+	qpx04_refused(t->ctx, &a, "create_qp_ex unknown mask bit");
+	base_free(&b);
+}
+
+/* the same on an RC QP, which every device has (rxe among them) */
+static void create_qp_ex_unknown_mask_bit_on_rc_is_rejected(struct th_ctx *t)
+{
+	struct base b = base_new(t->ctx);
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_RC;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | (1u << 20);
+	a.pd = b.pd;
+	a.send_cq = b.cq;
+	a.recv_cq = b.cq;
+	a.cap.max_send_wr = 4;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_wr = 4;
+	a.cap.max_recv_sge = 1;
+	qpx04_refused(t->ctx, &a, "create_qp_ex unknown mask bit on RC");
 	base_free(&b);
 }
 
@@ -1351,6 +1414,7 @@ static const struct th_test tests[] = {
 	TH_TEST(xrc_recv_without_xrcd_bit_fails_einval, "QPX-03", TH_XRC),
 	TH_TEST(xrc_recv_is_created_in_reset_with_a_number, "QPX-03", TH_XRC),
 	TH_TEST(create_qp_ex_unknown_mask_bit_is_rejected, "QPX-04", TH_XRC),
+	TH_TEST(create_qp_ex_unknown_mask_bit_on_rc_is_rejected, "QPX-04", 0),
 	TH_TEST(create_qp_ex_unknown_type_fails_einval, "QPX-05", 0),
 	TH_TEST(modify_table_for_xrc_send, "QPX-06", TH_XRC),
 	TH_TEST(modify_table_for_xrc_recv, "QPX-06", TH_XRC),

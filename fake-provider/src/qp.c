@@ -273,7 +273,7 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	struct fp_context *ctx = to_fp_ctx(context);
 	struct ibv_qp_cap asked = attr->cap;
 	struct fp_qp *h = NULL;
-	int err;
+	int err, cmd_errno = 0;
 
 	/* a 1.1.8 caller's struct ends after xrcd (80 bytes) */
 	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
@@ -282,8 +282,9 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	if (!err)
 		err = fp_prof_qp_ex_mask(attr);	/* the driver's own checks come first */
 	/* QPX-01/03/04/05: the command layer's, as in ibv_cmd_create_qp_ex() */
-	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP))
-		err = verbs_cmd_create_qp_ex(context, attr);
+	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP) &&
+	    (err = verbs_cmd_create_qp_ex(context, attr)))
+		cmd_errno = errno;	/* the command layer's errno stands, as in mlx5 */
 	if (!err)
 		h = fp_qp_new(ctx, attr, &asked, &err);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
@@ -292,6 +293,8 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
+		if (cmd_errno)
+			errno = cmd_errno;
 		return NULL;
 	}
 	return &h->vqp.qp;

@@ -222,7 +222,7 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 {
 	struct fp_context *ctx = to_fp_ctx(context);
 	struct fp_srq *srq = NULL;
-	int err;
+	int err, cmd_errno = 0;
 
 	/* a 1.1.8 caller's struct ends after cq (56 bytes) */
 	if (fp__quirk(FP_Q_CREATE_READS_PAST_LEGACY_ATTR))
@@ -232,8 +232,9 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	 * profile's driver may take another path first (mlx5/mlx4 basic SRQs
 	 * go to create_srq, mlx4 drops unknown types before it) */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_SRQ) &&
-	    !fp_prof_srq_basic_path(attr) && !fp_prof_srq_type(attr))
-		err = verbs_cmd_create_srq_ex(context, attr);
+	    !fp_prof_srq_basic_path(attr) && !fp_prof_srq_type(attr) &&
+	    (err = verbs_cmd_create_srq_ex(context, attr)))
+		cmd_errno = errno;	/* the command layer's errno stands, as in mlx5 */
 	if (!err)
 		srq = fp_srq_new(ctx, attr, &err);
 	fp__op_end(ctx, FP_OP_CREATE_SRQ_EX, FP_SUBJ_SRQ, srq, err,
@@ -243,6 +244,8 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
+		if (cmd_errno)
+			errno = cmd_errno;
 		return NULL;
 	}
 	return &srq->vsrq.srq;
