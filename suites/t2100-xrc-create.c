@@ -1091,6 +1091,13 @@ static void modify_other_errors(struct th_ctx *t)
 	a.ah_attr.port_num = (uint8_t)(da.phys_port_cnt + 1);	/* AV on another port */
 	assert_int_equal(ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), EINVAL);
+	/* the edges of those checks: the AV on the QP's own port, and ERR (the
+	 * last state), are taken */
+	assert_int_equal(th_qp_to_rtr(q, t->port, q->qp_num), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_ERR;
+	assert_int_equal(ibv_modify_qp(q, &a, IBV_QP_STATE), 0);
+	assert_int_equal(q->state, IBV_QPS_ERR);
 	assert_int_equal(ibv_destroy_qp(q), 0);
 	base_free(&b);
 }

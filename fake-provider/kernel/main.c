@@ -132,6 +132,19 @@ int main(int argc, char **argv)
 	struct sigaction sig = { .sa_handler = fk_on_signal };
 	sigset_t block, run_mask;
 
+	/* fds 0-2 always open (on /dev/null if the caller closed them), so no
+	 * socket, lock or received descriptor is ever 0, 1 or 2 */
+	for (;;) {
+		int nfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (nfd < 0)
+			return 1;
+		if (nfd > STDERR_FILENO) {
+			close(nfd);
+			break;
+		}
+		fcntl(nfd, F_SETFD, 0);
+	}
 	while ((opt = getopt_long(argc, argv, "fkvr:l:s:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':

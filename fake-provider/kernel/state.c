@@ -865,9 +865,9 @@ static void fk_hqp_drop(struct fk_hqp *q, bool explicit_destroy)
 		fk_rqp_free(r);			/* killed under a quirk: no leftover */
 		return;
 	}
-	if (!explicit_destroy) {
+	if (!explicit_destroy) {		/* @rule LIFE-05 */
 		r->orphan = true;
-		if (c->quirks & FK_HQ_LEFTOVER_DROPS_DOMAIN) {	/* @rule LIFE-05 */
+		if (c->quirks & FK_HQ_LEFTOVER_DROPS_DOMAIN) {
 			r->unheld = true;
 			fk_xrcd_put(r->xrcd);	/* may take r with the domain */
 		}
