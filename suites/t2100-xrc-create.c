@@ -546,7 +546,7 @@ static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
 	struct ibv_context *local = th_open(), *other = th_open();
 	struct ibv_pd *pad[NPAD] = { NULL }, *pd, *v;
 	struct ibv_xrcd *x, *fx;
-	struct ibv_cq *cq, *fcq;
+	struct ibv_cq *cq, *fcq, *fcq2;
 	struct ibv_srq *s;
 
 	(void)t;
@@ -570,11 +570,17 @@ static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
 	assert_int_equal(ibv_dealloc_pd(v), 0);
 	xsrq_with_foreign(local, pd, x, cq, fx, NULL);		/* names nothing */
 	xsrq_with_foreign(local, pd, x, cq, NULL, fcq);		/* names cq */
+	/* a foreign CQ on a number no local CQ has (fcq holds cq's there): EINVAL */
+	fcq2 = ibv_create_cq(other, 4, NULL, NULL, 0);
+	assert_non_null(fcq2);
+	assert_int_not_equal(fcq2->handle, cq->handle);
+	xsrq_with_foreign(local, pd, x, cq, NULL, fcq2);
 	/* the local objects work, and the foreign ones were never touched:
 	 * each goes at once */
 	s = th_xsrq(local, pd, x, cq, 4);
 	assert_non_null(s);
 	assert_int_equal(ibv_destroy_srq(s), 0);
+	assert_int_equal(ibv_destroy_cq(fcq2), 0);
 	assert_int_equal(ibv_destroy_cq(fcq), 0);
 	assert_int_equal(ibv_close_xrcd(fx), 0);
 	pds_free(pad, NPAD);
