@@ -778,6 +778,15 @@ static void xrc_recv_is_created_in_reset_with_a_number(struct th_ctx *t)
 	base_free(&b);
 }
 
+/* The provider may lack the create_qp_ex op: known on the reference target
+ * (its legacy mode); elsewhere the slot holds libibverbs' dummy op when the
+ * provider has none (rdma-core v44.0 libibverbs/dummy_ops.c), which the
+ * application cannot tell apart, so it stays possible. */
+static int may_lack_create_qp_ex_op(void)
+{
+	return !th_mode() || !strcmp(th_mode(), "legacy");
+}
+
 /* QPX-04: the errno each driver gives an unknown comp_mask bit, where the
  * suite knows the driver (-1: any; -2: errno left as it was). strict and the
  * command layer: EINVAL (rdma-core v44.0 libibverbs/cmd_qp.c:411-417); mlx5
@@ -800,70 +809,54 @@ static int qpx04_want(void)
 	return -1;
 }
 
-static void qpx04_refused(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a, const char *what)
+/* A QP of this type with an unknown comp_mask bit is refused with the
+ * driver's errno (qpx04_want). */
+static void qpx04_refused(struct ibv_context *ctx, enum ibv_qp_type type, const char *what)
 {
-	int want = qpx04_want();
-
-	errno = 0;
-	assert_null(ibv_create_qp_ex(ctx, a));
-	if (errno == EOPNOTSUPP && (!th_mode() || !strcmp(th_mode(), "legacy"))) {
-		/* no create_qp_ex op: libibverbs' own answer (COMPAT-09) */
-		th_note("%s: EOPNOTSUPP (a provider without create_qp_ex)", what);
-		return;
-	}
-	if (want == -2 && errno != 0)
-		th_fail("%s: errno %d (%s), the %s driver leaves errno alone", what, errno,
-			strerror(errno), th_driver());
-	else if (want >= 0 && errno != want)
-		th_fail("%s: errno %d (%s), the %s driver answers %d (%s)", what, errno,
-			strerror(errno), th_driver(), want, strerror(want));
-	else if (want == -1)
-		th_errno_strict(errno, EINVAL, what);
-}
-
-static void create_qp_ex_unknown_mask_bit_is_rejected(struct th_ctx *t)
-{
-	struct base b = base_new(t->ctx);
+	struct base b = base_new(ctx);
 	struct ibv_qp_init_attr_ex a;
+	int want = qpx04_want(), got;
 
 	memset(&a, 0, sizeof(a));
-	a.qp_type = IBV_QPT_XRC_SEND;
+	a.qp_type = type;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | (1u << 20);
 	a.pd = b.pd;
 	a.send_cq = b.cq;
 	a.cap.max_send_wr = 4;
 	a.cap.max_send_sge = 1;
-	qpx04_refused(t->ctx, &a, "create_qp_ex unknown mask bit");
+	if (type != IBV_QPT_XRC_SEND) {
+		a.recv_cq = b.cq;
+		a.cap.max_recv_wr = 4;
+		a.cap.max_recv_sge = 1;
+	}
+	errno = 0;
+	assert_null(ibv_create_qp_ex(ctx, &a));
+	got = errno;
 	base_free(&b);
+	if (got == EOPNOTSUPP && may_lack_create_qp_ex_op()) {
+		/* no create_qp_ex op: libibverbs' own answer (COMPAT-09) */
+		th_note("%s: EOPNOTSUPP (a provider without create_qp_ex)", what);
+		return;
+	}
+	if (want == -2 && got != 0)
+		th_fail("%s: errno %d (%s), the %s driver leaves errno alone", what, got,
+			strerror(got), th_driver());
+	else if (want >= 0 && got != want)
+		th_fail("%s: errno %d (%s), the %s driver answers %d (%s)", what, got,
+			strerror(got), th_driver(), want, strerror(want));
+	else if (want == -1)
+		th_errno_strict(got, EINVAL, what);
+}
+
+static void create_qp_ex_unknown_mask_bit_is_rejected(struct th_ctx *t)
+{
+	qpx04_refused(t->ctx, IBV_QPT_XRC_SEND, "create_qp_ex unknown mask bit");
 }
 
 /* the same on an RC QP, which every device has (rxe among them) */
 static void create_qp_ex_unknown_mask_bit_on_rc_is_rejected(struct th_ctx *t)
 {
-	struct base b = base_new(t->ctx);
-	struct ibv_qp_init_attr_ex a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_type = IBV_QPT_RC;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD | (1u << 20);
-	a.pd = b.pd;
-	a.send_cq = b.cq;
-	a.recv_cq = b.cq;
-	a.cap.max_send_wr = 4;
-	a.cap.max_send_sge = 1;
-	a.cap.max_recv_wr = 4;
-	a.cap.max_recv_sge = 1;
-	qpx04_refused(t->ctx, &a, "create_qp_ex unknown mask bit on RC");
-	base_free(&b);
-}
-
-/* The provider may lack the create_qp_ex op: known on the reference target
- * (its legacy mode); elsewhere the slot holds libibverbs' dummy op when the
- * provider has none (rdma-core v44.0 libibverbs/dummy_ops.c), which the
- * application cannot tell apart, so it stays possible. */
-static int may_lack_create_qp_ex_op(void)
-{
-	return !th_mode() || !strcmp(th_mode(), "legacy");
+	qpx04_refused(t->ctx, IBV_QPT_RC, "create_qp_ex unknown mask bit on RC");
 }
 
 static void create_qp_ex_unknown_type_fails_einval(struct th_ctx *t)

@@ -299,6 +299,22 @@ static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
 	return ret;
 }
 
+/* A zeroed wrapper for a 1.0 object, or NULL with errno: EINVAL when the
+ * caller's arguments are unusable, ENOMEM. */
+static void *ri_v10_wrap_new(bool invalid, size_t size)
+{
+	void *w;
+
+	if (invalid) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, size);
+	if (!w)
+		errno = ENOMEM;
+	return w;
+}
+
 /* ------------------------------------------------------------------ */
 /* Devices and contexts                                                 */
 
@@ -369,15 +385,9 @@ RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *devi
 {
 	struct ibv_context_1_0 *ctx;
 
-	if (!device) {
-		errno = EINVAL;
+	ctx = ri_v10_wrap_new(!device, sizeof(*ctx));
+	if (!ctx)
 		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	ctx->real_context = ibv_open_device(device->real_device);
 	if (!ctx->real_context) {
 		free(ctx);
@@ -538,15 +548,9 @@ RI_EXPORT struct ibv_pd_1_0 *ri_v10_alloc_pd(struct ibv_context_1_0 *context)
 {
 	struct ibv_pd_1_0 *pd;
 
-	if (!context) {
-		errno = EINVAL;
+	pd = ri_v10_wrap_new(!context, sizeof(*pd));
+	if (!pd)
 		return NULL;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	pd->real_pd = ibv_alloc_pd(context->real_context);
 	if (!pd->real_pd) {
 		free(pd);
@@ -576,15 +580,9 @@ RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
 {
 	struct ibv_mr_1_0 *mr;
 
-	if (!pd) {
-		errno = EINVAL;
+	mr = ri_v10_wrap_new(!pd, sizeof(*mr));
+	if (!mr)
 		return NULL;
-	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	mr->real_mr = ibv_reg_mr(pd->real_pd, addr, length, access);
 	if (!mr->real_mr) {
 		free(mr);
@@ -617,15 +615,9 @@ RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
 {
 	struct ibv_ah_1_0 *ah;
 
-	if (!pd) {
-		errno = EINVAL;
+	ah = ri_v10_wrap_new(!pd, sizeof(*ah));
+	if (!ah)
 		return NULL;
-	}
-	ah = calloc(1, sizeof(*ah));
-	if (!ah) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	ah->real_ah = ibv_create_ah(pd->real_pd, attr);
 	if (!ah->real_ah) {
 		free(ah);
@@ -661,15 +653,9 @@ RI_EXPORT struct ibv_cq_1_0 *ri_v10_create_cq(struct ibv_context_1_0 *context,
 {
 	struct ibv_cq_1_0 *cq;
 
-	if (!context) {
-		errno = EINVAL;
+	cq = ri_v10_wrap_new(!context, sizeof(*cq));
+	if (!cq)
 		return NULL;
-	}
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	cq->real_cq = ibv_create_cq(context->real_context, cqe, cq_context,
 				    channel, comp_vector);
 	if (!cq->real_cq) {
@@ -747,15 +733,9 @@ RI_EXPORT struct ibv_srq_1_0 *ri_v10_create_srq(struct ibv_pd_1_0 *pd,
 {
 	struct ibv_srq_1_0 *srq;
 
-	if (!pd || !attr) {
-		errno = EINVAL;
+	srq = ri_v10_wrap_new(!pd || !attr, sizeof(*srq));
+	if (!srq)
 		return NULL;
-	}
-	srq = calloc(1, sizeof(*srq));
-	if (!srq) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	srq->real_srq = ibv_create_srq(pd->real_pd, attr);
 	if (!srq->real_srq) {
 		free(srq);
@@ -806,15 +786,9 @@ RI_EXPORT struct ibv_qp_1_0 *ri_v10_create_qp(struct ibv_pd_1_0 *pd,
 	struct ibv_qp_init_attr a = {};
 	struct ibv_qp_1_0 *qp;
 
-	if (!pd || !attr || !attr->send_cq || !attr->recv_cq) {
-		errno = EINVAL;
+	qp = ri_v10_wrap_new(!pd || !attr || !attr->send_cq || !attr->recv_cq, sizeof(*qp));
+	if (!qp)
 		return NULL;
-	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	a.qp_context = attr->qp_context;
 	a.send_cq = attr->send_cq->real_cq;
 	a.recv_cq = attr->recv_cq->real_cq;
