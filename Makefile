@@ -42,7 +42,7 @@ COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
 COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
-FP_INC  := -I$(TOP)/fake-provider/src
+FP_INC  := -I$(TOP)/fake-provider/script -I$(TOP)/fake-provider/engine
 
 # Paths compiled into the library (provider dir) and ibvct-run (library dir):
 # the build tree normally, the install tree for `make install`.
@@ -104,14 +104,16 @@ REF_MAP  := ref-impl/libibverbs.map
 REF_LIB  := $(B)/lib/libibverbs.so.1
 
 # ---- fake provider --------------------------------------------------------
-# fp_script.a: the script model, shared by the plugin, ibvct-run and tests.
-FP_SCRIPT_NAMES := script fault trace sysfs env
+# fp_script.a: the script language (fake-provider/script), shared by the
+# plugin, the daemon, ibvct-run and tests.
 # The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c).
-FP_SCRIPT_SRCS  := $(foreach n,$(FP_SCRIPT_NAMES),$(wildcard fake-provider/src/$(n).c)) \
+FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c)) \
 		   fake-provider/kernel/qp_modify.c
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
-FP_PLUGIN_SRCS  := $(filter-out $(FP_SCRIPT_SRCS),$(sort $(wildcard fake-provider/src/*.c)))
+# The plugin: the fake HCA engine (fake-provider/engine) and the verbs
+# provider on top of it (fake-provider/verbs).
+FP_PLUGIN_SRCS  := $(sort $(wildcard fake-provider/engine/*.c fake-provider/verbs/*.c))
 FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
 FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
 IBVCT_RUN       := $(B)/bin/ibvct-run
@@ -355,7 +357,8 @@ coverage: | $(DEPS_FIRST)
 		--output-file $(COV_DIR)/coverage.all.info 2>$(COV_DIR)/lcov.log || \
 		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
-		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/src/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
+		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/kernel/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
 	genhtml -q $(LCOV_RC) --branch-coverage --output-directory reports/coverage $(COV_INFO) && \
@@ -439,7 +442,7 @@ FUZZ_SECONDS ?=
 FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
-FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/src/*.h fake-provider/src/*.def \
+FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/script/*.h fake-provider/script/*.def \
 	fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_SCRIPT_SRCS)

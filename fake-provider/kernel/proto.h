@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's wire protocol, shared by the daemon (ibvct-fkd) and its
- * client library (fake-provider/src/fk_client.c). One message per packet on
+ * client library (fake-provider/engine/fk_client.c). One message per packet on
  * an AF_UNIX SOCK_SEQPACKET socket: a fixed header, then a bounded payload
  * whose size is fixed per type (except the dump text in a reply). Every
  * struct has only fixed-size members and explicit padding, which must be 0.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t5001: the fake-provider script parser (fake-provider/src/script.c).
+ * t5001: the fake-provider script parser (fake-provider/script/script.c).
  * Every directive is accepted with its effect checked in struct fp_script;
  * every refusal gives the exact "file:line: why" and leaves the caller's
  * struct byte-for-byte untouched (compared with a sentinel-filled copy).

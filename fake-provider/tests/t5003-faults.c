@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t5003: fault injection and event triggers (fake-provider/src/fault.c):
+ * t5003: fault injection and event triggers (fake-provider/script/fault.c):
  * nth / from semantics, per-op counting, default errnos (one row per op),
  * name tables against fp_ops.def / fp_quirks.def, fp_events_due, and the
  * counters under concurrent callers. Also the call trace (trace.c).

@@ -6,7 +6,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-def="$src/fake-provider/src/fp_quirks.def"
+def="$src/fake-provider/script/fp_quirks.def"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t5102.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

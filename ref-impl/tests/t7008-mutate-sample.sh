@@ -38,13 +38,13 @@ done
 check "every marker names catalogue IDs ($(grep -cE "^[A-Z]+-[0-9]+" "$tmp/list") mutants listed)" test -z "$unknown"
 [ -z "$unknown" ] || echo "# not in the catalogue:$unknown"
 
-mkdir -p "$tmp/bad/fake-provider/src" "$tmp/bad/suites"
+mkdir -p "$tmp/bad/fake-provider/verbs" "$tmp/bad/suites"
 : >"$tmp/bad/Makefile"
-printf 'int f(int x)\n{\n\tx = 2;\t/* @rule SRQX-11 */\n\treturn x;\n}\n' >"$tmp/bad/fake-provider/src/a.c"
+printf 'int f(int x)\n{\n\tx = 2;\t/* @rule SRQX-11 */\n\treturn x;\n}\n' >"$tmp/bad/fake-provider/verbs/a.c"
 perl "$src/ci/mutate" --tree "$tmp/bad" --list >"$tmp/bad.out" 2>&1
 rc=$?
 check "a marker on a line without a condition is refused with its place" \
-	sh -c '[ "$1" = 2 ] && grep -q "fake-provider/src/a.c:3: the marker is not on an if" "$2"' - "$rc" "$tmp/bad.out"
+	sh -c '[ "$1" = 2 ] && grep -q "fake-provider/verbs/a.c:3: the marker is not on an if" "$2"' - "$rc" "$tmp/bad.out"
 
 # ---- a sample run in a scratch copy ---------------------------------------------
 mkdir "$tmp/tree"
@@ -53,7 +53,7 @@ for e in "$src"/* "$src"/.ci; do
 	case ${e##*/} in build*|reports) continue ;; esac
 	cp -a "$e" "$tmp/tree/"
 done
-cat >>"$tmp/tree/fake-provider/src/fabric.c" <<'EOF'
+cat >>"$tmp/tree/fake-provider/engine/registry.c" <<'EOF'
 
 /* t7008: a rule site in a function nothing calls; no test can observe it. */
 int fp__mutate_probe(int x);
@@ -64,11 +64,11 @@ int fp__mutate_probe(int x)
 	return 0;
 }
 EOF
-real=$(grep -n '@rule SRQX-11 ' "$src/fake-provider/src/fabric.c" | head -n 1 | cut -d: -f1)
-syn=$(grep -n '@rule SRQX-11 ' "$tmp/tree/fake-provider/src/fabric.c" | tail -n 1 | cut -d: -f1)
-printf '# waivers for t7008\nSRQX-11 fake-provider/src/fabric.c:%s errno never called, so any errno is the same\nSRQX-11 fake-provider/src/fabric.c:1 drop matches nothing\n' \
+real=$(grep -n '@rule SRQX-11 ' "$src/fake-provider/engine/registry.c" | head -n 1 | cut -d: -f1)
+syn=$(grep -n '@rule SRQX-11 ' "$tmp/tree/fake-provider/engine/registry.c" | tail -n 1 | cut -d: -f1)
+printf '# waivers for t7008\nSRQX-11 fake-provider/engine/registry.c:%s errno never called, so any errno is the same\nSRQX-11 fake-provider/engine/registry.c:1 drop matches nothing\n' \
 	"$syn" >"$tmp/waivers"
-sum_before=$(cksum <"$src/fake-provider/src/fabric.c")
+sum_before=$(cksum <"$src/fake-provider/engine/registry.c")
 env -u SANITIZE -u COVERAGE -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
 	perl "$src/ci/mutate" --tree "$tmp/tree" --out "$tmp/out" --only SRQX-11 --jobs 1 \
 	--waivers "$tmp/waivers" >"$tmp/log" 2>"$tmp/err"
@@ -77,28 +77,28 @@ check "the run exits 1: the score is under the default minimum of 100%" test "$r
 [ "$rc" = 1 ] || { echo "# exit $rc"; sed 's/^/# /' "$tmp/log" "$tmp/err" | tail -n 40; }
 
 row() {	# row SITE-LINE OPERATOR RESULT: that line in the printed table
-	grep -Eq "^SRQX-11 +fake-provider/src/fabric\.c:$1 +$2 +.+ $3\$" "$tmp/log"
+	grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +$2 +.+ $3\$" "$tmp/log"
 }
 check "the table has its header: ID site operator change result" \
 	grep -Eq '^ID +site +operator +change +result$' "$tmp/log"
 check "the real site's mutants are killed (drop, cmp1)" \
-	sh -c 'grep -Eq "^SRQX-11 +fake-provider/src/fabric\.c:$1 +drop +condition -> 0 +killed\$" "$2" &&
-	       grep -Eq "^SRQX-11 +fake-provider/src/fabric\.c:$1 +cmp1 +== -> != +killed\$" "$2"' - "$real" "$tmp/log"
+	sh -c 'grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +drop +condition -> 0 +killed\$" "$2" &&
+	       grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +cmp1 +== -> != +killed\$" "$2"' - "$real" "$tmp/log"
 check "the unobserved site's mutants survive (drop, cmp1: > -> >=)" \
-	sh -c 'grep -Eq "^SRQX-11 +fake-provider/src/fabric\.c:$1 +drop +condition -> 0 +survived\$" "$2" &&
-	       grep -Eq "^SRQX-11 +fake-provider/src/fabric\.c:$1 +cmp1 +> -> >= +survived\$" "$2"' - "$syn" "$tmp/log"
+	sh -c 'grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +drop +condition -> 0 +survived\$" "$2" &&
+	       grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +cmp1 +> -> >= +survived\$" "$2"' - "$syn" "$tmp/log"
 check "the waived mutant is shown as waived (errno: EBUSY -> EINVAL)" row "$syn" errno waived
 check "the score counts killed over mutants not waived: 2 of 4" \
 	grep -q '^mutate: 5 mutants at 2 sites: 2 killed (2 by a test, 0 did not compile), 2 survived, 1 waived, 0 errors; score 50% (minimum 100%)' "$tmp/log"
 check "a waiver that matches no mutant is reported" \
-	grep -q '^waiver matches no mutant (stale?): SRQX-11 fake-provider/src/fabric.c:1 drop$' "$tmp/log"
+	grep -q '^waiver matches no mutant (stale?): SRQX-11 fake-provider/engine/registry.c:1 drop$' "$tmp/log"
 bad=$(grep -v '^#' "$tmp/out/result.tsv" | awk -F'\t' 'NF != 6 || $5 !~ /^(killed|did-not-compile|survived|waived|error)$/')
 check "result.tsv: a header and 5 rows of 6 fields with a known result" \
 	sh -c '[ "$(grep -vc "^#" "$1")" = 5 ] && [ -z "$2" ] && head -n 1 "$1" | grep -q "^# "' - "$tmp/out/result.tsv" "$bad"
-d=$(grep "fabric.c:$syn${tab}drop${tab}" "$tmp/out/result.tsv" | sed -n 's/.*; \(survivors\/[0-9]*\.diff\)$/\1/p')
+d=$(grep "registry.c:$syn${tab}drop${tab}" "$tmp/out/result.tsv" | sed -n 's/.*; \(survivors\/[0-9]*\.diff\)$/\1/p')
 check "each survivor has its diff: the dropped condition" \
 	sh -c '[ -n "$1" ] && grep -q "^+	if (0 && (x > 1))	/\* @rule SRQX-11 \*/" "$2/$1"' - "$d" "$tmp/out"
 check "the source tree is untouched" \
-	sh -c '[ "$(cksum <"$1/fake-provider/src/fabric.c")" = "$2" ] && ! grep -q fp__mutate_probe "$1/fake-provider/src/fabric.c"' \
+	sh -c '[ "$(cksum <"$1/fake-provider/engine/registry.c")" = "$2" ] && ! grep -q fp__mutate_probe "$1/fake-provider/engine/registry.c"' \
 	- "$src" "$sum_before"
 exit $fail

@@ -10,18 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fp_provider.h"
-
-struct fp_script *fp__script;
+#include "fp_verbs.h"
 
 int fp__op_begin(enum fp_op op)
 {
-	fp_fabric_lock();
+	fe_lock();
 	/* Serve what other processes sent before this op acts, as an HCA would
 	 * have on arrival: the data path's fast path (no thread hop), and a
 	 * destroy never strands packets that came in before it. */
-	fp_fabric_drain_all();
-	fp__sq_progress();		/* retransmissions that are due */
+	fe_progress();
 	return fp_fault_check(fp__script, op);
 }
 
@@ -57,6 +54,18 @@ void fp__qp_event(struct fp_rqp *real, enum ibv_event_type type)
 	}
 }
 
+void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type)
+{
+	int err = fk_event_raise(h->ctx->fk, h->fk_handle, type);
+
+	if (err)
+		fp_trace(fp__script, "event %s on qpn %u: %d", ibv_event_type_str(type),
+			 h->real->e.qpn, err);
+	else if (type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
+		 type == IBV_EVENT_QP_ACCESS_ERR)
+		h->real->e.state = IBV_QPS_ERR;		/* the daemon did the same */
+}
+
 static void *fp_last(struct fp_link *head, size_t off)
 {
 	return fp_list_empty(head) ? NULL : (char *)head->prev - off;
@@ -84,7 +93,7 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 			qp = fp_last(&ctx->qps, offsetof(struct fp_qp, link));
 		if (!qp)
 			break;
-		if (qp->real->type == IBV_QPT_XRC_RECV && !fp__quirk(FP_Q_QP_EVENT_NO_ELEMENT)) {
+		if (qp->real->e.type == IBV_QPT_XRC_RECV && !fp__quirk(FP_Q_QP_EVENT_NO_ELEMENT)) {
 			fp__tgt_qp_event(qp, r->type);
 			return;
 		}
@@ -93,7 +102,7 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 		/* The affiliated error events leave the QP in ERR, as hardware does. */
 		if (r->type == IBV_EVENT_QP_FATAL || r->type == IBV_EVENT_QP_REQ_ERR ||
 		    r->type == IBV_EVENT_QP_ACCESS_ERR)
-			fp__qp_set_error(qp->real);
+			fe_qp_set_error(&qp->real->e);
 		return;
 	case IBV_EVENT_CQ_ERR:
 		if (!cq && ctx)
@@ -137,5 +146,46 @@ void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
 	n = fp_events_due(fp__script, op, due, FP_MAX_EVENTS);
 	for (i = 0; i < n; i++)
 		fp_raise_rule(ctx, due[i], kind, subj);
-	fp_fabric_unlock();
+	fe_unlock();
+}
+
+/* ---- what the engine tells software --------------------------------------- */
+static void fp_up_cq_notify(struct fe_cq *e)
+{
+	struct fp_cq *cq = fp_cq_of(e);
+
+	if (cq->channel)
+		verbs_comp_channel_notify(cq->channel, &cq->vcq.cq);
+}
+
+static void fp_up_cq_overrun(struct fe_cq *e)
+{
+	struct fp_cq *cq = fp_cq_of(e);
+
+	fp__event_raise(cq->ctx, IBV_EVENT_CQ_ERR, (uint64_t)(uintptr_t)&cq->vcq.cq);
+}
+
+static void fp_up_srq_limit(struct fe_srq *e)
+{
+	struct fp_srq *srq = fp_srq_of(e);
+
+	fp__event_raise(srq->ctx, IBV_EVENT_SRQ_LIMIT_REACHED,
+			(uint64_t)(uintptr_t)&srq->vsrq.srq);
+}
+
+static void fp_up_qp_event(struct fe_qp *e, enum ibv_event_type type)
+{
+	fp__qp_event(fp_rqp_of(e), type);
+}
+
+static const struct fe_upcalls fp_upcalls = {
+	.cq_notify = fp_up_cq_notify,
+	.cq_overrun = fp_up_cq_overrun,
+	.srq_limit = fp_up_srq_limit,
+	.qp_event = fp_up_qp_event,
+};
+
+void fp__install_upcalls(void)
+{
+	fe_set_upcalls(&fp_upcalls);
 }

@@ -119,6 +119,15 @@ int fp_quirk_from_name(const char *name);	/* -1 if unknown */
 /* The errno a fault on op fails with when the script names none. */
 int fp_op_default_errno(enum fp_op op);
 
+/* The one current script of a program that plays the device (the plugin
+ * sets it once, at load), and its quirks. */
+extern struct fp_script *fp__script;
+
+static inline bool fp__quirk(enum fp_quirk q)
+{
+	return fp__script->quirk[q];
+}
+
 /*
  * The one decision for fault injection: counts this call of op and returns
  * the errno the call must fail with, or 0 when it proceeds.

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 static const struct verbs_context_ops fp_ops;
 static const struct ibv_legacy_context_ops fp_legacy_ctx_ops;
@@ -91,7 +91,7 @@ static void fp_fk_event(void *arg, const struct fk_event *ev)
 
 	if (ev->type == IBV_EVENT_QP_FATAL || ev->type == IBV_EVENT_QP_REQ_ERR ||
 	    ev->type == IBV_EVENT_QP_ACCESS_ERR)
-		__atomic_store_n(&to_fp_qp(qp)->real->state, IBV_QPS_ERR, __ATOMIC_RELAXED);
+		__atomic_store_n(&to_fp_qp(qp)->real->e.state, IBV_QPS_ERR, __ATOMIC_RELAXED);
 	if (write(ctx->async_wfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
 		return;		/* a full pipe loses the event, as fp__event_raise does */
 }
@@ -158,12 +158,12 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 		close(p[1]);
 		return err;
 	}
-	ctx->fab = fp_fabric_attach(dev->devidx);
-	err = fp_fabric_join(ctx->fab, ctx->fk);
+	ctx->hca = fe_dev_attach(dev->devidx);
+	err = fe_join(ctx->hca, ctx->fk);
 	if (err) {
-		fp__xport_stop(fp_fabric_leave(ctx->fab, ctx->fk));
-		fp_fabric_detach(ctx->fab);
-		ctx->fab = NULL;
+		fe_xport_stop(fe_leave(ctx->hca, ctx->fk));
+		fe_dev_detach(ctx->hca);
+		ctx->hca = NULL;
 		fk_disconnect(ctx->fk);
 		ctx->fk = NULL;
 		close(p[0]);
@@ -187,12 +187,12 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 /* What closing a uverbs fd does: release everything, QPs first (XRCD-17). */
 static void fp_ctx_teardown(struct fp_context *ctx)
 {
-	struct fp_xport *xp;
+	struct fe_xport *xp;
 
-	if (!ctx->fab)
+	if (!ctx->hca)
 		return;			/* already done (free_context and uninit both ran) */
-	fp_fabric_lock();
-	xp = fp_fabric_leave(ctx->fab, ctx->fk);
+	fe_lock();
+	xp = fe_leave(ctx->hca, ctx->fk);
 	/* The daemon releases the context's device-wide objects when the
 	 * connection closes (XRCD-17, LIFE-04/05); no more events after it. */
 	fk_disconnect(ctx->fk);
@@ -204,11 +204,11 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	fp__xrcd_cleanup_ctx(ctx);
 	fp__cq_cleanup_ctx(ctx);
 	fp__pd_mr_cleanup_ctx(ctx);
-	fp_fabric_detach(ctx->fab);
-	ctx->fab = NULL;
+	fe_dev_detach(ctx->hca);
+	ctx->hca = NULL;
 	fp_trace(fp__script, "close_device(%s)", ctx->spec->name);
-	fp_fabric_unlock();
-	fp__xport_stop(xp);		/* its thread takes the lock: not under it */
+	fe_unlock();
+	fe_xport_stop(xp);		/* its thread takes the lock: not under it */
 
 	close(ctx->async_wfd);
 	close(ctx->vctx.context.async_fd);
@@ -450,7 +450,8 @@ static void fp_provider_register(void)
 		fp_script_default(&fp_script_store);
 	}
 	fp__script = &fp_script_store;
-	fp_fabric_fork_init();
+	fp__install_upcalls();
+	fe_fork_init();
 	if (fp__script->mode == FP_MODE_LEGACY)
 		ibv_register_driver("ibvct-fake", fp_legacy_init);
 	else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared receive queues, basic and XRC (SRQX-*), and the receive-queue
- * storage that QPs use too. Every SRQ gets a device-unique number from the
+ * Shared receive queue verbs, basic and XRC (SRQX-*); the queue itself is
+ * the engine's (fe_srq). Every SRQ gets a device-unique number from the
  * fake kernel daemon; an XRC SRQ is also made there, in its XRC domain
  * (which it holds: XRCD-14, LIFE-12), so that any process can address it.
  */
@@ -9,77 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp_provider.h"
-
-/* ---- receive WQE storage ------------------------------------------------- */
-int fp__rq_init(struct fp_rq *rq, int max_wr, int max_sge)
-{
-	rq->max_wr = max_wr;
-	rq->max_sge = max_sge;
-	rq->head = rq->count = 0;
-	rq->stride = sizeof(struct fp_rwqe) + (size_t)(max_sge > 0 ? max_sge : 1) *
-		     sizeof(struct ibv_sge);
-	rq->buf = calloc((size_t)(max_wr > 0 ? max_wr : 1), rq->stride);
-	return rq->buf ? 0 : ENOMEM;
-}
-
-void fp__rq_free(struct fp_rq *rq)
-{
-	free(rq->buf);
-	rq->buf = NULL;
-	rq->count = 0;
-}
-
-struct fp_rwqe *fp__rq_at(struct fp_rq *rq, int i)
-{
-	return (struct fp_rwqe *)(void *)(rq->buf + (size_t)((rq->head + i) % rq->max_wr) * rq->stride);
-}
-
-int fp__rq_post(struct fp_rq *rq, const struct ibv_recv_wr *wr)
-{
-	struct fp_rwqe *w;
-	int i;
-
-	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge)
-		return EINVAL;
-	if (rq->count >= rq->max_wr)
-		return ENOMEM;
-	w = fp__rq_at(rq, rq->count);
-	w->wr_id = wr->wr_id;
-	w->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		w->sge[i].addr = wr->sg_list[i].addr;
-		w->sge[i].length = wr->sg_list[i].length;
-		w->sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	rq->count++;
-	return 0;
-}
-
-bool fp__rq_pop(struct fp_rq *rq, struct fp_rwqe **out)
-{
-	if (!rq->count)
-		return false;
-	*out = fp__rq_at(rq, 0);
-	rq->head = (rq->head + 1) % rq->max_wr;
-	rq->count--;
-	return true;
-}
-
-static int fp_rq_resize(struct fp_rq *rq, int max_wr)
-{
-	struct fp_rq n;
-	int i;
-
-	if (fp__rq_init(&n, max_wr, rq->max_sge))
-		return ENOMEM;
-	for (i = 0; i < rq->count; i++)
-		memcpy(n.buf + (size_t)i * n.stride, fp__rq_at(rq, i), rq->stride);
-	n.count = rq->count;
-	fp__rq_free(rq);
-	*rq = n;
-	return 0;
-}
+#include "fp_verbs.h"
 
 /* ---- SRQ objects ---------------------------------------------------------- */
 static int fp_srq_check(struct fp_context *ctx, struct ibv_srq_init_attr_ex *attr,
@@ -159,7 +89,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	wr = attr->attr.max_wr;
 	sge = attr->attr.max_sge;
 	fp_prof_srq_caps(&wr, &sge);
-	err = fp__rq_init(&srq->rq, wr ? (int)wr : 1, sge ? (int)sge : 1);
+	err = fe_rq_init(&srq->e.rq, wr ? (int)wr : 1, sge ? (int)sge : 1);
 	if (err)
 		goto err_free_srq;
 	/* Only the handle members of pd, cq and xrcd are read, as
@@ -183,33 +113,35 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	if (type != IBV_SRQT_XRC)
 		type = IBV_SRQT_BASIC;	/* what the kernel made of it */
 	srq->ctx = ctx;
-	srq->type = type;
+	srq->e.type = type;
 	srq->pd = fp__pd_by_handle(ctx, attr->pd->handle);
 	srq->pd->usecnt++;
+	srq->e.pd = srq->pd;
 	if (type == IBV_SRQT_XRC) {
 		srq->cq = fp__cq_by_handle(ctx, attr->cq->handle);
 		srq->xrcd = fp__xrcd_by_handle(ctx, fp__xrcd_handle_of(attr->xrcd));
-		srq->dom = srq->xrcd->dom;
+		srq->e.dom = srq->xrcd->dom;
+		srq->e.cq = &srq->cq->e;
 		srq->cq->usecnt++;
 		srq->xrcd->refcnt++;		/* XRCD-13 */
-		fp_fabric_xdom_get(srq->dom);	/* XRCD-14, LIFE-12 */
+		fe_dom_get(srq->e.dom);	/* XRCD-14, LIFE-12 */
 	}
-	fp_fabric_srq_add(ctx->fab, srq, srqn);
+	fe_srq_add(ctx->hca, &srq->e, srqn);
 	srq->vsrq.srq_type = type;
-	srq->vsrq.srq_num = srq->srqn;
+	srq->vsrq.srq_num = srq->e.srqn;
 	srq->vsrq.comp_mask = VERBS_SRQ_TYPE | VERBS_SRQ_NUM;
 	if (type == IBV_SRQT_XRC) {
 		srq->vsrq.xrcd = &srq->xrcd->vx;
 		srq->vsrq.cq = &srq->cq->vcq.cq;
 		srq->vsrq.comp_mask |= VERBS_SRQ_XRCD | VERBS_SRQ_CQ;
 	}
-	attr->attr.max_wr = (uint32_t)srq->rq.max_wr;
-	attr->attr.max_sge = (uint32_t)srq->rq.max_sge;
+	attr->attr.max_wr = (uint32_t)srq->e.rq.max_wr;
+	attr->attr.max_sge = (uint32_t)srq->e.rq.max_sge;
 	fp_list_add_tail(&ctx->srqs, &srq->link);
 	return srq;
 
 err_free_rq:
-	fp__rq_free(&srq->rq);
+	fe_rq_free(&srq->e.rq);
 err_free_srq:
 	free(srq);
 err_out:
@@ -240,7 +172,7 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 	fp__op_end(ctx, FP_OP_CREATE_SRQ_EX, FP_SUBJ_SRQ, srq, err,
 		   "mask=%#x type=%d max_wr=%u max_sge=%u srqn=%u", attr->comp_mask,
 		   (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? (int)attr->srq_type : 0,
-		   attr->attr.max_wr, attr->attr.max_sge, srq ? srq->srqn : 0);
+		   attr->attr.max_wr, attr->attr.max_sge, srq ? srq->e.srqn : 0);
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
@@ -277,7 +209,7 @@ struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 	}
 	fp__op_end(ctx, FP_OP_CREATE_SRQ, FP_SUBJ_SRQ, srq, err,
 		   "max_wr=%u max_sge=%u srqn=%u", ex.attr.max_wr, ex.attr.max_sge,
-		   srq ? srq->srqn : 0);
+		   srq ? srq->e.srqn : 0);
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
@@ -288,15 +220,15 @@ struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 
 static void fp_srq_free(struct fp_srq *srq)
 {
-	fp_fabric_srq_del(srq->ctx->fab, srq);
+	fe_srq_del(&srq->e);
 	srq->pd->usecnt--;
-	if (srq->type == IBV_SRQT_XRC) {
+	if (srq->e.type == IBV_SRQT_XRC) {
 		srq->cq->usecnt--;
 		fp__xrcd_put_ref(srq->xrcd);
-		fp_fabric_xdom_put(srq->dom);
+		fe_dom_put(srq->e.dom);
 	}
 	fp_list_del(&srq->link);
-	fp__rq_free(&srq->rq);
+	fe_rq_free(&srq->e.rq);
 	free(srq);
 }
 
@@ -304,7 +236,7 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct fp_srq *srq = to_fp_srq(ibsrq);
 	struct fp_context *ctx = srq->ctx;
-	uint32_t srqn = srq->srqn;
+	uint32_t srqn = srq->e.srqn;
 	int err;
 
 	err = fp__op_begin(FP_OP_DESTROY_SRQ);
@@ -312,7 +244,7 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 		goto out;
 	/* EBUSY while QPs created with srq= hold it (SRQX-15: TGT QPs never
 	 * do): the fake kernel's */
-	if (srq->type == IBV_SRQT_XRC) {
+	if (srq->e.type == IBV_SRQT_XRC) {
 		err = fk_srq_destroy(ctx->fk, ibsrq->handle);
 	} else {
 		err = fk_obj_destroy(ctx->fk, FK_O_SRQ, ibsrq->handle);
@@ -322,9 +254,9 @@ int fp_destroy_srq(struct ibv_srq *ibsrq)
 	if (err)
 		goto out;
 	/* as ibv_cmd_destroy_srq: the acknowledged events, outside our lock */
-	fp_fabric_unlock();
+	fe_unlock();
 	verbs_cmd_destroy_srq(ibsrq);
-	fp_fabric_lock();
+	fe_lock();
 	fp_srq_free(srq);
 
 out:
@@ -346,26 +278,26 @@ int fp_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mas
 	}
 	if (attr_mask & IBV_SRQ_MAX_WR) {
 		if (!(srq->ctx->spec->attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE) ||
-		    attr->max_wr < 1 || attr->max_wr < (uint32_t)srq->rq.count) {
+		    attr->max_wr < 1 || attr->max_wr < (uint32_t)srq->e.rq.count) {
 			err = EINVAL;
 			goto out;
 		}
-		err = fp_rq_resize(&srq->rq, (int)attr->max_wr);
+		err = fe_rq_resize(&srq->e.rq, (int)attr->max_wr);
 		if (err)
 			goto out;
 	}
 	if (attr_mask & IBV_SRQ_LIMIT) {
-		if (attr->srq_limit > (uint32_t)srq->rq.max_wr) {
+		if (attr->srq_limit > (uint32_t)srq->e.rq.max_wr) {
 			err = EINVAL;
 			goto out;
 		}
 		/* SRQX-14: arms; 0 disarms (the quirk's driver arms nothing) */
 		if (!fp__quirk(FP_Q_SRQ_LIMIT_NOT_ARMED))
-			srq->limit = attr->srq_limit;
+			srq->e.limit = attr->srq_limit;
 	}
 out:
 	fp__op_end(srq->ctx, FP_OP_MODIFY_SRQ, FP_SUBJ_SRQ, srq, err,
-		   "srqn=%u mask=%#x max_wr=%u limit=%u", srq->srqn, attr_mask,
+		   "srqn=%u mask=%#x max_wr=%u limit=%u", srq->e.srqn, attr_mask,
 		   (attr_mask & IBV_SRQ_MAX_WR) ? attr->max_wr : 0,
 		   (attr_mask & IBV_SRQ_LIMIT) ? attr->srq_limit : 0);
 	return err;
@@ -378,11 +310,11 @@ int fp_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 
 	err = fp__op_begin(FP_OP_QUERY_SRQ);
 	if (!err) {
-		attr->max_wr = (uint32_t)srq->rq.max_wr;
-		attr->max_sge = (uint32_t)srq->rq.max_sge;
-		attr->srq_limit = srq->limit;
+		attr->max_wr = (uint32_t)srq->e.rq.max_wr;
+		attr->max_sge = (uint32_t)srq->e.rq.max_sge;
+		attr->srq_limit = srq->e.limit;
 	}
-	fp__op_end(srq->ctx, FP_OP_QUERY_SRQ, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);
+	fp__op_end(srq->ctx, FP_OP_QUERY_SRQ, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->e.srqn);
 	return err;
 }
 
@@ -392,13 +324,13 @@ int fp_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	int err;
 
 	err = fp__op_begin(FP_OP_GET_SRQ_NUM);
-	if (!err && srq->type != IBV_SRQT_XRC && fp__quirk(FP_Q_SRQ_NUM_BASIC_EINVAL))
+	if (!err && srq->e.type != IBV_SRQT_XRC && fp__quirk(FP_Q_SRQ_NUM_BASIC_EINVAL))
 		err = EINVAL;		/* the quirk: no driver's answer (SRQX-12) */
 	else if (!err)
-		err = fp_prof_srq_num(srq->type);
+		err = fp_prof_srq_num(srq->e.type);
 	if (!err)	/* SRQX-11; a basic SRQ answers too (SRQX-12, the mlx5 way) */
-		*srq_num = srq->srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);
-	fp__op_end(srq->ctx, FP_OP_GET_SRQ_NUM, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->srqn);
+		*srq_num = srq->e.srqn + (fp__quirk(FP_Q_SRQ_NUM_OFF_BY_ONE) ? 1 : 0);
+	fp__op_end(srq->ctx, FP_OP_GET_SRQ_NUM, FP_SUBJ_SRQ, srq, err, "srqn=%u", srq->e.srqn);
 	return err;
 }
 
@@ -414,7 +346,7 @@ int fp_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		goto out;
 	}
 	for (; wr; wr = wr->next, n++) {
-		err = fp__rq_post(&srq->rq, wr);
+		err = fe_rq_post(&srq->e.rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -422,18 +354,8 @@ int fp_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	}
 out:
 	fp__op_end(srq->ctx, FP_OP_POST_SRQ_RECV, FP_SUBJ_SRQ, srq, err,
-		   "srqn=%u posted=%d", srq->srqn, n);
+		   "srqn=%u posted=%d", srq->e.srqn, n);
 	return err;
-}
-
-/* After a receive WQE was taken: the armed limit fires once (SRQX-14). */
-void fp__srq_consumed(struct fp_srq *srq)
-{
-	if (srq->limit && (uint32_t)srq->rq.count < srq->limit) {
-		srq->limit = 0;
-		fp__event_raise(srq->ctx, IBV_EVENT_SRQ_LIMIT_REACHED,
-				(uint64_t)(uintptr_t)&srq->vsrq.srq);
-	}
 }
 
 void fp__srq_cleanup_ctx(struct fp_context *ctx)

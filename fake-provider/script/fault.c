@@ -10,6 +10,8 @@
 
 #include "fp_script.h"
 
+struct fp_script *fp__script;
+
 static const char *const fp_op_names[FP_OP__COUNT] = {
 #define FP_OP(id, name) [FP_OP_##id] = name,
 #include "fp_ops.def"

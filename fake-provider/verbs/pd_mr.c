@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 {
@@ -103,22 +103,23 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	}
 	mr->ctx = ctx;
 	mr->pd = pd;
-	mr->addr = addr;
-	mr->length = length;
-	mr->iova = hca_va;
-	mr->access = access;
-	fp_fabric_mr_add(ctx->fab, mr);
+	mr->e.pd = pd;
+	mr->e.addr = addr;
+	mr->e.length = length;
+	mr->e.iova = hca_va;
+	mr->e.access = access;
+	fe_mr_add(ctx->hca, &mr->e);
 	mr->mr.addr = addr;
 	mr->mr.length = length;
-	mr->mr.lkey = mr->lkey;
-	mr->mr.rkey = mr->rkey;
+	mr->mr.lkey = mr->e.lkey;
+	mr->mr.rkey = mr->e.rkey;
 	pd->usecnt++;
 	fp_list_add_tail(&ctx->mrs, &mr->link);
 out:
 	fp__op_end(ctx, FP_OP_REG_MR, FP_SUBJ_NONE, NULL, err,
 		   "pd=%u addr=%p len=%zu iova=%#llx access=%#x lkey=%#x rkey=%#x",
 		   ibpd->handle, addr, length, (unsigned long long)hca_va, access,
-		   mr ? mr->lkey : 0, mr ? mr->rkey : 0);
+		   mr ? mr->e.lkey : 0, mr ? mr->e.rkey : 0);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -128,7 +129,7 @@ out:
 
 static void fp_mr_free(struct fp_mr *mr)
 {
-	fp_fabric_mr_del(mr->ctx->fab, mr);
+	fe_mr_del(mr->ctx->hca, &mr->e);
 	mr->pd->usecnt--;
 	fp_list_del(&mr->link);
 	free(mr);
@@ -138,7 +139,7 @@ int fp_dereg_mr(struct ibv_mr *ibmr)
 {
 	struct fp_mr *mr = to_fp_mr(ibmr);
 	struct fp_context *ctx = mr->ctx;
-	uint32_t lkey = mr->lkey;
+	uint32_t lkey = mr->e.lkey;
 	int err;
 
 	err = fp__op_begin(FP_OP_DEREG_MR);

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Completion queues: a ring of CQEs, arming (any / solicited only) and the
- * completion channel notification (verbs_comp_channel_notify, driver.h).
+ * Completion queue verbs: the ring and its arming are the engine's (fe_cq);
+ * its notification reaches the completion channel (ops.c upcalls).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 struct ibv_cq *fp_create_cq(struct ibv_context *context, int cqe,
 			    struct ibv_comp_channel *channel, int comp_vector)
@@ -30,24 +30,21 @@ struct ibv_cq *fp_create_cq(struct ibv_context *context, int cqe,
 		err = ENOMEM;
 		goto out;
 	}
-	cq->ring = calloc((size_t)cqe, sizeof(*cq->ring));
-	if (!cq->ring) {
-		err = ENOMEM;
+	err = fe_cq_init(&cq->e, cqe);
+	if (err)
 		goto err_free_cq;
-	}
 	err = fk_obj_create(ctx->fk, FK_O_CQ, 0, NULL, &cq->vcq.cq.handle);
 	if (err)
 		goto err_free_ring;
 	cq->ctx = ctx;
 	cq->channel = channel;
 	cq->comp_vector = comp_vector;
-	cq->size = cqe;
 	cq->vcq.cq.cqe = cqe;
 	fp_list_add_tail(&ctx->cqs, &cq->link);
 	goto out;
 
 err_free_ring:
-	free(cq->ring);
+	fe_cq_free(&cq->e);
 err_free_cq:
 	free(cq);
 	cq = NULL;
@@ -65,7 +62,7 @@ out:
 static void fp_cq_free(struct fp_cq *cq)
 {
 	fp_list_del(&cq->link);
-	free(cq->ring);
+	fe_cq_free(&cq->e);
 	free(cq);
 }
 
@@ -84,71 +81,25 @@ int fp_destroy_cq(struct ibv_cq *ibcq)
 	if (err)
 		goto out;
 	/* as ibv_cmd_destroy_cq: the acknowledged events, outside our lock */
-	fp_fabric_unlock();
+	fe_unlock();
 	verbs_cmd_destroy_cq(ibcq);
-	fp_fabric_lock();
+	fe_lock();
 	fp_cq_free(cq);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_CQ, FP_SUBJ_NONE, NULL, err, "cq=%u", h);
 	return err;
 }
 
-void fp__cq_push(struct fp_cq *cq, const struct ibv_wc *wc, struct fp_rqp *sq_qp,
-		 uint64_t sq_seq, bool solicited)
-{
-	struct fp_cqe *e;
-
-	if (cq->count == cq->size) {
-		/* Overrun: the CQE is lost and the owner hears about it once. */
-		if (!cq->overflowed) {
-			cq->overflowed = true;
-			fp__event_raise(cq->ctx, IBV_EVENT_CQ_ERR,
-					(uint64_t)(uintptr_t)&cq->vcq.cq);
-		}
-		return;
-	}
-	e = &cq->ring[(cq->head + cq->count) % cq->size];
-	e->wc = *wc;
-	e->sq_qp = sq_qp;
-	e->sq_seq = sq_seq;
-	e->solicited = solicited;
-	cq->count++;
-
-	/* Solicited-only arming also fires on error completions. */
-	if (cq->arm == FP_CQ_ARM_ANY ||
-	    (cq->arm == FP_CQ_ARM_SOLICITED && (solicited || wc->status != IBV_WC_SUCCESS))) {
-		cq->arm = FP_CQ_DISARMED;
-		if (cq->channel)
-			verbs_comp_channel_notify(cq->channel, &cq->vcq.cq);
-	}
-}
-
-/* Drop the CQEs of a QP that is reset or destroyed, as drivers clean CQs. */
-void fp__cq_purge_qp(struct fp_cq *cq, struct fp_rqp *real)
-{
-	int i, kept = 0;
-
-	for (i = 0; i < cq->count; i++) {
-		struct fp_cqe *e = &cq->ring[(cq->head + i) % cq->size];
-
-		if (e->sq_qp == real || e->wc.qp_num == real->qpn)
-			continue;
-		cq->ring[(cq->head + kept) % cq->size] = *e;
-		kept++;
-	}
-	cq->count = kept;
-}
-
 int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct fp_cq *cq = to_fp_cq(ibcq);
+	const struct fp_cqe *e;
 	int err, n = 0;
 
 	err = fp__op_begin(FP_OP_POLL_CQ);
 	if (err)
 		goto out;
-	while (n < num_entries && cq->count) {
-		struct fp_cqe *e = &cq->ring[cq->head];
+	while (n < num_entries && (e = fe_cq_peek(&cq->e))) {
 		uint32_t byte_len = wc[n].byte_len;
 
 		/* a driver may leave byte_len where the verbs do not define it */
@@ -156,11 +107,7 @@ int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
 			wc[n].byte_len = byte_len;
 		n++;
-		/* A polled send CQE frees its WQE and the unsignaled ones before it. */
-		if (e->sq_qp && e->sq_qp->sq_retired < e->sq_seq)
-			e->sq_qp->sq_retired = e->sq_seq;
-		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
+		fe_cq_pop(&cq->e);
 	}
 out:
 	fp__op_end(cq->ctx, FP_OP_POLL_CQ, FP_SUBJ_CQ, cq, err ? -err : n,
@@ -176,10 +123,7 @@ int fp_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	err = fp__op_begin(FP_OP_REQ_NOTIFY_CQ);
 	if (err)
 		goto out;
-	if (!solicited_only)
-		cq->arm = FP_CQ_ARM_ANY;
-	else if (cq->arm != FP_CQ_ARM_ANY)
-		cq->arm = FP_CQ_ARM_SOLICITED;
+	fe_cq_arm(&cq->e, solicited_only);
 out:
 	fp__op_end(cq->ctx, FP_OP_REQ_NOTIFY_CQ, FP_SUBJ_CQ, cq, err,
 		   "cq=%u solicited_only=%d", ibcq->handle, solicited_only);
@@ -190,29 +134,18 @@ int fp_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct fp_cq *cq = to_fp_cq(ibcq);
 	int max = cq->ctx->spec->attr.max_cqe;
-	struct fp_cqe *ring;
-	int err, i;
+	int err;
 
 	err = fp__op_begin(FP_OP_RESIZE_CQ);
 	if (err)
 		goto out;
-	if (cqe < 1 || (max > 0 && cqe > max) || cqe < cq->count) {
+	if (cqe < 1 || (max > 0 && cqe > max)) {
 		err = EINVAL;
 		goto out;
 	}
-	ring = calloc((size_t)cqe, sizeof(*ring));
-	if (!ring) {
-		err = ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < cq->count; i++)
-		ring[i] = cq->ring[(cq->head + i) % cq->size];
-	free(cq->ring);
-	cq->ring = ring;
-	cq->head = 0;
-	cq->size = cqe;
-	cq->vcq.cq.cqe = cqe;
-	cq->overflowed = false;
+	err = fe_cq_resize(&cq->e, cqe);	/* EINVAL below the CQEs held */
+	if (!err)
+		cq->vcq.cq.cqe = cqe;
 out:
 	fp__op_end(cq->ctx, FP_OP_RESIZE_CQ, FP_SUBJ_CQ, cq, err, "cq=%u cqe=%d",
 		   ibcq->handle, cqe);

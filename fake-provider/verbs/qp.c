@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 
 static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap,
@@ -73,7 +73,7 @@ static void fp_qp_handle_init(struct fp_qp *h, struct fp_context *ctx, struct fp
 	fp_list_add_tail(&real->handles, &h->real_link);
 	fp_list_add_tail(&ctx->qps, &h->link);
 	h->vqp.qp.context = &ctx->vctx.context;
-	h->vqp.qp.qp_num = real->qpn;
+	h->vqp.qp.qp_num = real->e.qpn;
 	if (xrcd) {
 		xrcd->refcnt++;				/* XRCD-13 */
 		h->vqp.xrcd = &xrcd->vx;
@@ -83,32 +83,30 @@ static void fp_qp_handle_init(struct fp_qp *h, struct fp_context *ctx, struct fp
 
 static void fp_tgt_attr_copy(struct fp_rqp *r, const struct ibv_qp_attr *a)
 {
-	r->state = a->qp_state;
-	r->attr.qkey = a->qkey;
-	r->attr.pkey_index = a->pkey_index;
-	r->attr.port_num = a->port_num;
-	r->attr.qp_access_flags = a->qp_access_flags;
-	r->attr.path_mtu = a->path_mtu;
+	r->e.state = a->qp_state;
+	r->e.attr.qkey = a->qkey;
+	r->e.attr.pkey_index = a->pkey_index;
+	r->e.attr.port_num = a->port_num;
+	r->e.attr.qp_access_flags = a->qp_access_flags;
+	r->e.attr.path_mtu = a->path_mtu;
 }
 
 /* This process's proxy of the daemon's target QP qpn: found, or made (and
  * then filled from the daemon through handle fk_handle). */
-static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct fp_xdom *dom,
+static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct fe_dom *dom,
 				   uint32_t fk_handle, bool fresh)
 {
-	struct fp_rqp *r = fp_fabric_qp_find(ctx->fab, qpn);
+	struct fp_rqp *r = fp_rqp_of(fe_qp_find(ctx->hca, qpn));
 	struct ibv_qp_attr qa;
 
 	if (r)
-		return r->type == IBV_QPT_XRC_RECV ? r : NULL;
+		return r->e.type == IBV_QPT_XRC_RECV ? r : NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	fp_list_init(&r->handles);
-	fp__sq_init(r);
-	r->type = IBV_QPT_XRC_RECV;
-	r->state = IBV_QPS_RESET;
-	if (fp__rq_init(&r->rq, 0, 0)) {
+	fe_qp_init(&r->e, IBV_QPT_XRC_RECV);
+	if (fe_rq_init(&r->e.rq, 0, 0)) {
 		free(r);
 		return NULL;
 	}
@@ -117,9 +115,10 @@ static struct fp_rqp *fp_tgt_proxy(struct fp_context *ctx, uint32_t qpn, struct 
 		if (!fk_tgt_qp_query(ctx->fk, fk_handle, &qa))
 			fp_tgt_attr_copy(r, &qa);
 	}
-	r->dom = dom;
-	fp_fabric_xdom_get(dom);
-	fp_fabric_qp_add(ctx->fab, r, qpn);
+	r->e.dom = dom;
+	r->e.spec = ctx->spec;
+	fe_dom_get(dom);
+	fe_qp_add(ctx->hca, &r->e, qpn);
 	return r;
 }
 
@@ -190,21 +189,19 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 		goto err_free_r;
 	}
 	fp_list_init(&r->handles);
-	fp__sq_init(r);
-	r->type = a->qp_type;
-	r->state = IBV_QPS_RESET;
-	r->sq_sig_all = a->sq_sig_all;
-	has_rq = (r->type == IBV_QPT_RC || r->type == IBV_QPT_UC || r->type == IBV_QPT_UD) &&
+	fe_qp_init(&r->e, a->qp_type);
+	r->e.sq_sig_all = a->sq_sig_all;
+	has_rq = (r->e.type == IBV_QPT_RC || r->e.type == IBV_QPT_UC || r->e.type == IBV_QPT_UD) &&
 		 !a->srq;
-	r->cap.max_send_wr = a->cap.max_send_wr;
-	r->cap.max_send_sge = a->cap.max_send_sge;
-	r->cap.max_inline_data = a->cap.max_inline_data;
+	r->e.cap.max_send_wr = a->cap.max_send_wr;
+	r->e.cap.max_send_sge = a->cap.max_send_sge;
+	r->e.cap.max_inline_data = a->cap.max_inline_data;
 	if (has_rq) {
-		r->cap.max_recv_wr = a->cap.max_recv_wr;
-		r->cap.max_recv_sge = a->cap.max_recv_sge;
+		r->e.cap.max_recv_wr = a->cap.max_recv_wr;
+		r->e.cap.max_recv_sge = a->cap.max_recv_sge;
 	}
-	fp_prof_qp_caps(&r->cap, has_rq);
-	err = fp__rq_init(&r->rq, (int)r->cap.max_recv_wr, (int)r->cap.max_recv_sge);
+	fp_prof_qp_caps(&r->e.cap, has_rq);
+	err = fe_rq_init(&r->e.rq, (int)r->e.cap.max_recv_wr, (int)r->e.cap.max_recv_sge);
 	if (err)
 		goto err_free_r;
 	/* The handle members only, as ibv_cmd_create_qp_ex2 sends them; the
@@ -212,7 +209,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	 * what it found (PD, CQs, SRQ usecnt). XRC_SEND has no receive side. */
 	refs.pd = a->pd->handle;
 	refs.scq = a->send_cq->handle;
-	if (r->type != IBV_QPT_XRC_SEND) {
+	if (r->e.type != IBV_QPT_XRC_SEND) {
 		refs.rcq = a->recv_cq->handle;
 		refs.srq = a->srq ? a->srq->handle : FK_O_NONE;
 	}
@@ -229,7 +226,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->scq = fp__cq_by_handle(ctx, refs.scq);
 	r->pd->usecnt++;
 	r->scq->usecnt++;
-	if (r->type != IBV_QPT_XRC_SEND) {
+	if (r->e.type != IBV_QPT_XRC_SEND) {
 		r->rcq = fp__cq_by_handle(ctx, refs.rcq);
 		r->rcq->usecnt++;
 		if (a->srq) {
@@ -237,7 +234,13 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 			r->srq->usecnt++;
 		}
 	}
-	fp_fabric_qp_add(ctx->fab, r, qpn);
+	r->e.spec = ctx->spec;
+	r->e.fk = ctx->fk;
+	r->e.pd = r->pd;
+	r->e.scq = &r->scq->e;
+	r->e.rcq = r->rcq ? &r->rcq->e : NULL;
+	r->e.srq = r->srq ? &r->srq->e : NULL;
+	fe_qp_add(ctx->hca, &r->e, qpn);
 	fp_qp_handle_init(h, ctx, r, NULL);
 fill:
 	r = h->real;
@@ -253,13 +256,13 @@ fill:
 	h->vqp.qp.srq = a->srq;
 	h->vqp.qp.qp_type = a->qp_type;
 	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
-	a->cap = r->cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
+	a->cap = r->e.cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
 	if (a->qp_type == IBV_QPT_XRC_SEND)	/* QPX-02: no receive queue, 0 unless a driver says more */
 		fp_prof_xrc_send_recv_caps(&a->cap, asked, a->srq != NULL);
 	return h;
 
 err_free_rq:
-	fp__rq_free(&r->rq);
+	fe_rq_free(&r->e.rq);
 err_free_r:
 	free(h);
 	free(r);
@@ -289,7 +292,7 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 		h = fp_qp_new(ctx, attr, &asked, &err);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
-		   h ? h->real->qpn : 0);
+		   h ? h->real->e.qpn : 0);
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
@@ -336,7 +339,7 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (h)
 		attr->cap = ex.cap;
 	fp__op_end(ctx, FP_OP_CREATE_QP, FP_SUBJ_QP, h, err, "type=%d qpn=%u",
-		   ex.qp_type, h ? h->real->qpn : 0);
+		   ex.qp_type, h ? h->real->e.qpn : 0);
 	if (err) {
 		if (err > 0)	/* a profile's driver may leave errno as it was */
 			errno = err;
@@ -417,56 +420,9 @@ out:
 	return &h->vqp.qp;
 }
 
-/* ---- state changes ------------------------------------------------------- */
-void fp__qp_flush_rq(struct fp_rqp *r)
-{
-	struct fp_rwqe *w;
-
-	while (fp__rq_pop(&r->rq, &w)) {
-		struct ibv_wc wc;
-
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = w->wr_id;
-		wc.status = IBV_WC_WR_FLUSH_ERR;
-		wc.opcode = IBV_WC_RECV;
-		wc.qp_num = r->qpn;
-		if (r->rcq)
-			fp__cq_push(r->rcq, &wc, NULL, 0, false);
-	}
-}
-
-void fp__qp_set_error(struct fp_rqp *r)
-{
-	if (r->state == IBV_QPS_ERR)
-		return;
-	r->state = IBV_QPS_ERR;
-	fp__sq_flush(r, true);
-	fp__qp_flush_rq(r);
-	if (r->srq)	/* SRQ WQEs are not flushed; the consumer hears this instead */
-		fp__qp_event(r, IBV_EVENT_QP_LAST_WQE_REACHED);
-}
-
-static void fp_qp_reset(struct fp_rqp *r)
-{
-	fp__sq_flush(r, false);
-	r->rq.head = r->rq.count = 0;
-	r->sq_posted = r->sq_retired = 0;
-	if (r->scq)
-		fp__cq_purge_qp(r->scq, r);
-	if (r->rcq && r->rcq != r->scq)
-		fp__cq_purge_qp(r->rcq, r);
-	memset(&r->attr, 0, sizeof(r->attr));
-}
-
+/* ---- state changes (the engine's: qp_engine.c) ------------------------- */
 /* The modify rules shared with the fake kernel (qp_modify.h), on ibv_qp_attr. */
 FK_QP_MODIFY_OPS(fp_qpm, struct ibv_qp_attr)
-
-static void fp_qp_apply(struct fp_rqp *r, const struct ibv_qp_attr *a, int m)
-{
-	fp_qpm_apply(&r->attr, a, (uint32_t)m);
-	if (m & IBV_QP_SQ_PSN)
-		r->sq_psn = a->sq_psn;
-}
 
 /* A target QP is modified in the daemon (QPX-06..08 there, OPENQP-08); the
  * proxy keeps what the local responder needs. */
@@ -482,9 +438,9 @@ static int fp_tgt_modify(struct fp_qp *h, const struct ibv_qp_attr *attr, int ma
 	if (err)
 		return err;
 	if (st == IBV_QPS_RESET)
-		memset(&r->attr, 0, sizeof(r->attr));
-	fp_qp_apply(r, attr, fp_qp_mask_strip(r->type, mask));
-	r->state = st;
+		memset(&r->e.attr, 0, sizeof(r->e.attr));
+	fe_qp_apply(&r->e, attr, fp_qp_mask_strip(r->e.type, mask));
+	r->e.state = st;
 	return 0;
 }
 
@@ -499,7 +455,7 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	err = fp__op_begin(FP_OP_MODIFY_QP);
 	if (err)
 		goto out;
-	if (r->type == IBV_QPT_XRC_RECV) {
+	if (r->e.type == IBV_QPT_XRC_RECV) {
 		/* the target's modify is the fake kernel's; a driver's own
 		 * refusal of the new state is its (mlx5_ib, after the table) */
 		err = (mask & IBV_QP_STATE) ? fp_prof_modify_state(attr->qp_state) : 0;
@@ -509,7 +465,7 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	}
 	/* QPX-06..08 as the kernel checks them, in the shared module */
 	m = (uint32_t)mask;
-	err = fk_qp_modify_prepare(r->type, r->state, attr->qp_state, attr->cur_qp_state,
+	err = fk_qp_modify_prepare(r->e.type, r->e.state, attr->qp_state, attr->cur_qp_state,
 				   (fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP) ? FK_QPM_NO_STRIP : 0) |
 				   (fp__quirk(FP_Q_MODIFY_SKIP_TABLE) ? FK_QPM_SKIP_TABLE : 0),
 				   &m, &nx);
@@ -523,25 +479,22 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			goto out;
 	}
 	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
-		err = fp_qpm_check_attrs(&h->ctx->lim, r->attr.port_num, attr, m);
+		err = fp_qpm_check_attrs(&h->ctx->lim, r->e.attr.port_num, attr, m);
 		if (err)
 			goto out;
 	}
 	if (next == IBV_QPS_RESET)
-		fp_qp_reset(r);
-	fp_qp_apply(r, attr, mask);
-	if (next == IBV_QPS_ERR) {
-		fp__qp_set_error(r);
-	} else {
-		r->state = next;
-		/* drained now, or once its waiting WQEs are done (datapath.c) */
-		if (next == IBV_QPS_SQD && r->attr.en_sqd_async_notify &&
-		    fp_list_empty(&r->sq_wait))
-			fp__qp_event(r, IBV_EVENT_SQ_DRAINED);
-	}
+		fe_qp_reset(&r->e);
+	fe_qp_apply(&r->e, attr, mask);
+	if (next == IBV_QPS_ERR)
+		fe_qp_set_error(&r->e);
+	else if (next == IBV_QPS_SQD)
+		fe_qp_sqd(&r->e);	/* drained now, or once its waiting WQEs are done */
+	else
+		r->e.state = next;
 out:
 	fp__op_end(h->ctx, FP_OP_MODIFY_QP, FP_SUBJ_QP, h, err,
-		   "qpn=%u type=%d mask=%#x state=%d", r->qpn, r->type, attr_mask,
+		   "qpn=%u type=%d mask=%#x state=%d", r->e.qpn, r->e.type, attr_mask,
 		   (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
 	return err;
 }
@@ -551,18 +504,18 @@ int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 {
 	struct fp_qp *h = to_fp_qp(qp);
 	struct fp_rqp *r = h->real;
-	const struct ibv_qp_attr *s = &r->attr;
+	const struct ibv_qp_attr *s = &r->e.attr;
 	int err;
 
 	err = fp__op_begin(FP_OP_QUERY_QP);
 	if (err)
 		goto out;
-	if (r->type == IBV_QPT_XRC_RECV) {
+	if (r->e.type == IBV_QPT_XRC_RECV) {
 		/* The real QP's attributes, from the daemon (OPENQP-08). */
 		err = fk_tgt_qp_query(h->ctx->fk, h->fk_handle, attr);
 		if (err)
 			goto out;
-		attr->cap = r->cap;
+		attr->cap = r->e.cap;
 		fp_tgt_attr_copy(r, attr);
 		goto init;
 	}
@@ -570,8 +523,8 @@ int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	 * 136-byte one; init_attr is the 64-byte ibv_qp_init_attr. */
 	if (fp__quirk(FP_Q_QUERY_QP_WRITES_RATE_LIMIT))
 		attr->rate_limit = 0;
-	attr->qp_state = r->state;			/* OPENQP-08 */
-	attr->cur_qp_state = r->state;
+	attr->qp_state = r->e.state;			/* OPENQP-08 */
+	attr->cur_qp_state = r->e.state;
 	attr->path_mtu = s->path_mtu;
 	attr->path_mig_state = s->path_mig_state;
 	attr->qkey = s->qkey;
@@ -579,7 +532,7 @@ int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	attr->sq_psn = s->sq_psn;
 	attr->dest_qp_num = s->dest_qp_num;
 	attr->qp_access_flags = s->qp_access_flags;
-	attr->cap = r->cap;
+	attr->cap = r->e.cap;
 	attr->ah_attr = s->ah_attr;
 	attr->alt_ah_attr = s->alt_ah_attr;
 	attr->pkey_index = s->pkey_index;
@@ -602,38 +555,31 @@ init:
 		init_attr->send_cq = h->init_send_cq;
 		init_attr->recv_cq = h->init_recv_cq;
 		init_attr->srq = h->init_srq;
-		init_attr->cap = r->cap;
+		init_attr->cap = r->e.cap;
 		init_attr->qp_type = qp->qp_type;
-		init_attr->sq_sig_all = r->sq_sig_all;
+		init_attr->sq_sig_all = r->e.sq_sig_all;
 	}
 out:
 	fp__op_end(h->ctx, FP_OP_QUERY_QP, FP_SUBJ_QP, h, err, "qpn=%u mask=%#x state=%d",
-		   r->qpn, attr_mask, (int)r->state);
+		   r->e.qpn, attr_mask, (int)r->e.state);
 	return err;
 }
 
 /* ---- destruction --------------------------------------------------------- */
 /* Free a real QP (or a target QP proxy): queues, references. */
-void fp__rqp_free(struct fp_rqp *r)
+static void fp_rqp_free(struct fp_rqp *r)
 {
-	if (r->scq) {
-		fp__cq_purge_qp(r->scq, r);
+	fe_qp_release(&r->e);
+	if (r->scq)
 		r->scq->usecnt--;
-	}
-	if (r->rcq) {
-		if (r->rcq != r->scq)
-			fp__cq_purge_qp(r->rcq, r);
+	if (r->rcq)
 		r->rcq->usecnt--;
-	}
 	if (r->srq)
 		r->srq->usecnt--;
 	if (r->pd)
 		r->pd->usecnt--;
-	fp__sq_flush(r, false);
-	fp_fabric_qp_del(r->fab, r);
-	fp__rq_free(&r->rq);
-	if (r->dom)
-		fp_fabric_xdom_put(r->dom);
+	if (r->e.dom)
+		fe_dom_put(r->e.dom);
 	free(r);
 }
 
@@ -650,14 +596,14 @@ static void fp_qp_drop_handle(struct fp_qp *h)
 	free(h);
 	if (--r->usecnt)
 		return;
-	fp__rqp_free(r);
+	fp_rqp_free(r);
 }
 
 int fp_destroy_qp(struct ibv_qp *qp)
 {
 	struct fp_qp *h = to_fp_qp(qp);
 	struct fp_context *ctx = h->ctx;
-	uint32_t qpn = h->real->qpn;
+	uint32_t qpn = h->real->e.qpn;
 	int err;
 
 	err = fp__op_begin(FP_OP_DESTROY_QP);
@@ -667,7 +613,7 @@ int fp_destroy_qp(struct ibv_qp *qp)
 		err = EBUSY;				/* multicast groups still attached */
 		goto out;
 	}
-	if (h->real->type == IBV_QPT_XRC_RECV) {
+	if (h->real->e.type == IBV_QPT_XRC_RECV) {
 		err = fk_tgt_qp_destroy(ctx->fk, h->fk_handle);
 	} else {
 		err = fk_obj_destroy(ctx->fk, FK_O_QP, qp->handle);
@@ -680,9 +626,9 @@ int fp_destroy_qp(struct ibv_qp *qp)
 	 * the kernel destroyed the QP; not under the plugin's lock, which the
 	 * thread that acknowledges the events may need */
 	if (!fp__quirk(FP_Q_SKIP_CMD_DESTROY_QP)) {
-		fp_fabric_unlock();
+		fe_unlock();
 		verbs_cmd_destroy_qp(qp);
-		fp_fabric_lock();
+		fe_lock();
 	}
 	fp_qp_drop_handle(h);
 out:
@@ -698,18 +644,6 @@ void fp__qp_cleanup_ctx(struct fp_context *ctx)
 		fp_qp_drop_handle(fp_container_of(p, struct fp_qp, link));
 }
 
-void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type)
-{
-	int err = fk_event_raise(h->ctx->fk, h->fk_handle, type);
-
-	if (err)
-		fp_trace(fp__script, "event %s on qpn %u: %d", ibv_event_type_str(type),
-			 h->real->qpn, err);
-	else if (type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
-		 type == IBV_EVENT_QP_ACCESS_ERR)
-		h->real->state = IBV_QPS_ERR;		/* the daemon did the same */
-}
-
 /* ---- multicast (UD only; membership is only counted) --------------------- */
 int fp_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
@@ -717,12 +651,12 @@ int fp_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	int err;
 
 	err = fp__op_begin(FP_OP_ATTACH_MCAST);
-	if (!err && h->real->type != IBV_QPT_UD)
+	if (!err && h->real->e.type != IBV_QPT_UD)
 		err = EINVAL;
 	if (!err)
 		h->real->mcast++;
 	fp__op_end(h->ctx, FP_OP_ATTACH_MCAST, FP_SUBJ_QP, h, err, "qpn=%u lid=%u",
-		   h->real->qpn, lid);
+		   h->real->e.qpn, lid);
 	return err;
 }
 
@@ -732,11 +666,11 @@ int fp_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	int err;
 
 	err = fp__op_begin(FP_OP_DETACH_MCAST);
-	if (!err && (h->real->type != IBV_QPT_UD || !h->real->mcast))
+	if (!err && (h->real->e.type != IBV_QPT_UD || !h->real->mcast))
 		err = EINVAL;
 	if (!err)
 		h->real->mcast--;
 	fp__op_end(h->ctx, FP_OP_DETACH_MCAST, FP_SUBJ_QP, h, err, "qpn=%u lid=%u",
-		   h->real->qpn, lid);
+		   h->real->e.qpn, lid);
 	return err;
 }

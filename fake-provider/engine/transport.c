@@ -4,8 +4,9 @@
  * (an "inbox": a memfd, registered with the fake kernel daemon by every
  * context of the device) per device; a requester asks the daemon once where
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
- * its packets straight into it. The destination runs the responder
- * (fp__responder, datapath.c) on them: inline whenever it is in a data path
+ * its packets straight into it (where a packet goes is the router's
+ * decision, route.c). The destination runs the responder (fe_rx,
+ * responder.c) on them: inline whenever it is in a data path
  * verb, else on its progress thread, which sleeps on a futex in the inbox.
  * Reliable requests wait for the response in their own inbox, serving
  * their own inbox meanwhile, so two processes sending to each other never
@@ -32,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fp_provider.h"
+#include "fp_engine.h"
 
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
 #define FP_INBOX_HDR	4096u
@@ -71,8 +72,8 @@ struct fp_rec {
 	} u;
 };
 
-struct fp_peer {
-	struct fp_peer *next;
+struct fe_peer {
+	struct fe_peer *next;
 	dev_t st_dev;
 	ino_t st_ino;
 	struct fp_inbox *ib;
@@ -83,25 +84,26 @@ struct fp_route_ent {
 	struct fp_route_ent *next;
 	uint32_t key;			/* a QPN, or a connection id */
 	bool conn;
-	struct fp_peer *peer;
+	struct fe_peer *peer;
 };
 
 #define FP_XPORT_MAX_FK 64
 
-struct fp_xport {
-	struct fp_fabric *fab;
+struct fe_xport {
+	struct fe_dev *dev;
 	pid_t pid;			/* the process it belongs to (fork check) */
 	int memfd;
 	struct fp_inbox *ib;
 	struct stat st;
 	pthread_t thread;
+	const struct fe_xport_work *work;	/* besides the inbox (hca.c) */
 	bool thread_up;
 	int started;			/* the progress thread runs its loop */
 	volatile int stop;
 	struct fk_client *fk[FP_XPORT_MAX_FK];	/* registered connections */
 	uint32_t fk_id[FP_XPORT_MAX_FK];
 	int nfk;
-	struct fp_peer *peers;
+	struct fe_peer *peers;
 	struct fp_route_ent *routes;
 	bool draining;
 	uint64_t next_id, wait_id;
@@ -258,7 +260,7 @@ static bool fp_pid_alive(pid_t pid)
 }
 
 /* Push, waiting for room (serving our own inbox meanwhile if serve). */
-static int fp_push_wait(struct fp_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
+static int fp_push_wait(struct fe_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
 			const void *d1, uint32_t n1, bool serve)
 {
 	long long end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_mult();
@@ -268,16 +270,16 @@ static int fp_push_wait(struct fp_xport *xp, struct fp_inbox *ib, struct fp_rec 
 		if (fp_now_ns() > end || !fp_pid_alive(ib->owner_pid))
 			return ETIMEDOUT;
 		if (serve)
-			fp__xport_drain(xp);
+			fe_xport_drain(xp);
 		sched_yield();
 	}
 	return err;
 }
 
 /* ---- peers and routes ------------------------------------------------------- */
-static struct fp_peer *fp_peer_get(struct fp_xport *xp, int fd)
+static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 {
-	struct fp_peer *p;
+	struct fe_peer *p;
 	struct stat st;
 	void *m;
 
@@ -310,7 +312,7 @@ static struct fp_peer *fp_peer_get(struct fp_xport *xp, int fd)
 	return p;
 }
 
-static struct fp_route_ent *fp_route_find(struct fp_xport *xp, uint32_t key, bool conn)
+static struct fp_route_ent *fp_route_find(struct fe_xport *xp, uint32_t key, bool conn)
 {
 	struct fp_route_ent *e;
 
@@ -320,7 +322,7 @@ static struct fp_route_ent *fp_route_find(struct fp_xport *xp, uint32_t key, boo
 	return NULL;
 }
 
-static void fp_route_drop(struct fp_xport *xp, uint32_t key, bool conn)
+static void fp_route_drop(struct fe_xport *xp, uint32_t key, bool conn)
 {
 	struct fp_route_ent **pp, *e;
 
@@ -332,7 +334,7 @@ static void fp_route_drop(struct fp_xport *xp, uint32_t key, bool conn)
 		}
 }
 
-static struct fk_client *fp_xport_fk(struct fp_xport *xp)
+static struct fk_client *fp_xport_fk(struct fe_xport *xp)
 {
 	return xp->nfk ? xp->fk[xp->nfk - 1] : NULL;
 }
@@ -341,13 +343,13 @@ static struct fk_client *fp_xport_fk(struct fp_xport *xp)
  * The peer for a key through the daemon; XRC (srqn given) is never cached,
  * every other answer is; out receives the XRC gate's verdict.
  */
-static struct fp_peer *fp_route(struct fp_xport *xp, struct fk_client *fk, int kind,
+static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int kind,
 				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
 				struct fk_route *out)
 {
 	bool conn = kind == FK_ROUTE_CONN_TO;
 	struct fp_route_ent *e = xrc ? NULL : fp_route_find(xp, num, conn);
-	struct fp_peer *p;
+	struct fe_peer *p;
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
@@ -372,61 +374,16 @@ static struct fp_peer *fp_route(struct fp_xport *xp, struct fk_client *fk, int k
 }
 
 /* ---- the responder side: what arrives in our inbox ---------------------------- */
-/* A packet from another process, for a QP (or an XRC SRQ) of this one. */
-static void fp_rx_local(struct fp_xport *xp, const struct fp_packet *pkt,
-			struct fp_response *resp)
-{
-	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
-	struct fp_rqp *dst;
-
-	resp->data = NULL;
-	resp->len = 0;
-	resp->atomic_orig = 0;
-	if (pkt->src_type == IBV_QPT_XRC_SEND) {
-		/* The daemon passed the target QP's gate; the SRQ is ours, and
-		 * the responder checks it against the QP's domain (WR-03). */
-		struct fp_srq *srq = fp_fabric_srq_find(xp->fab, pkt->xrc_srqn);
-		struct fp_rqp gate;
-
-		if (!srq || srq->type != IBV_SRQT_XRC) {
-			resp->status = FP_NAK_INV_REQ;
-			return;
-		}
-		memset(&gate, 0, sizeof(gate));
-		fp_list_init(&gate.handles);
-		gate.fab = xp->fab;
-		gate.type = IBV_QPT_XRC_RECV;
-		gate.qpn = pkt->dst_qpn;
-		gate.state = IBV_QPS_RTR;
-		/* the real QP's access flags: this process may hold no proxy of it */
-		gate.attr.qp_access_flags = pkt->xrc_access;
-		gate.attr.min_rnr_timer = pkt->xrc_rnr_timer;
-		/* the target QP's domain as this process knows it (NULL: not
-		 * at all, so no SRQ here is in it); the quirk's HCA takes the
-		 * SRQ's own */
-		gate.dom = fp__quirk(FP_Q_XRC_SRQN_ANY_DOMAIN) ? srq->dom
-							       : fp_fabric_xdom_find(xp->fab, pkt->xrc_dom);
-		fp__responder(&gate, pkt, resp);
-		return;
-	}
-	dst = fp_fabric_qp_find(xp->fab, pkt->dst_qpn);
-	if (!dst) {
-		resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
-		return;
-	}
-	fp__responder(dst, pkt, resp);
-}
-
-static void fp_handle_req(struct fp_xport *xp, const struct fp_rec *h)
+static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 {
 	struct fp_packet pkt = h->u.pkt;
 	struct fp_response resp = { 0 };
 	struct fk_route rt;
-	struct fp_peer *p;
+	struct fe_peer *p;
 	struct fp_rec r;
 
 	pkt.payload = h + 1;
-	fp_rx_local(xp, &pkt, &resp);
+	fe_rx(xp->dev, &pkt, &resp);
 	if (!h->want)
 		goto out;
 	p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt);
@@ -453,7 +410,7 @@ out:
 	free(resp.data);
 }
 
-static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
+static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 {
 	if (h->id != xp->wait_id || xp->wait_done)
 		return;				/* late: its requester gave up */
@@ -473,14 +430,14 @@ static void fp_handle_resp(struct fp_xport *xp, const struct fp_rec *h)
 }
 
 /* The application is in a data path verb: it serves the inbox inline. */
-void fp__xport_touch(struct fp_xport *xp)
+void fe_xport_touch(struct fe_xport *xp)
 {
 	if (xp && xp->pid == fp_self_pid())
 		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
 				 __ATOMIC_RELAXED);
 }
 
-void fp__xport_drain(struct fp_xport *xp)
+void fe_xport_drain(struct fe_xport *xp)
 {
 	struct fp_inbox *ib;
 	uint64_t head;
@@ -505,7 +462,7 @@ void fp__xport_drain(struct fp_xport *xp)
 }
 
 /* ---- the requester side ------------------------------------------------------- */
-static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_packet *pkt,
+static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
 		      uint32_t from, bool want, struct fp_response *resp)
 {
 	long long now = fp_now_ns(), spin_end = now + FP_SPIN_NS,
@@ -527,8 +484,8 @@ static int fp_send_to(struct fp_xport *xp, struct fp_peer *p, const struct fp_pa
 	if (err || !want)
 		goto out;
 	while (!xp->wait_done) {
-		fp__xport_touch(xp);
-		fp__xport_drain(xp);
+		fe_xport_touch(xp);
+		fe_xport_drain(xp);
 		if (xp->wait_done)
 			break;
 		now = fp_now_ns();
@@ -549,58 +506,40 @@ out:
 	return err;
 }
 
-void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx, const struct fp_packet *pkt,
-		       struct fp_response *resp)
+/* ---- what the router (route.c) asks of the transport -------------------------- */
+bool fe_xport_mine(const struct fe_xport *xp)
 {
-	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
-	bool xrc = pkt->src_type == IBV_QPT_XRC_SEND;
-	struct fp_packet p2 = *pkt;
-	struct fk_route rt;
-	struct fp_peer *p;
-	int tries;
+	return xp && xp->pid == fp_self_pid();
+}
 
-	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
-	if (!xp || xp->pid != fp_self_pid() || (pkt->op != FP_PKT_READ && pkt->len > FP_REC_MAX) ||
-	    (pkt->op == FP_PKT_READ && pkt->len > FP_REC_MAX))
-		return;
-	for (tries = 0; tries < 2; tries++) {
-		p = fp_route(xp, ctx->fk, FK_ROUTE_QPN_TO, pkt->dst_qpn, xrc, pkt->xrc_srqn,
-			     fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0, &rt);
-		if (!p) {
-			if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)	/* @rule WR-03 */
-				resp->status = FP_NAK_INV_REQ;
-			return;
-		}
-		if (xrc) {
-			p2.xrc_srqn = rt.srqn;
-			p2.xrc_access = rt.qp_access;
-			p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
-			p2.xrc_dom = rt.xrcd_id;
-		}
-		if (p->self) {
-			/* ours after all (an XRC SRQ of this process) */
-			fp_rx_local(xp, &p2, resp);
-			return;
-		}
-		if (fp_send_to(xp, p, &p2, fk_conn_id(ctx->fk), reliable, resp)) {
-			fp_route_drop(xp, pkt->dst_qpn, false);
-			return;
-		}
-		if (!reliable) {
-			resp->status = FP_ACK_OK;
-			return;
-		}
-		/* a cached route to a QPN that moved on: ask once more */
-		if (resp->status != FP_ACK_NO_PATH || xrc)
-			return;
-		fp_route_drop(xp, pkt->dst_qpn, false);
-	}
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
+			       uint32_t srqn, unsigned quirks, struct fk_route *out)
+{
+	return fp_route(xp, fk, FK_ROUTE_QPN_TO, qpn, xrc, srqn, quirks, out);
+}
+
+bool fe_peer_self(const struct fe_peer *p)
+{
+	return p->self;
+}
+
+int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
+		  uint32_t from, bool want, struct fp_response *resp)
+{
+	if (pkt->len > FP_REC_MAX)
+		return EMSGSIZE;
+	return fp_send_to(xp, p, pkt, from, want, resp);
+}
+
+void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
+{
+	fp_route_drop(xp, qpn, false);
 }
 
 /* ---- lifetime ------------------------------------------------------------------- */
 static void *fp_progress(void *arg)
 {
-	struct fp_xport *xp = arg;
+	struct fe_xport *xp = arg;
 	sigset_t all;
 
 	/* signals are the application's business, not this thread's */
@@ -611,7 +550,7 @@ static void *fp_progress(void *arg)
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
 		long long now = fp_now_ns(),
 			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
-			  due = fp__sq_next_due();	/* a retransmission (datapath.c) */
+			  due = xp->work->next_due();	/* a retransmission */
 
 		if (fp_ib_empty(xp->ib) && !(due && due <= now)) {
 			/* While the application is active, producers do not wake us:
@@ -633,29 +572,30 @@ static void *fp_progress(void *arg)
 			continue;
 		}
 		/* a lock held means a verb runs, which serves the inbox itself */
-		if (fp_fabric_trylock()) {
+		if (fe_trylock()) {
 			struct timespec ts = { 0, FP_ACTIVE_NS / 2 };
 
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		fp__xport_drain(xp);
-		fp__sq_progress();
-		fp_fabric_unlock();
+		fe_xport_drain(xp);
+		xp->work->retry();
+		fe_unlock();
 	}
 
 	return NULL;
 }
 
-static struct fp_xport *fp_xport_new(struct fp_fabric *fab)
+static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_work *work)
 {
-	struct fp_xport *xp = calloc(1, sizeof(*xp));
+	struct fe_xport *xp = calloc(1, sizeof(*xp));
 	pthread_mutexattr_t ma;
 	void *m;
 
 	if (!xp)
 		return NULL;
-	xp->fab = fab;
+	xp->dev = dev;
+	xp->work = work;
 	xp->pid = fp_self_pid();
 	xp->memfd = memfd_create("ibvct-inbox", MFD_CLOEXEC);
 	if (xp->memfd < 0)
@@ -692,10 +632,10 @@ err_free:
 }
 
 /* Unmap and free; the thread (if it is ours and up) must be stopped. */
-static void fp_xport_free(struct fp_xport *xp)
+static void fp_xport_free(struct fe_xport *xp)
 {
 	while (xp->peers) {
-		struct fp_peer *p = xp->peers;
+		struct fe_peer *p = xp->peers;
 
 		xp->peers = p->next;
 		if (!p->self)
@@ -713,9 +653,10 @@ static void fp_xport_free(struct fp_xport *xp)
 	free(xp);
 }
 
-int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_client *fk)
+int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
+		      const struct fe_xport_work *work)
 {
-	struct fp_xport *xp = *xpp;
+	struct fe_xport *xp = *xpp;
 	int err;
 
 	if (xp && xp->pid != fp_self_pid()) {
@@ -724,7 +665,7 @@ int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_c
 		xp = *xpp = NULL;
 	}
 	if (!xp) {
-		xp = fp_xport_new(fab);
+		xp = fp_xport_new(dev, work);
 		if (!xp)
 			return ENOMEM;
 		*xpp = xp;
@@ -739,9 +680,9 @@ int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_c
 	return 0;
 }
 
-struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *fk)
+struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk)
 {
-	struct fp_xport *xp = *xpp;
+	struct fe_xport *xp = *xpp;
 	int i;
 
 	if (!xp || xp->pid != fp_self_pid())
@@ -766,7 +707,7 @@ struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *f
 	return xp;			/* the caller stops it once unlocked */
 }
 
-void fp__xport_stop(struct fp_xport *xp)
+void fe_xport_stop(struct fe_xport *xp)
 {
 	if (!xp)
 		return;

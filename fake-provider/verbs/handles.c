@@ -10,7 +10,7 @@
  * handle aliases one of ours thus acts on ours, as on a real kernel, and is
  * never dereferenced beyond that member.
  */
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 /* The object of that handle; under the handle_fallback quirk, when there
  * is none, the one of the lowest handle, as the daemon then resolves it. */

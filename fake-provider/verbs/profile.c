@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 
-#include "fp_provider.h"
+#include "fp_verbs.h"
 
 static enum fp_profile fp_prof(void)
 {

@@ -1,74 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the fake provider plugin (libibvct-fake.so): the provider
- * objects (each embeds the public/verbs_* struct first), the per-context
- * state, the cross-file helpers (fp__*) and the device-wide "fabric"
- * interface (fp_fabric_*, fabric.c): the process-local routing view of
- * the device, whose numbers, XRC domains and target QPs come from the fake
- * kernel daemon (fk_client.h, one connection per context).
+ * The fake provider's verbs layer (libibvct-fake.so): the objects ref-impl
+ * hands to applications (each embeds its public/verbs_* struct first, and
+ * its engine part), the per-context state, the ops the tables in
+ * provider.c point to, and the driver profiles. It sits on the fake HCA
+ * engine (../engine/fp_engine.h) and the fake kernel daemon's client: one
+ * daemon connection per context, its uverbs fd.
  *
- * Locking: one plugin-wide mutex (fp_fabric_lock) is held by every op for
- * its whole run, data path included, and by the transport's progress
- * thread while it serves the receive ring (transport.c); everything below
- * assumes it is held. The daemon connection's reader thread never takes it.
-
+ * Locking: every op holds the engine's plugin lock (fe_lock) for its whole
+ * run (fp__op_begin .. fp__op_end).
  */
-#ifndef FP_PROVIDER_H
-#define FP_PROVIDER_H
+#ifndef FP_VERBS_H
+#define FP_VERBS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <infiniband/driver.h>
-#include "fp_script.h"
-#include "fk_client.h"
-
-#define fp_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
-
-/* ---- intrusive list ---------------------------------------------------- */
-struct fp_link {
-	struct fp_link *prev, *next;
-};
-
-static inline void fp_list_init(struct fp_link *h)
-{
-	h->prev = h->next = h;
-}
-
-static inline bool fp_list_empty(const struct fp_link *h)
-{
-	return h->next == h;
-}
-
-static inline void fp_list_add_tail(struct fp_link *h, struct fp_link *n)
-{
-	n->next = h;
-	n->prev = h->prev;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static inline void fp_list_del(struct fp_link *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = n;
-}
-
-#define fp_list_for_each_safe(pos, tmp, head) \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
-	     (pos) = (tmp), (tmp) = (pos)->next)
+#include "../engine/fp_engine.h"
 
 /* ---- limits of the fake device (beyond what the script sets) ----------- */
 #define FP_NUM_COMP_VECTORS	2
-#define FP_MAX_INLINE		256
-#define FP_UD_GRH_LEN		40
 
 /* ---- objects ------------------------------------------------------------ */
-struct fp_fabric;
-struct fp_xdom;
-
 struct fp_device {
 	struct verbs_device vdev;	/* must be first: legacy mode uses vdev.device only */
 	int devidx;			/* index into fp__script->dev[] */
@@ -78,7 +33,7 @@ struct fp_context {
 	struct verbs_context vctx;	/* must be first; legacy mode uses vctx.context */
 	struct fp_device *dev;
 	const struct fp_dev_spec *spec;
-	struct fp_fabric *fab;
+	struct fe_dev *hca;		/* the engine's device */
 	int async_wfd;			/* write end of the async event pipe */
 	struct fk_client *fk;		/* the fake kernel connection (a uverbs fd) */
 	struct fk_qp_limits lim;	/* the spec's ports and limits, as the daemon has them */
@@ -99,23 +54,8 @@ struct fp_mr {
 	struct fp_context *ctx;
 	struct fp_pd *pd;
 	struct fp_link link;
-	struct fp_link fab_link;
-	char *addr;
-	size_t length;
-	uint64_t iova;
-	int access;
-	uint32_t lkey, rkey;
+	struct fe_mr e;
 };
-
-/* A CQE plus what poll needs to retire unsignaled send WQEs. */
-struct fp_cqe {
-	struct ibv_wc wc;
-	struct fp_rqp *sq_qp;		/* NULL for receive CQEs */
-	uint64_t sq_seq;
-	bool solicited;
-};
-
-enum fp_cq_arm { FP_CQ_DISARMED = 0, FP_CQ_ARM_SOLICITED, FP_CQ_ARM_ANY };
 
 struct fp_cq {
 	struct verbs_cq vcq;
@@ -123,33 +63,15 @@ struct fp_cq {
 	struct fp_link link;
 	struct ibv_comp_channel *channel;
 	int comp_vector;
-	int size;			/* capacity (= cq.cqe) */
-	int head, count;
-	struct fp_cqe *ring;
-	enum fp_cq_arm arm;
 	unsigned usecnt;
-	bool overflowed;
-};
-
-/* A receive WQE: sge[] has max_sge slots. */
-struct fp_rwqe {
-	uint64_t wr_id;
-	int num_sge;
-	struct ibv_sge sge[];
-};
-
-struct fp_rq {
-	int max_wr, max_sge;
-	int head, count;
-	size_t stride;
-	char *buf;
+	struct fe_cq e;
 };
 
 struct fp_xrcd {
 	struct verbs_xrcd vx;
 	struct fp_context *ctx;
 	struct fp_link link;
-	struct fp_xdom *dom;
+	struct fe_dom *dom;
 	unsigned refcnt;		/* SRQs, TGT QPs created and QPs opened through it */
 	uint32_t fk_handle;		/* the daemon's handle */
 	bool closed;			/* closed under a quirk while still referenced */
@@ -159,47 +81,27 @@ struct fp_srq {
 	struct verbs_srq vsrq;
 	struct fp_context *ctx;
 	struct fp_link link;
-	struct fp_link fab_link;
-	enum ibv_srq_type type;
-	uint32_t srqn;
 	struct fp_pd *pd;
 	struct fp_cq *cq;		/* XRC only */
 	struct fp_xrcd *xrcd;		/* XRC only */
-	struct fp_xdom *dom;		/* XRC only */
-	struct fp_rq rq;
-	uint32_t limit;			/* armed limit, 0 = not armed */
 	unsigned usecnt;		/* QPs attached with init_attr.srq */
+	struct fe_srq e;
 };
 
 /*
- * The real QP: state, attributes and queues. A QP of any type but XRC_RECV
- * has exactly one handle (its creator). For XRC_RECV this is the process's
- * proxy of the daemon's real QP: one per QPN, shared by this process's
- * handles (created or opened); the daemon keeps the truth (LIFE-01..05).
+ * The real QP: the engine's QP and what the verbs count on it. A QP of any
+ * type but XRC_RECV has exactly one handle (its creator). For XRC_RECV this
+ * is the process's proxy of the daemon's real QP: one per QPN, shared by
+ * this process's handles (created or opened).
  */
 struct fp_rqp {
-	struct fp_fabric *fab;
-	struct fp_link fab_link;
+	struct fe_qp e;
 	struct fp_link handles;		/* struct fp_qp.real_link */
-	enum ibv_qp_type type;
-	uint32_t qpn;
-	enum ibv_qp_state state;
-	struct ibv_qp_attr attr;	/* last values set by modify (rate_limit unused) */
-	struct ibv_qp_cap cap;
-	int sq_sig_all;
 	struct fp_context *ctx;		/* owner context; NULL for XRC_RECV */
 	struct fp_pd *pd;
 	struct fp_cq *scq, *rcq;
 	struct fp_srq *srq;
-	struct fp_xdom *dom;		/* XRC_RECV */
 	unsigned usecnt;		/* handles */
-	struct fp_rq rq;
-	uint64_t sq_posted, sq_retired;	/* WQE sequence numbers */
-	/* Sent WQEs that wait for a retransmission (datapath.c), in order,
-	 * and the link in the list of QPs that have any. */
-	struct fp_link sq_wait;
-	struct fp_link retry_link;
-	uint32_t sq_psn;
 	unsigned mcast;			/* attached multicast groups (UD) */
 };
 
@@ -237,24 +139,24 @@ static inline struct fp_srq *to_fp_srq(struct ibv_srq *s) { return fp_container_
 static inline struct fp_qp *to_fp_qp(struct ibv_qp *q) { return fp_container_of(q, struct fp_qp, vqp.qp); }
 static inline struct fp_ah *to_fp_ah(struct ibv_ah *a) { return fp_container_of(a, struct fp_ah, ah); }
 static inline struct fp_xrcd *to_fp_xrcd(struct ibv_xrcd *x) { return fp_container_of(x, struct fp_xrcd, vx.xrcd); }
+/* The verbs objects around engine ones (every engine object is inside one). */
+static inline struct fp_cq *fp_cq_of(struct fe_cq *e) { return e ? fp_container_of(e, struct fp_cq, e) : NULL; }
+static inline struct fp_srq *fp_srq_of(struct fe_srq *e) { return e ? fp_container_of(e, struct fp_srq, e) : NULL; }
+static inline struct fp_rqp *fp_rqp_of(struct fe_qp *e) { return e ? fp_container_of(e, struct fp_rqp, e) : NULL; }
 
-/* ---- the script, and per-op bookkeeping (events.c) ---------------------- */
-extern struct fp_script *fp__script;	/* the one current script of the plugin */
-
-static inline bool fp__quirk(enum fp_quirk q)
-{
-	return fp__script->quirk[q];
-}
-
+/* ---- per-op bookkeeping (ops.c) ------------------------------------------ */
 /* The subject of an op, for scripted async events. */
 enum fp_subj { FP_SUBJ_NONE, FP_SUBJ_QP, FP_SUBJ_CQ, FP_SUBJ_SRQ };
 
-/* Lock, then the fault decision: 0 to proceed, else the errno to fail with. */
+/* Lock, serve what arrived, then the fault decision: 0 to proceed, else
+ * the errno to fail with. */
 int fp__op_begin(enum fp_op op);
 /* Trace "name args -> ret", raise scripted events due, unlock. */
 void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
 		void *subj, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+/* The engine's upcalls, once at load. */
+void fp__install_upcalls(void);
 
 /* Async events on the context's pipe (element: object pointer or port). */
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element);
@@ -292,22 +194,12 @@ int fp_prof_modify_state(enum ibv_qp_state next);
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
 
 /* ---- cross-file object helpers ------------------------------------------ */
-bool fp__xrc_capable(struct fp_context *ctx);
-int fp__rq_init(struct fp_rq *rq, int max_wr, int max_sge);
-void fp__rq_free(struct fp_rq *rq);
-struct fp_rwqe *fp__rq_at(struct fp_rq *rq, int i);
-int fp__rq_post(struct fp_rq *rq, const struct ibv_recv_wr *wr);
-bool fp__rq_pop(struct fp_rq *rq, struct fp_rwqe **out);
-
-void fp__cq_push(struct fp_cq *cq, const struct ibv_wc *wc, struct fp_rqp *sq_qp,
-		 uint64_t sq_seq, bool solicited);
-void fp__cq_purge_qp(struct fp_cq *cq, struct fp_rqp *real);
-
-void fp__qp_set_error(struct fp_rqp *real);
+static inline bool fp__xrc_capable(const struct fp_context *ctx)
+{
+	return ctx->spec->attr.device_cap_flags & IBV_DEVICE_XRC;
+}
 /* A QP event on a target QP: through the daemon, to every handle (LIFE-08). */
 void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type);
-void fp__qp_flush_rq(struct fp_rqp *real);
-void fp__srq_consumed(struct fp_srq *srq);
 
 /* Destroy what a context still holds (uverbs fd close). */
 void fp__qp_cleanup_ctx(struct fp_context *ctx);
@@ -370,116 +262,4 @@ int fp_destroy_ah(struct ibv_ah *ah);
 int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int fp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
-/* ---- packets: what travels between requester and responder -------------- */
-enum fp_pkt_op {
-	FP_PKT_SEND, FP_PKT_SEND_IMM, FP_PKT_WRITE, FP_PKT_WRITE_IMM,
-	FP_PKT_READ, FP_PKT_CMP_SWAP, FP_PKT_FETCH_ADD,
-};
-
-struct fp_packet {
-	enum fp_pkt_op op;
-	enum ibv_qp_type src_type;
-	uint32_t src_qpn, dst_qpn;
-	uint32_t psn;
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint32_t imm;			/* network order, as in the WR */
-	bool solicited;
-	uint32_t xrc_srqn;		/* XRC_SEND only */
-	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
-	uint8_t xrc_rnr_timer;		/* XRC_SEND: the target QP's min_rnr_timer, likewise */
-	uint32_t xrc_dom;		/* XRC_SEND: the target QP's domain id, likewise */
-	uint32_t qkey;			/* UD */
-	uint16_t slid;
-	uint8_t sl, port;
-	bool grh;			/* UD: a GRH travels with the packet */
-	union ibv_gid sgid, dgid;
-	uint64_t compare_add, swap;
-	const void *payload;
-	uint32_t len;			/* payload length; READ: bytes requested */
-};
-
-enum fp_ack {
-	FP_ACK_OK,
-	FP_ACK_DROPPED,			/* unreliable types: nothing comes back */
-	FP_NAK_RNR,
-	FP_NAK_REM_ACCESS,
-	FP_NAK_INV_REQ,
-	FP_NAK_REM_OP,
-	FP_ACK_NO_PATH,			/* no QP able to receive behind dst_qpn: the packet is lost */
-};
-
-struct fp_response {
-	enum fp_ack status;
-	void *data;			/* READ response (malloc'ed, requester frees) */
-	uint32_t len;
-	uint64_t atomic_orig;
-	uint8_t rnr_timer;		/* RNR NAK: the responder QP's min_rnr_timer */
-};
-
-/* The responder side of the data path (datapath.c). */
-void fp__responder(struct fp_rqp *real, const struct fp_packet *pkt,
-		   struct fp_response *resp);
-/* The requester's retransmissions (datapath.c): set up and drop a QP's
- * waiting WQEs; serve those due (returns the next due time, ns, 0: none);
- * the next due time as a hint for the progress thread, without the lock. */
-void fp__sq_init(struct fp_rqp *real);
-void fp__sq_flush(struct fp_rqp *real, bool complete);
-long long fp__sq_progress(void);
-long long fp__sq_next_due(void);
-
-/* ---- the fabric: device-wide state (fabric.c) --------------------------- */
-void fp_fabric_lock(void);
-void fp_fabric_unlock(void);
-int fp_fabric_trylock(void);		/* 0 or EBUSY */
-void fp_fabric_fork_init(void);		/* once, at load: fork waits for the plugin */
-struct fp_fabric *fp_fabric_attach(int devidx);
-void fp_fabric_detach(struct fp_fabric *fab);
-int fp_fabric_devidx(const struct fp_fabric *fab);
-
-void fp_fabric_qp_add(struct fp_fabric *fab, struct fp_rqp *real, uint32_t qpn);
-void fp_fabric_qp_del(struct fp_fabric *fab, struct fp_rqp *real);
-struct fp_rqp *fp_fabric_qp_find(struct fp_fabric *fab, uint32_t qpn);
-
-void fp_fabric_srq_add(struct fp_fabric *fab, struct fp_srq *srq, uint32_t srqn);
-void fp_fabric_srq_del(struct fp_fabric *fab, struct fp_srq *srq);
-struct fp_srq *fp_fabric_srq_find(struct fp_fabric *fab, uint32_t srqn);
-struct fp_srq *fp_fabric_xdom_first_srq(struct fp_fabric *fab, struct fp_xdom *dom);
-
-void fp_fabric_mr_add(struct fp_fabric *fab, struct fp_mr *mr);	/* sets lkey, rkey */
-void fp_fabric_mr_del(struct fp_fabric *fab, struct fp_mr *mr);
-struct fp_mr *fp_fabric_mr_by_lkey(struct fp_fabric *fab, uint32_t lkey);
-struct fp_mr *fp_fabric_mr_by_rkey(struct fp_fabric *fab, uint32_t rkey);
-
-/* The local view of a daemon XRC domain (by its id); counts local uses. */
-int fp_fabric_xdom_get_id(struct fp_fabric *fab, uint32_t id, struct fp_xdom **out);
-/* This process's view of domain id, or NULL when it holds none (no use taken). */
-struct fp_xdom *fp_fabric_xdom_find(struct fp_fabric *fab, uint32_t id);
-void fp_fabric_xdom_get(struct fp_xdom *dom);
-void fp_fabric_xdom_put(struct fp_xdom *dom);	/* forgets it with its last local use */
-void fp__rqp_free(struct fp_rqp *real);
-
-/* Hand a packet from a QP of ctx to the destination QP, in this process or
- * another (transport.c); fills *resp. */
-void fp_fabric_deliver(struct fp_context *ctx, const struct fp_packet *pkt,
-		       struct fp_response *resp);
-/* The context's connection joins (leaves) the device's receive ring; the
- * last to leave gets the transport back, to stop once the lock is dropped. */
-int fp_fabric_join(struct fp_fabric *fab, struct fk_client *fk);
-struct fp_xport *fp_fabric_leave(struct fp_fabric *fab, struct fk_client *fk);
-/* Serve what arrived for this process (data path verbs call it inline). */
-void fp_fabric_drain_all(void);
-
-/* ---- the transport between processes (transport.c) ----------------------- */
-struct fp_xport;
-int fp__xport_register(struct fp_xport **xpp, struct fp_fabric *fab, struct fk_client *fk);
-struct fp_xport *fp__xport_unregister(struct fp_xport **xpp, struct fk_client *fk);
-void fp__xport_stop(struct fp_xport *xp);
-void fp__xport_drain(struct fp_xport *xp);
-void fp__xport_touch(struct fp_xport *xp);
-
-void fp__xport_deliver(struct fp_xport *xp, struct fp_context *ctx,
-		       const struct fp_packet *pkt, struct fp_response *resp);
-
-
-#endif /* FP_PROVIDER_H */
+#endif /* FP_VERBS_H */

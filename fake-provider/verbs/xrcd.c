@@ -9,19 +9,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "fp_provider.h"
-
-bool fp__xrc_capable(struct fp_context *ctx)
-{
-	return ctx->spec->attr.device_cap_flags & IBV_DEVICE_XRC;
-}
+#include "fp_verbs.h"
 
 struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 			      struct ibv_xrcd_init_attr *attr)
 {
 	struct fp_context *ctx = to_fp_ctx(context);
 	struct fp_xrcd *x = NULL;
-	struct fp_xdom *dom;
+	struct fe_dom *dom;
 	uint32_t id;
 	int err;
 
@@ -51,7 +46,7 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 			   &x->fk_handle, &id);
 	if (err)
 		goto err_free_x;
-	err = fp_fabric_xdom_get_id(ctx->fab, id, &dom);
+	err = fe_dom_get_id(ctx->hca, id, &dom);
 	if (err)
 		goto err_close_x;
 	x->ctx = ctx;
@@ -109,7 +104,7 @@ int fp_close_xrcd(struct ibv_xrcd *ibx)
 			    fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY) ? FK_Q_XRCD_CLOSE_NOT_BUSY : 0);
 	if (err)
 		goto out;
-	fp_fabric_xdom_put(x->dom);			/* XRCD-14/16 */
+	fe_dom_put(x->dom);			/* XRCD-14/16 */
 	if (x->refcnt)
 		x->closed = true;
 	else
@@ -130,7 +125,7 @@ void fp__xrcd_cleanup_ctx(struct fp_context *ctx)
 		struct fp_xrcd *x = fp_container_of(p, struct fp_xrcd, link);
 
 		if (!x->closed)
-			fp_fabric_xdom_put(x->dom);
+			fe_dom_put(x->dom);
 		fp_xrcd_free(x);
 	}
 }

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake HCA: the engine under the fake provider's verbs. It owns the
+ * hardware's side of every object (receive queues and CQ rings, the QP
+ * engine with its requester, responder and completer, memory keys), the
+ * process-local registry of numbers and keys, the transport between
+ * processes and the daemon client (fk_client.h).
+ *
+ * It never calls up into the verbs layer (fake-provider/verbs): what the
+ * hardware tells software (a CQE on an armed CQ, a CQ overrun, an SRQ
+ * limit, a QP event) goes through the upcalls the verbs layer installs
+ * (fe_set_upcalls). Engine objects are embedded in the verbs objects; the
+ * engine only ever sees its own part.
+ *
+ * Locking: one plugin-wide lock (fe_lock), held by every verb for its whole
+ * run and by the transport's progress thread while it serves the receive
+ * ring; everything here assumes it is held. The daemon connection's reader
+ * thread never takes it.
+ */
+#ifndef FP_ENGINE_H
+#define FP_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include "../script/fp_script.h"
+#include "fk_client.h"
+
+#define fp_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
+
+/* ---- intrusive list ---------------------------------------------------- */
+struct fp_link {
+	struct fp_link *prev, *next;
+};
+
+static inline void fp_list_init(struct fp_link *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline bool fp_list_empty(const struct fp_link *h)
+{
+	return h->next == h;
+}
+
+static inline void fp_list_add_tail(struct fp_link *h, struct fp_link *n)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void fp_list_del(struct fp_link *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define fp_list_for_each_safe(pos, tmp, head) \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
+	     (pos) = (tmp), (tmp) = (pos)->next)
+
+/* ---- limits of the fake HCA (beyond what the script sets) --------------- */
+#define FP_MAX_INLINE		256
+#define FP_UD_GRH_LEN		40
+
+struct fe_dev;		/* one fake device as this process sees it (registry.c) */
+struct fe_dom;		/* this process's view of a daemon XRC domain (registry.c) */
+struct fe_qp;
+
+/* A memory region: the PD is an identity only (the verbs layer's object). */
+struct fe_mr {
+	struct fp_link link;		/* in the device's key table */
+	const void *pd;
+	char *addr;
+	size_t length;
+	uint64_t iova;
+	int access;
+	uint32_t lkey, rkey;
+};
+
+/* A CQE plus what poll needs to retire unsignaled send WQEs. */
+struct fp_cqe {
+	struct ibv_wc wc;
+	struct fe_qp *sq_qp;		/* NULL for receive CQEs */
+	uint64_t sq_seq;
+	bool solicited;
+};
+
+enum fp_cq_arm { FP_CQ_DISARMED = 0, FP_CQ_ARM_SOLICITED, FP_CQ_ARM_ANY };
+
+struct fe_cq {
+	int size;			/* capacity */
+	int head, count;
+	struct fp_cqe *ring;
+	enum fp_cq_arm arm;
+	bool overflowed;
+};
+
+/* A receive WQE: sge[] has max_sge slots. */
+struct fp_rwqe {
+	uint64_t wr_id;
+	int num_sge;
+	struct ibv_sge sge[];
+};
+
+struct fp_rq {
+	int max_wr, max_sge;
+	int head, count;
+	size_t stride;
+	char *buf;
+};
+
+struct fe_srq {
+	struct fp_link link;		/* in the device's SRQ table */
+	enum ibv_srq_type type;
+	uint32_t srqn;
+	const void *pd;
+	struct fe_cq *cq;		/* XRC only */
+	struct fe_dom *dom;		/* XRC only */
+	struct fp_rq rq;
+	uint32_t limit;			/* armed limit, 0 = not armed */
+};
+
+/*
+ * The QP engine's side of a QP: state, attributes and queues. For XRC_RECV
+ * it is this process's proxy of the daemon's target QP, which keeps the
+ * truth (LIFE-01..05).
+ */
+struct fe_qp {
+	struct fe_dev *dev;
+	struct fp_link link;		/* in the device's QP table */
+	enum ibv_qp_type type;
+	uint32_t qpn;
+	enum ibv_qp_state state;
+	struct ibv_qp_attr attr;	/* last values set by modify (rate_limit unused) */
+	struct ibv_qp_cap cap;
+	int sq_sig_all;
+	const struct fp_dev_spec *spec;
+	struct fk_client *fk;		/* the owner's daemon connection; NULL for XRC_RECV */
+	const void *pd;
+	struct fe_cq *scq, *rcq;
+	struct fe_srq *srq;
+	struct fe_dom *dom;		/* XRC_RECV */
+	struct fp_rq rq;
+	uint64_t sq_posted, sq_retired;	/* WQE sequence numbers */
+	/* Sent WQEs that wait for a retransmission (requester.c), in order,
+	 * and the link in the list of QPs that have any. */
+	struct fp_link sq_wait;
+	struct fp_link retry_link;
+	uint32_t sq_psn;
+};
+
+/* ---- what the engine tells software (installed by the verbs layer) ----- */
+struct fe_upcalls {
+	void (*cq_notify)(struct fe_cq *cq);		/* an armed CQ got its CQE */
+	void (*cq_overrun)(struct fe_cq *cq);		/* a CQE was lost */
+	void (*srq_limit)(struct fe_srq *srq);		/* the armed limit fired */
+	void (*qp_event)(struct fe_qp *qp, enum ibv_event_type type);
+};
+void fe_set_upcalls(const struct fe_upcalls *up);
+extern const struct fe_upcalls *fe_up;
+
+/* ---- the lock and the devices (registry.c) ------------------------------ */
+void fe_lock(void);
+void fe_unlock(void);
+int fe_trylock(void);			/* 0 or EBUSY */
+void fe_fork_init(void);		/* once, at load: fork waits for the plugin */
+struct fe_dev *fe_dev_attach(int devidx);
+void fe_dev_detach(struct fe_dev *dev);
+int fe_dev_index(const struct fe_dev *dev);
+
+void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn);
+void fe_qp_del(struct fe_qp *qp);
+struct fe_qp *fe_qp_find(struct fe_dev *dev, uint32_t qpn);
+
+void fe_srq_add(struct fe_dev *dev, struct fe_srq *srq, uint32_t srqn);
+void fe_srq_del(struct fe_srq *srq);
+struct fe_srq *fe_srq_find(struct fe_dev *dev, uint32_t srqn);
+struct fe_srq *fe_dom_first_srq(struct fe_dev *dev, struct fe_dom *dom);
+
+void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr);	/* sets lkey, rkey */
+void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr);
+struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey);
+struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey);
+/* A local SGE: lkey of this PD, inside the region, with LOCAL_WRITE when
+ * the HCA writes there; a remote access: rkey of the responder's PD, access
+ * granted by both the region and the QP, inside the region. The host
+ * pointer, or NULL. */
+char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge, bool write);
+char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
+		   uint32_t rkey, uint64_t len, int need);
+
+/* The local view of a daemon XRC domain (by its id); counts local uses. */
+int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out);
+/* This process's view of domain id, or NULL when it holds none (no use taken). */
+struct fe_dom *fe_dom_find(struct fe_dev *dev, uint32_t id);
+void fe_dom_get(struct fe_dom *dom);
+void fe_dom_put(struct fe_dom *dom);	/* forgets it with its last local use */
+
+/* A daemon connection joins (leaves) the device's receive ring; the last to
+ * leave gets the transport back, to stop (fe_xport_stop) once unlocked. */
+struct fe_xport;
+int fe_join(struct fe_dev *dev, struct fk_client *fk);
+struct fe_xport *fe_leave(struct fe_dev *dev, struct fk_client *fk);
+void fe_xport_stop(struct fe_xport *xp);
+/* Serve what arrived for this process, and the retransmissions that are
+ * due (every verb does it first, as an HCA would have on arrival). */
+void fe_progress(void);
+
+/* ---- queues (queues.c) -------------------------------------------------- */
+int fe_rq_init(struct fp_rq *rq, int max_wr, int max_sge);
+void fe_rq_free(struct fp_rq *rq);
+int fe_rq_resize(struct fp_rq *rq, int max_wr);
+int fe_rq_post(struct fp_rq *rq, const struct ibv_recv_wr *wr);
+bool fe_rq_pop(struct fp_rq *rq, struct fp_rwqe **out);
+
+int fe_cq_init(struct fe_cq *cq, int size);
+void fe_cq_free(struct fe_cq *cq);
+int fe_cq_resize(struct fe_cq *cq, int size);	/* EINVAL below the CQEs held */
+void fe_cq_push(struct fe_cq *cq, const struct ibv_wc *wc, struct fe_qp *sq_qp,
+		uint64_t sq_seq, bool solicited);
+/* The oldest CQE, or NULL; fe_cq_pop retires it (and the send WQEs it covers). */
+const struct fp_cqe *fe_cq_peek(const struct fe_cq *cq);
+void fe_cq_pop(struct fe_cq *cq);
+void fe_cq_arm(struct fe_cq *cq, bool solicited_only);
+void fe_cq_purge_qp(struct fe_cq *cq, struct fe_qp *qp);
+
+/* After a receive WQE was taken: the armed limit fires once (SRQX-14). */
+void fe_srq_consumed(struct fe_srq *srq);
+
+/* ---- the QP engine (qp_engine.c) ---------------------------------------- */
+void fe_qp_init(struct fe_qp *qp, enum ibv_qp_type type);
+void fe_qp_set_error(struct fe_qp *qp);
+void fe_qp_flush_rq(struct fe_qp *qp);
+void fe_qp_reset(struct fe_qp *qp);
+/* Apply modified attributes (a mask already stripped to what counts). */
+void fe_qp_apply(struct fe_qp *qp, const struct ibv_qp_attr *a, int mask);
+/* Let go of the queues and the CQEs a destroyed QP leaves behind. */
+void fe_qp_release(struct fe_qp *qp);
+/* Moved to SQD: drained now, or once its waiting WQEs are done. */
+void fe_qp_sqd(struct fe_qp *qp);
+
+/* ---- the requester (requester.c) ---------------------------------------- */
+/* One send WR, its members read one by one by the driver (WR-02). */
+struct fp_swr {
+	uint64_t wr_id;
+	struct ibv_sge *sg_list;
+	int num_sge;
+	enum ibv_wr_opcode opcode;
+	unsigned int send_flags;
+	uint32_t imm;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add, swap;
+	const struct ibv_ah_attr *ah;	/* UD */
+	uint32_t remote_qpn, remote_qkey;
+	uint32_t remote_srqn;
+};
+
+/* Whether the HCA carries this opcode on this QP type (QPX-10). */
+bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op);
+/* Post one WR: an errno for what fails at once (nothing posted). */
+int fe_post_send(struct fe_qp *qp, const struct fp_swr *s);
+/* The QP leaves RTS: to ERR (complete: flushed), or RESET/destroy (dropped). */
+void fe_sq_flush(struct fe_qp *qp, bool complete);
+bool fe_sq_idle(const struct fe_qp *qp);
+/* Serve retransmissions that are due; the next due time (ns, 0: none). */
+long long fe_sq_progress(void);
+long long fe_sq_next_due(void);
+
+/* ---- packets: what travels between requester and responder -------------- */
+enum fp_pkt_op {
+	FP_PKT_SEND, FP_PKT_SEND_IMM, FP_PKT_WRITE, FP_PKT_WRITE_IMM,
+	FP_PKT_READ, FP_PKT_CMP_SWAP, FP_PKT_FETCH_ADD,
+};
+
+struct fp_packet {
+	enum fp_pkt_op op;
+	enum ibv_qp_type src_type;
+	uint32_t src_qpn, dst_qpn;
+	uint32_t psn;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t imm;			/* network order, as in the WR */
+	bool solicited;
+	uint32_t xrc_srqn;		/* XRC_SEND only */
+	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
+	uint8_t xrc_rnr_timer;		/* XRC_SEND: the target QP's min_rnr_timer, likewise */
+	uint32_t xrc_dom;		/* XRC_SEND: the target QP's domain id, likewise */
+	uint32_t qkey;			/* UD */
+	uint16_t slid;
+	uint8_t sl, port;
+	bool grh;			/* UD: a GRH travels with the packet */
+	union ibv_gid sgid, dgid;
+	uint64_t compare_add, swap;
+	const void *payload;
+	uint32_t len;			/* payload length; READ: bytes requested */
+};
+
+enum fp_ack {
+	FP_ACK_OK,
+	FP_ACK_DROPPED,			/* unreliable types: nothing comes back */
+	FP_NAK_RNR,
+	FP_NAK_REM_ACCESS,
+	FP_NAK_INV_REQ,
+	FP_NAK_REM_OP,
+	FP_ACK_NO_PATH,			/* no QP able to receive behind dst_qpn: the packet is lost */
+};
+
+struct fp_response {
+	enum fp_ack status;
+	void *data;			/* READ response (malloc'ed, requester frees) */
+	uint32_t len;
+	uint64_t atomic_orig;
+	uint8_t rnr_timer;		/* RNR NAK: the responder QP's min_rnr_timer */
+};
+
+/* ---- where packets go (route.c) and what happens there (responder.c) ---- */
+/* The one routing decision: a packet from QP src to a QP of this process,
+ * or through the transport to the process that holds its destination. */
+void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp);
+/* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
+ * names behind the target QP the daemon's gate let it through) executes it. */
+void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);
+
+/* ---- the transport between processes (transport.c) ----------------------- */
+/* What the progress thread does besides serving the inbox (hca.c). */
+struct fe_xport_work {
+	long long (*retry)(void);	/* retransmissions due; the next due time */
+	long long (*next_due)(void);	/* ns, 0: none (read without the lock) */
+};
+int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
+		      const struct fe_xport_work *work);
+struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk);
+void fe_xport_drain(struct fe_xport *xp);
+void fe_xport_touch(struct fe_xport *xp);
+struct fe_peer;
+bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
+/* The peer behind a QPN, through the daemon (XRC: its gate, never cached). */
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
+			       uint32_t srqn, unsigned quirks, struct fk_route *out);
+bool fe_peer_self(const struct fe_peer *p);
+/* Into the peer's inbox; with want, wait for the response: 0 or an errno. */
+int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
+		  uint32_t from, bool want, struct fp_response *resp);
+void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
+struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
+struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
+struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
+
+#endif /* FP_ENGINE_H */

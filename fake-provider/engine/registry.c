@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process-local registry of a fake device: the QPs, SRQs and memory
+ * keys of this process, local views of XRC domains and target QPs, the
+ * plugin lock, and the upcalls the verbs layer installed. The device-wide
+ * truth (numbers, domains by inode, target QPs and their handles) lives in
+ * the fake kernel daemon; this only mirrors what this process holds.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp_engine.h"
+
+struct fe_dev {
+	bool ready;
+	int devidx;
+	unsigned users;
+	struct fp_link qps, srqs, mrs, doms;
+	uint32_t key_state;
+	struct fe_xport *xp;		/* this process's receive ring, while joined */
+};
+
+struct fe_dom {
+	struct fe_dev *dev;
+	struct fp_link link;
+	uint32_t id;			/* the daemon's domain id */
+	unsigned usecnt;		/* local handles, XRC SRQs, target QP proxies */
+};
+
+/* Recursive: a scripted event or fault path may re-enter a helper. */
+static pthread_mutex_t fe_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct fe_dev fe_devs[FP_MAX_DEVS];
+
+/* ---- upcalls ------------------------------------------------------------- */
+static void fe_no_cq(struct fe_cq *cq) { (void)cq; }
+static void fe_no_srq(struct fe_srq *srq) { (void)srq; }
+static void fe_no_qp(struct fe_qp *qp, enum ibv_event_type type) { (void)qp; (void)type; }
+
+static const struct fe_upcalls fe_no_upcalls = {
+	.cq_notify = fe_no_cq,
+	.cq_overrun = fe_no_cq,
+	.srq_limit = fe_no_srq,
+	.qp_event = fe_no_qp,
+};
+const struct fe_upcalls *fe_up = &fe_no_upcalls;
+
+void fe_set_upcalls(const struct fe_upcalls *up)
+{
+	fe_up = up ? up : &fe_no_upcalls;
+}
+
+/* ---- the lock ------------------------------------------------------------- */
+void fe_lock(void)
+{
+	pthread_mutex_lock(&fe_mutex);
+}
+
+void fe_unlock(void)
+{
+	pthread_mutex_unlock(&fe_mutex);
+}
+
+int fe_trylock(void)
+{
+	return pthread_mutex_trylock(&fe_mutex);
+}
+
+/*
+ * fork(): the child must not inherit a lock that another thread holds, nor
+ * memory that thread was changing (a progress thread inside the allocator
+ * leaves its lock taken in the child for good). So fork waits until no
+ * thread of the plugin is inside it: the plugin lock first (an op waiting
+ * for a daemon reply still gets it: the reader thread takes neither lock),
+ * then the daemon client's locks (fk_client.c). The child has none of the
+ * parent's threads: it starts with fresh locks, and what it inherited of
+ * the parent's contexts fails cleanly instead of waiting for them.
+ */
+static void fe_fork_prepare(void)
+{
+	pthread_mutex_lock(&fe_mutex);
+}
+
+static void fe_fork_parent(void)
+{
+	pthread_mutex_unlock(&fe_mutex);
+}
+
+static void fe_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+	fe_mutex = fresh;		/* its owner was the parent's thread */
+}
+
+void fe_fork_init(void)
+{
+	/* Prepare handlers run in the reverse order of registration: the
+	 * client library's, registered first, then run after ours. */
+	fk_fork_init();
+	pthread_atfork(fe_fork_prepare, fe_fork_parent, fe_fork_child);
+}
+
+/* ---- devices --------------------------------------------------------------- */
+struct fe_dev *fe_dev_attach(int devidx)
+{
+	struct fe_dev *dev = &fe_devs[devidx];
+
+	if (!dev->ready) {
+		dev->ready = true;
+		dev->devidx = devidx;
+		fp_list_init(&dev->qps);
+		fp_list_init(&dev->srqs);
+		fp_list_init(&dev->mrs);
+		fp_list_init(&dev->doms);
+		dev->key_state = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 12) ^ 0x9e3779b9u;
+		if (!dev->key_state)
+			dev->key_state = 1;
+	}
+	dev->users++;
+	return dev;
+}
+
+void fe_dev_detach(struct fe_dev *dev)
+{
+	/* Device-wide state outlives contexts, as it does in a kernel. */
+	dev->users--;
+}
+
+int fe_dev_index(const struct fe_dev *dev)
+{
+	return dev->devidx;
+}
+
+struct fe_xport *fe_dev_xport(const struct fe_dev *dev)
+{
+	return dev->xp;
+}
+
+struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev)
+{
+	return &dev->xp;
+}
+
+struct fe_xport *fe_dev_xport_at(int devidx)
+{
+	return fe_devs[devidx].xp;
+}
+
+/* ---- numbers (the daemon hands them out) ---------------------------------- */
+void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn)
+{
+	qp->qpn = qpn;
+	qp->dev = dev;
+	fp_list_add_tail(&dev->qps, &qp->link);
+}
+
+void fe_qp_del(struct fe_qp *qp)
+{
+	fp_list_del(&qp->link);
+}
+
+struct fe_qp *fe_qp_find(struct fe_dev *dev, uint32_t qpn)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->qps) {
+		struct fe_qp *qp = fp_container_of(p, struct fe_qp, link);
+
+		if (qp->qpn == qpn)
+			return qp;
+	}
+	return NULL;
+}
+
+void fe_srq_add(struct fe_dev *dev, struct fe_srq *srq, uint32_t srqn)
+{
+	srq->srqn = srqn;
+	fp_list_add_tail(&dev->srqs, &srq->link);
+}
+
+void fe_srq_del(struct fe_srq *srq)
+{
+	fp_list_del(&srq->link);
+}
+
+struct fe_srq *fe_srq_find(struct fe_dev *dev, uint32_t srqn)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->srqs) {
+		struct fe_srq *s = fp_container_of(p, struct fe_srq, link);
+
+		if (s->srqn == srqn)	/* @rule SRQX-11 */
+			return s;
+	}
+	return NULL;
+}
+
+struct fe_srq *fe_dom_first_srq(struct fe_dev *dev, struct fe_dom *dom)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->srqs) {
+		struct fe_srq *s = fp_container_of(p, struct fe_srq, link);
+
+		if (s->type == IBV_SRQT_XRC && s->dom == dom)
+			return s;
+	}
+	return NULL;
+}
+
+/* ---- memory keys -------------------------------------------------------- */
+static bool fe_key_used(struct fe_dev *dev, uint32_t key)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->mrs) {
+		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
+
+		if (m->lkey == key || m->rkey == key)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t fe_new_key(struct fe_dev *dev)
+{
+	uint32_t x;
+
+	do {
+		/* xorshift32: keys look random, so guessed keys fail. */
+		x = dev->key_state;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		dev->key_state = x;
+	} while (x == 0 || fe_key_used(dev, x));
+	return x;
+}
+
+void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr)
+{
+	mr->lkey = mr->rkey = 0;
+	mr->lkey = fe_new_key(dev);
+	fp_list_add_tail(&dev->mrs, &mr->link);
+	do
+		mr->rkey = fe_new_key(dev);
+	while (mr->rkey == mr->lkey);
+}
+
+void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
+{
+	(void)dev;
+	fp_list_del(&mr->link);
+}
+
+struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->mrs) {
+		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
+
+		if (m->lkey == lkey)
+			return m;
+	}
+	return NULL;
+}
+
+struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->mrs) {
+		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
+
+		if (m->rkey == rkey)
+			return m;
+	}
+	return NULL;
+}
+
+/* ---- XRC domains: local views of the daemon's, by id --------------------- */
+int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out)
+{
+	struct fe_dom *dom = fe_dom_find(dev, id);
+
+	if (dom) {
+		dom->usecnt++;
+		*out = dom;
+		return 0;
+	}
+	dom = calloc(1, sizeof(*dom));
+	if (!dom)
+		return ENOMEM;
+	dom->dev = dev;
+	dom->id = id;
+	dom->usecnt = 1;
+	fp_list_add_tail(&dev->doms, &dom->link);
+	*out = dom;
+	return 0;
+}
+
+struct fe_dom *fe_dom_find(struct fe_dev *dev, uint32_t id)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->doms) {
+		struct fe_dom *dom = fp_container_of(p, struct fe_dom, link);
+
+		if (dom->id == id)
+			return dom;
+	}
+	return NULL;
+}
+
+void fe_dom_get(struct fe_dom *dom)
+{
+	dom->usecnt++;
+}
+
+void fe_dom_put(struct fe_dom *dom)
+{
+	/* The daemon decides when the domain dies (XRCD-14, LIFE-05); the
+	 * last local use only forgets this view of it. */
+	if (--dom->usecnt)
+		return;
+	fp_list_del(&dom->link);
+	free(dom);
+}
+
+
+/* ---- memory checks -------------------------------------------------------- */
+static bool fe_range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t size)
+{
+	return addr >= base && len <= size && addr - base <= size - len;
+}
+
+char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge, bool write)
+{
+	struct fe_mr *mr = fe_mr_by_lkey(dev, sge->lkey);
+
+	if (!mr || mr->pd != pd || (write && !(mr->access & IBV_ACCESS_LOCAL_WRITE)) ||
+	    !fe_range_in(sge->addr, sge->length, mr->iova, mr->length))
+		return NULL;
+	return mr->addr + (sge->addr - mr->iova);
+}
+
+char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
+		   uint32_t rkey, uint64_t len, int need)
+{
+	struct fe_mr *mr = fe_mr_by_rkey(dev, rkey);
+
+	if (!mr || mr->pd != pd || !(mr->access & need) || !(qp_access & need) ||
+	    !fe_range_in(addr, len, mr->iova, mr->length))
+		return NULL;
+	return mr->addr + (addr - mr->iova);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester and completer: post_send checks and gathers a WR (read by
+ * the driver, WR-02) into a struct fp_packet, the router (route.c) takes it
+ * to the destination's responder, whose ack, response or NAK completes the
+ * WQE here, or has it wait for a retransmission.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp_engine.h"
+#include "sq.h"
+
+/* ---- requester ---------------------------------------------------------------- */
+static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128u << mtu : 4096u;
+}
+
+/*
+ * The opcodes this device carries per QP type (QPX-10 lists those an
+ * XRC_SEND QP may carry on a device that has them). BIND_MW, LOCAL_INV and
+ * SEND_WITH_INV act on a memory window or an invalidatable rkey: the fake
+ * device has neither (no alloc_mw op, no IBV_DEVICE_MEM_WINDOW*, max_mw 0,
+ * no fast-registration MRs), so they are refused on every type at post
+ * time with EINVAL and bad_wr, the answer a driver gives an opcode it does
+ * not build (rdma-core v44.0 providers/mlx5/qp.c:833 _mlx5_post_send). No
+ * suite posts them: on a device that has memory windows they belong to a
+ * test that binds one first.
+ */
+bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type != IBV_QPT_UD;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (type == IBV_QPT_XRC_SEND)	/* @rule QPX-10 */
+			return true;
+		return type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static enum ibv_wc_status fp_ack_status(enum fp_ack a)
+{
+	switch (a) {
+	case FP_ACK_OK:
+	case FP_ACK_DROPPED:
+		return IBV_WC_SUCCESS;
+	case FP_NAK_RNR:
+		return IBV_WC_RNR_RETRY_EXC_ERR;	/* rnr_retry used up at once */
+	case FP_NAK_REM_ACCESS:
+		return IBV_WC_REM_ACCESS_ERR;
+	case FP_NAK_INV_REQ:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case FP_NAK_REM_OP:
+		return IBV_WC_REM_OP_ERR;
+	default:
+		return IBV_WC_RETRY_EXC_ERR;
+	}
+}
+
+/* Immediate checks: failing ones return an errno and post nothing. */
+static int fp_swr_check(const struct fe_qp *r, const struct fp_swr *s, uint64_t *len)
+{
+	bool is_inline = s->send_flags & IBV_SEND_INLINE;
+	int i;
+
+	if (!fe_opcode_ok(r->type, s->opcode))	/* @rule QPX-10 */
+		return EINVAL;
+	if (s->num_sge < 0 || (uint32_t)s->num_sge > r->cap.max_send_sge ||
+	    (s->num_sge && !s->sg_list))
+		return EINVAL;
+	if (r->type == IBV_QPT_UD && !s->ah)
+		return EINVAL;
+	if (r->sq_posted - r->sq_retired >= r->cap.max_send_wr)
+		return ENOMEM;
+	*len = 0;
+	for (i = 0; i < s->num_sge; i++)
+		*len += s->sg_list[i].length;
+	if (is_inline && (*len > r->cap.max_inline_data ||
+			  (s->opcode != IBV_WR_SEND && s->opcode != IBV_WR_SEND_WITH_IMM &&
+			   s->opcode != IBV_WR_RDMA_WRITE &&
+			   s->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)))
+		return EINVAL;
+	return 0;
+}
+
+/* Gather (or, for READ/atomics, check) the local buffers. */
+static enum ibv_wc_status fp_swr_gather(struct fe_qp *r, const struct fp_swr *s,
+					uint64_t len, char *buf)
+{
+	bool to_local = s->opcode == IBV_WR_RDMA_READ ||
+			s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	uint64_t off = 0;
+	int i;
+
+	if ((s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	     s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) && len != 8)
+		return IBV_WC_LOC_LEN_ERR;
+	for (i = 0; i < s->num_sge; i++) {
+		const struct ibv_sge *g = &s->sg_list[i];
+		const char *p;
+
+		if (s->send_flags & IBV_SEND_INLINE) {
+			p = (const char *)(uintptr_t)g->addr;	/* no key for inline data */
+		} else {
+			p = fe_mr_local(r->dev, r->pd, g, to_local);
+			if (!p)
+				return IBV_WC_LOC_PROT_ERR;
+		}
+		if (!to_local && g->length)
+			memcpy(buf + off, p, g->length);
+		off += g->length;
+	}
+	return IBV_WC_SUCCESS;
+}
+
+/* Scatter a READ response or an atomic's original value. */
+static void fp_swr_scatter(struct fe_qp *r, const struct fp_swr *s, const char *data)
+{
+	uint64_t off = 0;
+	int i;
+
+	for (i = 0; i < s->num_sge; i++) {
+		char *p = fe_mr_local(r->dev, r->pd, &s->sg_list[i], true);
+
+		if (p && s->sg_list[i].length)
+			memcpy(p, data + off, s->sg_list[i].length);
+		off += s->sg_list[i].length;
+	}
+}
+
+static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_packet *pkt)
+{
+	const struct fp_dev_spec *spec = r->spec;
+
+	memset(pkt, 0, sizeof(*pkt));
+	switch (s->opcode) {
+	case IBV_WR_SEND:		pkt->op = FP_PKT_SEND; break;
+	case IBV_WR_SEND_WITH_IMM:	pkt->op = FP_PKT_SEND_IMM; break;
+	case IBV_WR_RDMA_WRITE:		pkt->op = FP_PKT_WRITE; break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM: pkt->op = FP_PKT_WRITE_IMM; break;
+	case IBV_WR_RDMA_READ:		pkt->op = FP_PKT_READ; break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:	pkt->op = FP_PKT_CMP_SWAP; break;
+	default:			pkt->op = FP_PKT_FETCH_ADD; break;
+	}
+	pkt->src_type = r->type;
+	pkt->src_qpn = r->qpn;
+	pkt->psn = r->sq_psn++ & 0xffffff;
+	pkt->remote_addr = s->remote_addr;
+	pkt->rkey = s->rkey;
+	pkt->imm = s->imm;
+	pkt->solicited = s->send_flags & IBV_SEND_SOLICITED;
+	pkt->compare_add = s->compare_add;
+	pkt->swap = s->swap;
+	pkt->port = r->attr.port_num;
+	if (pkt->port >= 1 && pkt->port <= spec->nports)
+		pkt->slid = spec->port[pkt->port - 1].attr.lid;
+	if (r->type == IBV_QPT_UD) {
+		const struct ibv_ah_attr *ah = s->ah;
+
+		pkt->dst_qpn = s->remote_qpn;
+		/* A qkey with the high bit set means "use the QP's own". */
+		pkt->qkey = (s->remote_qkey & 0x80000000u) ? r->attr.qkey : s->remote_qkey;
+		pkt->sl = ah->sl;
+		pkt->port = ah->port_num;
+		pkt->slid = spec->port[ah->port_num - 1].attr.lid;
+		if (ah->is_global) {
+			pkt->grh = true;
+			if (ah->grh.sgid_index < FP_MAX_GIDS)
+				pkt->sgid = spec->port[ah->port_num - 1].gid[ah->grh.sgid_index];
+			pkt->dgid = ah->grh.dgid;
+		}
+	} else {
+		pkt->dst_qpn = r->attr.dest_qp_num;
+		pkt->sl = r->attr.ah_attr.sl;
+		if (r->type == IBV_QPT_XRC_SEND)
+			pkt->xrc_srqn = s->remote_srqn;
+	}
+}
+
+/* IBA vol 1 table 45: the RNR NAK timer field, in microseconds. */
+static const uint32_t fp_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+/* Complete the WQE with st (unless a quiet success) and retire its buffers. */
+static void fp_swqe_complete(struct fe_qp *r, struct fp_swqe *w, enum ibv_wc_status st,
+			     const struct fp_response *resp)
+{
+	if (st == IBV_WC_SUCCESS && resp && resp->status == FP_ACK_OK) {
+		if (w->pkt.op == FP_PKT_READ && resp->data)
+			fp_swr_scatter(r, &w->s, resp->data);
+		else if (w->pkt.op == FP_PKT_CMP_SWAP || w->pkt.op == FP_PKT_FETCH_ADD)
+			fp_swr_scatter(r, &w->s, (const char *)&resp->atomic_orig);
+	}
+	fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
+}
+
+/*
+ * One try of the WQE: true when it is done (completed; an error moved the
+ * QP to ERR), false when it must wait (w->due set).
+ */
+static bool fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
+{
+	struct fp_response resp = { 0 };
+	enum ibv_wc_status st = w->local;
+	long long wait_ns = -1;
+
+	if (st == IBV_WC_SUCCESS) {
+		w->pkt.payload = w->buf;
+		fe_deliver(r, &w->pkt, &resp);
+		st = fp_ack_status(resp.status);
+		if (resp.status == FP_ACK_NO_PATH && (w->retry_left || !r->attr.timeout)) {
+			/* timeout 0: no ACK timer, the request is never given up */
+			wait_ns = r->attr.timeout ? 4096LL << r->attr.timeout : 0;
+			if (w->retry_left > 0 && r->attr.timeout)
+				w->retry_left--;
+		} else if (resp.status == FP_NAK_RNR && w->rnr_left) {
+			wait_ns = 1000LL * fp_rnr_us[resp.rnr_timer & 31];
+			if (w->rnr_left > 0)
+				w->rnr_left--;
+		}
+	}
+	if (wait_ns >= 0) {
+		free(resp.data);
+		w->due = wait_ns ? fe_now_ns() + wait_ns : LLONG_MAX;
+		return false;
+	}
+	fp_swqe_complete(r, w, st, &resp);
+	free(resp.data);
+	if (st != IBV_WC_SUCCESS)
+		fe_qp_set_error(r);		/* later WQEs are flushed */
+	return true;
+}
+
+/* Serve one QP's waiting WQEs that are due, in order. */
+static void fp_sq_serve(struct fe_qp *r, long long now)
+{
+	while (!fp_list_empty(&r->sq_wait)) {
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		if (w->due > now)
+			return;
+		if (r->state != IBV_QPS_RTS && r->state != IBV_QPS_SQD) {
+			/* ERR flushes the queue itself; a reset or destroy drops it */
+			return;
+		}
+		fp_list_del(&w->link);
+		if (!fp_swqe_try(r, w)) {
+			/* back to the head: it keeps its place */
+			w->link.next = r->sq_wait.next;
+			w->link.prev = &r->sq_wait;
+			r->sq_wait.next->prev = &w->link;
+			r->sq_wait.next = &w->link;
+			return;
+		}
+		fe_swqe_free(w);
+	}
+	fp_list_del(&r->retry_link);
+	if (r->state == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
+		fe_up->qp_event(r, IBV_EVENT_SQ_DRAINED);
+}
+
+long long fe_sq_progress(void)
+{
+	static bool busy;
+	struct fp_link *p, *t;
+	long long now;
+
+	struct fp_link *qps;
+
+	if (!fe_sq_waiting())
+		return 0;
+	qps = fe_sq_retry_qps();
+	if (busy || fp_list_empty(qps))
+		return 0;
+	busy = true;			/* a delivery serves the inbox: no re-entry */
+	now = fe_now_ns();
+	fp_list_for_each_safe(p, t, qps)
+		fp_sq_serve(fp_container_of(p, struct fe_qp, retry_link), now);
+	fe_sq_due_update();
+	busy = false;
+	return fe_sq_next_due();
+}
+
+int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
+{
+	const struct fp_dev_spec *spec = r->spec;
+	struct fp_swqe w0, *w = &w0;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->s = *s;
+	err = fp_swr_check(r, &w->s, &w->len);
+	if (err)
+		return err;
+	w->seq = ++r->sq_posted;
+	if (r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE) {
+		fe_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
+		return 0;
+	}
+	if ((spec->port[0].attr.max_msg_sz && w->len > spec->port[0].attr.max_msg_sz) ||
+	    (r->type == IBV_QPT_UD &&
+	     w->len > fp_mtu_bytes(spec->port[w->s.ah->port_num - 1].attr.active_mtu)))
+		w->local = IBV_WC_LOC_LEN_ERR;
+	if (w->local == IBV_WC_SUCCESS && w->len) {
+		w->buf = malloc(w->len);
+		if (!w->buf) {
+			r->sq_posted--;
+			return ENOMEM;
+		}
+	}
+	if (w->local == IBV_WC_SUCCESS)
+		w->local = fp_swr_gather(r, &w->s, w->len, w->buf);
+	if (w->local == IBV_WC_SUCCESS) {
+		fp_swr_packet(r, &w->s, &w->pkt);
+		w->pkt.len = (uint32_t)w->len;
+	}
+	w->retry_left = r->attr.retry_cnt;
+	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
+	/* Behind waiting WQEs it waits too: a send queue completes in order. */
+	if (fp_list_empty(&r->sq_wait) && fp_swqe_try(r, w)) {
+		free(w->buf);
+		return 0;
+	}
+	w = malloc(sizeof(*w));
+	if (!w) {
+		/* nowhere to keep it: it fails now, as a lost request would later */
+		fp_swqe_complete(r, &w0, IBV_WC_RETRY_EXC_ERR, NULL);
+		free(w0.buf);
+		fe_qp_set_error(r);
+		return 0;
+	}
+	*w = w0;
+	fe_sq_wait_add(r, w);
+	fe_sq_due_update();
+	return 0;
+}
+

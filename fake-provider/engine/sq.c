@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The send queue of the QP engine: the WQEs that wait, in order, for a
+ * retransmission, the QPs of this process that have any and the earliest
+ * due time, and the completions of send WQEs (signaled or retired quietly,
+ * flushed when the QP leaves RTS).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp_engine.h"
+#include "sq.h"
+
+/* The QPs of this process that have waiting WQEs, and the earliest due time. */
+static struct fp_link fp_sq_retry_qps = { &fp_sq_retry_qps, &fp_sq_retry_qps };
+static long long fp_sq_due;
+static pid_t fp_sq_pid;
+
+static enum ibv_wc_opcode fp_wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
+			   enum ibv_wc_status st, uint32_t byte_len)
+{
+	bool signaled = r->sq_sig_all || (s->send_flags & IBV_SEND_SIGNALED);
+	struct ibv_wc wc;
+
+	if (st == IBV_WC_SUCCESS && !signaled) {
+		/* Retired with the next signaled CQE that is polled. */
+		return;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = s->wr_id;
+	wc.status = st;
+	wc.opcode = fp_wc_opcode(s->opcode);
+	wc.byte_len = byte_len;
+	wc.qp_num = r->qpn;
+	fe_cq_push(r->scq, &wc, r, seq, false);
+}
+
+long long fe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void fe_swqe_free(struct fp_swqe *w)
+{
+	free(w->buf);
+	free(w);
+}
+
+void fe_sq_due_update(void)
+{
+	struct fp_link *p, *t;
+	long long due = 0;
+
+	fp_list_for_each_safe(p, t, &fp_sq_retry_qps) {
+		struct fe_qp *r = fp_container_of(p, struct fe_qp, retry_link);
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		if (w->due && w->due != LLONG_MAX && (!due || w->due < due))
+			due = w->due;
+	}
+	__atomic_store_n(&fp_sq_due, due, __ATOMIC_RELEASE);
+}
+
+/* After fork the list names the parent's QPs, which this process must not
+ * send from: start empty. */
+static void fp_sq_own(void)
+{
+	pid_t pid = getpid();
+
+	if (fp_sq_pid == pid)
+		return;
+	fp_list_init(&fp_sq_retry_qps);
+	fp_sq_due = 0;
+	fp_sq_pid = pid;
+}
+
+void fe_sq_wait_add(struct fe_qp *r, struct fp_swqe *w)
+{
+	fp_sq_own();
+	if (fp_list_empty(&r->sq_wait))
+		fp_list_add_tail(&fp_sq_retry_qps, &r->retry_link);
+	fp_list_add_tail(&r->sq_wait, &w->link);
+}
+
+long long fe_sq_next_due(void)
+{
+	return __atomic_load_n(&fp_sq_due, __ATOMIC_ACQUIRE);
+}
+
+/* The QP leaves RTS: to ERR (complete: flushed, as WR_FLUSH_ERR), or to
+ * RESET or destroyed (dropped, no completion). */
+void fe_sq_flush(struct fe_qp *r, bool complete)
+{
+	while (!fp_list_empty(&r->sq_wait)) {
+		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+
+		fp_list_del(&w->link);
+		if (complete)
+			fe_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
+		fe_swqe_free(w);
+	}
+	if (!fp_list_empty(&r->retry_link))
+		fp_list_del(&r->retry_link);
+	fe_sq_due_update();
+}
+
+
+bool fe_sq_idle(const struct fe_qp *r)
+{
+	return fp_list_empty(&r->sq_wait);
+}
+
+struct fp_link *fe_sq_retry_qps(void)
+{
+	fp_sq_own();
+	return &fp_sq_retry_qps;
+}
+
+bool fe_sq_waiting(void)
+{
+	return !fp_list_empty(&fp_sq_retry_qps);
+}
