@@ -1094,10 +1094,6 @@ static int fp_finish(struct fp_pctx *c)
 		if (!aux->sys_guid_set)
 			d->attr.sys_image_guid = d->attr.node_guid;
 		d->attr.phys_port_cnt = (uint8_t)d->nports;
-		/* rxe never sets IB_DEVICE_XRC (fixtures/profiles/README.md); the
-		 * quirk's rxe keeps it, and with it working XRC verbs */
-		if (s->profile == FP_PROF_RXE && !s->quirk[FP_Q_RXE_HAS_XRC])	/* @rule COMPAT-20 */
-			d->attr.device_cap_flags &= ~(unsigned int)IBV_DEVICE_XRC;
 		for (j = 0; j < i; j++) {
 			if (s->dev[j].node_guid == d->node_guid) {
 				c->line = aux->guid_line ? aux->guid_line : aux->line;

@@ -189,6 +189,8 @@ void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap 
 /* The driver's own refusal of a modify_qp to state next (after the
  * kernel's table accepted it): 0 or an errno. */
 int fp_prof_modify_state(enum ibv_qp_state next);
+/* The device capability flags the driver reports for the script's. */
+unsigned int fp_prof_cap_flags(unsigned int flags);
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
@@ -196,7 +198,7 @@ bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
 /* ---- cross-file object helpers ------------------------------------------ */
 static inline bool fp__xrc_capable(const struct fp_context *ctx)
 {
-	return ctx->spec->attr.device_cap_flags & IBV_DEVICE_XRC;
+	return fp_prof_cap_flags(ctx->spec->attr.device_cap_flags) & IBV_DEVICE_XRC;
 }
 /* A QP event on a target QP: through the daemon, to every handle (LIFE-08). */
 void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type);

@@ -218,3 +218,12 @@ int fp_prof_srq_num(enum ibv_srq_type type)
 		return EOPNOTSUPP;
 	return 0;
 }
+
+unsigned int fp_prof_cap_flags(unsigned int flags)
+{
+	/* rxe never sets IB_DEVICE_XRC (fixtures/profiles/README.md); the
+	 * quirk's rxe keeps it, and with it working XRC verbs */
+	if (fp_prof() == FP_PROF_RXE && !fp__quirk(FP_Q_RXE_HAS_XRC))	/* @rule COMPAT-20 @driver rxe */
+		flags &= ~(unsigned int)IBV_DEVICE_XRC;
+	return flags;
+}

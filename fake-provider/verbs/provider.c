@@ -356,6 +356,7 @@ static int fp_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 	err = fp__op_begin(FP_OP_QUERY_DEVICE);
 	if (!err) {
 		*attr = ctx->spec->attr;
+		attr->device_cap_flags = fp_prof_cap_flags(attr->device_cap_flags);
 		attr->phys_port_cnt = (uint8_t)ctx->spec->nports;
 		if (!attr->node_guid)
 			attr->node_guid = htobe64(ctx->spec->node_guid);
