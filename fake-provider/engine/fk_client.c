@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -53,6 +54,7 @@ struct fk_client {
 	uint32_t conn_id;
 	pid_t daemon_pid;
 	bool inherited;			/* the parent's, seen in a forked child */
+	const uint64_t *epoch;		/* the daemon's route epoch (read-only map), or NULL */
 };
 
 /* Every live connection. Nothing but fk_connect/fk_disconnect uses it; it
@@ -501,13 +503,22 @@ static int fk_call_pair(struct fk_client *c, uint32_t type, const void *req, uin
 }
 
 /* ---- connection --------------------------------------------------------------------- */
-static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, pid_t *pid)
+static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, pid_t *pid,
+		    int *epoch_fd)
 {
 	struct {
 		struct fk_hdr h;
 		struct fk_rep_pair rp;
 	} m;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf) };
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct cmsghdr *cm;
 	ssize_t n;
 	int err;
 
@@ -517,7 +528,11 @@ static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, p
 		return err;
 	if (poll(&pfd, 1, (int)fk_timeout_ms()) != 1)
 		return ETIMEDOUT;
-	n = recv(fd, &m, sizeof(m), 0);
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && *epoch_fd < 0)
+			memcpy(epoch_fd, CMSG_DATA(cm), sizeof(int));
 	if (n < (ssize_t)(sizeof(m.h) + sizeof(m.rp.r)))
 		return n < 0 ? errno : ECONNRESET;
 	if (m.h.magic != FK_MAGIC)
@@ -543,6 +558,7 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	bool monitor = opts && (opts->flags & FK_CONNECT_MONITOR);
 	struct fk_req_hello hello;
 	struct fk_client *c;
+	int epoch_fd = -1;
 	unsigned i;
 	int err;
 
@@ -579,7 +595,14 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	err = fk_reach(&c->fd, opts ? opts->script : NULL);
 	if (err)
 		goto err_free;
-	err = fk_hello(c->fd, &hello, &c->conn_id, &c->daemon_pid);
+	err = fk_hello(c->fd, &hello, &c->conn_id, &c->daemon_pid, &epoch_fd);
+	if (epoch_fd >= 0) {
+		void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, epoch_fd, 0);
+
+		if (m != MAP_FAILED)
+			c->epoch = m;
+		close(epoch_fd);
+	}
 	if (err)
 		goto err_close;
 	c->seq = 1;
@@ -612,6 +635,8 @@ err_destroy:
 err_close:
 	close(c->fd);
 err_free:
+	if (c->epoch)
+		munmap((void *)c->epoch, 4096);
 	free(c->rx);
 	free(c);
 	return err;
@@ -643,6 +668,8 @@ void fk_disconnect(struct fk_client *c)
 
 	close(c->fd);
 out_free:
+	if (c->epoch)
+		munmap((void *)c->epoch, 4096);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->call_lock);
@@ -980,4 +1007,9 @@ int fk_dump(struct fk_client *c, char *buf, size_t len)
 	}
 	free(rep);
 	return err;
+}
+
+uint64_t fk_epoch(const struct fk_client *c)
+{
+	return c && c->epoch ? __atomic_load_n(c->epoch, __ATOMIC_ACQUIRE) : 0;
 }

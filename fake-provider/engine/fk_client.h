@@ -203,6 +203,13 @@ struct fk_route {
  */
 void fk_fork_init(void);
 
+/*
+ * The daemon's route epoch: it changes before the daemon serves anything
+ * that may change a route's answer (and when a connection goes). A route
+ * learned after reading epoch E stays good while fk_epoch still says E.
+ * 0: none (an older daemon): keep nothing.
+ */
+uint64_t fk_epoch(const struct fk_client *c);
 int fk_ring_set(struct fk_client *c, int memfd);
 int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigned quirks,
 	     struct fk_route *out);

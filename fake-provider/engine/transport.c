@@ -11,9 +11,11 @@
  * Reliable requests wait for the response in their own inbox, serving
  * their own inbox meanwhile, so two processes sending to each other never
  * wait for each other. XRC packets go to the process of the SRQ they name,
- * after the daemon's gate check of the target QP (asked per message, so the
- * target QP's state is always current); the responder there checks that
- * SRQ against the target QP's domain (WR-03).
+ * after the daemon's gate check of the target QP; its answer is kept while
+ * the daemon's route epoch (fk_epoch) holds, so steady XRC traffic makes no
+ * daemon round trip, and any change the daemon serves (a modify, a destroy,
+ * a connection gone) sends the next message back to it; the responder there
+ * checks that SRQ against the target QP's domain (WR-03).
  *
  * Locking: everything here runs under the plugin lock, except the progress
  * thread's sleep and the producers' ring lock (a robust process-shared
@@ -24,6 +26,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,7 @@
 #define FP_WAIT_MS	10000			/* a response not back by then: retries exhausted */
 #define FP_SPIN_NS	20000			/* spin this long before sleeping */
 #define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
+#define FP_HOT_NS	50000			/* the progress thread polls this long after serving */
 
 struct fp_inbox {
 	uint32_t magic;
@@ -85,6 +89,13 @@ struct fp_route_ent {
 	uint32_t key;			/* a QPN, or a connection id */
 	bool conn;
 	struct fe_peer *peer;
+	/* XRC: the target QP's gate for this SRQ number, good while the
+	 * daemon's route epoch is the one read before asking */
+	bool xrc;
+	uint32_t srqn;
+	unsigned quirks;
+	uint64_t epoch;
+	struct fk_route rt;
 };
 
 #define FP_XPORT_MAX_FK 64
@@ -317,8 +328,27 @@ static struct fp_route_ent *fp_route_find(struct fe_xport *xp, uint32_t key, boo
 	struct fp_route_ent *e;
 
 	for (e = xp->routes; e; e = e->next)
-		if (e->key == key && e->conn == conn)
+		if (e->key == key && e->conn == conn && !e->xrc)
 			return e;
+	return NULL;
+}
+
+/* The XRC gate learned for (qpn, srqn), if the epoch still holds; a stale
+ * one is forgotten. */
+static struct fp_route_ent *fp_route_find_xrc(struct fe_xport *xp, uint32_t qpn, uint32_t srqn,
+					      unsigned quirks, uint64_t epoch)
+{
+	struct fp_route_ent **pp, *e;
+
+	for (pp = &xp->routes; (e = *pp); pp = &e->next) {
+		if (!e->xrc || e->key != qpn || e->srqn != srqn || e->quirks != quirks)
+			continue;
+		if (epoch && e->epoch == epoch)
+			return e;
+		*pp = e->next;
+		free(e);
+		return NULL;
+	}
 	return NULL;
 }
 
@@ -326,11 +356,12 @@ static void fp_route_drop(struct fe_xport *xp, uint32_t key, bool conn)
 {
 	struct fp_route_ent **pp, *e;
 
-	for (pp = &xp->routes; (e = *pp); pp = &e->next)
+	for (pp = &xp->routes; (e = *pp); )
 		if (e->key == key && e->conn == conn) {
 			*pp = e->next;
 			free(e);
-			return;
+		} else {
+			pp = &e->next;
 		}
 }
 
@@ -340,19 +371,24 @@ static struct fk_client *fp_xport_fk(struct fe_xport *xp)
 }
 
 /*
- * The peer for a key through the daemon; XRC (srqn given) is never cached,
- * every other answer is; out receives the XRC gate's verdict.
+ * The peer for a key through the daemon, remembered: an XRC answer (the
+ * target QP's gate for an SRQ number) while the daemon's route epoch holds,
+ * any other until the transport drops it; out receives the gate's verdict.
  */
 static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int kind,
 				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
 				struct fk_route *out)
 {
 	bool conn = kind == FK_ROUTE_CONN_TO;
-	struct fp_route_ent *e = xrc ? NULL : fp_route_find(xp, num, conn);
+	uint64_t epoch = xrc ? fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
+	struct fp_route_ent *e = xrc ? fp_route_find_xrc(xp, num, srqn, quirks, epoch)
+				     : fp_route_find(xp, num, conn);
 	struct fe_peer *p;
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
+	if (e && xrc)
+		*out = e->rt;
 	if (e)
 		return e->peer;
 	if (!fk || fk_route(fk, kind, num, srqn, quirks, out) || out->gate != FK_ROUTE_OK)
@@ -360,13 +396,18 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 	p = fp_peer_get(xp, out->fd);
 	close(out->fd);
 	out->fd = -1;
-	if (!p || xrc)
+	if (!p || (xrc && !epoch))
 		return p;
 	e = calloc(1, sizeof(*e));
 	if (e) {
 		e->key = num;
 		e->conn = conn;
 		e->peer = p;
+		e->xrc = xrc;
+		e->srqn = srqn;
+		e->quirks = quirks;
+		e->epoch = epoch;
+		e->rt = *out;
 		e->next = xp->routes;
 		xp->routes = e;
 	}
@@ -541,6 +582,8 @@ static void *fp_progress(void *arg)
 {
 	struct fe_xport *xp = arg;
 	sigset_t all;
+	long long hot_until = 0;	/* just served: stay awake till then, */
+	int64_t hot_act = 0;		/* unless the application calls a verb meanwhile */
 
 	/* signals are the application's business, not this thread's */
 	sigfillset(&all);
@@ -553,6 +596,15 @@ static void *fp_progress(void *arg)
 			  due = xp->work->next_due();	/* a retransmission */
 
 		if (fp_ib_empty(xp->ib) && !(due && due <= now)) {
+			/* Right after serving a passive side's inbox (one-sided
+			 * traffic to an application that calls no verb), the next
+			 * request is likely microseconds away: poll for it rather
+			 * than pay a futex wake-up on both sides. */
+			if (now < hot_until &&
+			    __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) == hot_act) {
+				sched_yield();
+				continue;
+			}
 			/* While the application is active, producers do not wake us:
 			 * look again when that window ends (it may have gone to sleep
 			 * on a completion channel meanwhile), or when a
@@ -581,6 +633,8 @@ static void *fp_progress(void *arg)
 		fe_xport_drain(xp);
 		xp->work->retry();
 		fe_unlock();
+		hot_until = fp_now_ns() + FP_HOT_NS;
+		hot_act = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED);
 	}
 
 	return NULL;

@@ -169,6 +169,7 @@ static void fz_setup(void)
 		perror("fz-fkd: open /");
 		exit(2);
 	}
+	fk__epoch_init();		/* the daemon's own, for its whole life */
 	for (i = 0; i < FZ_FD_SCAN; i++)
 		fz_fd_base[i] = fcntl(i, F_GETFD) >= 0;
 	for (i = 0; i < FZ_CONNS; i++)
@@ -283,7 +284,10 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 				nfds ? " +fd" : "");
 		if (r.status && h.length != sizeof(r))
 			fz_broken("conn %u: error reply with a body", s->id);
-		if (nfds > 1 || (nfds && ((h.type & ~FK_MSG_REPLY) != FK_MSG_ROUTE || r.status)))
+		/* fds come only with a route (the peer's inbox) and a HELLO (the
+		 * route epoch), never with an error */
+		if (nfds > 1 || (nfds && (((h.type & ~FK_MSG_REPLY) != FK_MSG_ROUTE &&
+					   (h.type & ~FK_MSG_REPLY) != FK_MSG_HELLO) || r.status)))
 			fz_broken("conn %u: an fd with reply type %#x status %d", s->id, h.type,
 				  r.status);
 		if (!s->pending)

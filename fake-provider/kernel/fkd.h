@@ -238,6 +238,8 @@ void fk__reap(void);
 int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 	      const char *pid_path, const sigset_t *run_mask);
 void fk__release_all(void);
+/* The route epoch's shared word (server.c), made once at start: 0 or -1. */
+int fk__epoch_init(void);
 
 /* dump.c: the whole state as text; returns bytes written (truncated to len). */
 size_t fk__dump(char *buf, size_t len);

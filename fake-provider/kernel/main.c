@@ -270,6 +270,8 @@ int main(int argc, char **argv)
 		flock(lockfd, LOCK_UN);
 	}
 
+	if (fk__epoch_init())
+		fk_log("route epoch: %s (clients keep no XRC route)", strerror(errno));
 	rc = fk__serve(lfd, lockfd, !keep, sock_path, pid_path, &run_mask);
 	fk_log_state();
 	fk__release_all();

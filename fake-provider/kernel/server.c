@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,6 +153,48 @@ static void fk_reply_pair(struct fk_conn *c, uint32_t type, uint32_t seq, int st
 		fk__send(c, type | FK_MSG_REPLY, seq, &r, sizeof(r), NULL, 0);
 }
 
+/*
+ * The route epoch: one shared word, read by every client (the memfd comes
+ * with the HELLO reply), bumped before any request that may change what a
+ * route lookup answers is served, and when a connection goes. A client
+ * keeps the XRC routes it learned (the target QP's gate) only while the
+ * epoch it read before asking is still current; the daemon serves one
+ * request at a time, so no lookup sees a change half made.
+ */
+static int fk_epoch_fd = -1;
+static uint64_t *fk_epoch_word;
+
+int fk__epoch_init(void)
+{
+	void *m;
+	int fd;
+
+	if (fk_epoch_fd >= 0)
+		return 0;
+	fd = memfd_create("ibvct-fkd-epoch", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, 4096)) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	fk_epoch_word = m;
+	__atomic_store_n(fk_epoch_word, 1, __ATOMIC_RELEASE);
+	fk_epoch_fd = fd;
+	return 0;
+}
+
+static void fk_epoch_bump(void)
+{
+	if (fk_epoch_word)
+		__atomic_add_fetch(fk_epoch_word, 1, __ATOMIC_SEQ_CST);
+}
+
 /* ---- requests --------------------------------------------------------------- */
 static bool fk_devname_ok(const char *name)
 {
@@ -215,8 +258,14 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 	int err;
 
 	if (type == FK_MSG_HELLO) {
+		struct fk_rep_pair rp = { .a = c->id, .b = (uint32_t)getpid() };
+
 		err = c->hello ? EISCONN : fk_hello(c, payload);
-		fk_reply_pair(c, type, seq, err, c->id, (uint32_t)getpid());
+		if (err || c->monitor)
+			fk_reply_pair(c, type, seq, err, rp.a, rp.b);
+		else	/* with the route epoch, when there is one */
+			fk__send_fd(c, type | FK_MSG_REPLY, seq, &rp, sizeof(rp),
+				    fk__epoch_init() >= 0 ? fcntl(fk_epoch_fd, F_DUPFD_CLOEXEC, 0) : -1);
 		goto out;
 	}
 	if (!c->hello) {
@@ -227,6 +276,8 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 		fk_reply(c, type, seq, EPERM);
 		goto out;
 	}
+	if (type != FK_MSG_ROUTE && type != FK_MSG_DUMP && type != FK_MSG_TGT_QP_QUERY)
+		fk_epoch_bump();
 	switch (type) {
 	case FK_MSG_DUMP: {
 		const struct fk_req_num *r = payload;
@@ -644,6 +695,7 @@ static void fk_accept(int lfd, unsigned *accepted)
 static void fk_conn_free(struct fk_conn *c)
 {
 	fk_logv("conn %u: pid %ld gone", c->id, (long)c->pid);
+	fk_epoch_bump();		/* its objects go: routes through them too */
 	fk__conn_release(c);
 	while (c->out_head) {
 		struct fk_outmsg *m = c->out_head;
