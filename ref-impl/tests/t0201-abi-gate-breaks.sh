@@ -1,18 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t0201: the ABI gate reports every injected break with the right line and
-# exit 2, and allowed growth as an extension with exit 1. Copies of
-# ref-impl's include dir get one edit each (a member moved, a type widened,
-# a verbs_context op inserted in the middle, an enum renumbered; a member
-# appended, an op prepended to verbs_context), and a copy of ref-impl's
-# library is relinked from its objects with one symbol left out of the
-# version script. Symbol lists test addition and removal of a version node.
+# status 12 (change + incompatible), and allowed growth as an extension with
+# status 4 (change). Copies of ref-impl's include dir get one edit each (a
+# member moved, a type widened, a verbs_context op inserted in the middle,
+# an enum renumbered; a member appended, an op prepended to verbs_context),
+# and a copy of ref-impl's library is relinked from its objects with one
+# symbol left out of the version script. Symbol lists test addition and
+# removal of a version node.
 # (ABI-01 ABI-06 ABI-07 COMPAT-01 WR-01)
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
 gate=$src/ci/abi-gate
 CC=${CC:-cc}
+
+# The gate's tools (make check installs them: ci/install-deps build abi).
+for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do
+	command -v "${t%%:*}" >/dev/null 2>&1 && continue
+	g=${t##*:}; p=${t#*:}; p=${p%:*}
+	echo "1..0 # SKIP ${t%%:*} not installed ($p, ci/install-deps $g)"
+	exit 0
+done
 
 n=0
 failures=0
@@ -33,7 +42,7 @@ mutant() {
 }
 
 # expect NAME STATUS LINE DESCRIPTION [GATE ARGS...]: the gate on mutant NAME
-# (or with GATE ARGS) exits STATUS and prints LINE exactly.
+# (or with GATE ARGS) exits with STATUS and prints LINE exactly.
 expect() {
 	name=$1 want=$2 line=$3 what=$4
 	shift 4
@@ -44,9 +53,9 @@ expect() {
 	ids=$(printf '%s' "$what" | sed -n 's/.* \(\[[^]]*\]\)$/ \1/p')
 	[ -n "$ids" ] && what=${what% \[*}
 	if [ "$rc" -eq "$want" ] && grep -qxF "$line" "$tmp/$name.out"; then
-		ok "$what: \"$line\", exit $rc$ids"
+		ok "$what: \"$line\", status $rc$ids"
 	else
-		not_ok "$what: \"$line\", exit $want (got exit $rc)$ids"
+		not_ok "$what: \"$line\", status $want (got $rc)$ids"
 		cat "$tmp/$name.out" "$tmp/$name.err" | diag
 	fi
 }
@@ -57,14 +66,14 @@ mutant moved '
 	in_mr && /^\tuint32_t rkey;/ { print; print held; next }
 	/^\};/ { in_mr = 0 }
 	{ print }'
-expect moved 2 "BREAK ibv_mr.lkey offset 36 -> 40" "member moved (ibv_mr.lkey after rkey) [ABI-07]"
+expect moved 12 "BREAK ibv_mr.lkey offset 36 -> 40" "member moved (ibv_mr.lkey after rkey) [ABI-07]"
 
 mutant widened '
 	/^struct ibv_send_wr \{/ { in_wr = 1 }
 	in_wr && /^\t*uint32_t remote_srqn;/ { sub(/uint32_t/, "uint64_t") }
 	/^\};/ { in_wr = 0 }
 	{ print }'
-expect widened 2 "BREAK ibv_send_wr.qp_type.xrc.remote_srqn size 4 -> 8" \
+expect widened 12 "BREAK ibv_send_wr.qp_type.xrc.remote_srqn size 4 -> 8" \
 	"type widened (remote_srqn to 64 bits) [WR-01 ABI-06]"
 
 mutant inserted '
@@ -72,7 +81,7 @@ mutant inserted '
 	{ print }
 	in_vc && /^\tint \(\*close_xrcd\)/ { print "\tvoid *(*ibvct_inserted)(void);" }
 	/^\};/ { in_vc = 0 }'
-expect inserted 2 "BREAK verbs_context.close_xrcd from_context -24 -> -32" \
+expect inserted 12 "BREAK verbs_context.close_xrcd from_context -24 -> -32" \
 	"verbs_context op inserted after close_xrcd moves close_xrcd [COMPAT-01 ABI-07]"
 if grep -q '^BREAK verbs_context.ibvct_inserted inserted at from_context -24 ' "$tmp/inserted.out" &&
    grep -qx 'BREAK verbs_context.open_xrcd from_context -32 -> -40' "$tmp/inserted.out"; then
@@ -85,14 +94,14 @@ fi
 mutant renumbered '
 	/^\tIBV_QPT_XRC_RECV = 10,/ { sub(/10/, "11") }
 	{ print }'
-expect renumbered 2 "BREAK enum IBV_QPT_XRC_RECV 10 -> 11" "enum renumbered [ABI-01]"
+expect renumbered 12 "BREAK enum IBV_QPT_XRC_RECV 10 -> 11" "enum renumbered [ABI-01]"
 
 # allowed growth: appended member, op prepended to verbs_context
 mutant appended '
 	/^struct ibv_sge \{/ { in_sge = 1 }
 	in_sge && /^\};/ { print "\tuint32_t ibvct_appended;"; in_sge = 0 }
 	{ print }'
-expect appended 1 "EXTEND ibv_sge.ibvct_appended added at offset 16 (size 4)" \
+expect appended 4 "EXTEND ibv_sge.ibvct_appended added at offset 16 (size 4)" \
 	"member appended to ibv_sge is an extension"
 if grep -qx 'EXTEND struct ibv_sge size 16 -> 24' "$tmp/appended.out"; then
 	ok "the larger ibv_sge is an extension too"
@@ -104,7 +113,7 @@ fi
 mutant prepended '
 	{ print }
 	/^struct verbs_context \{/ { print "\tvoid *(*ibvct_prepended)(void);" }'
-expect prepended 1 "EXTEND struct verbs_context size 648 -> 656" \
+expect prepended 4 "EXTEND struct verbs_context size 648 -> 656" \
 	"op prepended to verbs_context (its way to grow) is an extension, no break [COMPAT-01]"
 
 # ---- symbols -----------------------------------------------------------------
@@ -115,7 +124,7 @@ if [ -n "$objs" ] &&
    # shellcheck disable=SC2086 # objs is a list of paths without spaces
    $CC -shared -Wl,-soname,libibverbs.so.1 -Wl,--version-script="$tmp/map" \
 	-o "$tmp/libibverbs.so.1" $objs -ldl -pthread >"$tmp/ld.err" 2>&1; then
-	expect symlib 2 "BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed" \
+	expect symlib 12 "BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed" \
 		"symbol removed from the library" --lib "$tmp/libibverbs.so.1"
 	if grep -q '^BREAK abidiff: .*ibv_wc_status_str.* removed' "$tmp/symlib.out"; then
 		ok "abidiff's finding for the removed function is folded in"
@@ -133,10 +142,10 @@ fi
 base=$src/fixtures/abi/rdma-core-44.symbols
 { grep -v '^#' "$base"; echo "version IBVCT_TEST_2"; echo "symbol ibvct_test_fn@@IBVCT_TEST_2"; } |
 	LC_ALL=C sort >"$tmp/added.symbols"
-expect added 1 "EXTEND symbol ibvct_test_fn@IBVCT_TEST_2 added" "symbol and version added" \
+expect added 4 "EXTEND symbol ibvct_test_fn@IBVCT_TEST_2 added" "symbol and version added" \
 	--symbols "$tmp/added.symbols"
 grep -v '^#' "$base" | grep -v '@*IBVERBS_1\.14$' >"$tmp/dropped.symbols"
-expect dropped 2 "BREAK version IBVERBS_1.14 removed" "version node removed" \
+expect dropped 12 "BREAK version IBVERBS_1.14 removed" "version node removed" \
 	--symbols "$tmp/dropped.symbols"
 
 [ "$failures" -eq 0 ]

@@ -5,9 +5,9 @@
 # report extensions only (1.1.6 -> 1.1.7 -> 1.1.8, rdma-core 44 -> current),
 # 1.1.8 adds qp_type.xrc.remote_srqn at 72 and ibv_send_wr grows
 # 72 -> 80 -> 128, rdma-core's renamed ibv_context_ops slots (_compat_*)
-# and has_comp_mask placeholder are source changes, not breaks, and the
-# XRC ops never move relative to `context` (WR-01 WR-06 ABI-06 COMPAT-01
-# COMPAT-05 ABI-07).
+# and has_comp_mask placeholder are source changes, not breaks, the XRC
+# ops never move relative to `context`, and union ibv_gid is in every
+# release (WR-01 WR-06 ABI-06 COMPAT-01 COMPAT-05 ABI-07).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 gate=$src/ci/abi-gate
@@ -22,7 +22,7 @@ diag() { sed 's/^/# /' | head -n 40; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0202.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..10"
+echo "1..11"
 
 # hist OLD NEW: the gate with OLD as baseline and NEW's table; $tmp/OLD-NEW, $rc.
 hist() {
@@ -50,19 +50,19 @@ for pair in "libibverbs-1.1.6 libibverbs-1.1.7" "rdma-core-44 rdma-core-64"; do
 	# shellcheck disable=SC2086 # two words on purpose
 	set -- $pair
 	hist "$1" "$2"
-	if [ "$rc" -eq 1 ] && ! grep -q '^BREAK' "$out"; then
-		ok "$1 -> $2: extensions only (exit 1)"
+	if [ "$rc" -eq 4 ] && ! grep -q '^BREAK' "$out"; then
+		ok "$1 -> $2: extensions only (status 4)"
 	else
-		not_ok "$1 -> $2: extensions only (exit $rc)"
+		not_ok "$1 -> $2: extensions only (status $rc)"
 		cat "$out" "$out.err" | diag
 	fi
 done
 
 hist libibverbs-1.1.7 libibverbs-1.1.8
-if [ "$rc" -eq 1 ] && ! grep -q '^BREAK\|^SOURCE' "$out"; then
-	ok "libibverbs-1.1.7 -> 1.1.8 (XRC): extensions only (exit 1) [ABI-06]"
+if [ "$rc" -eq 4 ] && ! grep -q '^BREAK\|^SOURCE' "$out"; then
+	ok "libibverbs-1.1.7 -> 1.1.8 (XRC): extensions only (status 4) [ABI-06]"
 else
-	not_ok "libibverbs-1.1.7 -> 1.1.8 (XRC): extensions only (exit $rc) [ABI-06]"
+	not_ok "libibverbs-1.1.7 -> 1.1.8 (XRC): extensions only (status $rc) [ABI-06]"
 	cat "$out" "$out.err" | diag
 fi
 missing=""
@@ -139,6 +139,24 @@ if [ "$got" = " 72/- 72/- 80/72 128/72 128/72 128/72" ]; then
 	ok "ibv_send_wr size/remote_srqn offset by release:$got [WR-06 ABI-06]"
 else
 	not_ok "ibv_send_wr size/remote_srqn offset by release:$got [WR-06 ABI-06]"
+fi
+
+# union ibv_gid is in every release (the tables come from the compiler's
+# DWARF: a header parser once lost it after 1.1.x's BEGIN_C_DECLS), so the
+# history reports its members' retyping, not a union added in rdma-core.
+got=""
+for t in libibverbs-1.1.6 libibverbs-1.1.7 libibverbs-1.1.8 rdma-core-13 rdma-core-44 rdma-core-64; do
+	got="$got $(sh "$table" get "$t" union ibv_gid size)/$(
+		sh "$table" get "$t" member ibv_gid.global.interface_id offset)"
+done
+hist libibverbs-1.1.8 rdma-core-44
+if [ "$got" = " 16/8 16/8 16/8 16/8 16/8 16/8" ] && [ "$rc" -eq 12 ] &&
+   ! grep -q ' ibv_gid added' "$out" &&
+   grep -qxF 'SOURCE ibv_gid.global.subnet_prefix type uint64_t -> __be64 (same offset and size)' "$out"; then
+	ok "union ibv_gid (16 bytes, interface_id at 8) in every release; 1.1.8 -> 44 retypes its members to __be64 (SOURCE)"
+else
+	not_ok "union ibv_gid in every release (got$got); 1.1.8 -> 44 retypes its members to __be64 (status $rc)"
+	grep 'ibv_gid' "$out" | diag
 fi
 
 [ "$failures" -eq 0 ]

@@ -9,7 +9,7 @@
  * built with either runs on either library. t0001-header-layout proves the
  * layouts and values, t0002-inline-dispatch the inline dispatch rules.
  *
- * House rules for this file (the ABI probe generator parses it):
+ * House rules for this file (t0001 and t0201 edit copies of it line by line):
  *  - one member per line; `struct name {` on its own line; `};` at column 0;
  *  - nested unions/structs written out in place and indented;
  *  - no preprocessor lines inside a struct or enum body.
