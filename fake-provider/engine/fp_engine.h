@@ -70,6 +70,7 @@ static inline void fp_list_del(struct fp_link *n)
 struct fe_dev;		/* one fake device as this process sees it (registry.c) */
 struct fe_dom;		/* this process's view of a daemon XRC domain (registry.c) */
 struct fe_qp;
+struct fp_response;
 
 /* A memory region: the PD is an identity only (the verbs layer's object). */
 struct fe_mr {
@@ -151,7 +152,13 @@ struct fe_qp {
 	 * and the link in the list of QPs that have any. */
 	struct fp_link sq_wait;
 	struct fp_link retry_link;
+	struct fp_link sq_free;		/* spare WQEs */
+	long long sq_due;		/* when its queue needs looking at next (ns, 0: not) */
 	uint32_t sq_psn;
+	/* RC responder: after an RNR NAK of psn rx_block_psn from QP rx_block_src,
+	 * later requests of that stream are refused until it comes again */
+	bool rx_blocked;
+	uint32_t rx_block_psn, rx_block_src;
 };
 
 /* ---- what the engine tells software (installed by the verbs layer) ----- */
@@ -271,6 +278,8 @@ bool fe_sq_idle(const struct fe_qp *qp);
 /* Serve retransmissions that are due; the next due time (ns, 0: none). */
 long long fe_sq_progress(void);
 long long fe_sq_next_due(void);
+/* The response to a request of QP qpn of dev (struct fe_xport_work). */
+void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp);
 
 /* ---- packets: what travels between requester and responder -------------- */
 enum fp_pkt_op {
@@ -309,6 +318,9 @@ enum fp_ack {
 	FP_NAK_INV_REQ,
 	FP_NAK_REM_OP,
 	FP_ACK_NO_PATH,			/* no QP able to receive behind dst_qpn: the packet is lost */
+	FP_NAK_SEQ,			/* refused, not executed: a request ahead of it was NAKed */
+	FP_ACK_PENDING,			/* (requester only) on its way: the response comes later */
+	FP_ACK_BUSY,			/* (requester only) the peer's inbox is full: not sent */
 };
 
 struct fp_response {
@@ -322,7 +334,13 @@ struct fp_response {
 /* ---- where packets go (route.c) and what happens there (responder.c) ---- */
 /* The one routing decision: a packet from QP src to a QP of this process,
  * or through the transport to the process that holds its destination. */
-void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp);
+struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
+	struct fe_peer *peer;
+	uint64_t id;
+	bool cached;		/* through a route the transport remembered */
+};
+void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp,
+		struct fe_sent *sent);
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);
@@ -332,6 +350,9 @@ void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *
 struct fe_xport_work {
 	long long (*retry)(void);	/* retransmissions due; the next due time */
 	long long (*next_due)(void);	/* ns, 0: none (read without the lock) */
+	/* the response to request id of QP qpn (resp->data valid during the call) */
+	void (*response)(struct fe_dev *dev, uint32_t qpn, uint64_t id,
+			 const struct fp_response *resp);
 };
 int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
 		      const struct fe_xport_work *work);
@@ -342,11 +363,14 @@ struct fe_peer;
 bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
 /* The peer behind a QPN, through the daemon (XRC: its gate, never cached). */
 struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out);
+			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
 bool fe_peer_self(const struct fe_peer *p);
-/* Into the peer's inbox; with want, wait for the response: 0 or an errno. */
+/* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
+ * room; with want, at once or EAGAIN (full), and *id names the request
+ * whose response comes later (struct fe_xport_work.response). */
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, struct fp_response *resp);
+		  uint32_t from, bool want, uint64_t *id);
+bool fe_peer_alive(const struct fe_peer *p);
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);

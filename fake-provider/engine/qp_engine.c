@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fp_engine.h"
+#include "sq.h"
 
 /* The modify rules shared with the fake kernel (qp_modify.h), on ibv_qp_attr. */
 FK_QP_MODIFY_OPS(fe_qpm, struct ibv_qp_attr)
@@ -18,6 +19,7 @@ void fe_qp_init(struct fe_qp *qp, enum ibv_qp_type type)
 	fp_list_init(&qp->link);
 	fp_list_init(&qp->sq_wait);
 	fp_list_init(&qp->retry_link);
+	fp_list_init(&qp->sq_free);
 }
 
 void fe_qp_flush_rq(struct fe_qp *qp)
@@ -51,6 +53,7 @@ void fe_qp_set_error(struct fe_qp *qp)
 void fe_qp_reset(struct fe_qp *qp)
 {
 	fe_sq_flush(qp, false);
+	qp->rx_blocked = false;
 	qp->rq.head = qp->rq.count = 0;
 	qp->sq_posted = qp->sq_retired = 0;
 	if (qp->scq)
@@ -82,5 +85,6 @@ void fe_qp_release(struct fe_qp *qp)
 		fe_cq_purge_qp(qp->rcq, qp);
 	fe_sq_flush(qp, false);
 	fe_qp_del(qp);
+	fe_sq_release(qp);
 	fe_rq_free(&qp->rq);
 }

@@ -15,6 +15,10 @@
 #include "fp_engine.h"
 #include "sq.h"
 
+#define FP_RESP_WAIT_MS		10000		/* no response by then (times IBVCT_TIMEOUT_MULT): lost */
+#define FP_PEER_CHECK_NS	20000000LL	/* how often a request on its way looks at its peer */
+#define FP_BUSY_NS		20000LL		/* a full inbox: try again this much later */
+
 /* ---- requester ---------------------------------------------------------------- */
 static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
 {
@@ -199,122 +203,259 @@ static const uint32_t fp_rnr_us[32] = {
 	163840, 245760, 327680, 491520,
 };
 
-/* Complete the WQE with st (unless a quiet success) and retire its buffers. */
-static void fp_swqe_complete(struct fe_qp *r, struct fp_swqe *w, enum ibv_wc_status st,
-			     const struct fp_response *resp)
+/* Whether a WQE of the queue waits to be sent: then every later one that is
+ * not answered waits too (they follow it), so look from the tail. */
+static bool fp_sq_any_wait(const struct fe_qp *r)
 {
-	if (st == IBV_WC_SUCCESS && resp && resp->status == FP_ACK_OK) {
+	const struct fp_link *p;
+
+	for (p = r->sq_wait.prev; p != &r->sq_wait; p = p->prev) {
+		const struct fp_swqe *w = fp_container_of(p, const struct fp_swqe, link);
+
+		if (w->state != FP_SWQE_DONE)
+			return w->state == FP_SWQE_WAIT;
+	}
+	return false;
+}
+
+static long long fp_wait_ns(void)
+{
+	static long mult;
+
+	if (!mult) {
+		const char *m = getenv("IBVCT_TIMEOUT_MULT");
+		long v = m ? strtol(m, NULL, 10) : 1;
+
+		mult = v > 0 && v < 1000 ? v : 1;
+	}
+	return FP_RESP_WAIT_MS * 1000000LL * mult;
+}
+
+/* Send the WQEs after w that went already back to WAIT: they follow it
+ * again, in order, once it has gone (go-back-N). */
+static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
+{
+	struct fp_link *p;
+
+	if (w->link.next == &w->link)
+		return;			/* not queued yet: nothing after it */
+	for (p = w->link.next; p != &r->sq_wait; p = p->next) {
+		struct fp_swqe *n = fp_container_of(p, struct fp_swqe, link);
+
+		if (n->state == FP_SWQE_SENT) {
+			n->state = FP_SWQE_WAIT;
+			n->sent.id = 0;		/* its response, if any, is stale */
+			n->due = 0;
+		}
+	}
+}
+
+/* What an answer (or its absence) means for w: DONE with a result, or
+ * WAIT for another try. */
+static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)
+{
+	long long wait_ns = -1, now = fe_now_ns();
+
+	switch (resp->status) {
+	case FP_ACK_BUSY:		/* the peer's inbox is full: soon again */
+		w->state = FP_SWQE_WAIT;
+		w->due = now + FP_BUSY_NS;
+		return;
+	case FP_NAK_SEQ:		/* behind a NAKed one: it follows that one again */
+		w->state = FP_SWQE_WAIT;
+		w->due = 0;
+		fp_swqe_go_back(r, w);
+		return;
+	case FP_ACK_NO_PATH:
+		if (w->sent.cached && !w->rerouted) {
+			/* a remembered route to a QPN that moved on: ask once more */
+			fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
+			w->rerouted = true;
+			wait_ns = 0;
+			break;
+		}
+		if (w->retry_left || !r->attr.timeout) {
+			/* timeout 0: no ACK timer, the request is never given up */
+			wait_ns = r->attr.timeout ? 4096LL << r->attr.timeout : LLONG_MAX;
+			if (w->retry_left > 0 && r->attr.timeout)
+				w->retry_left--;
+		}
+		break;
+	case FP_NAK_RNR:
+		if (w->rnr_left) {
+			wait_ns = 1000LL * fp_rnr_us[resp->rnr_timer & 31];
+			if (w->rnr_left > 0)
+				w->rnr_left--;
+		}
+		break;
+	default:
+		break;
+	}
+	if (wait_ns >= 0) {
+		w->state = FP_SWQE_WAIT;
+		w->due = wait_ns == LLONG_MAX ? LLONG_MAX : now + wait_ns;
+		if (!w->due)
+			w->due = 1;
+		fp_swqe_go_back(r, w);
+		return;
+	}
+	w->state = FP_SWQE_DONE;
+	w->result = fp_ack_status(resp->status);
+	if (w->result == IBV_WC_SUCCESS && resp->status == FP_ACK_OK) {
 		if (w->pkt.op == FP_PKT_READ && resp->data)
 			fp_swr_scatter(r, &w->s, resp->data);
 		else if (w->pkt.op == FP_PKT_CMP_SWAP || w->pkt.op == FP_PKT_FETCH_ADD)
 			fp_swr_scatter(r, &w->s, (const char *)&resp->atomic_orig);
 	}
-	fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
 }
 
-/*
- * One try of the WQE: true when it is done (completed; an error moved the
- * QP to ERR), false when it must wait (w->due set).
- */
-static bool fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
+/* One try of w: answered at once (a QP of this process, an unreliable
+ * type, a local error), or on its way (SENT). */
+static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
 {
 	struct fp_response resp = { 0 };
-	enum ibv_wc_status st = w->local;
-	long long wait_ns = -1;
 
-	if (st == IBV_WC_SUCCESS) {
-		w->pkt.payload = w->buf;
-		fe_deliver(r, &w->pkt, &resp);
-		st = fp_ack_status(resp.status);
-		if (resp.status == FP_ACK_NO_PATH && (w->retry_left || !r->attr.timeout)) {
-			/* timeout 0: no ACK timer, the request is never given up */
-			wait_ns = r->attr.timeout ? 4096LL << r->attr.timeout : 0;
-			if (w->retry_left > 0 && r->attr.timeout)
-				w->retry_left--;
-		} else if (resp.status == FP_NAK_RNR && w->rnr_left) {
-			wait_ns = 1000LL * fp_rnr_us[resp.rnr_timer & 31];
-			if (w->rnr_left > 0)
-				w->rnr_left--;
-		}
+	if (w->local != IBV_WC_SUCCESS) {
+		w->state = FP_SWQE_DONE;
+		w->result = w->local;
+		return;
 	}
-	if (wait_ns >= 0) {
-		free(resp.data);
-		w->due = wait_ns ? fe_now_ns() + wait_ns : LLONG_MAX;
-		return false;
+	w->pkt.payload = w->buf;
+	fe_deliver(r, &w->pkt, &resp, &w->sent);
+	if (resp.status == FP_ACK_PENDING) {
+		w->state = FP_SWQE_SENT;
+		w->sent_at = fe_now_ns();
+		w->due = w->sent_at + FP_PEER_CHECK_NS;
+		return;
 	}
-	fp_swqe_complete(r, w, st, &resp);
+	fp_swqe_answer(r, w, &resp);
 	free(resp.data);
-	if (st != IBV_WC_SUCCESS)
-		fe_qp_set_error(r);		/* later WQEs are flushed */
-	return true;
 }
 
-/* Serve one QP's waiting WQEs that are due, in order. */
-static void fp_sq_serve(struct fe_qp *r, long long now)
+/* Complete the answered WQEs at the head of the queue, in order; an error
+ * moves the QP to ERR, which flushes the rest. */
+static void fp_sq_retire(struct fe_qp *r)
 {
 	while (!fp_list_empty(&r->sq_wait)) {
 		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
+		enum ibv_wc_status st = w->result;
 
-		if (w->due > now)
+		if (w->state != FP_SWQE_DONE)
 			return;
-		if (r->state != IBV_QPS_RTS && r->state != IBV_QPS_SQD) {
-			/* ERR flushes the queue itself; a reset or destroy drops it */
-			return;
-		}
 		fp_list_del(&w->link);
-		if (!fp_swqe_try(r, w)) {
-			/* back to the head: it keeps its place */
-			w->link.next = r->sq_wait.next;
-			w->link.prev = &r->sq_wait;
-			r->sq_wait.next->prev = &w->link;
-			r->sq_wait.next = &w->link;
+		fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
+		fe_swqe_put(r, w);
+		if (st != IBV_WC_SUCCESS) {
+			fe_qp_set_error(r);		/* later WQEs are flushed */
 			return;
 		}
-		fe_swqe_free(w);
 	}
-	fp_list_del(&r->retry_link);
-	if (r->state == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
-		fe_up->qp_event(r, IBV_EVENT_SQ_DRAINED);
+	fe_sq_done(r);
+}
+
+/* Serve one QP's queue: send what is due, in order; look at the peers of
+ * requests long on their way; complete what is answered. */
+static void fp_sq_serve(struct fe_qp *r, long long now)
+{
+	long long due = 0;
+	struct fp_link *p;
+	bool blocked = false;
+
+	fp_sq_retire(r);
+	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
+		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
+
+		if (w->state == FP_SWQE_SENT && w->due <= now) {
+			/* no response yet: the request is lost if its peer is gone */
+			if (now - w->sent_at > fp_wait_ns() || !fe_peer_alive(w->sent.peer)) {
+				struct fp_response lost = { .status = FP_ACK_NO_PATH };
+
+				fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
+				w->sent.cached = false;
+				fp_swqe_answer(r, w, &lost);
+			} else {
+				w->due = now + FP_PEER_CHECK_NS;
+			}
+		}
+		if (w->state == FP_SWQE_WAIT && !blocked && w->due <= now &&
+		    (r->state == IBV_QPS_RTS || r->state == IBV_QPS_SQD))
+			fp_swqe_try(r, w);
+		if (w->state == FP_SWQE_WAIT)
+			blocked = true;		/* the later ones follow it */
+		if ((w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) && w->due &&
+		    (!due || w->due < due))
+			due = w->due;
+	}
+	r->sq_due = due;
+	fp_sq_retire(r);
 }
 
 long long fe_sq_progress(void)
 {
 	static bool busy;
-	struct fp_link *p, *t;
+	struct fp_link *p, *t, *qps;
 	long long now;
-
-	struct fp_link *qps;
 
 	if (!fe_sq_waiting())
 		return 0;
 	qps = fe_sq_retry_qps();
 	if (busy || fp_list_empty(qps))
 		return 0;
-	busy = true;			/* a delivery serves the inbox: no re-entry */
+	busy = true;			/* a delivery may serve the inbox: no re-entry */
 	now = fe_now_ns();
-	fp_list_for_each_safe(p, t, qps)
-		fp_sq_serve(fp_container_of(p, struct fe_qp, retry_link), now);
+	fp_list_for_each_safe(p, t, qps) {
+		struct fe_qp *r = fp_container_of(p, struct fe_qp, retry_link);
+
+		if (r->sq_due && r->sq_due <= now)
+			fp_sq_serve(r, now);
+	}
 	fe_sq_due_update();
 	busy = false;
 	return fe_sq_next_due();
 }
 
+void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp)
+{
+	struct fe_qp *r = fe_qp_find(dev, qpn);
+	struct fp_link *p;
+
+	if (!r || !id)
+		return;
+	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
+		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
+
+		if (w->state != FP_SWQE_SENT || w->sent.id != id)
+			continue;
+		fp_swqe_answer(r, w, resp);
+		/* what it made due is sent by the next serve, not from inside
+		 * the inbox's drain that brought this */
+		if (w->state == FP_SWQE_WAIT) {
+			r->sq_due = fe_now_ns();
+			fe_sq_due_update();
+		}
+		break;
+	}
+	fp_sq_retire(r);
+}
+
 int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 {
 	const struct fp_dev_spec *spec = r->spec;
-	struct fp_swqe w0, *w = &w0;
+	uint64_t len;
+	struct fp_swqe *w;
 	int err;
 
-	memset(w, 0, sizeof(*w));
-	w->s = *s;
-	err = fp_swr_check(r, &w->s, &w->len);
+	err = fp_swr_check(r, s, &len);
 	if (err)
 		return err;
-	w->seq = ++r->sq_posted;
 	if (r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE) {
-		fe_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
+		fe_sq_complete(r, s, ++r->sq_posted, IBV_WC_WR_FLUSH_ERR, 0);
 		return 0;
 	}
+	w = fe_swqe_get(r, s);
+	if (!w)
+		return ENOMEM;
+	w->len = len;
 	if ((spec->port[0].attr.max_msg_sz && w->len > spec->port[0].attr.max_msg_sz) ||
 	    (r->type == IBV_QPT_UD &&
 	     w->len > fp_mtu_bytes(spec->port[w->s.ah->port_num - 1].attr.active_mtu)))
@@ -322,10 +463,11 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	if (w->local == IBV_WC_SUCCESS && w->len) {
 		w->buf = malloc(w->len);
 		if (!w->buf) {
-			r->sq_posted--;
+			fe_swqe_put(r, w);
 			return ENOMEM;
 		}
 	}
+	w->seq = ++r->sq_posted;
 	if (w->local == IBV_WC_SUCCESS)
 		w->local = fp_swr_gather(r, &w->s, w->len, w->buf);
 	if (w->local == IBV_WC_SUCCESS) {
@@ -334,22 +476,19 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	}
 	w->retry_left = r->attr.retry_cnt;
 	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
-	/* Behind waiting WQEs it waits too: a send queue completes in order. */
-	if (fp_list_empty(&r->sq_wait) && fp_swqe_try(r, w)) {
-		free(w->buf);
-		return 0;
-	}
-	w = malloc(sizeof(*w));
-	if (!w) {
-		/* nowhere to keep it: it fails now, as a lost request would later */
-		fp_swqe_complete(r, &w0, IBV_WC_RETRY_EXC_ERR, NULL);
-		free(w0.buf);
-		fe_qp_set_error(r);
-		return 0;
-	}
-	*w = w0;
+	w->state = FP_SWQE_WAIT;
+	/* Behind a waiting WQE it waits too (a send queue completes in order);
+	 * behind ones on their way it goes at once. */
+	if (!fp_sq_any_wait(r))
+		fp_swqe_try(r, w);
 	fe_sq_wait_add(r, w);
-	fe_sq_due_update();
+	if (w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) {
+		long long due = w->due ? w->due : fe_now_ns();
+
+		if (!r->sq_due || due < r->sq_due)
+			r->sq_due = due;
+		fe_sq_due_update();
+	}
+	fp_sq_retire(r);
 	return 0;
 }
-

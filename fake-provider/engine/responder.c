@@ -293,5 +293,23 @@ void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *
 	d.cq = qp->rcq;
 	d.srq = qp->srq;
 	d.rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	/* RC: after an RNR NAK the responder takes nothing more of that stream
+	 * but the NAKed request (the requester starts again from it, IBA vol 1
+	 * 9.7.5.2.8), so no later message overtakes it; a request from another
+	 * QP, or one not ahead of it, ends that. */
+	if (qp->type == IBV_QPT_RC && qp->rx_blocked) {
+		uint32_t ahead = (pkt->psn - qp->rx_block_psn) & 0xffffff;
+
+		if (pkt->src_qpn == qp->rx_block_src && ahead && ahead < 0x800000) {
+			resp->status = FP_NAK_SEQ;
+			return;
+		}
+		qp->rx_blocked = false;
+	}
 	fe_execute(&d, pkt, resp);
+	if (qp->type == IBV_QPT_RC && resp->status == FP_NAK_RNR) {
+		qp->rx_blocked = true;
+		qp->rx_block_psn = pkt->psn;
+		qp->rx_block_src = pkt->src_qpn;
+	}
 }

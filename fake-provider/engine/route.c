@@ -6,11 +6,16 @@
  * process), goes where the daemon says: for XRC after its gate check of the
  * target QP, with the target QP's attributes the responder needs; into the
  * inbox of that process (transport.c), or executed here when the SRQ is
- * ours after all.
+ * ours after all. A reliable request into another process's inbox is on
+ * its way when this returns (FP_ACK_PENDING): its response completes it
+ * later (requester.c, fe_sq_response).
  */
+#include <errno.h>
+
 #include "fp_engine.h"
 
-void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp)
+void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp,
+		struct fe_sent *sent)
 {
 	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
 	bool xrc = pkt->src_type == IBV_QPT_XRC_SEND;
@@ -19,11 +24,14 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	struct fp_packet p2 = *pkt;
 	struct fk_route rt;
 	struct fe_peer *p;
-	int tries;
+	int err;
 
 	resp->data = NULL;
 	resp->len = 0;
 	resp->atomic_orig = 0;
+	sent->peer = NULL;
+	sent->id = 0;
+	sent->cached = false;
 	if (!xrc && fe_qp_find(dev, pkt->dst_qpn)) {
 		fe_rx(dev, pkt, resp);
 		return;
@@ -31,37 +39,34 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
 	if (!fe_xport_mine(xp))
 		return;
-	for (tries = 0; tries < 2; tries++) {
-		p = fe_xport_route(xp, src->fk, pkt->dst_qpn, xrc, pkt->xrc_srqn,
-				   fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0,
-				   &rt);
-		if (!p) {
-			if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)	/* @rule WR-03 */
-				resp->status = FP_NAK_INV_REQ;
-			return;
-		}
-		if (xrc) {
-			p2.xrc_srqn = rt.srqn;
-			p2.xrc_access = rt.qp_access;
-			p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
-			p2.xrc_dom = rt.xrcd_id;
-		}
-		if (fe_peer_self(p)) {
-			/* ours after all (an XRC SRQ of this process) */
-			fe_rx(dev, &p2, resp);
-			return;
-		}
-		if (fe_xport_send(xp, p, &p2, fk_conn_id(src->fk), reliable, resp)) {
-			fe_xport_forget(xp, pkt->dst_qpn);
-			return;
-		}
-		if (!reliable) {
-			resp->status = FP_ACK_OK;
-			return;
-		}
-		/* a cached route to a QPN that moved on: ask once more */
-		if (resp->status != FP_ACK_NO_PATH || xrc)
-			return;
-		fe_xport_forget(xp, pkt->dst_qpn);
+	p = fe_xport_route(xp, src->fk, pkt->dst_qpn, xrc, pkt->xrc_srqn,
+			   fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0,
+			   &rt, &sent->cached);
+	if (!p) {
+		if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)	/* @rule WR-03 */
+			resp->status = FP_NAK_INV_REQ;
+		return;
 	}
+	if (xrc) {
+		p2.xrc_srqn = rt.srqn;
+		p2.xrc_access = rt.qp_access;
+		p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
+		p2.xrc_dom = rt.xrcd_id;
+	}
+	if (fe_peer_self(p)) {
+		/* ours after all (an XRC SRQ of this process) */
+		fe_rx(dev, &p2, resp);
+		return;
+	}
+	err = fe_xport_send(xp, p, &p2, fk_conn_id(src->fk), reliable, &sent->id);
+	if (err == EAGAIN) {
+		resp->status = FP_ACK_BUSY;
+		return;
+	}
+	if (err) {
+		fe_xport_forget(xp, pkt->dst_qpn);
+		return;
+	}
+	sent->peer = p;
+	resp->status = reliable ? FP_ACK_PENDING : FP_ACK_OK;
 }

@@ -63,10 +63,54 @@ long long fe_now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-void fe_swqe_free(struct fp_swqe *w)
+struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
+{
+	struct fp_swqe *w;
+	struct ibv_sge *sgl = NULL;
+
+	if (s->num_sge > FP_SWQE_SGE) {
+		sgl = malloc((size_t)s->num_sge * sizeof(*sgl));
+		if (!sgl)
+			return NULL;
+	}
+	if (!fp_list_empty(&r->sq_free)) {
+		w = fp_container_of(r->sq_free.next, struct fp_swqe, link);
+		fp_list_del(&w->link);
+	} else {
+		w = malloc(sizeof(*w));
+		if (!w) {
+			free(sgl);
+			return NULL;
+		}
+	}
+	memset(w, 0, sizeof(*w));
+	fp_list_init(&w->link);
+	w->s = *s;
+	/* the caller may reuse its SGE array once post_send returns */
+	w->s.sg_list = sgl ? sgl : w->sge;
+	if (s->num_sge > 0)
+		memcpy(w->s.sg_list, s->sg_list, (size_t)s->num_sge * sizeof(*sgl));
+	return w;
+}
+
+void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w)
 {
 	free(w->buf);
-	free(w);
+	w->buf = NULL;
+	if (w->s.sg_list != w->sge)
+		free(w->s.sg_list);
+	w->s.sg_list = NULL;
+	fp_list_add_tail(&r->sq_free, &w->link);
+}
+
+void fe_sq_release(struct fe_qp *r)
+{
+	while (!fp_list_empty(&r->sq_free)) {
+		struct fp_swqe *w = fp_container_of(r->sq_free.next, struct fp_swqe, link);
+
+		fp_list_del(&w->link);
+		free(w);
+	}
 }
 
 void fe_sq_due_update(void)
@@ -76,10 +120,9 @@ void fe_sq_due_update(void)
 
 	fp_list_for_each_safe(p, t, &fp_sq_retry_qps) {
 		struct fe_qp *r = fp_container_of(p, struct fe_qp, retry_link);
-		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
 
-		if (w->due && w->due != LLONG_MAX && (!due || w->due < due))
-			due = w->due;
+		if (r->sq_due && r->sq_due != LLONG_MAX && (!due || r->sq_due < due))
+			due = r->sq_due;
 	}
 	__atomic_store_n(&fp_sq_due, due, __ATOMIC_RELEASE);
 }
@@ -120,10 +163,11 @@ void fe_sq_flush(struct fe_qp *r, bool complete)
 		fp_list_del(&w->link);
 		if (complete)
 			fe_sq_complete(r, &w->s, w->seq, IBV_WC_WR_FLUSH_ERR, 0);
-		fe_swqe_free(w);
+		fe_swqe_put(r, w);
 	}
 	if (!fp_list_empty(&r->retry_link))
 		fp_list_del(&r->retry_link);
+	r->sq_due = 0;
 	fe_sq_due_update();
 }
 
@@ -142,4 +186,13 @@ struct fp_link *fe_sq_retry_qps(void)
 bool fe_sq_waiting(void)
 {
 	return !fp_list_empty(&fp_sq_retry_qps);
+}
+
+void fe_sq_done(struct fe_qp *r)
+{
+	if (!fp_list_empty(&r->retry_link))
+		fp_list_del(&r->retry_link);
+	r->sq_due = 0;
+	if (r->state == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
+		fe_up->qp_event(r, IBV_EVENT_SQ_DRAINED);
 }

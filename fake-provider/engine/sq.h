@@ -1,32 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the engine: the send queue's waiting WQEs (sq.c), shared by the
- * requester (requester.c), which sends and retries them.
+ * Inside the engine: the send queue's outstanding WQEs (sq.c), shared by
+ * the requester (requester.c), which sends, completes and retries them.
  *
- * A reliable request that reaches no QP able to receive (the peer is not in
- * RTR yet, or gone: the packet is lost) is sent again when the local ACK
- * timeout (4.096 us * 2^timeout) runs out, retry_cnt times; one answered by
- * an RNR NAK, after the responder's RNR timer, rnr_retry times (7: without
- * end). Timeout 0 means no timer: the WQE waits until the QP leaves RTS.
- * Meanwhile post_send has returned, and the WQE and every later one of its
- * QP wait, in order (IBA vol 1 9.7.6.1: ACK timer and retries; 9.7.5.2.8
- * and o10-2: RNR NAK, with the responder's timer; C9-141: 7 = infinite).
- * Those due are served at the start of every op of this process and by the
- * transport's progress thread when the application calls no verb.
+ * A WQE stays in its QP's queue, in post order, from its post until it
+ * completes: waiting to be sent (WAIT), on its way to another process
+ * (SENT: its response completes it), or answered (DONE) but behind one
+ * that is not, since a send queue completes in order. A reliable request
+ * that reaches no QP able to receive (the peer is not in RTR yet, or gone:
+ * the packet is lost) is sent again when the local ACK timeout (4.096 us *
+ * 2^timeout) runs out, retry_cnt times; one answered by an RNR NAK, after
+ * the responder's RNR timer, rnr_retry times (7: without end). Timeout 0
+ * means no timer: the WQE waits until the QP leaves RTS. The later WQEs
+ * already sent go back to WAIT and follow it again, in order (IBA vol 1
+ * 9.7.6.1: ACK timer and retries; 9.7.5.2.8 and o10-2: RNR NAK, with the
+ * responder's timer; C9-141: 7 = infinite). What is due is served at the
+ * start of every op of this process and by the transport's progress thread
+ * when the application calls no verb.
  */
 #ifndef FP_ENGINE_SQ_H
 #define FP_ENGINE_SQ_H
 
 #include "fp_engine.h"
 
+#define FP_SWQE_SGE	4		/* SGEs kept in the WQE itself; more are allocated */
+
+enum fp_swqe_state { FP_SWQE_WAIT, FP_SWQE_SENT, FP_SWQE_DONE };
+
 struct fp_swqe {
-	struct fp_link link;		/* in the QP's sq_wait */
-	struct fp_swr s;
+	struct fp_link link;		/* in the QP's sq_wait, or its sq_free */
+	struct fp_swr s;		/* s.sg_list: the copy below, not the caller's */
+	struct ibv_sge sge[FP_SWQE_SGE];
 	uint64_t seq, len;
 	enum ibv_wc_status local;	/* a local error found at post time */
 	char *buf;			/* the gathered payload */
 	struct fp_packet pkt;
-	long long due;			/* CLOCK_MONOTONIC ns; 0: once the one ahead is done */
+	enum fp_swqe_state state;
+	long long due;			/* WAIT: when to send (0: once the one ahead went);
+					 * SENT: when to look at the peer again */
+	long long sent_at;
+	struct fe_sent sent;		/* SENT: where it went, its request id */
+	bool rerouted;			/* sent again through a fresh route already */
+	enum ibv_wc_status result;	/* DONE */
 	int retry_left, rnr_left;	/* -1: without end */
 };
 
@@ -35,12 +50,18 @@ long long fe_now_ns(void);
  * signaled CQE that is polled). */
 void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 		    enum ibv_wc_status st, uint32_t byte_len);
-void fe_swqe_free(struct fp_swqe *w);
-/* The QPs of this process that have waiting WQEs (struct fe_qp.retry_link). */
+/* A WQE for the QP (from its spares), its SGEs copied from s; NULL: no memory. */
+struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s);
+void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w);
+/* The QPs of this process that have outstanding WQEs (struct fe_qp.retry_link). */
 struct fp_link *fe_sq_retry_qps(void);
-/* Whether any QP waits (cheap: no fork check). */
+/* Whether any QP has (cheap: no fork check). */
 bool fe_sq_waiting(void);
 void fe_sq_wait_add(struct fe_qp *r, struct fp_swqe *w);
+/* The QP's queue is empty: it leaves the list (and is drained, in SQD). */
+void fe_sq_done(struct fe_qp *r);
 void fe_sq_due_update(void);
+/* Free the spare WQEs of a QP that goes. */
+void fe_sq_release(struct fe_qp *r);
 
 #endif /* FP_ENGINE_SQ_H */

@@ -43,7 +43,6 @@
 #define FP_INBOX_DATA	(4u << 20)
 #define FP_REC_MAX	(1u << 20)		/* largest payload one packet carries */
 #define FP_WAIT_MS	10000			/* a response not back by then: retries exhausted */
-#define FP_SPIN_NS	20000			/* spin this long before sleeping */
 #define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
 #define FP_HOT_NS	50000			/* the progress thread polls this long after serving */
 
@@ -72,6 +71,7 @@ struct fp_rec {
 			uint32_t len;
 			uint64_t atomic_orig;
 			uint32_t rnr_timer;
+			uint32_t qpn;	/* the requesting QP */
 		} resp;			/* RESP: data follows */
 	} u;
 };
@@ -117,9 +117,7 @@ struct fe_xport {
 	struct fe_peer *peers;
 	struct fp_route_ent *routes;
 	bool draining;
-	uint64_t next_id, wait_id;
-	bool wait_done;
-	struct fp_response wait_resp;
+	uint64_t next_id;		/* of requests: their responses name them */
 };
 
 /* getpid() is a system call in this glibc: the data path asks this. */
@@ -377,7 +375,7 @@ static struct fk_client *fp_xport_fk(struct fe_xport *xp)
  */
 static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int kind,
 				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
-				struct fk_route *out)
+				struct fk_route *out, bool *cached)
 {
 	bool conn = kind == FK_ROUTE_CONN_TO;
 	uint64_t epoch = xrc ? fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
@@ -389,6 +387,8 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 	out->fd = -1;
 	if (e && xrc)
 		*out = e->rt;
+	if (cached)
+		*cached = e != NULL;
 	if (e)
 		return e->peer;
 	if (!fk || fk_route(fk, kind, num, srqn, quirks, out) || out->gate != FK_ROUTE_OK)
@@ -427,7 +427,7 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 	fe_rx(xp->dev, &pkt, &resp);
 	if (!h->want)
 		goto out;
-	p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt);
+	p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt, NULL);
 	if (!p)
 		goto out;			/* the requester is gone */
 	memset(&r, 0, sizeof(r));
@@ -437,13 +437,10 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 	r.u.resp.len = resp.data ? resp.len : 0;
 	r.u.resp.atomic_orig = resp.atomic_orig;
 	r.u.resp.rnr_timer = resp.rnr_timer;
+	r.u.resp.qpn = h->u.pkt.src_qpn;
 	if (p->self) {
 		/* our own request, through our own inbox: no copy needed */
-		if (xp->wait_id == h->id && !xp->wait_done) {
-			xp->wait_resp = resp;
-			xp->wait_done = true;
-			return;
-		}
+		xp->work->response(xp->dev, h->u.pkt.src_qpn, h->id, &resp);
 		goto out;
 	}
 	fp_push_wait(xp, p->ib, &r, resp.data, r.u.resp.len, false);
@@ -453,21 +450,15 @@ out:
 
 static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 {
-	if (h->id != xp->wait_id || xp->wait_done)
-		return;				/* late: its requester gave up */
-	xp->wait_resp.status = h->u.resp.status;
-	xp->wait_resp.atomic_orig = h->u.resp.atomic_orig;
-	xp->wait_resp.rnr_timer = (uint8_t)h->u.resp.rnr_timer;
-	xp->wait_resp.len = h->u.resp.len;
-	xp->wait_resp.data = NULL;
-	if (h->u.resp.len) {
-		xp->wait_resp.data = malloc(h->u.resp.len);
-		if (xp->wait_resp.data)
-			memcpy(xp->wait_resp.data, h + 1, h->u.resp.len);
-		else
-			xp->wait_resp.status = FP_NAK_REM_OP;
-	}
-	xp->wait_done = true;
+	struct fp_response resp = {
+		.status = h->u.resp.status,
+		.atomic_orig = h->u.resp.atomic_orig,
+		.rnr_timer = (uint8_t)h->u.resp.rnr_timer,
+		.len = h->u.resp.len,
+		.data = h->u.resp.len ? (void *)(h + 1) : NULL,	/* valid during the call */
+	};
+
+	xp->work->response(xp->dev, h->u.resp.qpn, h->id, &resp);
 }
 
 /* The application is in a data path verb: it serves the inbox inline. */
@@ -503,11 +494,12 @@ void fe_xport_drain(struct fe_xport *xp)
 }
 
 /* ---- the requester side ------------------------------------------------------- */
+/* One request record into the peer's inbox; want: a response is awaited,
+ * and names *id. EAGAIN: the inbox is full (now). */
 static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		      uint32_t from, bool want, struct fp_response *resp)
+		      uint32_t from, bool want, uint64_t *id)
 {
-	long long now = fp_now_ns(), spin_end = now + FP_SPIN_NS,
-		  end = now + (long long)FP_WAIT_MS * 1000000LL * fp_mult();
+	uint32_t n = pkt->op == FP_PKT_READ ? 0 : pkt->len;
 	struct fp_rec r;
 	int err;
 
@@ -518,32 +510,12 @@ static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_pa
 	r.want = want;
 	r.u.pkt = *pkt;
 	r.u.pkt.payload = NULL;
-	xp->wait_id = r.id;
-	xp->wait_done = false;
-	err = fp_push_wait(xp, p->ib, &r, pkt->payload,
-			   pkt->op == FP_PKT_READ ? 0 : pkt->len, true);
-	if (err || !want)
-		goto out;
-	while (!xp->wait_done) {
-		fe_xport_touch(xp);
-		fe_xport_drain(xp);
-		if (xp->wait_done)
-			break;
-		now = fp_now_ns();
-		if (now < spin_end)
-			continue;
-		if (now > end || (!p->self && !fp_pid_alive(p->ib->owner_pid))) {
-			err = ETIMEDOUT;
-			break;
-		}
-		/* asleep, we are no longer "active": producers must wake us */
-		__atomic_store_n(&xp->ib->active_until, 0, __ATOMIC_SEQ_CST);
-		fp_ib_sleep(xp->ib, 50000000LL);
-	}
-	if (!err)
-		*resp = xp->wait_resp;
-out:
-	xp->wait_id = 0;
+	/* unreliable: fire and forget, as soon as there is room; reliable: the
+	 * requester keeps the WQE and tries again later when full */
+	err = want ? fp_ib_push(p->ib, &r, pkt->payload, n)
+		   : fp_push_wait(xp, p->ib, &r, pkt->payload, n, true);
+	if (!err && id)
+		*id = r.id;
 	return err;
 }
 
@@ -554,9 +526,9 @@ bool fe_xport_mine(const struct fe_xport *xp)
 }
 
 struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out)
+			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached)
 {
-	return fp_route(xp, fk, FK_ROUTE_QPN_TO, qpn, xrc, srqn, quirks, out);
+	return fp_route(xp, fk, FK_ROUTE_QPN_TO, qpn, xrc, srqn, quirks, out, cached);
 }
 
 bool fe_peer_self(const struct fe_peer *p)
@@ -565,11 +537,19 @@ bool fe_peer_self(const struct fe_peer *p)
 }
 
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, struct fp_response *resp)
+		  uint32_t from, bool want, uint64_t *id)
 {
 	if (pkt->len > FP_REC_MAX)
 		return EMSGSIZE;
-	return fp_send_to(xp, p, pkt, from, want, resp);
+	return fp_send_to(xp, p, pkt, from, want, id);
+}
+
+/* Whether the process behind a peer can still answer (slow: reads /proc). */
+bool fe_peer_alive(const struct fe_peer *p)
+{
+	pid_t pid = (pid_t)__atomic_load_n(&p->ib->owner_pid, __ATOMIC_SEQ_CST);
+
+	return p->self || (pid > 0 && fp_pid_alive(pid));
 }
 
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
