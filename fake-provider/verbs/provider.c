@@ -367,21 +367,30 @@ static int fp_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 	return err;
 }
 
+/*
+ * The kernel's answer to the extended query (linux v6.1
+ * drivers/infiniband/core/uverbs_cmd.c ib_uverbs_ex_query_device: the
+ * base attributes, device_cap_flags_ex the full capability word, the rest
+ * the driver's), handed to the command layer, which copies what the
+ * caller's attr_size holds (DEVX-01..03).
+ */
 static int fp_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *input,
 			      struct ibv_device_attr_ex *attr, size_t attr_size)
 {
-	struct ibv_device_attr base;
+	struct ibv_device_attr_ex resp;
 	int err;
 
-	if (attr_size < sizeof(base))
-		return EINVAL;
-	err = fp_query_device(c, &base);
+	memset(&resp, 0, sizeof(resp));
+	err = fp_query_device(c, &resp.orig_attr);
 	if (err)
 		return err;
-	/* Only the caller's attr_size bytes exist; nothing beyond the base. */
-	memset(attr, 0, attr_size);
-	attr->orig_attr = base;
-	return 0;
+	resp.device_cap_flags_ex = resp.orig_attr.device_cap_flags;
+	if (fp__quirk(FP_Q_SKIP_CMD_QUERY_DEVICE)) {
+		/* the quirk's driver writes its whole struct, whatever the caller's size */
+		memcpy(attr, &resp, sizeof(resp));
+		return 0;
+	}
+	return verbs_cmd_query_device_ex(c, input, attr, attr_size, &resp);
 }
 
 static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr)

@@ -23,19 +23,24 @@ RI_EXPORT int ri_v11_query_device(struct ibv_context *context,
 	return ri__ops(context)->query_device(context, device_attr);
 }
 
+/* The slot is the driver's op in rdma-core (dummy_ops.c verbs_set_ops:
+ * SET_OP(vctx, query_device_ex)); its checks are the command layer's
+ * (verbs_cmd_query_device_ex). A provider without it gets the inline's own
+ * answer (rdma-core v44.0 libibverbs/verbs.h ibv_query_device_ex): the
+ * basic attributes, the rest zero. */
 int ri__query_device_ex(struct ibv_context *ctx,
 			const struct ibv_query_device_ex_input *input,
 			struct ibv_device_attr_ex *attr, size_t size)
 {
 	int ret;
 
-	if (!ctx || !attr || (input && input->comp_mask) ||
-	    size < sizeof(attr->orig_attr))
+	if (!ctx || !attr)
 		return EINVAL;
 	ret = ri__ops(ctx)->query_device_ex(ctx, input, attr, size);
-	if (ret != EOPNOTSUPP)
+	if (ret != EOPNOTSUPP && ret != ENOSYS)
 		return ret;
-	/* no extended query: the basic attributes, the rest zero */
+	if ((input && input->comp_mask) || size < sizeof(attr->orig_attr))
+		return EINVAL;
 	memset(attr, 0, size);
 	return ri__ops(ctx)->query_device(ctx, &attr->orig_attr);
 }

@@ -361,6 +361,19 @@ void verbs_cmd_destroy_qp(struct ibv_qp *qp);
 void verbs_cmd_destroy_srq(struct ibv_srq *srq);
 void verbs_cmd_destroy_cq(struct ibv_cq *cq);
 
+/*
+ * What ibv_cmd_query_device_any does with the kernel's answer
+ * (IBVCT_PRIVATE_4): resp is the full answer (the driver's extended
+ * fields included); the input and size checks, the caller's attr_size bytes
+ * zeroed, each field copied only where the caller's struct holds all of it,
+ * phys_port_cnt_ex from the device's sysfs ports (DEVX-01..03). 0 or an
+ * errno.
+ */
+int verbs_cmd_query_device_ex(struct ibv_context *ctx,
+			      const struct ibv_query_device_ex_input *input,
+			      struct ibv_device_attr_ex *attr, size_t attr_size,
+			      const struct ibv_device_attr_ex *resp);
+
 #ifdef __cplusplus
 }
 #endif
