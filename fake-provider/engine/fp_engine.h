@@ -194,6 +194,28 @@ char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge,
 char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
 		   uint32_t rkey, uint64_t len, int need);
 
+/*
+ * Memory windows (not offered yet: the verbs layer has no alloc_mw op).
+ * The hooks they need, declared here and defined nowhere until the
+ * requester and responder carry them:
+ *  - fe_mw_bind: requester.c, for an IBV_WR_BIND_MW WQE (and ibv_bind_mw,
+ *    which posts one): in send-queue order, check the window's PD against
+ *    the QP's and the region's MW_BIND access, give the window the rkey,
+ *    range and access of the WR (type 2: bound to this QP), and complete
+ *    the WQE as IBV_WC_BIND_MW; 0 or the ibv_wc_status to complete with.
+ *  - fe_key_invalidate: requester.c for IBV_WR_LOCAL_INV (complete as
+ *    IBV_WC_LOCAL_INV), responder.c for an IBV_WR_SEND_WITH_INV that
+ *    arrived (the receive CQE gets IBV_WC_WITH_INV and the rkey in
+ *    imm_data): a type 2 window bound to this QP or a region registered
+ *    for invalidation stops granting; FP_NAK_INV_REQ otherwise.
+ *  - fe_mr_remote must then find window rkeys too (registry.c): a window
+ *    grants what it was bound with, inside its range, on its region.
+ */
+struct fe_mw;
+int fe_mw_bind(struct fe_qp *qp, struct fe_mw *mw, struct fe_mr *mr, uint32_t rkey,
+	       uint64_t addr, uint64_t length, int access);
+int fe_key_invalidate(struct fe_dev *dev, const struct fe_qp *qp, uint32_t rkey);
+
 /* The local view of a daemon XRC domain (by its id); counts local uses. */
 int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out);
 /* This process's view of domain id, or NULL when it holds none (no use taken). */

@@ -30,6 +30,13 @@
  *                                   create/alloc/reg/open, EINVAL for
  *                                   modify/query, EIO for the rest)
  *   quirk NAME                      a name from fp_quirks.def
+ *   withdraw NAME                   the provider lacks an extension op, as
+ *                                   a driver without it: qp_ex (the new
+ *                                   post-send API: send_ops_flags refused,
+ *                                   EOPNOTSUPP), cq_ex (create_cq_ex),
+ *                                   rereg_mr, mw (memory windows),
+ *                                   parent_domain (alloc_td and
+ *                                   alloc_parent_domain), query_device_ex
  *   event TYPE after OP N [port P]  raise async event TYPE right after the Nth
  *                                   call of OP. TYPE: cq_err, qp_fatal,
  *                                   qp_req_err, qp_access_err, comm_est,
@@ -588,6 +595,26 @@ static int fp_d_quirk(struct fp_pctx *c, int argc, char **argv)
 	return 0;
 }
 
+static int fp_d_withdraw(struct fp_pctx *c, int argc, char **argv)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "cq_ex", FP_X_CQ_EX }, { "mw", FP_X_MW },
+		{ "parent_domain", FP_X_PARENT_DOMAIN }, { "qp_ex", FP_X_QP_EX },
+		{ "query_device_ex", FP_X_QUERY_DEVICE_EX }, { "rereg_mr", FP_X_REREG_MR },
+	};
+	size_t i;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "withdraw NAME"))
+		return -1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(argv[1], names[i].name)) {
+			c->s->withdrawn |= names[i].bit;
+			return 0;
+		}
+	return fp_perr(c, "withdraw: unknown extension '%s' (cq_ex, mw, parent_domain, "
+		       "qp_ex, query_device_ex, rereg_mr)", argv[1]);
+}
+
 static int fp_d_event(struct fp_pctx *c, int argc, char **argv)
 {
 	static const char usage[] = "event TYPE after OP N [port P]";
@@ -1011,6 +1038,7 @@ static const struct {
 	{ "profile",	fp_d_profile,	false },
 	{ "quirk",	fp_d_quirk,	false },
 	{ "trace",	fp_d_trace,	false },
+	{ "withdraw",	fp_d_withdraw,	false },
 };
 
 static int fp_line(struct fp_pctx *c, char *buf)

@@ -177,6 +177,8 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	fp_list_init(&ctx->qps);
 	fp_list_init(&ctx->ahs);
 	fp_list_init(&ctx->xrcds);
+	fp_list_init(&ctx->tds);
+	fp_list_init(&ctx->pdoms);
 	c->device = &dev->vdev.device;
 	c->cmd_fd = cmd_fd;
 	c->async_fd = p[0];
@@ -380,6 +382,8 @@ static int fp_query_device_ex(struct ibv_context *c, const struct ibv_query_devi
 	struct ibv_device_attr_ex resp;
 	int err;
 
+	if (fp__ext_off(FP_X_QUERY_DEVICE_EX))
+		return EOPNOTSUPP;		/* the library's fallback answers */
 	memset(&resp, 0, sizeof(resp));
 	err = fp_query_device(c, &resp.orig_attr);
 	if (err)
@@ -470,17 +474,21 @@ static void fp_provider_register(void)
 
 /* ---- ops tables: the same implementation, two ABIs. Keep sorted. ------------------ */
 static const struct verbs_context_ops fp_ops = {
+	.alloc_parent_domain = fp_alloc_parent_domain,
 	.alloc_pd = fp_alloc_pd,
+	.alloc_td = fp_alloc_td,
 	.attach_mcast = fp_attach_mcast,
 	.close_xrcd = fp_close_xrcd,
 	.cq_event = fp_cq_event,
 	.create_ah = fp_create_ah,
 	.create_cq = fp_create_cq,
+	.create_cq_ex = fp_create_cq_ex,
 	.create_qp = fp_create_qp,
 	.create_qp_ex = fp_create_qp_ex,
 	.create_srq = fp_create_srq,
 	.create_srq_ex = fp_create_srq_ex,
 	.dealloc_pd = fp_dealloc_pd,
+	.dealloc_td = fp_dealloc_td,
 	.dereg_mr = fp_dereg_mr,
 	.destroy_ah = fp_destroy_ah,
 	.destroy_cq = fp_destroy_cq,
@@ -506,6 +514,7 @@ static const struct verbs_context_ops fp_ops = {
 	.query_srq = fp_query_srq,
 	.reg_mr = fp_reg_mr,
 	.req_notify_cq = fp_req_notify_cq,
+	.rereg_mr = fp_rereg_mr,
 	.resize_cq = fp_resize_cq,
 };
 

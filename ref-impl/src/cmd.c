@@ -250,7 +250,7 @@ RI_EXPORT int verbs_cmd_query_device_ex(struct ibv_context *ctx,
 		return EINVAL;
 	memset(attr, 0, attr_size);
 	attr->orig_attr = resp->orig_attr;
-	/* @rule DEVX-03: nothing past attr_size */
+	/* DEVX-03: nothing past attr_size */
 	if (RI_ENDS_IN(odp_caps, attr_size))
 		attr->odp_caps = resp->odp_caps;
 	if (RI_ENDS_IN(completion_timestamp_mask, attr_size))
