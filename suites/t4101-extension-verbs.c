@@ -3,8 +3,8 @@
  * t4101: the extension verbs of rdma-core 44 beyond XRC, as a program
  * written against that release uses them: the extended device query and
  * the port query (DEVX-), extended CQs and their poll and read functions
- * (CQX-), ibv_rereg_mr (MR-), thread and parent domains with the
- * application's allocators (PD-). Where a provider does not offer an extension,
+ * (CQX-), ibv_rereg_mr (MR-), memory windows of types 1 and 2 (MW-),
+ * thread and parent domains with the application's allocators (PD-). Where a provider does not offer an extension,
  * the library's answer for a missing op is accepted and named in a note
  * (a legacy provider on the reference target has none of them).
  */
@@ -18,8 +18,10 @@
 
 #include "th.h"
 
-#define DEVX_END(fld) (offsetof(struct ibv_device_attr_ex, fld) + \
-		       sizeof(((struct ibv_device_attr_ex *)0)->fld))
+/* The size an older release's struct had when fld was its last member:
+ * its end, rounded up to the struct's alignment as sizeof is. */
+#define DEVX_END(fld) ((offsetof(struct ibv_device_attr_ex, fld) + \
+			sizeof(((struct ibv_device_attr_ex *)0)->fld) + 7) & ~(size_t)7)
 
 static int devx_extended_is_zero(const struct ibv_device_attr_ex *a)
 {
@@ -841,6 +843,272 @@ static void parent_domain_allocators_give_the_queue_buffers(struct th_ctx *t)
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
 }
 
+
+/* ---- memory windows (MW-) ------------------------------------------------------- */
+static void cq_pair_reconnect(struct th_ctx *t, struct cq_pair *p, struct ibv_cq *cq)
+{
+	assert_int_equal(ibv_destroy_qp(p->a), 0);
+	assert_int_equal(ibv_destroy_qp(p->b), 0);
+	p->a = th_rc_qp(p->pd, cq, IBV_QPT_RC);
+	p->b = th_rc_qp(p->pd, cq, IBV_QPT_RC);
+	assert_non_null(p->a);
+	assert_non_null(p->b);
+	assert_int_equal(th_qp_to_init(p->a, t->port), 0);
+	assert_int_equal(th_qp_to_init(p->b, t->port), 0);
+	assert_int_equal(th_qp_to_rtr(p->a, t->port, p->b->qp_num), 0);
+	assert_int_equal(th_qp_to_rtr(p->b, t->port, p->a->qp_num), 0);
+	assert_int_equal(th_qp_to_rts(p->a), 0);
+}
+
+static struct ibv_mw *mw_new(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(pd, type);
+
+	if (!mw && errno == EOPNOTSUPP)
+		th_ext_missing("ibv_alloc_mw: EOPNOTSUPP (no memory windows)");
+	return mw;
+}
+
+/* A bind of mw on qp (type 1: ibv_bind_mw; the completion's status). */
+static int mw_bind1(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw, struct ibv_mr *mr,
+		    uint64_t addr, uint64_t len, unsigned int access)
+{
+	struct ibv_mw_bind b;
+	struct ibv_wc wc;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.wr_id = 0x3b;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = mr;
+	b.bind_info.addr = addr;
+	b.bind_info.length = len;
+	b.bind_info.mw_access_flags = access;
+	ret = ibv_bind_mw(qp, mw, &b);
+	if (ret)
+		return -ret;
+	assert_int_equal(th_poll(cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 0x3b);
+	if (wc.status == IBV_WC_SUCCESS)
+		assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+	return wc.status;
+}
+
+/* MW-01: windows of type 1 and, on a device that binds them, type 2; any
+ * other type is EINVAL; each goes with ibv_dealloc_mw. */
+static void alloc_mw_of_each_type(struct th_ctx *t)
+{
+	struct ibv_device_attr da;
+	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
+	struct ibv_mw *m1, *m2;
+
+	assert_non_null(pd);
+	assert_int_equal(ibv_query_device(t->ctx, &da), 0);
+	m1 = mw_new(pd, IBV_MW_TYPE_1);
+	assert_non_null(m1);
+	assert_int_equal(m1->type, IBV_MW_TYPE_1);
+	assert_ptr_equal(m1->pd, pd);
+	assert_ptr_equal(m1->context, t->ctx);
+	if (!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW))
+		th_note("ibv_alloc_mw works, yet IBV_DEVICE_MEM_WINDOW is not reported");
+	m2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (da.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) {
+		assert_non_null(m2);
+		assert_int_equal(m2->type, IBV_MW_TYPE_2);
+		assert_true(m2->rkey != m1->rkey);
+		assert_int_equal(ibv_dealloc_mw(m2), 0);
+	} else if (m2) {
+		th_note("a type 2 window without IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B");
+		assert_int_equal(ibv_dealloc_mw(m2), 0);
+	}
+	errno = 0;
+	if (ibv_alloc_mw(pd, (enum ibv_mw_type)3))
+		th_fail("a window of type 3 was made");
+	th_errno_strict(errno, EINVAL, "alloc_mw of type 3");
+	assert_int_equal(ibv_dealloc_pd(pd), EBUSY);	/* the window holds it */
+	assert_int_equal(ibv_dealloc_mw(m1), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+}
+
+/* MW-02: the HCA binds only a region registered with IBV_ACCESS_MW_BIND,
+ * inside it; otherwise the bind completes in error. */
+static void bind_mw_needs_mw_bind_access_and_the_range(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_mr *plain, *bindable;
+	struct ibv_mw *mw;
+	struct cq_pair p;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	mw = mw_new(p.pd, IBV_MW_TYPE_1);
+	assert_non_null(mw);
+	plain = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(plain);
+	st = mw_bind1(p.a, cq, mw, plain, (uintptr_t)win, 64, IBV_ACCESS_REMOTE_WRITE);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("a window was bound to a region without IBV_ACCESS_MW_BIND");
+	th_note("bind to a region without MW_BIND: %s", st < 0 ? strerror(-st) :
+		ibv_wc_status_str((enum ibv_wc_status)st));
+	cq_pair_reconnect(t, &p, cq);
+	bindable = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_MW_BIND);
+	assert_non_null(bindable);
+	st = mw_bind1(p.a, cq, mw, bindable, (uintptr_t)win + 4000, 200, IBV_ACCESS_REMOTE_WRITE);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("a window was bound past the end of its region");
+	cq_pair_reconnect(t, &p, cq);
+	st = mw_bind1(p.a, cq, mw, bindable, (uintptr_t)win, 64, IBV_ACCESS_REMOTE_WRITE);
+	if (st != IBV_WC_SUCCESS)
+		th_fail("a valid bind: %d", st);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(bindable), 0);
+	assert_int_equal(ibv_dereg_mr(plain), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+/* MW-03: a bound type 1 window grants what it was bound with, inside its
+ * range, by its new key; the old key and the range's outside do not. */
+static void bound_window_grants_its_range_by_its_key(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct cq_pair p;
+	uint32_t old;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	mw = mw_new(p.pd, IBV_MW_TYPE_1);
+	assert_non_null(mw);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	old = mw->rkey;
+	assert_int_equal(mw_bind1(p.a, cq, mw, mr, (uintptr_t)win + 1024, 64,
+				  IBV_ACCESS_REMOTE_WRITE), IBV_WC_SUCCESS);
+	assert_int_equal(mw->rkey, ibv_inc_rkey(old));
+	st = cq_pair_write(&p, cq, (uintptr_t)win + 1024, mw->rkey);
+	if (st != IBV_WC_SUCCESS)
+		th_fail("RDMA WRITE inside the window: status %d", st);
+	assert_memory_equal(win + 1024, "rereg-ok", 8);
+	/* past the window's end, inside the region */
+	st = cq_pair_write(&p, cq, (uintptr_t)win + 1024 + 60, mw->rkey);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("RDMA WRITE across the end of the window succeeded");
+	cq_pair_reconnect(t, &p, cq);
+	st = cq_pair_write(&p, cq, (uintptr_t)win + 1024, old);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("the window's key before the bind still grants");
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+/* MW-04: a type 2 window is bound by a WR (IBV_WR_BIND_MW, and the new
+ * API's ibv_wr_bind_mw) with the key it names, and IBV_WR_LOCAL_INV of that
+ * key takes its grant away. */
+static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qx;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct ibv_mw_bind_info bi;
+	struct ibv_wc wc;
+	struct cq_pair p;
+	uint32_t key;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	mw = mw_new(p.pd, IBV_MW_TYPE_2);
+	if (!mw)
+		th_skip("no type 2 windows (errno %d)", errno);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	key = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x2b;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = key;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)win;
+	wr.bind_mw.bind_info.length = 256;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+	assert_int_equal(th_poll(cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+	st = cq_pair_write(&p, cq, (uintptr_t)win, key);
+	if (st != IBV_WC_SUCCESS)
+		th_fail("RDMA WRITE through the type 2 window: status %d", st);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x2c;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = key;
+	assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+	assert_int_equal(th_poll(cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_LOCAL_INV);
+	st = cq_pair_write(&p, cq, (uintptr_t)win, key);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("the window still grants after IBV_WR_LOCAL_INV");
+	/* again through the new post-send API, on a QP made for it */
+	qx = th_rc_qp_ex(t->ctx, p.pd, cq, IBV_QPT_RC,
+			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV);
+	if (!qx) {
+		th_note("send_ops_flags with BIND_MW: errno %d", errno);
+	} else {
+		assert_int_equal(th_qp_to_init(qx, t->port), 0);
+		assert_int_equal(th_qp_to_rtr(qx, t->port, p.b->qp_num), 0);
+		assert_int_equal(th_qp_to_rts(qx), 0);
+		x = ibv_qp_to_qp_ex(qx);
+		assert_non_null(x);
+		key = ibv_inc_rkey(key);
+		bi = (struct ibv_mw_bind_info){ .mr = mr, .addr = (uintptr_t)win, .length = 256,
+						.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		ibv_wr_start(x);
+		x->wr_id = 0x2d;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_bind_mw(x, mw, key, &bi);
+		assert_int_equal(ibv_wr_complete(x), 0);
+		assert_int_equal(th_poll(cq, &wc), 1);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+		ibv_wr_start(x);
+		x->wr_id = 0x2e;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_local_inv(x, key);
+		assert_int_equal(ibv_wr_complete(x), 0);
+		assert_int_equal(th_poll(cq, &wc), 1);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.opcode, IBV_WC_LOCAL_INV);
+		assert_int_equal(ibv_destroy_qp(qx), 0);
+	}
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(query_device_ex_counts_the_ports_and_restates_the_base, "DEVX-01", 0),
 	TH_TEST(query_device_ex_refuses_input_mask_and_short_struct, "DEVX-02", 0),
@@ -853,6 +1121,10 @@ static const struct th_test tests[] = {
 	TH_TEST(rereg_mr_refuses_bad_input_and_keeps_the_mr, "MR-01", 0),
 	TH_TEST(rereg_mr_moves_translation_access_and_pd, "MR-02", 0),
 	TH_TEST(rereg_mr_kernel_refusals_change_nothing, "MR-03", 0),
+	TH_TEST(alloc_mw_of_each_type, "MW-01", 0),
+	TH_TEST(bind_mw_needs_mw_bind_access_and_the_range, "MW-02", 0),
+	TH_TEST(bound_window_grants_its_range_by_its_key, "MW-03", 0),
+	TH_TEST(type_2_window_binds_by_wr_and_local_inv_revokes, "MW-04", 0),
 	TH_TEST(td_and_parent_domain_check_their_attributes, "PD-01", 0),
 	TH_TEST(parent_domain_holds_its_td_and_pd, "PD-02", 0),
 	TH_TEST(parent_domain_allocators_give_the_queue_buffers, "PD-03", 0),

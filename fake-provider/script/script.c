@@ -394,7 +394,8 @@ static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
 			      IBV_DEVICE_BAD_QKEY_CNTR | IBV_DEVICE_CHANGE_PHY_PORT |
 			      IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
 			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE |
-			      IBV_DEVICE_N_NOTIFY_CQ;
+			      IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_MEM_WINDOW |
+			      IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = 32;
 	a->max_sge_rd = 32;
 	a->max_cq = 16384;
@@ -405,7 +406,7 @@ static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
 	a->max_res_rd_atom = 16 * 16384;
 	a->max_qp_init_rd_atom = 16;
 	a->atomic_cap = IBV_ATOMIC_HCA;
-	a->max_mw = 0;				/* no memory windows: no alloc_mw op */
+	a->max_mw = 1024;			/* windows of types 1 and 2B */
 	a->max_mcast_grp = 1024;
 	a->max_mcast_qp_attach = 16;
 	a->max_total_mcast_qp_attach = 16 * 1024;

@@ -284,7 +284,7 @@ static void rc_inline_setters_copy_at_once(void **state)
 
 static void rc_rdma_and_atomic_builders(void **state)
 {
-	uint64_t v = 10, *res = NULL;
+	uint64_t v = 10;
 	struct cqe c[8];
 	struct fx f;
 	int n;
@@ -305,7 +305,7 @@ static void rc_rdma_and_atomic_builders(void **state)
 	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 600), 6);
 	f.x->wr_id = 3;
 	ibv_wr_atomic_fetch_add(f.x, f.mr->rkey, (uintptr_t)(f.buf + 3000), 5);
-	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 3100), 8);
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 3104), 8);
 	f.x->wr_id = 4;
 	ibv_wr_atomic_cmp_swp(f.x, f.mr->rkey, (uintptr_t)(f.buf + 3000), 15, 99);
 	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 3200), 8);
@@ -318,10 +318,10 @@ static void rc_rdma_and_atomic_builders(void **state)
 	assert_memory_equal(f.buf + 600, "remote", 6);
 	assert_int_equal(by_id(c, n, 3)->opcode, IBV_WC_FETCH_ADD);
 	assert_int_equal(by_id(c, n, 4)->opcode, IBV_WC_COMP_SWAP);
-	res = (uint64_t *)(void *)(f.buf + 3100);
-	assert_int_equal(*res, 10);
-	res = (uint64_t *)(void *)(f.buf + 3200);
-	assert_int_equal(*res, 15);
+	memcpy(&v, f.buf + 3104, 8);
+	assert_int_equal(v, 10);
+	memcpy(&v, f.buf + 3200, 8);
+	assert_int_equal(v, 15);
 	memcpy(&v, f.buf + 3000, 8);
 	assert_int_equal(v, 99);
 	fx_down(&f);
@@ -463,9 +463,9 @@ static void send_ops_flags_per_type(void **state)
 	errno = 0;
 	assert_null(ibv_create_qp_ex(ctx, &ia));
 	assert_int_equal(errno, EOPNOTSUPP);
-	/* this device has no memory windows: no invalidation either */
+	/* no remote invalidation on this device */
 	ia.qp_type = IBV_QPT_RC;
-	ia.send_ops_flags = IBV_QP_EX_WITH_LOCAL_INV;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND_WITH_INV;
 	errno = 0;
 	assert_null(ibv_create_qp_ex(ctx, &ia));
 	assert_int_equal(errno, EOPNOTSUPP);
@@ -636,6 +636,114 @@ static void td_and_parent_domain_attributes(void **state)
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
 }
 
+/* ---- memory windows --------------------------------------------------------- */
+static int write_through(struct fx *f, uint64_t addr, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)f->buf, 8, f->mr->lkey };
+	struct ibv_send_wr w, *bad;
+	struct cqe c[4];
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x77;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = addr;
+	w.wr.rdma.rkey = rkey;
+	assert_int_equal(ibv_post_send(f->a, &w, &bad), 0);
+	assert_int_equal(cqx_take(f, c, 4), 1);
+	return c[0].status;
+}
+
+/* One pair with a region over win and windows of both types on its PD. */
+struct mwfx { struct fx f; struct ibv_mr *mr; struct ibv_mw *m1, *m2; };
+
+static void mwfx_up(struct mwfx *m, char *win, int access)
+{
+	fx_up(&m->f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW |
+	      IBV_QP_EX_WITH_LOCAL_INV);
+	m->mr = ibv_reg_mr(m->f.pd, win, BUF, access);
+	m->m1 = ibv_alloc_mw(m->f.pd, IBV_MW_TYPE_1);
+	m->m2 = ibv_alloc_mw(m->f.pd, IBV_MW_TYPE_2);
+	assert_non_null(m->mr);
+	assert_non_null(m->m1);
+	assert_non_null(m->m2);
+}
+
+static void mwfx_down(struct mwfx *m)
+{
+	assert_int_equal(ibv_dealloc_mw(m->m1), 0);
+	assert_int_equal(ibv_dealloc_mw(m->m2), 0);
+	assert_int_equal(ibv_dereg_mr(m->mr), 0);
+	fx_down(&m->f);
+}
+
+static int bind1(struct mwfx *m, uint64_t addr, uint64_t len)
+{
+	struct ibv_mw_bind b;
+	struct cqe c[4];
+
+	memset(&b, 0, sizeof(b));
+	b.wr_id = 1;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info = (struct ibv_mw_bind_info){ m->mr, addr, len, IBV_ACCESS_REMOTE_WRITE };
+	assert_int_equal(ibv_bind_mw(m->f.a, m->m1, &b), 0);
+	assert_int_equal(cqx_take(&m->f, c, 4), 1);
+	if (c[0].status == IBV_WC_SUCCESS)
+		assert_int_equal(c[0].opcode, IBV_WC_BIND_MW);
+	return c[0].status;
+}
+
+static void windows_bind_grant_and_invalidate(void **state)
+{
+	char *win = calloc(1, BUF);
+	struct ibv_mw_bind_info bi;
+	struct ibv_send_wr w, *bad;
+	struct cqe c[4];
+	struct mwfx m;
+	uint32_t k2;
+
+	(void)state;
+	assert_non_null(win);
+	/* a region without MW_BIND: the bind completes in error */
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_MW_BIND_ERR);
+	mwfx_down(&m);
+	/* type 1 over 64 bytes: grants there, not past it */
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win, m.m1->rkey), IBV_WC_SUCCESS);
+	/* type 2 by the new API, then invalidated */
+	k2 = ibv_inc_rkey(m.m2->rkey);
+	bi = (struct ibv_mw_bind_info){ m.mr, (uintptr_t)win, 64, IBV_ACCESS_REMOTE_WRITE };
+	ibv_wr_start(m.f.x);
+	m.f.x->wr_id = 2;
+	m.f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(m.f.x, m.m2, k2, &bi);
+	assert_int_equal(ibv_wr_complete(m.f.x), 0);
+	assert_int_equal(cqx_take(&m.f, c, 4), 1);
+	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 3;
+	w.opcode = IBV_WR_LOCAL_INV;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.invalidate_rkey = k2;
+	assert_int_equal(ibv_post_send(m.f.a, &w, &bad), 0);
+	assert_int_equal(cqx_take(&m.f, c, 4), 1);
+	assert_int_equal(c[0].opcode, IBV_WC_LOCAL_INV);
+	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_REM_ACCESS_ERR);
+	mwfx_down(&m);
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 60, m.m1->rkey),
+			 IBV_WC_REM_ACCESS_ERR);
+	mwfx_down(&m);
+	free(win);
+}
+
 /* ---- legacy provider mode (a child with its own script) ---------------------- */
 static int child_legacy(void)
 {
@@ -731,6 +839,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(query_device_ex_fills_the_extended_fields),
 		cmocka_unit_test(rereg_mr_moves_the_region_in_place),
 		cmocka_unit_test(td_and_parent_domain_attributes),
+		cmocka_unit_test(windows_bind_grant_and_invalidate),
 		cmocka_unit_test(legacy_provider_has_none_of_them),
 	};
 	char err[512];

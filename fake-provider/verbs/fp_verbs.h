@@ -39,7 +39,7 @@ struct fp_context {
 	struct fk_qp_limits lim;	/* the spec's ports and limits, as the daemon has them */
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
-	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds, tds, pdoms;
+	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds, tds, pdoms, mws;
 };
 
 struct fp_td {
@@ -86,6 +86,14 @@ struct fp_mr {
 	struct fp_pd *pd;
 	struct fp_link link;
 	struct fe_mr e;
+};
+
+struct fp_mw {
+	struct ibv_mw mw;
+	struct fp_context *ctx;
+	struct fp_pd *pd;
+	struct fp_link link;
+	struct fe_mw e;
 };
 
 struct fp_cq {
@@ -150,6 +158,9 @@ struct fp_wrx {
 	size_t inl_len;
 	bool addr_set;			/* UD: set_ud_addr, XRC_SEND: set_xrc_srqn */
 	bool data_set;
+	struct ibv_mw *mw;		/* BIND_MW: the window, its new key, the bind */
+	uint32_t mw_rkey;
+	struct ibv_mw_bind_info bind;
 };
 
 /* A QP's new post-send API state (created with send_ops_flags). */
@@ -194,6 +205,7 @@ static inline struct fp_context *to_fp_ctx(struct ibv_context *c)
 static inline struct fp_pd *to_fp_pd(struct ibv_pd *p) { return fp_container_of(p, struct fp_pd, pd); }
 static inline struct fp_mr *to_fp_mr(struct ibv_mr *m) { return fp_container_of(m, struct fp_mr, mr); }
 static inline struct fp_cq *to_fp_cq(struct ibv_cq *c) { return fp_container_of(c, struct fp_cq, vcq.cq); }
+static inline struct fp_mw *to_fp_mw(struct ibv_mw *m) { return fp_container_of(m, struct fp_mw, mw); }
 /* Whether a PD is a parent domain, and the PD that protects (pd_mr.c). */
 bool fp__pd_is_parent(struct ibv_pd *pd);
 static inline struct fp_pd *fp__pd_prot(struct ibv_pd *p) { return to_fp_pd(p)->prot; }
@@ -284,6 +296,11 @@ static inline bool fp__mw_capable(const struct fp_context *ctx)
 int fp__qpx_check(struct fp_context *ctx, const struct ibv_qp_init_attr_ex *a);
 void fp__qpx_init(struct fp_qp *h, const struct ibv_qp_init_attr_ex *a, struct fp_qpx *x);
 void fp__qpx_free(struct fp_qp *h);
+/* The WRs the HCA runs without the wire (mw.c): BIND_MW (mw, rkey, b) and
+ * LOCAL_INV (s->imm the key): 0, or an errno with nothing taken. */
+int fp__post_local(struct fe_qp *r, const struct fp_swr *s, struct ibv_mw *mw, uint32_t rkey,
+		   const struct ibv_mw_bind_info *b);
+void fp__mw_cleanup_ctx(struct fp_context *ctx);
 /* A QP event on a target QP: through the daemon, to every handle (LIFE-08). */
 void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type);
 
@@ -308,6 +325,9 @@ int fp_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *fp_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t hca_va, int access);
 int fp_dereg_mr(struct ibv_mr *mr);
+struct ibv_mw *fp_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int fp_dealloc_mw(struct ibv_mw *mw);
+int fp_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
 int fp_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
 		int access);
 struct ibv_td *fp_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);

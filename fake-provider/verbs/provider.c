@@ -179,6 +179,7 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	fp_list_init(&ctx->xrcds);
 	fp_list_init(&ctx->tds);
 	fp_list_init(&ctx->pdoms);
+	fp_list_init(&ctx->mws);
 	c->device = &dev->vdev.device;
 	c->cmd_fd = cmd_fd;
 	c->async_fd = p[0];
@@ -205,6 +206,7 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	fp__ah_cleanup_ctx(ctx);
 	fp__xrcd_cleanup_ctx(ctx);
 	fp__cq_cleanup_ctx(ctx);
+	fp__mw_cleanup_ctx(ctx);
 	fp__pd_mr_cleanup_ctx(ctx);
 	fe_dev_detach(ctx->hca);
 	ctx->hca = NULL;
@@ -474,10 +476,12 @@ static void fp_provider_register(void)
 
 /* ---- ops tables: the same implementation, two ABIs. Keep sorted. ------------------ */
 static const struct verbs_context_ops fp_ops = {
+	.alloc_mw = fp_alloc_mw,
 	.alloc_parent_domain = fp_alloc_parent_domain,
 	.alloc_pd = fp_alloc_pd,
 	.alloc_td = fp_alloc_td,
 	.attach_mcast = fp_attach_mcast,
+	.bind_mw = fp_bind_mw,
 	.close_xrcd = fp_close_xrcd,
 	.cq_event = fp_cq_event,
 	.create_ah = fp_create_ah,
@@ -487,6 +491,7 @@ static const struct verbs_context_ops fp_ops = {
 	.create_qp_ex = fp_create_qp_ex,
 	.create_srq = fp_create_srq,
 	.create_srq_ex = fp_create_srq_ex,
+	.dealloc_mw = fp_dealloc_mw,
 	.dealloc_pd = fp_dealloc_pd,
 	.dealloc_td = fp_dealloc_td,
 	.dereg_mr = fp_dereg_mr,

@@ -174,6 +174,19 @@ static void fp_wr_local_inv(struct ibv_qp_ex *q, uint32_t rkey)
 		w->s.imm = rkey;
 }
 
+static void fp_wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw, uint32_t rkey,
+			  const struct ibv_mw_bind_info *b)
+{
+	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_BIND_MW);
+
+	if (!w)
+		return;
+	w->mw = mw;
+	w->mw_rkey = rkey;
+	w->bind = *b;
+	w->data_set = true;
+}
+
 /* ---- setters ------------------------------------------------------------- */
 static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *sg)
 {
@@ -307,6 +320,8 @@ static int fp_wrx_check(const struct fe_qp *r, const struct fp_qpx *x)
 	for (i = 0; i < x->n; i++) {
 		const struct fp_wrx *w = &x->wr[i];
 
+		if (w->s.opcode == IBV_WR_BIND_MW || w->s.opcode == IBV_WR_LOCAL_INV)
+			continue;		/* the local WRs check themselves (mw.c) */
 		if (!fe_opcode_ok(r->type, w->s.opcode))
 			return EINVAL;
 		if ((r->type == IBV_QPT_UD || r->type == IBV_QPT_XRC_SEND) && !w->addr_set)
@@ -360,7 +375,12 @@ static int fp_wr_complete(struct ibv_qp_ex *q)
 			memcpy(slot, w->sge, (size_t)w->s.num_sge * sizeof(*slot));
 			w->s.sg_list = slot;
 		}
-		err = fe_post_send(r, &w->s);
+		if (w->s.opcode == IBV_WR_BIND_MW)
+			err = fp__post_local(r, &w->s, w->mw, w->mw_rkey, &w->bind);
+		else if (w->s.opcode == IBV_WR_LOCAL_INV)
+			err = fp__post_local(r, &w->s, NULL, 0, NULL);
+		else
+			err = fe_post_send(r, &w->s);
 		if (!err)
 			posted++;
 	}
@@ -379,8 +399,7 @@ static int fp_wr_complete(struct ibv_qp_ex *q)
  * driver's sets (fp_prof_send_ops) less what the fake HCA does not carry. */
 int fp__qpx_check(struct fp_context *ctx, const struct ibv_qp_init_attr_ex *a)
 {
-	const uint64_t no_mw = IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW |
-			       IBV_QP_EX_WITH_SEND_WITH_INV;
+	const uint64_t mw_ops = IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW;
 	const uint64_t atomics = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 	uint64_t sup;
@@ -397,8 +416,10 @@ int fp__qpx_check(struct fp_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		return err;
 	if (a->send_ops_flags & ~sup)
 		return EOPNOTSUPP;		/* @rule WRX-02 */
-	/* no memory windows nor invalidation on this device (max_mw 0) */
-	if (a->send_ops_flags & no_mw && !fp__mw_capable(ctx))
+	/* windows on a device that has them; no remote invalidation (the
+	 * responder has no hook for SEND_WITH_INV: fp_engine.h) */
+	if ((a->send_ops_flags & mw_ops && !fp__mw_capable(ctx)) ||
+	    (a->send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV))
 		return EOPNOTSUPP;
 	/* mlx5 qp.c:3565: atomics only on a device with them */
 	if (a->send_ops_flags & atomics && ctx->spec->attr.atomic_cap == IBV_ATOMIC_NONE)
@@ -429,6 +450,7 @@ void fp__qpx_init(struct fp_qp *h, const struct ibv_qp_init_attr_ex *a, struct f
 		q->wr_rdma_write = fp_wr_rdma_write;
 		q->wr_rdma_write_imm = fp_wr_rdma_write_imm;
 		q->wr_local_inv = fp_wr_local_inv;
+		q->wr_bind_mw = fp_wr_bind_mw;
 	}
 	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND) {
 		q->wr_rdma_read = fp_wr_rdma_read;
