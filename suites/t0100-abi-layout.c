@@ -330,6 +330,40 @@ static void xrc_verbs_are_inline_not_exported(struct th_ctx *t)
 	dlclose(lib);
 }
 
+/* WRX-08, CQX-05: the builders' and poll functions' places in ibv_qp_ex and
+ * ibv_cq_ex, which the application's inlines call (rdma-core 44 offsets,
+ * LP64); ibv_cq_ex begins as ibv_cq does (ibv_cq_ex_to_cq is a cast). */
+static void qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call(struct th_ctx *t)
+{
+	EXPECT("sizeof(struct ibv_qp_ex)", 352);
+	EXPECT("offsetof(struct ibv_qp_ex, qp_base)", 0);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_id)", 168);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_flags)", 176);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_atomic_cmp_swp)", 184);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_send)", 240);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_set_xrc_srqn)", 280);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_set_sge)", 304);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_start)", 320);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_complete)", 328);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_abort)", 336);
+	EXPECT("offsetof(struct ibv_qp_ex, wr_atomic_write)", 344);
+	EXPECT("sizeof(struct ibv_cq_ex)", 288);
+	EXPECT("offsetof(struct ibv_cq_ex, cq_context)", 16);
+	EXPECT("offsetof(struct ibv_cq_ex, comp_events_completed)", 120);
+	EXPECT("offsetof(struct ibv_cq_ex, status)", 132);
+	EXPECT("offsetof(struct ibv_cq_ex, wr_id)", 136);
+	EXPECT("offsetof(struct ibv_cq_ex, start_poll)", 144);
+	EXPECT("offsetof(struct ibv_cq_ex, end_poll)", 160);
+	EXPECT("offsetof(struct ibv_cq_ex, read_opcode)", 168);
+	EXPECT("offsetof(struct ibv_cq_ex, read_byte_len)", 184);
+	EXPECT("offsetof(struct ibv_cq_ex, read_completion_wallclock_ns)", 280);
+	EXPECT("offsetof(struct verbs_context, create_cq_ex)", 200);
+	assert_int_equal(offsetof(struct ibv_cq_ex, comp_events_completed),
+			 offsetof(struct ibv_cq, comp_events_completed));
+	assert_int_equal(offsetof(struct ibv_cq_ex, async_events_completed),
+			 offsetof(struct ibv_cq, async_events_completed));
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(layouts_match_the_installed_rdma_core_header,
 		"ABI-01 ABI-02 ABI-03 ABI-06 ABI-07 WR-01", TH_NO_CTX),
@@ -343,6 +377,7 @@ static const struct th_test tests[] = {
 	TH_TEST(uverbs_xrc_commands_and_payloads, "ABI-05", TH_NO_CTX),
 	TH_TEST(xrc_verbs_are_inline_not_exported, "COMPAT-07", TH_NO_CTX),
 	TH_TEST(kernel_send_wr_has_no_remote_srqn, "WR-05", TH_NO_CTX),
+	TH_TEST(qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call, "WRX-08 CQX-05", 0),
 };
 
 int main(int argc, char **argv)

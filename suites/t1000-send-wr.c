@@ -35,9 +35,30 @@ struct xrc_rig {
 	struct ibv_qp *ini, *tgt;
 	char *lbuf, *rbuf;
 	struct ibv_mr *lmr, *rmr;
+	int newapi;			/* the initiator posts through ibv_qp_ex */
 };
 
+/* The operations an XRC_SEND QP carries (QPX-10), as send_ops_flags. */
+#define XRC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE | \
+		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
+		 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static void rig_up_api(struct th_ctx *t, struct xrc_rig *r, int newapi);
+
 static void rig_up(struct th_ctx *t, struct xrc_rig *r)
+{
+	rig_up_api(t, r, 0);
+}
+
+/* Post through the API the rig was made for. */
+static int rig_post(struct xrc_rig *r, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	return r->newapi ? th_post_send_ex(r->ini, wr) : ibv_post_send(r->ini, wr, &bad);
+}
+
+static void rig_up_api(struct th_ctx *t, struct xrc_rig *r, int newapi)
 {
 	int i;
 
@@ -65,7 +86,11 @@ static void rig_up(struct th_ctx *t, struct xrc_rig *r)
 		assert_non_null(r->srq[i]);
 		assert_int_equal(ibv_get_srq_num(r->srq[i], &r->srqn[i]), 0);
 	}
-	r->ini = th_ini_qp(t->ctx, r->pd, r->scq);
+	r->newapi = newapi;
+	r->ini = newapi ? th_ini_qp_ex(t->ctx, r->pd, r->scq, XRC_OPS)
+			: th_ini_qp(t->ctx, r->pd, r->scq);
+	if (!r->ini && newapi && errno == EOPNOTSUPP)
+		th_ext_missing("XRC_SEND QPs with send_ops_flags: EOPNOTSUPP (no new post-send API)");
 	r->tgt = th_tgt_qp(t->ctx, r->x);
 	assert_non_null(r->ini);
 	assert_non_null(r->tgt);
@@ -129,17 +154,64 @@ static void wr_fill(struct xrc_rig *r, struct ibv_send_wr *wr, struct ibv_sge *s
 	}
 }
 
-static void expect_send_ok(struct xrc_rig *r, uint64_t wr_id)
+/* What the traffic did, to compare the two post APIs (WRX-07). */
+struct obs {
+	int n;
+	struct { uint64_t wr_id; int status, opcode, flags; uint32_t len, imm; } wc[96];
+	char lbuf[BUF], rbuf[BUF];
+};
+
+static void obs_wc(struct obs *o, const struct ibv_wc *wc, int recv)
+{
+	if (!o)
+		return;
+	assert_true(o->n < 96);
+	o->wc[o->n].wr_id = wc->wr_id;
+	o->wc[o->n].status = wc->status;
+	o->wc[o->n].opcode = wc->opcode;
+	o->wc[o->n].flags = wc->wc_flags & IBV_WC_WITH_IMM;
+	/* byte_len and imm are defined on the receive side only */
+	o->wc[o->n].len = recv ? wc->byte_len : 0;
+	o->wc[o->n].imm = recv && (wc->wc_flags & IBV_WC_WITH_IMM) ? wc->imm_data : 0;
+	o->n++;
+}
+
+static void obs_same(const struct obs *a, const struct obs *b, const char *what)
+{
+	int i;
+
+	if (a->n != b->n)
+		th_fail("%s: %d completions through ibv_post_send, %d through the new API",
+			what, a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		if (memcmp(&a->wc[i], &b->wc[i], sizeof(a->wc[i])))
+			th_fail("%s: completion %d differs: wr_id %#llx status %d opcode %d len %u "
+				"by ibv_post_send, wr_id %#llx status %d opcode %d len %u by the new API",
+				what, i, (unsigned long long)a->wc[i].wr_id, a->wc[i].status,
+				a->wc[i].opcode, a->wc[i].len, (unsigned long long)b->wc[i].wr_id,
+				b->wc[i].status, b->wc[i].opcode, b->wc[i].len);
+	if (memcmp(a->lbuf, b->lbuf, BUF) || memcmp(a->rbuf, b->rbuf, BUF))
+		th_fail("%s: memory differs after the same traffic through the two APIs", what);
+}
+
+static void expect_send_ok_obs(struct xrc_rig *r, uint64_t wr_id, struct obs *o)
 {
 	struct ibv_wc wc;
 
+	memset(&wc, 0, sizeof(wc));
 	assert_int_equal(th_poll(r->scq, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.wr_id, wr_id);
+	obs_wc(o, &wc, 0);
+}
+
+static void expect_send_ok(struct xrc_rig *r, uint64_t wr_id)
+{
+	expect_send_ok_obs(r, wr_id, NULL);
 }
 
 /* Exactly SRQ i's CQ holds one receive completion; the others none. */
-static void expect_recv_on(struct xrc_rig *r, int i, uint64_t wr_id, int imm)
+static void expect_recv_on_obs(struct xrc_rig *r, int i, uint64_t wr_id, int imm, struct obs *o)
 {
 	struct ibv_wc wc;
 	int j;
@@ -151,6 +223,7 @@ static void expect_recv_on(struct xrc_rig *r, int i, uint64_t wr_id, int imm)
 			th_fail("a completion for SRQ %d (srqn %#x) landed on SRQ %d's CQ", i,
 				r->srqn[i], j);
 	}
+	memset(&wc, 0, sizeof(wc));
 	assert_int_equal(th_poll(r->rcq[i], &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.wr_id, wr_id);
@@ -159,17 +232,26 @@ static void expect_recv_on(struct xrc_rig *r, int i, uint64_t wr_id, int imm)
 		assert_true(wc.wc_flags & IBV_WC_WITH_IMM);
 		assert_int_equal(ntohl(wc.imm_data), 0xc0de0000u + (unsigned)i);
 	}
+	obs_wc(o, &wc, 1);
 }
 
-static void deliver_ops(struct th_ctx *t, const enum ibv_wr_opcode *ops, size_t nops)
+static void expect_recv_on(struct xrc_rig *r, int i, uint64_t wr_id, int imm)
 {
-	struct ibv_send_wr wr, *bad;
+	expect_recv_on_obs(r, i, wr_id, imm, NULL);
+}
+
+/* Each opcode to each SRQ, backwards, through the API newapi says; the
+ * SRQ it names must take it. o (or NULL) keeps what happened. */
+static void deliver_ops_api(struct th_ctx *t, const enum ibv_wr_opcode *ops, size_t nops,
+			    int newapi, struct obs *o)
+{
+	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct xrc_rig r;
 	size_t k;
 	int i;
 
-	rig_up(t, &r);
+	rig_up_api(t, &r, newapi);
 	for (k = 0; k < nops; k++) {
 		/* backwards, so "the first SRQ of the domain" is never right by luck */
 		for (i = NSRQ - 1; i >= 0; i--) {
@@ -182,19 +264,29 @@ static void deliver_ops(struct th_ctx *t, const enum ibv_wr_opcode *ops, size_t 
 			memset(r.lbuf, 'a' + i, 16);
 			if (consumes)
 				srq_post(&r, i, 0x900u + (unsigned)i);
-			assert_int_equal(ibv_post_send(r.ini, &wr, &bad), 0);
-			printf("opcode %d to SRQ %d (srqn %#x)\n", ops[k], i, r.srqn[i]);
-			expect_send_ok(&r, wr.wr_id);
+			assert_int_equal(rig_post(&r, &wr), 0);
+			printf("opcode %d to SRQ %d (srqn %#x)%s\n", ops[k], i, r.srqn[i],
+			       newapi ? " through ibv_wr_*" : "");
+			expect_send_ok_obs(&r, wr.wr_id, o);
 			if (consumes)
-				expect_recv_on(&r, i, 0x900u + (unsigned)i,
-					       ops[k] != IBV_WR_SEND);
+				expect_recv_on_obs(&r, i, 0x900u + (unsigned)i,
+						   ops[k] != IBV_WR_SEND, o);
 			if (ops[k] == IBV_WR_RDMA_WRITE || ops[k] == IBV_WR_RDMA_WRITE_WITH_IMM)
 				assert_int_equal(r.rbuf[256 + 32 * i], 'a' + i);
 		}
 	}
-	th_note("%zu opcodes x %d SRQs in one XRCD delivered as remote_srqn named them",
-		nops, NSRQ);
+	if (o) {
+		memcpy(o->lbuf, r.lbuf, BUF);
+		memcpy(o->rbuf, r.rbuf, BUF);
+	}
+	th_note("%zu opcodes x %d SRQs in one XRCD delivered as %s named them", nops, NSRQ,
+		newapi ? "ibv_wr_set_xrc_srqn" : "remote_srqn");
 	rig_down(&r);
+}
+
+static void deliver_ops(struct th_ctx *t, const enum ibv_wr_opcode *ops, size_t nops)
+{
+	deliver_ops_api(t, ops, nops, 0, NULL);
 }
 
 static void each_send_lands_in_the_srq_remote_srqn_names(struct th_ctx *t)
@@ -248,7 +340,16 @@ struct pair {
 	struct ibv_mr *mr;
 };
 
+/* newapi: -1 the 1.1 create_qp; 0 create_qp_ex without the new API's
+ * bit; else the send_ops_flags of the new API for QP a. */
+static void pair_up_api(struct th_ctx *t, struct pair *p, enum ibv_qp_type type, int64_t ops);
+
 static void pair_up(struct th_ctx *t, struct pair *p, enum ibv_qp_type type)
+{
+	pair_up_api(t, p, type, -1);
+}
+
+static void pair_up_api(struct th_ctx *t, struct pair *p, enum ibv_qp_type type, int64_t ops)
 {
 	struct ibv_ah_attr aa;
 
@@ -259,9 +360,18 @@ static void pair_up(struct th_ctx *t, struct pair *p, enum ibv_qp_type type)
 	assert_non_null(p->cq);
 	p->buf = calloc(1, BUF);
 	assert_non_null(p->buf);
-	p->mr = ibv_reg_mr(p->pd, p->buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	p->mr = ibv_reg_mr(p->pd, p->buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ |
+			   (type == IBV_QPT_RC ? IBV_ACCESS_REMOTE_ATOMIC : 0));
 	assert_non_null(p->mr);
-	p->a = th_rc_qp(p->pd, p->cq, type);
+	if (ops < 0) {
+		p->a = th_rc_qp(p->pd, p->cq, type);
+	} else {
+		p->a = th_rc_qp_ex(t->ctx, p->pd, p->cq, type, (uint64_t)ops);
+		if (!p->a && ops && errno == EOPNOTSUPP)
+			th_ext_missing("type %d QPs with send_ops_flags %#llx: EOPNOTSUPP (no new post-send API)",
+				type, (unsigned long long)ops);
+	}
 	p->b = th_rc_qp(p->pd, p->cq, type);
 	assert_non_null(p->a);
 	assert_non_null(p->b);
@@ -655,6 +765,316 @@ static void post_send_on_xrc_recv_fails_and_takes_nothing(struct th_ctx *t)
 	rig_down(&r);
 }
 
+
+/* ---- the new post-send API (WR-04, WRX-) ------------------------------------- */
+/* WR-04, WRX-05, WRX-07: every XRC opcode to each of many SRQs of one domain
+ * through ibv_wr_set_xrc_srqn lands in the SRQ it names, and the traffic
+ * ends exactly as the same WRs through ibv_post_send and remote_srqn. */
+static void wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names(struct th_ctx *t)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct obs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	assert_non_null(a);
+	assert_non_null(b);
+	deliver_ops_api(t, ops, sizeof(ops) / sizeof(ops[0]), 0, a);
+	deliver_ops_api(t, ops, sizeof(ops) / sizeof(ops[0]), 1, b);
+	obs_same(a, b, "XRC, every opcode, 4 SRQs");
+	th_note("%d completions, the same through both APIs", a->n);
+	free(a);
+	free(b);
+}
+
+#define RC_OPS (XRC_OPS)
+#define UC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE | \
+		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+/* One WR of the comparison: opcode, SGE count, inline. */
+struct pwr { enum ibv_wr_opcode op; int nsge, inl; };
+
+/* Post each WR a -> b through one API and keep what happened. */
+static void pair_traffic(struct th_ctx *t, enum ibv_qp_type type, uint64_t ops,
+			 const struct pwr *w, size_t nw, int newapi, struct obs *o)
+{
+	struct pair p;
+	size_t k;
+	int i;
+
+	pair_up_api(t, &p, type, newapi ? (int64_t)ops : 0);
+	if (newapi && !ibv_qp_to_qp_ex(p.a))
+		th_fail("a QP made with send_ops_flags has no ibv_qp_ex");
+	for (i = 0; i < 512; i++)
+		p.buf[i] = (char)(i * 7 + 1);
+	for (k = 0; k < nw; k++) {
+		struct ibv_sge ss[2], rs = { (uintptr_t)(p.buf + 1024), 512, p.mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 0x700 + k, .sg_list = &rs, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr wr, *bad;
+		int consumes = w[k].op == IBV_WR_SEND || w[k].op == IBV_WR_SEND_WITH_IMM ||
+			       w[k].op == IBV_WR_RDMA_WRITE_WITH_IMM;
+		int atomic = w[k].op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			     w[k].op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+		struct ibv_wc wc[2], *snd = NULL, *rcv = NULL;
+		int got = 0;
+
+		memset(&wr, 0, sizeof(wr));
+		for (i = 0; i < w[k].nsge; i++) {
+			ss[i].addr = (uintptr_t)(p.buf + 64 * k + 16 * i);
+			ss[i].length = atomic ? 8 : 16;
+			ss[i].lkey = p.mr->lkey;
+		}
+		if (w[k].op == IBV_WR_RDMA_READ || atomic)
+			ss[0].addr = (uintptr_t)(p.buf + 3072 + 16 * k);
+		wr.wr_id = 0x100 + k;
+		wr.sg_list = ss;
+		wr.num_sge = w[k].nsge;
+		wr.opcode = w[k].op;
+		wr.send_flags = IBV_SEND_SIGNALED | (w[k].inl ? IBV_SEND_INLINE : 0);
+		wr.imm_data = htonl(0xabc00000u + (unsigned)k);
+		if (atomic) {
+			wr.wr.atomic.remote_addr = (uintptr_t)(p.buf + 3584);
+			wr.wr.atomic.rkey = p.mr->rkey;
+			wr.wr.atomic.compare_add = w[k].op == IBV_WR_ATOMIC_CMP_AND_SWP ? 0 : 5;
+			wr.wr.atomic.swap = 0x1122334455667788ull;
+		} else if (type == IBV_QPT_UD) {
+			wr.wr.ud.ah = p.ah;
+			wr.wr.ud.remote_qpn = p.b->qp_num;
+			wr.wr.ud.remote_qkey = 0x11111111;
+		} else {
+			wr.wr.rdma.remote_addr = (uintptr_t)(p.buf + (w[k].op == IBV_WR_RDMA_READ ?
+								    64 * k : 2048 + 64 * k));
+			wr.wr.rdma.rkey = p.mr->rkey;
+		}
+		if (consumes)
+			assert_int_equal(ibv_post_recv(p.b, &rwr, &rbad), 0);
+		if (newapi)
+			assert_int_equal(th_post_send_ex(p.a, &wr), 0);
+		else
+			assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+		while (got < 1 + consumes) {
+			assert_int_equal(th_poll(p.cq, &wc[got]), 1);
+			got++;
+		}
+		for (i = 0; i < got; i++) {
+			if (wc[i].wr_id == wr.wr_id)
+				snd = &wc[i];
+			else
+				rcv = &wc[i];
+		}
+		assert_non_null(snd);
+		if (snd->status != IBV_WC_SUCCESS)
+			th_fail("opcode %d%s: status %d", w[k].op, newapi ? " (new API)" : "",
+				snd->status);
+		obs_wc(o, snd, 0);
+		if (consumes) {
+			assert_non_null(rcv);
+			obs_wc(o, rcv, 1);
+		}
+	}
+	memcpy(o->lbuf, p.buf, BUF);
+	pair_down(&p);
+}
+
+/* WRX-06, WRX-07: the builders of RC, UC and UD (SGE lists, inline data,
+ * immediates, RDMA, atomics, the UD address) end as ibv_post_send ends. */
+static void builders_on_rc_uc_ud_end_as_post_send_does(struct th_ctx *t)
+{
+	static const struct pwr rc[] = {
+		{ IBV_WR_SEND, 2, 0 }, { IBV_WR_SEND, 1, 1 }, { IBV_WR_SEND_WITH_IMM, 1, 0 },
+		{ IBV_WR_RDMA_WRITE, 2, 0 }, { IBV_WR_RDMA_WRITE, 2, 1 },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0 }, { IBV_WR_RDMA_READ, 1, 0 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0 }, { IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0 },
+	};
+	static const struct pwr uc[] = {
+		{ IBV_WR_SEND, 2, 0 }, { IBV_WR_SEND_WITH_IMM, 1, 1 }, { IBV_WR_RDMA_WRITE, 1, 0 },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 2, 0 },
+	};
+	static const struct pwr ud[] = {
+		{ IBV_WR_SEND, 2, 0 }, { IBV_WR_SEND, 1, 1 }, { IBV_WR_SEND_WITH_IMM, 1, 0 },
+	};
+	static const struct { enum ibv_qp_type type; uint64_t ops; const struct pwr *w; size_t n;
+			      const char *name; } cases[] = {
+		{ IBV_QPT_RC, RC_OPS, rc, sizeof(rc) / sizeof(rc[0]), "RC" },
+		{ IBV_QPT_UC, UC_OPS, uc, sizeof(uc) / sizeof(uc[0]), "UC" },
+		{ IBV_QPT_UD, UD_OPS, ud, sizeof(ud) / sizeof(ud[0]), "UD" },
+	};
+	struct obs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	size_t c;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	for (c = 0; c < 3; c++) {
+		memset(a, 0, sizeof(*a));
+		memset(b, 0, sizeof(*b));
+		pair_traffic(t, cases[c].type, cases[c].ops, cases[c].w, cases[c].n, 0, a);
+		pair_traffic(t, cases[c].type, cases[c].ops, cases[c].w, cases[c].n, 1, b);
+		obs_same(a, b, cases[c].name);
+		th_note("%s: %zu WRs, %d completions, the same through both APIs", cases[c].name,
+			cases[c].n, a->n);
+	}
+	free(a);
+	free(b);
+}
+
+/* WRX-01: only a QP made with send_ops_flags has an ibv_qp_ex, and it is
+ * the QP itself (the application's inlines call through its pointers). */
+static void qp_to_qp_ex_only_for_qps_made_with_send_ops_flags(struct th_ctx *t)
+{
+	struct pair p;
+	struct ibv_qp_ex *x;
+
+	pair_up_api(t, &p, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	x = ibv_qp_to_qp_ex(p.a);
+	if (!x)
+		th_fail("ibv_qp_to_qp_ex of a QP made with send_ops_flags: NULL");
+	assert_ptr_equal(&x->qp_base, p.a);
+	assert_non_null(x->wr_start);
+	assert_non_null(x->wr_complete);
+	assert_non_null(x->wr_abort);
+	assert_non_null(x->wr_send);
+	assert_non_null(x->wr_set_sge);
+	assert_non_null(x->wr_set_sge_list);
+	assert_non_null(x->wr_set_inline_data);
+	if (ibv_qp_to_qp_ex(p.b))
+		th_fail("ibv_qp_to_qp_ex of a QP made by ibv_create_qp: not NULL");
+	pair_down(&p);
+}
+
+static int cq_quiet(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		if (ibv_poll_cq(cq, 1, &wc) != 0)
+			return 0;
+		usleep(2000);
+	}
+	return 1;
+}
+
+/* WRX-03, WRX-04: a builder that cannot take its WR (a longer SGE list
+ * than max_send_sge; more WRs than the queue holds) fails the batch:
+ * wr_complete answers the error and posts none of it; the QP goes on. */
+static void wr_complete_fails_the_whole_batch(struct th_ctx *t)
+{
+	struct pair p;
+	struct ibv_qp_ex *x;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_sge sg[33];
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge rs;
+	struct ibv_wc wc;
+	uint32_t i, n;
+	int ret;
+
+	pair_up_api(t, &p, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	x = ibv_qp_to_qp_ex(p.a);
+	assert_non_null(x);
+	assert_int_equal(ibv_query_qp(p.a, &qa, IBV_QP_CAP, &qi), 0);
+	rs = (struct ibv_sge){ (uintptr_t)(p.buf + 1024), 512, p.mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 0x77, .sg_list = &rs, .num_sge = 1 };
+	assert_int_equal(ibv_post_recv(p.b, &rwr, &rbad), 0);
+	for (i = 0; i < 33; i++)
+		sg[i] = (struct ibv_sge){ (uintptr_t)(p.buf + 8 * i), 8, p.mr->lkey };
+	if (qa.cap.max_send_sge > 32)
+		th_fail("max_send_sge %u: granted far above the 2 asked", qa.cap.max_send_sge);
+	/* one good WR, one with max_send_sge + 1 SGEs, one good */
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 1;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+	x->wr_id = 2;
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, qa.cap.max_send_sge + 1, sg);
+	x->wr_id = 3;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+	ret = ibv_wr_complete(x);
+	if (!ret)
+		th_fail("a WR of %u SGEs on a QP of %u: wr_complete answered 0",
+			qa.cap.max_send_sge + 1, qa.cap.max_send_sge);
+	th_errno_strict(ret, ENOMEM, "wr_complete after an SGE list too long");
+	if (!cq_quiet(p.cq))
+		th_fail("a failed batch posted WRs");
+	/* more WRs than the send queue holds */
+	n = qa.cap.max_send_wr + 1;
+	ibv_wr_start(x);
+	for (i = 0; i < n; i++) {
+		x->wr_id = 0x1000 + i;
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+	}
+	ret = ibv_wr_complete(x);
+	if (!ret)
+		th_fail("%u WRs on a send queue of %u: wr_complete answered 0", n, qa.cap.max_send_wr);
+	th_errno_strict(ret, ENOMEM, "wr_complete past the send queue");
+	if (!cq_quiet(p.cq))
+		th_fail("a batch larger than the send queue posted WRs");
+	/* the QP goes on: one WR, one completion, the receive it was waiting for */
+	ibv_wr_start(x);
+	x->wr_id = 9;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+	assert_int_equal(ibv_wr_complete(x), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(th_poll(p.cq, &wc), 1);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id != 9 && wc.wr_id != 0x77)
+			th_fail("completion of wr_id %#llx, of a failed batch",
+				(unsigned long long)wc.wr_id);
+	}
+	assert_true(cq_quiet(p.cq));
+	pair_down(&p);
+}
+
+/* WRX-03: wr_abort drops what was built; the next batch posts its own. */
+static void wr_abort_drops_the_batch(struct th_ctx *t)
+{
+	struct pair p;
+	struct ibv_qp_ex *x;
+	struct ibv_sge rs, ss;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_wc wc;
+	int i;
+
+	pair_up_api(t, &p, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	x = ibv_qp_to_qp_ex(p.a);
+	assert_non_null(x);
+	rs = (struct ibv_sge){ (uintptr_t)(p.buf + 1024), 512, p.mr->lkey };
+	ss = (struct ibv_sge){ (uintptr_t)p.buf, 16, p.mr->lkey };
+	for (i = 0; i < 2; i++) {
+		rwr = (struct ibv_recv_wr){ .wr_id = 0x70 + i, .sg_list = &rs, .num_sge = 1 };
+		assert_int_equal(ibv_post_recv(p.b, &rwr, &rbad), 0);
+	}
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 7;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, ss.lkey, ss.addr, ss.length);
+	ibv_wr_abort(x);
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 8;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, ss.lkey, ss.addr, ss.length);
+	assert_int_equal(ibv_wr_complete(x), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(th_poll(p.cq, &wc), 1);
+		if (wc.wr_id == 7)
+			th_fail("the aborted WR was posted");
+		assert_true(wc.wr_id == 8 || wc.wr_id == 0x70);
+	}
+	if (!cq_quiet(p.cq))
+		th_fail("more completions than the one WR posted");
+	pair_down(&p);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(each_send_lands_in_the_srq_remote_srqn_names,
 		"WR-03 QPX-10 SRQX-11 SRQX-13", TH_XRC),
@@ -666,6 +1086,11 @@ static const struct th_test tests[] = {
 	TH_TEST(xrc_send_refuses_an_opcode_xrc_lacks, "QPX-10", TH_XRC),
 	TH_TEST(post_recv_on_xrc_qps_fails_and_takes_nothing, "QPX-11", TH_XRC),
 	TH_TEST(post_send_on_xrc_recv_fails_and_takes_nothing, "QPX-12", TH_XRC),
+	TH_TEST(wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names, "WR-04 WRX-05 WRX-07", TH_XRC),
+	TH_TEST(builders_on_rc_uc_ud_end_as_post_send_does, "WRX-06 WRX-07", 0),
+	TH_TEST(qp_to_qp_ex_only_for_qps_made_with_send_ops_flags, "WRX-01", 0),
+	TH_TEST(wr_complete_fails_the_whole_batch, "WRX-03 WRX-04", 0),
+	TH_TEST(wr_abort_drops_the_batch, "WRX-03", 0),
 };
 
 int main(int argc, char **argv)

@@ -642,6 +642,51 @@ static void xrc_send_with_mask_pd_only_is_created(struct th_ctx *t)
 	base_free(&b);
 }
 
+/* WRX-02: send_ops_flags on the XRC types (the kernel never sees them; the
+ * driver decides): XRC_SEND takes the RC operations and has an ibv_qp_ex;
+ * an operation no XRC_SEND carries (TSO) and any set on XRC_RECV, which
+ * sends nothing, are refused with EOPNOTSUPP (rdma-core v44.0
+ * providers/mlx5/qp.c:3623 and :3672 mlx5_qp_fill_wr_pfns). */
+static void send_ops_flags_on_xrc_send_and_xrc_recv(struct th_ctx *t)
+{
+	const uint64_t xrc_ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	struct base b = base_new(t->ctx);
+	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp *q;
+
+	assert_non_null(x);
+	q = th_ini_qp_ex(t->ctx, b.pd, b.cq, xrc_ops);
+	if (!q && errno == EOPNOTSUPP) {
+		if (th_strict() && th_mode() && !strcmp(th_mode(), "extended"))
+			th_fail("XRC_SEND with send_ops_flags: EOPNOTSUPP on the reference target");
+		th_note("XRC_SEND with send_ops_flags: EOPNOTSUPP (no new post-send API)");
+	} else {
+		assert_non_null(q);
+		assert_non_null(ibv_qp_to_qp_ex(q));
+		assert_non_null(ibv_qp_to_qp_ex(q)->wr_set_xrc_srqn);
+		assert_int_equal(ibv_destroy_qp(q), 0);
+	}
+	q = th_ini_qp_ex(t->ctx, b.pd, b.cq, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO);
+	if (q)
+		th_fail("XRC_SEND with IBV_QP_EX_WITH_TSO was created");
+	th_errno_strict(errno, EOPNOTSUPP, "XRC_SEND with IBV_QP_EX_WITH_TSO");
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.xrcd = x;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	q = ibv_create_qp_ex(t->ctx, &a);
+	if (q)
+		th_fail("XRC_RECV with send_ops_flags was created");
+	th_errno_strict(errno, EOPNOTSUPP, "XRC_RECV with send_ops_flags");
+	assert_int_equal(ibv_close_xrcd(x), 0);
+	base_free(&b);
+}
+
 static void xrc_send_without_pd_bit_fails_einval(struct th_ctx *t)
 {
 	struct base b = base_new(t->ctx);
@@ -1414,6 +1459,7 @@ static const struct th_test tests[] = {
 	TH_TEST(xrc_srq_holds_its_xrcd_cq_and_pd, "SRQX-09 XRCD-13", TH_XRC),
 	TH_TEST(xrc_srq_destroy_succeeds_while_tgt_qp_lives, "SRQX-15 LIFE-12", TH_XRC),
 	TH_TEST(xrc_send_with_mask_pd_only_is_created, "QPX-01", TH_XRC),
+	TH_TEST(send_ops_flags_on_xrc_send_and_xrc_recv, "WRX-02", TH_XRC),
 	TH_TEST(xrc_send_without_pd_bit_fails_einval, "QPX-01", TH_XRC),
 	TH_TEST(xrc_send_ignores_recv_fields, "QPX-02", TH_XRC),
 	TH_TEST(xrc_send_reports_no_recv_caps, "QPX-02", TH_XRC),

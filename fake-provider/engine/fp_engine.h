@@ -201,6 +201,46 @@ char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge,
 char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
 		   uint32_t rkey, uint64_t len, int need);
 
+/*
+ * Memory windows: the window's key in the same key table. A bound window
+ * grants remote access as a region does, inside its range of its region,
+ * with the access it was bound with (a type 2 window: to the QP that bound
+ * it, once the responder names the QP; fe_mr_remote has no QP today).
+ */
+struct fp_swr;
+struct fe_mw {
+	struct fp_link link;		/* in the device's key table */
+	const void *pd;
+	enum ibv_mw_type type;
+	uint32_t rkey;			/* the current key (a new tag at each bind) */
+	bool bound;
+	struct fe_mr *mr;
+	uint64_t addr, length;
+	int access;
+	const struct fe_qp *qp;		/* type 2: the QP it is bound to */
+};
+void fe_mw_add(struct fe_dev *dev, struct fe_mw *mw);	/* sets rkey */
+void fe_mw_del(struct fe_dev *dev, struct fe_mw *mw);
+struct fe_mw *fe_mw_by_rkey(struct fe_dev *dev, uint32_t rkey);
+void fe_mw_bind_range(struct fe_mw *mw, struct fe_mr *mr, uint32_t rkey, uint64_t addr,
+		      uint64_t length, int access, const struct fe_qp *qp);
+void fe_mw_unbind(struct fe_mw *mw);
+/*
+ * A WQE the HCA runs without the wire (BIND_MW, LOCAL_INV, done by the
+ * verbs layer when posted): its sequence number and its CQE on the send CQ
+ * (none for a quiet success). It belongs in sq.c: there it must wait
+ * behind the QP's waiting WQEs (sq_wait) and complete in order; here
+ * (registry.c, until then) it completes at once, ahead of them.
+ */
+void fe_sq_local(struct fe_qp *qp, const struct fp_swr *s, enum ibv_wc_status st);
+/*
+ * Not there yet, for the responder (responder.c): an arrived
+ * SEND_WITH_INV invalidates a type 2 window bound to the target QP, or a
+ * region registered for it (the receive CQE then has IBV_WC_WITH_INV and
+ * the rkey in imm_data; anything else is FP_NAK_INV_REQ):
+ */
+int fe_key_invalidate(struct fe_dev *dev, const struct fe_qp *qp, uint32_t rkey);
+
 /* The local view of a daemon XRC domain (by its id); counts local uses. */
 int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out);
 /* This process's view of domain id, or NULL when it holds none (no use taken). */

@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +20,7 @@ struct fe_dev {
 	bool ready;
 	int devidx;
 	unsigned users;
-	struct fp_link qps, srqs, mrs, doms;
+	struct fp_link qps, srqs, mrs, mws, doms;
 	uint32_t key_state;
 	struct fe_xport *xp;		/* this process's receive ring, while joined */
 };
@@ -114,6 +116,7 @@ struct fe_dev *fe_dev_attach(int devidx)
 		fp_list_init(&dev->qps);
 		fp_list_init(&dev->srqs);
 		fp_list_init(&dev->mrs);
+		fp_list_init(&dev->mws);
 		fp_list_init(&dev->doms);
 		dev->key_state = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 12) ^ 0x9e3779b9u;
 		if (!dev->key_state)
@@ -253,8 +256,81 @@ void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr)
 
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
 {
-	(void)dev;
+	struct fp_link *p, *t;
+
+	/* windows bound to it grant nothing more */
+	fp_list_for_each_safe(p, t, &dev->mws) {
+		struct fe_mw *w = fp_container_of(p, struct fe_mw, link);
+
+		if (w->mr == mr)
+			fe_mw_unbind(w);
+	}
 	fp_list_del(&mr->link);
+}
+
+/* ---- memory windows: keys of the same table ------------------------------ */
+void fe_mw_add(struct fe_dev *dev, struct fe_mw *mw)
+{
+	mw->rkey = fe_new_key(dev);
+	mw->bound = false;
+	mw->mr = NULL;
+	fp_list_add_tail(&dev->mws, &mw->link);
+}
+
+void fe_mw_del(struct fe_dev *dev, struct fe_mw *mw)
+{
+	(void)dev;
+	fp_list_del(&mw->link);
+}
+
+struct fe_mw *fe_mw_by_rkey(struct fe_dev *dev, uint32_t rkey)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &dev->mws) {
+		struct fe_mw *w = fp_container_of(p, struct fe_mw, link);
+
+		if (w->rkey == rkey)
+			return w;
+	}
+	return NULL;
+}
+
+void fe_mw_bind_range(struct fe_mw *mw, struct fe_mr *mr, uint32_t rkey, uint64_t addr,
+		      uint64_t length, int access, const struct fe_qp *qp)
+{
+	mw->rkey = rkey;
+	mw->mr = mr;
+	mw->addr = addr;
+	mw->length = length;
+	mw->access = access;
+	mw->qp = qp;
+	mw->bound = true;
+}
+
+void fe_mw_unbind(struct fe_mw *mw)
+{
+	mw->bound = false;
+	mw->mr = NULL;
+	mw->qp = NULL;
+}
+
+void fe_sq_local(struct fe_qp *r, const struct fp_swr *s, enum ibv_wc_status st)
+{
+	bool signaled = r->sq_sig_all || (s->send_flags & IBV_SEND_SIGNALED);
+	uint64_t seq = ++r->sq_posted;
+	struct ibv_wc wc;
+
+	if (st == IBV_WC_SUCCESS && !signaled)
+		return;			/* retired with the next signaled CQE polled */
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = s->wr_id;
+	wc.status = st;
+	wc.opcode = s->opcode == IBV_WR_BIND_MW ? IBV_WC_BIND_MW : IBV_WC_LOCAL_INV;
+	wc.qp_num = r->qpn;
+	fe_cq_push(r->scq, &wc, r, seq, false);
+	if (st != IBV_WC_SUCCESS)
+		fe_qp_set_error(r);	/* a failed WQE moves the QP to ERR */
 }
 
 struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey)
@@ -353,8 +429,20 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t a
 		   uint32_t rkey, uint64_t len, int need)
 {
 	struct fe_mr *mr = fe_mr_by_rkey(dev, rkey);
+	struct fe_mw *w;
 
-	if (!mr || mr->pd != pd || !(mr->access & need) || !(qp_access & need) ||
+	if (!mr) {
+		/* a bound window: its range of its region, its access */
+		w = fe_mw_by_rkey(dev, rkey);
+		if (!w || !w->bound || w->pd != pd || !(w->access & need) || /* @rule MW-03 */
+		    !(qp_access & need) ||
+		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) &&
+		     !fe_range_in(addr, len, w->addr, w->length)) ||
+		    !fe_range_in(addr, len, w->mr->iova, w->mr->length))
+			return NULL;
+		return w->mr->addr + (addr - w->mr->iova);
+	}
+	if (mr->pd != pd || !(mr->access & need) || !(qp_access & need) ||
 	    !fe_range_in(addr, len, mr->iova, mr->length))
 		return NULL;
 	return mr->addr + (addr - mr->iova);

@@ -25,7 +25,9 @@ static const char *const fp_op_names[FP_OP__COUNT] = {
  */
 static const int fp_op_default_err[FP_OP__COUNT] = {
 	[FP_OP_ALLOC_MW]	= ENOMEM,
+	[FP_OP_ALLOC_PARENT_DOMAIN] = ENOMEM,
 	[FP_OP_ALLOC_PD]	= ENOMEM,
+	[FP_OP_ALLOC_TD]	= ENOMEM,
 	[FP_OP_ATTACH_MCAST]	= EIO,
 	[FP_OP_BIND_MW]		= EIO,
 	[FP_OP_CLOSE_XRCD]	= EIO,
@@ -37,6 +39,7 @@ static const int fp_op_default_err[FP_OP__COUNT] = {
 	[FP_OP_CREATE_SRQ_EX]	= ENOMEM,
 	[FP_OP_DEALLOC_MW]	= EIO,
 	[FP_OP_DEALLOC_PD]	= EIO,
+	[FP_OP_DEALLOC_TD]	= EIO,
 	[FP_OP_DEREG_MR]	= EIO,
 	[FP_OP_DESTROY_AH]	= EIO,
 	[FP_OP_DESTROY_CQ]	= EIO,
@@ -61,6 +64,7 @@ static const int fp_op_default_err[FP_OP__COUNT] = {
 	[FP_OP_QUERY_SRQ]	= EINVAL,
 	[FP_OP_REG_MR]		= ENOMEM,
 	[FP_OP_REQ_NOTIFY_CQ]	= EIO,
+	[FP_OP_REREG_MR]	= ENOMEM,
 	[FP_OP_RESIZE_CQ]	= EIO,
 };
 

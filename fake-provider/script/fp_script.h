@@ -42,6 +42,17 @@ enum fp_lifetime { FP_LIFE_CURRENT = 0, FP_LIFE_SEED = 1 };
  * deviates from it (fixtures/profiles/README.md): strict is the spec. */
 enum fp_profile { FP_PROF_STRICT = 0, FP_PROF_MLX5, FP_PROF_MLX4, FP_PROF_RXE, FP_PROF__COUNT };
 
+/* Extension ops a script can take away from the provider (`withdraw NAME`),
+ * for the "not supported" paths of applications. */
+enum fp_withdraw {
+	FP_X_QP_EX = 1 << 0,		/* "qp_ex": the new post-send API */
+	FP_X_CQ_EX = 1 << 1,		/* "cq_ex": create_cq_ex */
+	FP_X_REREG_MR = 1 << 2,		/* "rereg_mr" */
+	FP_X_MW = 1 << 3,		/* "mw": memory windows */
+	FP_X_PARENT_DOMAIN = 1 << 4,	/* "parent_domain": alloc_td, alloc_parent_domain */
+	FP_X_QUERY_DEVICE_EX = 1 << 5,	/* "query_device_ex" */
+};
+
 struct fp_port_spec {
 	struct ibv_port_attr attr;	/* state, max_mtu, active_mtu, lid, link_layer, gid_tbl_len, pkey_tbl_len, ... */
 	int ngids;
@@ -90,6 +101,7 @@ struct fp_script {
 	int nevents;
 	struct fp_event_rule event[FP_MAX_EVENTS];
 	bool quirk[FP_Q__COUNT];
+	unsigned withdrawn;		/* enum fp_withdraw bits */
 	char trace_path[4096];		/* "" = no trace */
 };
 
@@ -126,6 +138,11 @@ extern struct fp_script *fp__script;
 static inline bool fp__quirk(enum fp_quirk q)
 {
 	return fp__script->quirk[q];
+}
+
+static inline bool fp__withdrawn(enum fp_withdraw x)
+{
+	return fp__script->withdrawn & x;
 }
 
 /*

@@ -30,6 +30,13 @@
  *                                   create/alloc/reg/open, EINVAL for
  *                                   modify/query, EIO for the rest)
  *   quirk NAME                      a name from fp_quirks.def
+ *   withdraw NAME                   the provider lacks an extension op, as
+ *                                   a driver without it: qp_ex (the new
+ *                                   post-send API: send_ops_flags refused,
+ *                                   EOPNOTSUPP), cq_ex (create_cq_ex),
+ *                                   rereg_mr, mw (memory windows),
+ *                                   parent_domain (alloc_td and
+ *                                   alloc_parent_domain), query_device_ex
  *   event TYPE after OP N [port P]  raise async event TYPE right after the Nth
  *                                   call of OP. TYPE: cq_err, qp_fatal,
  *                                   qp_req_err, qp_access_err, comm_est,
@@ -387,7 +394,8 @@ static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
 			      IBV_DEVICE_BAD_QKEY_CNTR | IBV_DEVICE_CHANGE_PHY_PORT |
 			      IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
 			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE |
-			      IBV_DEVICE_N_NOTIFY_CQ;
+			      IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_MEM_WINDOW |
+			      IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = 32;
 	a->max_sge_rd = 32;
 	a->max_cq = 16384;
@@ -398,7 +406,7 @@ static void fp_dev_defaults(struct fp_dev_spec *d, int idx)
 	a->max_res_rd_atom = 16 * 16384;
 	a->max_qp_init_rd_atom = 16;
 	a->atomic_cap = IBV_ATOMIC_HCA;
-	a->max_mw = 0;				/* no memory windows: no alloc_mw op */
+	a->max_mw = 1024;			/* windows of types 1 and 2B */
 	a->max_mcast_grp = 1024;
 	a->max_mcast_qp_attach = 16;
 	a->max_total_mcast_qp_attach = 16 * 1024;
@@ -586,6 +594,26 @@ static int fp_d_quirk(struct fp_pctx *c, int argc, char **argv)
 		return fp_perr(c, "quirk: unknown quirk '%s'", argv[1]);
 	c->s->quirk[q] = true;
 	return 0;
+}
+
+static int fp_d_withdraw(struct fp_pctx *c, int argc, char **argv)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "cq_ex", FP_X_CQ_EX }, { "mw", FP_X_MW },
+		{ "parent_domain", FP_X_PARENT_DOMAIN }, { "qp_ex", FP_X_QP_EX },
+		{ "query_device_ex", FP_X_QUERY_DEVICE_EX }, { "rereg_mr", FP_X_REREG_MR },
+	};
+	size_t i;
+
+	if (fp_nargs(c, argc, argv, 1, 1, "withdraw NAME"))
+		return -1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(argv[1], names[i].name)) {
+			c->s->withdrawn |= names[i].bit;
+			return 0;
+		}
+	return fp_perr(c, "withdraw: unknown extension '%s' (cq_ex, mw, parent_domain, "
+		       "qp_ex, query_device_ex, rereg_mr)", argv[1]);
 }
 
 static int fp_d_event(struct fp_pctx *c, int argc, char **argv)
@@ -1011,6 +1039,7 @@ static const struct {
 	{ "profile",	fp_d_profile,	false },
 	{ "quirk",	fp_d_quirk,	false },
 	{ "trace",	fp_d_trace,	false },
+	{ "withdraw",	fp_d_withdraw,	false },
 };
 
 static int fp_line(struct fp_pctx *c, char *buf)

@@ -196,6 +196,9 @@ static struct bad bads[] = {
 	  "t.fps:2: fault: missing argument (usage: fault OP nth|from N [errno E])" },
 	{ "refuses_too_many_faults", NULL, "t.fps:66: too many faults (max 64)" },
 	{ "refuses_unknown_quirk", D "quirk no_such_quirk\n", "t.fps:2: quirk: unknown quirk 'no_such_quirk'" },
+	{ "refuses_unknown_withdraw", D "withdraw warp_drive\n",
+	  "t.fps:2: withdraw: unknown extension 'warp_drive' (cq_ex, mw, parent_domain, "
+	  "qp_ex, query_device_ex, rereg_mr)" },
 	{ "refuses_unknown_event", D "event meteor after poll_cq 1\n",
 	  "t.fps:2: event: unknown event 'meteor'" },
 	{ "refuses_event_without_after", D "event qp_fatal before modify_qp 1\n",
@@ -698,6 +701,26 @@ static void every_op_and_quirk_name_is_accepted(void **state)
 	}
 }
 
+static void every_withdraw_name_is_accepted(void **state)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "cq_ex", FP_X_CQ_EX }, { "mw", FP_X_MW },
+		{ "parent_domain", FP_X_PARENT_DOMAIN }, { "qp_ex", FP_X_QP_EX },
+		{ "query_device_ex", FP_X_QUERY_DEVICE_EX }, { "rereg_mr", FP_X_REREG_MR },
+	};
+	char text[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(text, sizeof(text), "withdraw %s\ndevice d\n", names[i].name);
+		parse_ok(text);
+		assert_int_equal(g_s.withdrawn, names[i].bit);
+	}
+	parse_ok("withdraw qp_ex\nwithdraw cq_ex\ndevice d\n");
+	assert_int_equal(g_s.withdrawn, FP_X_QP_EX | FP_X_CQ_EX);
+}
+
 static void every_event_type_is_accepted(void **state)
 {
 	static const struct { const char *name; enum ibv_event_type t; const char *op; bool port; } ev[] = {
@@ -803,6 +826,7 @@ int main(void)
 		cmocka_unit_test(faults_are_recorded_with_default_or_named_errno),
 		cmocka_unit_test(every_errno_name_is_known),
 		cmocka_unit_test(every_op_and_quirk_name_is_accepted),
+		cmocka_unit_test(every_withdraw_name_is_accepted),
 		cmocka_unit_test(every_event_type_is_accepted),
 		cmocka_unit_test(trace_is_relative_to_the_script_dir),
 		cmocka_unit_test(limits_are_reachable),

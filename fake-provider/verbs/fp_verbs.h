@@ -39,15 +39,46 @@ struct fp_context {
 	struct fk_qp_limits lim;	/* the spec's ports and limits, as the daemon has them */
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
-	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds;
+	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds, tds, pdoms, mws;
+};
+
+struct fp_td {
+	struct ibv_td td;
+	struct fp_context *ctx;
+	struct fp_link link;
+	unsigned usecnt;		/* parent domains on it */
 };
 
 struct fp_pd {
 	struct ibv_pd pd;
 	struct fp_context *ctx;
-	struct fp_link link;
+	struct fp_link link;		/* ctx->pds, or ctx->pdoms for a parent domain */
 	unsigned usecnt;
+	/* A parent domain (alloc_parent_domain): its protection domain (the
+	 * PD whose handle it carries, which holds the keys and the objects),
+	 * its thread domain and the application's allocators. */
+	bool parent;
+	unsigned pdoms;			/* parent domains on this PD */
+	struct fp_pd *prot;		/* itself for a plain PD */
+	struct fp_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
 };
+
+/* The buffers a parent domain's allocators give (resource_type of this
+ * device: its id in the high half, as drivers do), and what was used. */
+#define FP_RES_TYPE_QP	((0xfa4eULL << 32) | 1)
+#define FP_RES_TYPE_CQ	((0xfa4eULL << 32) | 2)
+struct fp_pdbuf {
+	struct fp_pd *pdom;		/* NULL: none */
+	void *ptr;
+	uint64_t type;
+	bool custom;			/* from the application's alloc */
+};
+int fp__pdbuf_get(struct fp_pdbuf *b, struct ibv_pd *pd, size_t size, uint64_t type);
+void fp__pdbuf_put(struct fp_pdbuf *b);
 
 struct fp_mr {
 	struct ibv_mr mr;
@@ -55,6 +86,14 @@ struct fp_mr {
 	struct fp_pd *pd;
 	struct fp_link link;
 	struct fe_mr e;
+};
+
+struct fp_mw {
+	struct ibv_mw mw;
+	struct fp_context *ctx;
+	struct fp_pd *pd;
+	struct fp_link link;
+	struct fe_mw e;
 };
 
 struct fp_cq {
@@ -65,6 +104,11 @@ struct fp_cq {
 	int comp_vector;
 	unsigned usecnt;
 	struct fe_cq e;
+	/* extended CQ (create_cq_ex): the CQE the poll functions took, and
+	 * the one the read functions show (the same but under a quirk) */
+	bool ex, cur_valid;
+	struct ibv_wc cur, shown;
+	struct fp_pdbuf pdbuf;		/* made on a parent domain */
 };
 
 struct fp_xrcd {
@@ -103,6 +147,31 @@ struct fp_rqp {
 	struct fp_srq *srq;
 	unsigned usecnt;		/* handles */
 	unsigned mcast;			/* attached multicast groups (UD) */
+	struct fp_pdbuf pdbuf;		/* made on a parent domain */
+};
+
+/* One WR of a batch the new post-send API builds (wr_ex.c). */
+struct fp_wrx {
+	struct fp_swr s;
+	struct ibv_sge *sge;		/* the WR's own copy of its SGE list */
+	char *inl;			/* inline data, copied when set */
+	size_t inl_len;
+	bool addr_set;			/* UD: set_ud_addr, XRC_SEND: set_xrc_srqn */
+	bool data_set;
+	struct ibv_mw *mw;		/* BIND_MW: the window, its new key, the bind */
+	uint32_t mw_rkey;
+	struct ibv_mw_bind_info bind;
+};
+
+/* A QP's new post-send API state (created with send_ops_flags). */
+struct fp_qpx {
+	uint64_t ops;			/* send_ops_flags asked */
+	bool open;			/* between wr_start and complete/abort */
+	int err;			/* the batch's first error */
+	int n, cap;
+	struct fp_wrx *wr, *cur;	/* the batch; the WR the setters fill */
+	struct ibv_sge *ring;		/* max_send_wr slots of ring_per SGEs */
+	size_t ring_per;
 };
 
 struct fp_qp {
@@ -118,6 +187,7 @@ struct fp_qp {
 	struct ibv_pd *init_pd;
 	struct ibv_cq *init_send_cq, *init_recv_cq;
 	struct ibv_srq *init_srq;
+	struct fp_qpx *qpx;		/* NULL unless created with send_ops_flags */
 };
 
 struct fp_ah {
@@ -135,6 +205,10 @@ static inline struct fp_context *to_fp_ctx(struct ibv_context *c)
 static inline struct fp_pd *to_fp_pd(struct ibv_pd *p) { return fp_container_of(p, struct fp_pd, pd); }
 static inline struct fp_mr *to_fp_mr(struct ibv_mr *m) { return fp_container_of(m, struct fp_mr, mr); }
 static inline struct fp_cq *to_fp_cq(struct ibv_cq *c) { return fp_container_of(c, struct fp_cq, vcq.cq); }
+static inline struct fp_mw *to_fp_mw(struct ibv_mw *m) { return fp_container_of(m, struct fp_mw, mw); }
+/* Whether a PD is a parent domain, and the PD that protects (pd_mr.c). */
+bool fp__pd_is_parent(struct ibv_pd *pd);
+static inline struct fp_pd *fp__pd_prot(struct ibv_pd *p) { return to_fp_pd(p)->prot; }
 static inline struct fp_srq *to_fp_srq(struct ibv_srq *s) { return fp_container_of(s, struct fp_srq, vsrq.srq); }
 static inline struct fp_qp *to_fp_qp(struct ibv_qp *q) { return fp_container_of(q, struct fp_qp, vqp.qp); }
 static inline struct fp_ah *to_fp_ah(struct ibv_ah *a) { return fp_container_of(a, struct fp_ah, ah); }
@@ -191,6 +265,16 @@ void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap 
 int fp_prof_modify_state(enum ibv_qp_state next);
 /* The device capability flags the driver reports for the script's. */
 unsigned int fp_prof_cap_flags(unsigned int flags);
+/* The send_ops_flags a QP type takes (0) or EOPNOTSUPP for the type. */
+int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup);
+/* Whether the driver lacks an extension op (enum fp_withdraw bits). */
+bool fp_prof_lacks(unsigned x);
+/* An extension op the provider does not offer: the script withdrew it, or
+ * the driver profile has none. */
+static inline bool fp__ext_off(enum fp_withdraw x)
+{
+	return fp__withdrawn(x) || fp_prof_lacks(x);
+}
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
@@ -200,6 +284,23 @@ static inline bool fp__xrc_capable(const struct fp_context *ctx)
 {
 	return fp_prof_cap_flags(ctx->spec->attr.device_cap_flags) & IBV_DEVICE_XRC;
 }
+/* Memory windows: the script's device says it has them. */
+static inline bool fp__mw_capable(const struct fp_context *ctx)
+{
+	return ctx->spec->attr.max_mw > 0 &&
+	       (fp_prof_cap_flags(ctx->spec->attr.device_cap_flags) & IBV_DEVICE_MEM_WINDOW) &&
+	       !fp__ext_off(FP_X_MW);
+}
+/* The new post-send API (wr_ex.c): the create-time check of send_ops_flags
+ * (0 or an errno), the builders once the QP exists, and their release. */
+int fp__qpx_check(struct fp_context *ctx, const struct ibv_qp_init_attr_ex *a);
+void fp__qpx_init(struct fp_qp *h, const struct ibv_qp_init_attr_ex *a, struct fp_qpx *x);
+void fp__qpx_free(struct fp_qp *h);
+/* The WRs the HCA runs without the wire (mw.c): BIND_MW (mw, rkey, b) and
+ * LOCAL_INV (s->imm the key): 0, or an errno with nothing taken. */
+int fp__post_local(struct fe_qp *r, const struct fp_swr *s, struct ibv_mw *mw, uint32_t rkey,
+		   const struct ibv_mw_bind_info *b);
+void fp__mw_cleanup_ctx(struct fp_context *ctx);
 /* A QP event on a target QP: through the daemon, to every handle (LIFE-08). */
 void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type);
 
@@ -224,9 +325,19 @@ int fp_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *fp_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t hca_va, int access);
 int fp_dereg_mr(struct ibv_mr *mr);
+struct ibv_mw *fp_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int fp_dealloc_mw(struct ibv_mw *mw);
+int fp_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
+int fp_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+		int access);
+struct ibv_td *fp_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int fp_dealloc_td(struct ibv_td *td);
+struct ibv_pd *fp_alloc_parent_domain(struct ibv_context *context,
+				      struct ibv_parent_domain_init_attr *attr);
 
 struct ibv_cq *fp_create_cq(struct ibv_context *context, int cqe,
 			    struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *fp_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr);
 int fp_destroy_cq(struct ibv_cq *cq);
 int fp_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int fp_req_notify_cq(struct ibv_cq *cq, int solicited_only);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fp_verbs.h"
 
@@ -32,6 +33,7 @@ struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 		goto out;
 	}
 	pd->ctx = ctx;
+	pd->prot = pd;
 	fp_list_add_tail(&ctx->pds, &pd->link);
 out:
 	fp__op_end(ctx, FP_OP_ALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u",
@@ -49,6 +51,15 @@ static void fp_pd_free(struct fp_pd *pd)
 	free(pd);
 }
 
+static void fp_pdom_free(struct fp_pd *d)
+{
+	d->prot->pdoms--;
+	if (d->td)
+		d->td->usecnt--;
+	fp_list_del(&d->link);
+	free(d);
+}
+
 int fp_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct fp_pd *pd = to_fp_pd(ibpd);
@@ -59,6 +70,21 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fp__op_begin(FP_OP_DEALLOC_PD);
 	if (err)
 		goto out;
+	if (pd->parent) {
+		/* mlx5_dealloc_parent_domain (rdma-core v44.0 providers/mlx5/
+		 * verbs.c:562): EBUSY while objects were made on it; no kernel
+		 * object of its own */
+		if (pd->usecnt) { /* @rule PD-02 */
+			err = EBUSY;
+			goto out;
+		}
+		fp_pdom_free(pd);
+		goto out;
+	}
+	if (pd->pdoms) { /* @rule PD-02 */
+		err = EBUSY;			/* parent domains on it (mlx5: refcount) */
+		goto out;
+	}
 	/* EBUSY while MRs, AHs, SRQs or QPs hold it: the fake kernel's (SRQX-09) */
 	err = fk_obj_destroy(ctx->fk, FK_O_PD, h);
 	if (err)
@@ -72,7 +98,7 @@ out:
 struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			 uint64_t hca_va, int access)
 {
-	struct fp_pd *pd = to_fp_pd(ibpd);
+	struct fp_pd *pd = fp__pd_prot(ibpd);	/* a parent domain's keys are its PD's */
 	struct fp_context *ctx = pd->ctx;
 	struct fp_mr *mr = NULL;
 	int err;
@@ -157,6 +183,237 @@ void fp__pd_mr_cleanup_ctx(struct fp_context *ctx)
 
 	fp_list_for_each_safe(p, t, &ctx->mrs)
 		fp_mr_free(fp_container_of(p, struct fp_mr, link));
+	fp_list_for_each_safe(p, t, &ctx->pdoms)
+		fp_pdom_free(fp_container_of(p, struct fp_pd, link));
+	fp_list_for_each_safe(p, t, &ctx->tds) {
+		fp_list_del(p);
+		free(fp_container_of(p, struct fp_td, link));
+	}
 	fp_list_for_each_safe(p, t, &ctx->pds)
 		fp_pd_free(fp_container_of(p, struct fp_pd, link));
+}
+
+
+/*
+ * ibv_rereg_mr past the library's checks. The kernel's part (linux v6.1
+ * drivers/infiniband/core/uverbs_cmd.c ib_uverbs_rereg_mr: no flag is
+ * EINVAL; the new PD is resolved by handle, the new access checked by
+ * ib_check_mr_access) is the fake kernel's: the region is registered
+ * again there, on the PD and with the access it ends with, and the old
+ * registration released, so a refusal changes nothing. The keys stay
+ * (the fake HCA's key table entry is updated in place).
+ */
+int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr, size_t length,
+		int access)
+{
+	struct fp_mr *mr = to_fp_mr(ibmr);
+	struct fp_context *ctx = mr->ctx;
+	struct fp_pd *npd = mr->pd;
+	int nacc = mr->e.access;
+	uint32_t handle = ibmr->handle;
+	int err;
+
+	err = fp__op_begin(FP_OP_REREG_MR);
+	if (!err && fp__ext_off(FP_X_REREG_MR))
+		err = EOPNOTSUPP;		/* a driver without the op */
+	if (!err && !flags) /* @rule MR-03 */
+		err = EINVAL;
+	if (!err && (flags & IBV_REREG_MR_CHANGE_PD)) {
+		if (ibpd->context != ibmr->context)
+			err = EINVAL;		/* a handle of another uverbs file */
+		else
+			npd = fp__pd_prot(ibpd);
+	}
+	if (!err && (flags & IBV_REREG_MR_CHANGE_ACCESS))
+		nacc = access;
+	if (!err && (flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    (ctx->spec->attr.max_mr_size && length > ctx->spec->attr.max_mr_size))
+		err = EINVAL;
+	/* the kernel's checks of the PD and the access: a new registration */
+	if (!err && (flags & (IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS)))
+		err = fk_obj_create_on_pd(ctx->fk, FK_O_MR, (uint32_t)nacc, npd->pd.handle, &handle);
+	if (!err && handle != ibmr->handle) {
+		err = fk_obj_destroy(ctx->fk, FK_O_MR, ibmr->handle);
+		if (err)
+			fk_obj_destroy(ctx->fk, FK_O_MR, handle);
+	}
+	if (err)
+		goto out;
+	ibmr->handle = handle;
+	if (npd != mr->pd) {
+		mr->pd->usecnt--;
+		npd->usecnt++;
+		mr->pd = npd;
+		mr->e.pd = npd;
+	}
+	mr->e.access = nacc;
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION)) {
+		mr->e.addr = addr;
+		mr->e.length = length;
+		mr->e.iova = (uint64_t)(uintptr_t)addr;	/* as mlx5_rereg_mr passes it */
+	}
+out:
+	fp__op_end(ctx, FP_OP_REREG_MR, FP_SUBJ_NONE, NULL, err,
+		   "lkey=%#x flags=%#x addr=%p len=%zu access=%#x", mr->e.lkey, flags, addr,
+		   length, access);
+	return err;
+}
+
+/* ---- thread domains and parent domains (rdma-core v44.0 providers/mlx5/
+ * verbs.c:438 mlx5_alloc_td, :465 mlx5_dealloc_td, :517
+ * mlx5_alloc_parent_domain, :562): objects of the driver alone, no kernel
+ * object. A parent domain carries its protection domain's handle
+ * (driver.h ibv_initialize_parent_domain), so the fake kernel finds that
+ * PD behind it. ------------------------------------------------------------ */
+struct ibv_td *fp_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_td *td = NULL;
+	int err;
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = fp__op_begin(FP_OP_ALLOC_TD);
+	if (!err && fp__ext_off(FP_X_PARENT_DOMAIN))
+		err = EOPNOTSUPP;
+	if (!err && attr->comp_mask && !fp__quirk(FP_Q_PARENT_DOMAIN_UNCHECKED)) /* @rule PD-01 */
+		err = EINVAL;
+	if (!err && !(td = calloc(1, sizeof(*td))))
+		err = ENOMEM;
+	if (!err) {
+		td->ctx = ctx;
+		fp_list_add_tail(&ctx->tds, &td->link);
+	}
+	fp__op_end(ctx, FP_OP_ALLOC_TD, FP_SUBJ_NONE, NULL, err, "td=%p", (void *)td);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &td->td;
+}
+
+int fp_dealloc_td(struct ibv_td *ibtd)
+{
+	struct fp_td *td = fp_container_of(ibtd, struct fp_td, td);
+	struct fp_context *ctx = td->ctx;
+	int err;
+
+	err = fp__op_begin(FP_OP_DEALLOC_TD);
+	if (!err && td->usecnt && !fp__quirk(FP_Q_PARENT_DOMAIN_UNCHECKED)) /* @rule PD-02 */
+		err = EBUSY;			/* parent domains on it */
+	if (!err) {
+		fp_list_del(&td->link);
+		free(td);
+	}
+	fp__op_end(ctx, FP_OP_DEALLOC_TD, FP_SUBJ_NONE, NULL, err, "td=%p", (void *)ibtd);
+	return err;
+}
+
+struct ibv_pd *fp_alloc_parent_domain(struct ibv_context *context,
+				      struct ibv_parent_domain_init_attr *attr)
+{
+	const uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fp_pd *d = NULL;
+	int err;
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = fp__op_begin(FP_OP_ALLOC_PARENT_DOMAIN);
+	if (!err && fp__ext_off(FP_X_PARENT_DOMAIN))
+		err = EOPNOTSUPP;
+	/* ibv_check_alloc_parent_domain (rdma-core v44.0 libibverbs/driver.h:728),
+	 * then the driver's own mask check */
+	if (!err && (!attr->pd || (attr->comp_mask & ~known)) && /* @rule PD-01 */
+	    !fp__quirk(FP_Q_PARENT_DOMAIN_UNCHECKED))
+		err = EINVAL;
+	if (!err && !attr->pd)
+		err = EFAULT;			/* the quirk's driver would take NULL: not here */
+	if (!err && (attr->pd->context != context || to_fp_pd(attr->pd)->parent ||
+		     (attr->td && attr->td->context != context)))
+		err = EINVAL;
+	if (!err && !(d = calloc(1, sizeof(*d))))
+		err = ENOMEM;
+	if (err)
+		goto out;
+	d->ctx = ctx;
+	d->parent = true;
+	d->prot = to_fp_pd(attr->pd);
+	d->prot->pdoms++;
+	if (attr->td) {
+		d->td = fp_container_of(attr->td, struct fp_td, td);
+		d->td->usecnt++;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		d->alloc = attr->alloc;
+		d->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		d->pd_context = attr->pd_context;
+	d->pd.handle = d->prot->pd.handle;
+	fp_list_add_tail(&ctx->pdoms, &d->link);
+out:
+	fp__op_end(ctx, FP_OP_ALLOC_PARENT_DOMAIN, FP_SUBJ_NONE, NULL, err, "pd=%u td=%p",
+		   attr->pd ? attr->pd->handle : 0, (void *)attr->td);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &d->pd;
+}
+
+bool fp__pd_is_parent(struct ibv_pd *pd)
+{
+	return pd && to_fp_pd(pd)->parent;
+}
+
+/* A queue buffer of an object made on pd: from the parent domain's
+ * allocator when it has one (which may answer IBV_ALLOCATOR_USE_DEFAULT),
+ * and the object holds the parent domain while it lives. */
+int fp__pdbuf_get(struct fp_pdbuf *b, struct ibv_pd *pd, size_t size, uint64_t type)
+{
+	struct fp_pd *d;
+	void *p = IBV_ALLOCATOR_USE_DEFAULT;
+
+	memset(b, 0, sizeof(*b));
+	if (!pd || !to_fp_pd(pd)->parent)
+		return 0;
+	d = to_fp_pd(pd);
+	if (size < 64)
+		size = 64;
+	if (d->alloc)
+		p = d->alloc(pd, d->pd_context, size, 4096, type);
+	if (!p)
+		return ENOMEM;
+	if (p == IBV_ALLOCATOR_USE_DEFAULT) {
+		if (posix_memalign(&p, 4096, size))
+			return ENOMEM;
+	} else {
+		b->custom = true;
+	}
+	memset(p, 0, size);
+	b->pdom = d;
+	b->ptr = p;
+	b->type = type;
+	d->usecnt++;
+	return 0;
+}
+
+void fp__pdbuf_put(struct fp_pdbuf *b)
+{
+	if (!b->pdom)
+		return;
+	if (b->custom) {
+		if (b->pdom->free)
+			b->pdom->free(&b->pdom->pd, b->pdom->pd_context, b->ptr, b->type);
+	} else {
+		free(b->ptr);
+	}
+	b->pdom->usecnt--;
+	b->pdom = NULL;
 }

@@ -76,7 +76,14 @@ int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 	}
 	for (; wr; wr = wr->next, n++) {
 		fp_swr_read(r, wr, &s);
-		err = fe_post_send(r, &s);
+		/* windows: WRs the HCA runs itself (mw.c) */
+		if (s.opcode == IBV_WR_BIND_MW)
+			err = fp__post_local(r, &s, wr->bind_mw.mw, wr->bind_mw.rkey,
+					     &wr->bind_mw.bind_info);
+		else if (s.opcode == IBV_WR_LOCAL_INV)
+			err = fp__post_local(r, &s, NULL, 0, NULL);
+		else
+			err = fe_post_send(r, &s);
 		if (err)
 			goto err_bad;
 	}

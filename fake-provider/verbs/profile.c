@@ -227,3 +227,65 @@ unsigned int fp_prof_cap_flags(unsigned int flags)
 		flags &= ~(unsigned int)IBV_DEVICE_XRC;
 	return flags;
 }
+
+/*
+ * The new post-send API (send_ops_flags at create): which QP types build
+ * WRs through it and which operations each carries. mlx5 (and strict, which
+ * follows it): rdma-core v44.0 providers/mlx5/qp.c:3444 the sets, :3552
+ * mlx5_qp_fill_wr_pfns (XRC_SEND takes the RC set, :3623; XRC_RECV and any
+ * other type fall to `default: EOPNOTSUPP`, :3672); rxe: providers/rxe/rxe.c:1263
+ * the sets, :1280 check_qp_init_attr (no XRC). mlx4 refuses the mask bit
+ * itself (fp_prof_qp_ex_mask). The kernel never sees the flags.
+ */
+int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
+{
+	const uint64_t rc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
+			    IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
+			    IBV_QP_EX_WITH_BIND_MW;
+	const uint64_t uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
+			    IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_LOCAL_INV |
+			    IBV_QP_EX_WITH_BIND_MW;
+	const uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	bool rxe = fp_prof() == FP_PROF_RXE;
+
+	switch (type) {
+	case IBV_QPT_RC:
+		*sup = rc;	/* rxe's RC set is the same (its ATOMIC_WRITE aside) */
+		return 0;
+	case IBV_QPT_UC:
+		*sup = rxe ? uc & ~(uint64_t)IBV_QP_EX_WITH_LOCAL_INV : uc;
+		return 0;
+	case IBV_QPT_UD:
+		*sup = ud;
+		return 0;
+	case IBV_QPT_XRC_SEND:
+		if (rxe)
+			return EOPNOTSUPP;		/* @rule WRX-02 @driver rxe */
+		*sup = rc;
+		return 0;
+	default:
+		return EOPNOTSUPP;			/* @rule WRX-02 */
+	}
+}
+
+/*
+ * The extension ops a driver does not have (its ops table leaves them to
+ * libibverbs' EOPNOTSUPP): rxe has no rereg_mr, thread or parent domains
+ * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops); mlx4 no thread
+ * or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops).
+ */
+bool fp_prof_lacks(unsigned x)
+{
+	switch (fp_prof()) {
+	case FP_PROF_RXE:
+		return x & (FP_X_REREG_MR | FP_X_PARENT_DOMAIN);
+	case FP_PROF_MLX4:
+		return x & FP_X_PARENT_DOMAIN;
+	default:
+		return false;
+	}
+}

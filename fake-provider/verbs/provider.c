@@ -177,6 +177,9 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	fp_list_init(&ctx->qps);
 	fp_list_init(&ctx->ahs);
 	fp_list_init(&ctx->xrcds);
+	fp_list_init(&ctx->tds);
+	fp_list_init(&ctx->pdoms);
+	fp_list_init(&ctx->mws);
 	c->device = &dev->vdev.device;
 	c->cmd_fd = cmd_fd;
 	c->async_fd = p[0];
@@ -203,6 +206,7 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	fp__ah_cleanup_ctx(ctx);
 	fp__xrcd_cleanup_ctx(ctx);
 	fp__cq_cleanup_ctx(ctx);
+	fp__mw_cleanup_ctx(ctx);
 	fp__pd_mr_cleanup_ctx(ctx);
 	fe_dev_detach(ctx->hca);
 	ctx->hca = NULL;
@@ -367,21 +371,32 @@ static int fp_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 	return err;
 }
 
+/*
+ * The kernel's answer to the extended query (linux v6.1
+ * drivers/infiniband/core/uverbs_cmd.c ib_uverbs_ex_query_device: the
+ * base attributes, device_cap_flags_ex the full capability word, the rest
+ * the driver's), handed to the command layer, which copies what the
+ * caller's attr_size holds (DEVX-01..03).
+ */
 static int fp_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *input,
 			      struct ibv_device_attr_ex *attr, size_t attr_size)
 {
-	struct ibv_device_attr base;
+	struct ibv_device_attr_ex resp;
 	int err;
 
-	if (attr_size < sizeof(base))
-		return EINVAL;
-	err = fp_query_device(c, &base);
+	if (fp__ext_off(FP_X_QUERY_DEVICE_EX))
+		return EOPNOTSUPP;		/* the library's fallback answers */
+	memset(&resp, 0, sizeof(resp));
+	err = fp_query_device(c, &resp.orig_attr);
 	if (err)
 		return err;
-	/* Only the caller's attr_size bytes exist; nothing beyond the base. */
-	memset(attr, 0, attr_size);
-	attr->orig_attr = base;
-	return 0;
+	resp.device_cap_flags_ex = resp.orig_attr.device_cap_flags;
+	if (fp__quirk(FP_Q_SKIP_CMD_QUERY_DEVICE)) {
+		/* the quirk's driver writes its whole struct, whatever the caller's size */
+		memcpy(attr, &resp, sizeof(resp));
+		return 0;
+	}
+	return verbs_cmd_query_device_ex(c, input, attr, attr_size, &resp);
 }
 
 static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr)
@@ -461,17 +476,24 @@ static void fp_provider_register(void)
 
 /* ---- ops tables: the same implementation, two ABIs. Keep sorted. ------------------ */
 static const struct verbs_context_ops fp_ops = {
+	.alloc_mw = fp_alloc_mw,
+	.alloc_parent_domain = fp_alloc_parent_domain,
 	.alloc_pd = fp_alloc_pd,
+	.alloc_td = fp_alloc_td,
 	.attach_mcast = fp_attach_mcast,
+	.bind_mw = fp_bind_mw,
 	.close_xrcd = fp_close_xrcd,
 	.cq_event = fp_cq_event,
 	.create_ah = fp_create_ah,
 	.create_cq = fp_create_cq,
+	.create_cq_ex = fp_create_cq_ex,
 	.create_qp = fp_create_qp,
 	.create_qp_ex = fp_create_qp_ex,
 	.create_srq = fp_create_srq,
 	.create_srq_ex = fp_create_srq_ex,
+	.dealloc_mw = fp_dealloc_mw,
 	.dealloc_pd = fp_dealloc_pd,
+	.dealloc_td = fp_dealloc_td,
 	.dereg_mr = fp_dereg_mr,
 	.destroy_ah = fp_destroy_ah,
 	.destroy_cq = fp_destroy_cq,
@@ -497,6 +519,7 @@ static const struct verbs_context_ops fp_ops = {
 	.query_srq = fp_query_srq,
 	.reg_mr = fp_reg_mr,
 	.req_notify_cq = fp_req_notify_cq,
+	.rereg_mr = fp_rereg_mr,
 	.resize_cq = fp_resize_cq,
 };
 

@@ -34,8 +34,10 @@ static int fp_qp_check_caps(struct fp_context *ctx, const struct ibv_qp_cap *cap
  * fp_create_qp); the handles of the objects named are the fake kernel's. */
 static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *a)
 {
-	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		return EOPNOTSUPP;			/* no new post-send API here */
+	int err = fp__qpx_check(ctx, a);	/* the new post-send API's sets */
+
+	if (err)
+		return err;
 	switch (a->qp_type) {
 	case IBV_QPT_XRC_SEND:
 		if (!fp__xrc_capable(ctx))
@@ -201,9 +203,15 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 		r->e.cap.max_recv_sge = a->cap.max_recv_sge;
 	}
 	fp_prof_qp_caps(&r->e.cap, has_rq);
-	err = fe_rq_init(&r->e.rq, (int)r->e.cap.max_recv_wr, (int)r->e.cap.max_recv_sge);
+	/* on a parent domain, the queue buffer comes from its allocator */
+	err = fp__pdbuf_get(&r->pdbuf, a->pd,
+			    (size_t)(r->e.cap.max_send_wr + r->e.cap.max_recv_wr) * 64,
+			    FP_RES_TYPE_QP);
 	if (err)
 		goto err_free_r;
+	err = fe_rq_init(&r->e.rq, (int)r->e.cap.max_recv_wr, (int)r->e.cap.max_recv_sge);
+	if (err)
+		goto err_put_buf;
 	/* The handle members only, as ibv_cmd_create_qp_ex2 sends them; the
 	 * fake kernel resolves and checks them in this context, and holds
 	 * what it found (PD, CQs, SRQ usecnt). XRC_SEND has no receive side. */
@@ -263,6 +271,8 @@ fill:
 
 err_free_rq:
 	fe_rq_free(&r->e.rq);
+err_put_buf:
+	fp__pdbuf_put(&r->pdbuf);
 err_free_r:
 	free(h);
 	free(r);
@@ -275,6 +285,7 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 {
 	struct fp_context *ctx = to_fp_ctx(context);
 	struct ibv_qp_cap asked = attr->cap;
+	struct fp_qpx *x = NULL;
 	struct fp_qp *h = NULL;
 	int err, cmd_errno = 0;
 
@@ -284,12 +295,21 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	err = fp__op_begin(FP_OP_CREATE_QP_EX);
 	if (!err)
 		err = fp_prof_qp_ex_mask(attr);	/* the driver's own checks come first */
+	/* the new post-send API's state, before anything is made */
+	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    !(x = calloc(1, sizeof(*x))))
+		err = ENOMEM;
 	/* QPX-01/03/04/05: the command layer's, as in ibv_cmd_create_qp_ex() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP) &&
 	    (err = verbs_cmd_create_qp_ex(context, attr)))
 		cmd_errno = errno;	/* the command layer's errno stands, as in mlx5 */
 	if (!err)
 		h = fp_qp_new(ctx, attr, &asked, &err);
+	if (h && x) {
+		fp__qpx_init(h, attr, x);
+		x = NULL;
+	}
+	free(x);
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
 		   h ? h->real->e.qpn : 0);
@@ -570,6 +590,7 @@ out:
 static void fp_rqp_free(struct fp_rqp *r)
 {
 	fe_qp_release(&r->e);
+	fp__pdbuf_put(&r->pdbuf);
 	if (r->scq)
 		r->scq->usecnt--;
 	if (r->rcq)
@@ -593,6 +614,7 @@ static void fp_qp_drop_handle(struct fp_qp *h)
 	fp_list_del(&h->link);
 	if (h->xrcd)
 		fp__xrcd_put_ref(h->xrcd);
+	fp__qpx_free(h);
 	free(h);
 	if (--r->usecnt)
 		return;

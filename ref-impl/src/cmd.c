@@ -13,6 +13,9 @@
  * (OPENQP-07) and, at a destroy, wait for the acknowledged events
  * (LIFE-09).
  */
+#include <dirent.h>
+#include <string.h>
+
 #include "ri.h"
 
 RI_EXPORT int verbs_cmd_open_xrcd(struct ibv_context *ctx,
@@ -201,4 +204,78 @@ RI_EXPORT void verbs_cmd_destroy_srq(struct ibv_srq *srq)
 RI_EXPORT void verbs_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	ri__wait_events_cq(cq);
+}
+
+/*
+ * ibv_cmd_query_device_any (rdma-core v44.0 libibverbs/cmd_device.c:521-680)
+ * once the kernel answered with resp: the input and size checks, the
+ * caller's attr_size bytes zeroed, each extended field copied only when
+ * the caller's struct reaches its end (CAN_COPY, the struct grows with
+ * each release), and phys_port_cnt_ex from the device's sysfs ports, else
+ * the base count.
+ */
+static uint32_t ri_sysfs_num_ports(struct ibv_context *ctx)
+{
+	char path[IBV_SYSFS_PATH_MAX + 8];
+	uint32_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (!ri__fmt(path, sizeof(path), "%s/ports", ctx->device->ibdev_path))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			n++;
+	closedir(d);
+	return n;
+}
+
+#define RI_ENDS_IN(fld, size) \
+	(offsetof(struct ibv_device_attr_ex, fld) + \
+	 sizeof(((struct ibv_device_attr_ex *)0)->fld) <= (size))
+
+RI_EXPORT int verbs_cmd_query_device_ex(struct ibv_context *ctx,
+					const struct ibv_query_device_ex_input *input,
+					struct ibv_device_attr_ex *attr, size_t attr_size,
+					const struct ibv_device_attr_ex *resp)
+{
+	uint32_t nports;
+
+	if (input && input->comp_mask) /* @rule DEVX-02 */
+		return EINVAL;
+	if (attr_size < sizeof(attr->orig_attr)) /* @rule DEVX-02 */
+		return EINVAL;
+	memset(attr, 0, attr_size);
+	attr->orig_attr = resp->orig_attr;
+	/* DEVX-03: nothing past attr_size */
+	if (RI_ENDS_IN(odp_caps, attr_size))
+		attr->odp_caps = resp->odp_caps;
+	if (RI_ENDS_IN(completion_timestamp_mask, attr_size))
+		attr->completion_timestamp_mask = resp->completion_timestamp_mask;
+	if (RI_ENDS_IN(hca_core_clock, attr_size))
+		attr->hca_core_clock = resp->hca_core_clock;
+	if (RI_ENDS_IN(device_cap_flags_ex, attr_size))
+		attr->device_cap_flags_ex = resp->device_cap_flags_ex;
+	if (RI_ENDS_IN(rss_caps, attr_size))
+		attr->rss_caps = resp->rss_caps;
+	if (RI_ENDS_IN(max_wq_type_rq, attr_size))
+		attr->max_wq_type_rq = resp->max_wq_type_rq;
+	if (RI_ENDS_IN(raw_packet_caps, attr_size))
+		attr->raw_packet_caps = resp->raw_packet_caps;
+	if (RI_ENDS_IN(tm_caps, attr_size))
+		attr->tm_caps = resp->tm_caps;
+	if (RI_ENDS_IN(cq_mod_caps, attr_size))
+		attr->cq_mod_caps = resp->cq_mod_caps;
+	if (RI_ENDS_IN(max_dm_size, attr_size))
+		attr->max_dm_size = resp->max_dm_size;
+	if (RI_ENDS_IN(xrc_odp_caps, attr_size))
+		attr->xrc_odp_caps = resp->xrc_odp_caps;
+	if (RI_ENDS_IN(phys_port_cnt_ex, attr_size)) { /* @rule DEVX-01 */
+		nports = ri_sysfs_num_ports(ctx);
+		attr->phys_port_cnt_ex = nports ? nports : attr->orig_attr.phys_port_cnt;
+	}
+	return 0;
 }

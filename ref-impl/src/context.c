@@ -36,7 +36,10 @@ _Static_assert(sizeof(struct ibv_legacy_device_ops) ==
 
 RI_STUB_INT(ack_async_event, struct ibv_async_event *e)
 RI_STUB_PTR(alloc_mw, struct ibv_mw *, struct ibv_pd *pd, enum ibv_mw_type t)
+RI_STUB_PTR(alloc_parent_domain, struct ibv_pd *, struct ibv_context *c,
+	    struct ibv_parent_domain_init_attr *a)
 RI_STUB_PTR(alloc_pd, struct ibv_pd *, struct ibv_context *c)
+RI_STUB_PTR(alloc_td, struct ibv_td *, struct ibv_context *c, struct ibv_td_init_attr *a)
 RI_STUB_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
 RI_STUB_INT(bind_mw, struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b)
 RI_STUB_INT(close_xrcd, struct ibv_xrcd *x)
@@ -46,6 +49,8 @@ static void ri_stub_cq_event(struct ibv_cq *cq)
 RI_STUB_PTR(create_ah, struct ibv_ah *, struct ibv_pd *pd, struct ibv_ah_attr *a)
 RI_STUB_PTR(create_cq, struct ibv_cq *, struct ibv_context *c, int cqe,
 	    struct ibv_comp_channel *ch, int v)
+RI_STUB_PTR(create_cq_ex, struct ibv_cq_ex *, struct ibv_context *c,
+	    struct ibv_cq_init_attr_ex *a)
 RI_STUB_PTR(create_qp, struct ibv_qp *, struct ibv_pd *pd,
 	    struct ibv_qp_init_attr *a)
 RI_STUB_PTR(create_qp_ex, struct ibv_qp *, struct ibv_context *c,
@@ -56,6 +61,7 @@ RI_STUB_PTR(create_srq_ex, struct ibv_srq *, struct ibv_context *c,
 	    struct ibv_srq_init_attr_ex *a)
 RI_STUB_INT(dealloc_mw, struct ibv_mw *mw)
 RI_STUB_INT(dealloc_pd, struct ibv_pd *pd)
+RI_STUB_INT(dealloc_td, struct ibv_td *td)
 RI_STUB_INT(dereg_mr, struct ibv_mr *mr)
 RI_STUB_INT(destroy_ah, struct ibv_ah *ah)
 RI_STUB_INT(destroy_cq, struct ibv_cq *cq)
@@ -107,24 +113,30 @@ RI_STUB_INT(query_srq, struct ibv_srq *srq, struct ibv_srq_attr *a)
 RI_STUB_PTR(reg_mr, struct ibv_mr *, struct ibv_pd *pd, void *addr, size_t len,
 	    uint64_t va, int acc)
 RI_STUB_INT(req_notify_cq, struct ibv_cq *cq, int s)
+RI_STUB_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr, size_t len,
+	    int acc)
 RI_STUB_INT(resize_cq, struct ibv_cq *cq, int cqe)
 
 static const struct verbs_context_ops ri_stub_ops = {
 	.ack_async_event = ri_stub_ack_async_event,
 	.alloc_mw = ri_stub_alloc_mw,
+	.alloc_parent_domain = ri_stub_alloc_parent_domain,
 	.alloc_pd = ri_stub_alloc_pd,
+	.alloc_td = ri_stub_alloc_td,
 	.attach_mcast = ri_stub_attach_mcast,
 	.bind_mw = ri_stub_bind_mw,
 	.close_xrcd = ri_stub_close_xrcd,
 	.cq_event = ri_stub_cq_event,
 	.create_ah = ri_stub_create_ah,
 	.create_cq = ri_stub_create_cq,
+	.create_cq_ex = ri_stub_create_cq_ex,
 	.create_qp = ri_stub_create_qp,
 	.create_qp_ex = ri_stub_create_qp_ex,
 	.create_srq = ri_stub_create_srq,
 	.create_srq_ex = ri_stub_create_srq_ex,
 	.dealloc_mw = ri_stub_dealloc_mw,
 	.dealloc_pd = ri_stub_dealloc_pd,
+	.dealloc_td = ri_stub_dealloc_td,
 	.dereg_mr = ri_stub_dereg_mr,
 	.destroy_ah = ri_stub_destroy_ah,
 	.destroy_cq = ri_stub_destroy_cq,
@@ -150,6 +162,7 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.query_srq = ri_stub_query_srq,
 	.reg_mr = ri_stub_reg_mr,
 	.req_notify_cq = ri_stub_req_notify_cq,
+	.rereg_mr = ri_stub_rereg_mr,
 	.resize_cq = ri_stub_resize_cq,
 };
 
@@ -215,16 +228,10 @@ RI_LSTUB_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
 RI_LSTUB_PTR(alloc_dm, struct ibv_dm *, struct ibv_context *c,
 	     struct ibv_alloc_dm_attr *a)
 RI_LSTUB_PTR(alloc_null_mr, struct ibv_mr *, struct ibv_pd *pd)
-RI_LSTUB_PTR(alloc_parent_domain, struct ibv_pd *, struct ibv_context *c,
-	     struct ibv_parent_domain_init_attr *a)
-RI_LSTUB_PTR(alloc_td, struct ibv_td *, struct ibv_context *c,
-	     struct ibv_td_init_attr *a)
 RI_LSTUB_INT(attach_counters_point_flow, struct ibv_counters *c,
 	     struct ibv_counter_attach_attr *a, struct ibv_flow *f)
 RI_LSTUB_PTR(create_counters, struct ibv_counters *, struct ibv_context *c,
 	     struct ibv_counters_init_attr *a)
-RI_LSTUB_PTR(create_cq_ex, struct ibv_cq_ex *, struct ibv_context *c,
-	     struct ibv_cq_init_attr_ex *a)
 RI_LSTUB_PTR(create_flow, struct ibv_flow *, struct ibv_qp *qp,
 	     struct ibv_flow_attr *a)
 RI_LSTUB_PTR(create_flow_action_esp, struct ibv_flow_action *,
@@ -233,7 +240,6 @@ RI_LSTUB_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table *,
 	     struct ibv_context *c, struct ibv_rwq_ind_table_init_attr *a)
 RI_LSTUB_PTR(create_wq, struct ibv_wq *, struct ibv_context *c,
 	     struct ibv_wq_init_attr *a)
-RI_LSTUB_INT(dealloc_td, struct ibv_td *td)
 RI_LSTUB_INT(destroy_counters, struct ibv_counters *c)
 RI_LSTUB_INT(destroy_flow, struct ibv_flow *f)
 RI_LSTUB_INT(destroy_flow_action, struct ibv_flow_action *a)
@@ -280,6 +286,12 @@ struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
 struct ibv_mw *ri__alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int ri__dealloc_mw(struct ibv_mw *mw);
 int ri__bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b);
+struct ibv_cq_ex *ri__create_cq_ex(struct ibv_context *context,
+				   struct ibv_cq_init_attr_ex *attr);
+struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
+				       struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int ri__dealloc_td(struct ibv_td *td);
 
 /* Exported functions old applications may reach through ctx->ops. */
 #define RI_COMPAT_SLOT(fn) ((void *(*)(void))(void (*)(void))(fn))
@@ -303,9 +315,9 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	vctx->destroy_flow_action = ri_lstub_destroy_flow_action;
 	vctx->create_flow_action_esp = ri_lstub_create_flow_action_esp;
 	vctx->modify_qp_rate_limit = ri_lstub_modify_qp_rate_limit;
-	vctx->alloc_parent_domain = ri_lstub_alloc_parent_domain;
-	vctx->dealloc_td = ri_lstub_dealloc_td;
-	vctx->alloc_td = ri_lstub_alloc_td;
+	vctx->alloc_parent_domain = ri__alloc_parent_domain;
+	vctx->dealloc_td = ri__dealloc_td;
+	vctx->alloc_td = ri__alloc_td;
 	vctx->modify_cq = ri_lstub_modify_cq;
 	vctx->post_srq_ops = ri_lstub_post_srq_ops;
 	vctx->destroy_rwq_ind_table = ri_lstub_destroy_rwq_ind_table;
@@ -314,7 +326,7 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	vctx->modify_wq = ri_lstub_modify_wq;
 	vctx->create_wq = ri_lstub_create_wq;
 	vctx->query_rt_values = ri_lstub_query_rt_values;
-	vctx->create_cq_ex = ri_lstub_create_cq_ex;
+	vctx->create_cq_ex = ri__create_cq_ex;
 	vctx->query_device_ex = ri__query_device_ex;
 	vctx->ibv_destroy_flow = ri_lstub_destroy_flow;
 	vctx->ABI_placeholder2 = ri_lstub_placeholder;

@@ -149,6 +149,25 @@ RI_EXPORT void ri_v11_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	pthread_mutex_unlock(&cq->mutex);
 }
 
+/* What verbs_init_cq fills (rdma-core v44.0 libibverbs/device.c:160). */
+static void ri_cq_init(struct ibv_cq *cq, struct ibv_context *context,
+		       struct ibv_comp_channel *channel, void *cq_context)
+{
+	cq->context = context;
+	cq->channel = channel;
+	cq->cq_context = cq_context;
+	cq->comp_events_completed = 0;
+	cq->async_events_completed = 0;
+	pthread_mutex_init(&cq->mutex, NULL);
+	pthread_cond_init(&cq->cond, NULL);
+	memset(&ri_vcq(cq)->core, 0, sizeof(ri_vcq(cq)->core));
+	if (channel) {
+		pthread_mutex_lock(&ri_chan(channel)->lock);
+		channel->refcnt++;
+		pthread_mutex_unlock(&ri_chan(channel)->lock);
+	}
+}
+
 __typeof__(ibv_create_cq) ri_v11_create_cq;
 RI_EXPORT struct ibv_cq *ri_v11_create_cq(struct ibv_context *context, int cqe,
 				       void *cq_context,
@@ -165,21 +184,31 @@ RI_EXPORT struct ibv_cq *ri_v11_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq = ri__ops(context)->create_cq(context, cqe, channel, comp_vector);
-	if (!cq)
+	if (cq)
+		ri_cq_init(cq, context, channel, cq_context);
+	return cq;
+}
+
+/* The slot of the header's inline ibv_create_cq_ex (rdma-core v44.0
+ * libibverbs/device.c:181 __lib_ibv_create_cq_ex): the library's own
+ * wc_flags check, the driver's op, then the core's fields. A provider
+ * without the op answers EOPNOTSUPP (dummy_ops.c create_cq_ex). */
+struct ibv_cq_ex *ri__create_cq_ex(struct ibv_context *context,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq;
+
+	if (!context) {
+		errno = EINVAL;
 		return NULL;
-	cq->context = context;
-	cq->channel = channel;
-	cq->cq_context = cq_context;
-	cq->comp_events_completed = 0;
-	cq->async_events_completed = 0;
-	pthread_mutex_init(&cq->mutex, NULL);
-	pthread_cond_init(&cq->cond, NULL);
-	memset(&ri_vcq(cq)->core, 0, sizeof(ri_vcq(cq)->core));
-	if (channel) {
-		pthread_mutex_lock(&ri_chan(channel)->lock);
-		channel->refcnt++;
-		pthread_mutex_unlock(&ri_chan(channel)->lock);
 	}
+	if (attr && (attr->wc_flags & ~(uint64_t)IBV_CREATE_CQ_SUP_WC_FLAGS)) { /* @rule CQX-01 */
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = ri__ops(context)->create_cq_ex(context, attr);
+	if (cq && attr)
+		ri_cq_init(ibv_cq_ex_to_cq(cq), context, attr->channel, attr->cq_context);
 	return cq;
 }
 

@@ -300,10 +300,20 @@ RI_EXPORT int ri_v11_destroy_qp(struct ibv_qp *qp)
 	return ri__ops(qp->context)->destroy_qp(qp);
 }
 
+/* rdma-core v44.0 libibverbs/verbs.c:668: the provider marks a QP made
+ * with send_ops_flags (VERBS_QP_EX); any other QP has no ibv_qp_ex. A
+ * legacy provider's QPs are the compat layer's wrappers: never marked. */
 RI_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	/* the new post-send API is not offered (no SEND_OPS_FLAGS) */
-	errno = qp ? EOPNOTSUPP : EINVAL;
+	struct verbs_qp *vqp;
+
+	if (!qp) {	/* rdma-core would fault; a clear error here */
+		errno = EINVAL;
+		return NULL;
+	}
+	vqp = ri_container_of(qp, struct verbs_qp, qp);
+	if (vqp->comp_mask & VERBS_QP_EX) /* @rule WRX-01 */
+		return &vqp->qp_ex;
 	return NULL;
 }
 

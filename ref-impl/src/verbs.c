@@ -23,19 +23,24 @@ RI_EXPORT int ri_v11_query_device(struct ibv_context *context,
 	return ri__ops(context)->query_device(context, device_attr);
 }
 
+/* The slot is the driver's op in rdma-core (dummy_ops.c verbs_set_ops:
+ * SET_OP(vctx, query_device_ex)); its checks are the command layer's
+ * (verbs_cmd_query_device_ex). A provider without it gets the inline's own
+ * answer (rdma-core v44.0 libibverbs/verbs.h ibv_query_device_ex): the
+ * basic attributes, the rest zero. */
 int ri__query_device_ex(struct ibv_context *ctx,
 			const struct ibv_query_device_ex_input *input,
 			struct ibv_device_attr_ex *attr, size_t size)
 {
 	int ret;
 
-	if (!ctx || !attr || (input && input->comp_mask) ||
-	    size < sizeof(attr->orig_attr))
+	if (!ctx || !attr)
 		return EINVAL;
 	ret = ri__ops(ctx)->query_device_ex(ctx, input, attr, size);
-	if (ret != EOPNOTSUPP)
+	if (ret != EOPNOTSUPP && ret != ENOSYS)
 		return ret;
-	/* no extended query: the basic attributes, the rest zero */
+	if ((input && input->comp_mask) || size < sizeof(attr->orig_attr))
+		return EINVAL;
 	memset(attr, 0, size);
 	return ri__ops(ctx)->query_device(ctx, &attr->orig_attr);
 }
@@ -328,17 +333,87 @@ RI_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return NULL;
 }
 
-/* No rereg op in the provider interface; rdma-core's error codes. */
+/*
+ * rdma-core v44.0 libibverbs/verbs.c:416 ibv_rereg_mr: the library's own
+ * input checks (IBV_REREG_MR_ERR_INPUT, errno EINVAL), then the driver's
+ * op; a failed op is IBV_REREG_MR_ERR_CMD with the op's errno; a done one
+ * restates the new PD and translation in the MR. What the kernel refuses
+ * (no flag, an access it does not allow, a PD of another context) is the
+ * op's answer. There is no fork protection to move (ibv_fork_init is a
+ * no-op here), so the DONT_FORK/DO_FORK results never occur.
+ */
 RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
-	if (!mr || !flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
-	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
+	int ret;
+
+	if (!mr) {
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_CMD;
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) || /* @rule MR-01 */
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd) {
+		/* rdma-core reads pd->handle here: a clear error instead */
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	ret = ri__ops(mr->context)->rereg_mr(mr, flags, pd, addr, length, access);
+	if (ret) {
+		errno = ret;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread domains and parent domains (the header's inlines call these   */
+/* slots; rdma-core's are the driver's ops, which set the context).     */
+
+struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr)
+{
+	struct ibv_td *td;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = ri__ops(context)->alloc_td(context, attr);
+	if (td)
+		td->context = context;
+	return td;
+}
+
+int ri__dealloc_td(struct ibv_td *td)
+{
+	if (!td)
+		return EINVAL;
+	return ri__ops(td->context)->dealloc_td(td);
+}
+
+struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
+				       struct ibv_parent_domain_init_attr *attr)
+{
+	struct ibv_pd *pd;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = ri__ops(context)->alloc_parent_domain(context, attr);
+	if (pd)
+		pd->context = context;
+	return pd;
 }
 
 __typeof__(ibv_dereg_mr) ri_v11_dereg_mr;

@@ -17,7 +17,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; }
 diag() { sed 's/^/# /' "$1"; }
 
 # ibvct's additions on top of rdma-core 44 (driver.h; the command layer
-# for providers in IBVCT_PRIVATE_2 and _3).
+# for providers in IBVCT_PRIVATE_2 to _4).
 cat > "$TMP/extra" <<'EOF'
 verbs_register_driver@IBVERBS_1.1
 IBVCT_PRIVATE_1@IBVCT_PRIVATE_1
@@ -34,6 +34,8 @@ verbs_cmd_destroy_cq@IBVCT_PRIVATE_3
 verbs_cmd_destroy_qp@IBVCT_PRIVATE_3
 verbs_cmd_destroy_srq@IBVCT_PRIVATE_3
 verbs_cmd_open_qp_resp@IBVCT_PRIVATE_3
+IBVCT_PRIVATE_4@IBVCT_PRIVATE_4
+verbs_cmd_query_device_ex@IBVCT_PRIVATE_4
 EOF
 
 echo "1..7"
@@ -117,6 +119,7 @@ IBVERBS_PRIVATE_34
 IBVCT_PRIVATE_1
 IBVCT_PRIVATE_2 IBVCT_PRIVATE_1
 IBVCT_PRIVATE_3 IBVCT_PRIVATE_2
+IBVCT_PRIVATE_4 IBVCT_PRIVATE_3
 EOF
 objdump -p "$LIB" | awk '
 	/^Version definitions:/ { on = 1; next }

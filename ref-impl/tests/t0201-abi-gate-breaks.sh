@@ -32,7 +32,7 @@ diag() { sed 's/^/# /' | head -n 40; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0201.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..12"
+echo "1..14"
 
 # mutant NAME AWKPROG: ref-impl's include dir with verbs.h edited by AWKPROG.
 mutant() {
@@ -90,6 +90,23 @@ else
 	not_ok "the inserted op itself and every op above it are reported"
 	diag <"$tmp/inserted.out"
 fi
+
+# the new post-send API's and extended CQs' pointers are the inlines' ABI
+mutant qpex '
+	/^struct ibv_qp_ex \{/ { in_q = 1 }
+	in_q && /\(\*wr_start\)/ { held = $0; next }
+	in_q && /\(\*wr_complete\)/ { print; print held; next }
+	/^\};/ { in_q = 0 }
+	{ print }'
+expect qpex 12 "BREAK ibv_qp_ex.wr_complete offset 328 -> 320" \
+	"builder moved in ibv_qp_ex (wr_complete before wr_start) [WRX-08]"
+mutant cqex '
+	/^struct ibv_cq_ex \{/ { in_c = 1 }
+	in_c && /\(\*start_poll\)/ { print "\tvoid *ibvct_inserted;" }
+	/^\};/ { in_c = 0 }
+	{ print }'
+expect cqex 12 "BREAK ibv_cq_ex.start_poll offset 144 -> 152" \
+	"member inserted before start_poll in ibv_cq_ex [CQX-05]"
 
 mutant renumbered '
 	/^\tIBV_QPT_XRC_RECV = 10,/ { sub(/10/, "11") }

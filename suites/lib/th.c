@@ -104,6 +104,24 @@ void th_fail(const char *fmt, ...)
 	_exit(1);
 }
 
+void th_ext_missing(const char *fmt, ...)
+{
+	const char *mode = th_mode();
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (th_strict() && mode && !strcmp(mode, "extended")) {
+		/* the reference target's extended provider offers every one */
+		vfprintf(stderr, fmt, ap);
+		fputs(": the reference target's extended provider must offer it\n", stderr);
+		fflush(NULL);
+		_exit(1);
+	}
+	th_res_write('S', fmt, ap);
+	va_end(ap);
+	_exit(TH_SKIP_STATUS);
+}
+
 int th_strict(void)
 {
 #ifdef TH_TARGET_REF
@@ -1083,4 +1101,113 @@ struct ibv_qp *th_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type t
 	a.cap.max_send_sge = 1;
 	a.cap.max_recv_sge = 1;
 	return ibv_create_qp(pd, &a);
+}
+
+struct ibv_qp *th_ini_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
+			    uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_XRC_SEND;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.pd = pd;
+	a.send_cq = cq;
+	a.cap.max_send_wr = 16;
+	a.cap.max_send_sge = 1;
+	a.send_ops_flags = ops;
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+struct ibv_qp *th_rc_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
+			   enum ibv_qp_type type, uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = type;
+	/* ops 0: the same QP without the new API, for comparison */
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | (ops ? IBV_QP_INIT_ATTR_SEND_OPS_FLAGS : 0);
+	a.pd = pd;
+	a.send_cq = cq;
+	a.recv_cq = cq;
+	a.cap.max_send_wr = 16;
+	a.cap.max_recv_wr = 16;
+	a.cap.max_send_sge = 2;
+	a.cap.max_recv_sge = 1;
+	a.cap.max_inline_data = 64;
+	a.send_ops_flags = ops;
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+int th_post_send_ex(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+	struct ibv_data_buf buf[8];
+	int i;
+
+	assert_non_null(x);
+	ibv_wr_start(x);
+	for (; wr; wr = wr->next) {
+		x->wr_id = wr->wr_id;
+		x->wr_flags = wr->send_flags;
+		switch (wr->opcode) {
+		case IBV_WR_SEND:
+			ibv_wr_send(x);
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			ibv_wr_send_imm(x, wr->imm_data);
+			break;
+		case IBV_WR_SEND_WITH_INV:
+			ibv_wr_send_inv(x, wr->invalidate_rkey);
+			break;
+		case IBV_WR_RDMA_WRITE:
+			ibv_wr_rdma_write(x, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			ibv_wr_rdma_write_imm(x, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr,
+					      wr->imm_data);
+			break;
+		case IBV_WR_RDMA_READ:
+			ibv_wr_rdma_read(x, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+			ibv_wr_atomic_cmp_swp(x, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr,
+					      wr->wr.atomic.compare_add, wr->wr.atomic.swap);
+			break;
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			ibv_wr_atomic_fetch_add(x, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr,
+						wr->wr.atomic.compare_add);
+			break;
+		case IBV_WR_LOCAL_INV:
+			ibv_wr_local_inv(x, wr->invalidate_rkey);
+			break;
+		default:
+			th_fail("th_post_send_ex: no builder for opcode %d", wr->opcode);
+		}
+		if (qp->qp_type == IBV_QPT_XRC_SEND)
+			ibv_wr_set_xrc_srqn(x, wr->qp_type.xrc.remote_srqn);
+		if (qp->qp_type == IBV_QPT_UD)
+			ibv_wr_set_ud_addr(x, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+					   wr->wr.ud.remote_qkey);
+		if (wr->opcode == IBV_WR_LOCAL_INV)
+			continue;
+		if (wr->send_flags & IBV_SEND_INLINE) {
+			assert_true(wr->num_sge <= 8);
+			for (i = 0; i < wr->num_sge; i++) {
+				buf[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
+				buf[i].length = wr->sg_list[i].length;
+			}
+			if (wr->num_sge == 1)
+				ibv_wr_set_inline_data(x, buf[0].addr, buf[0].length);
+			else
+				ibv_wr_set_inline_data_list(x, (size_t)wr->num_sge, buf);
+		} else if (wr->num_sge == 1) {
+			ibv_wr_set_sge(x, wr->sg_list[0].lkey, wr->sg_list[0].addr,
+				       wr->sg_list[0].length);
+		} else {
+			ibv_wr_set_sge_list(x, (size_t)wr->num_sge, wr->sg_list);
+		}
+	}
+	return ibv_wr_complete(x);
 }

@@ -51,6 +51,10 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n);
 /* ---- inside a test ----------------------------------------------------- */
 /* Skip the running test with a reason (exits the test process). */
 void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* An extension the device does not offer (EOPNOTSUPP): a skip with the
+ * reason, except on the reference target's strict extended provider, which
+ * offers every one (there it fails). */
+void th_ext_missing(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* A note printed as a `# ` line after the test's result, pass or fail. */
 void th_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Fail the running test with a message. */
@@ -131,6 +135,19 @@ struct ibv_qp *th_open_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint3
 struct ibv_qp *th_ini_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq);
 /* RC/UC/UD through ibv_create_qp, both CQs cq, 16 WRs each way. */
 struct ibv_qp *th_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type);
+/* The same QPs made for the new post-send API (ibv_create_qp_ex with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, ops); NULL and errno as the verb. The
+ * RC/UC/UD one has 2 send SGEs and 64 bytes of inline data, and without
+ * the mask bit when ops is 0. */
+struct ibv_qp *th_ini_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
+			    uint64_t ops);
+struct ibv_qp *th_rc_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
+			   enum ibv_qp_type type, uint64_t ops);
+/* Post a chain of ibv_send_wr through the new post-send API instead: one
+ * ibv_wr_start, the builder and setters each WR asks for (its SGEs, or its
+ * inline data with IBV_SEND_INLINE; the UD address; the XRC SRQ number),
+ * ibv_wr_complete's answer. The QP must have an ibv_qp_ex. */
+int th_post_send_ex(struct ibv_qp *qp, const struct ibv_send_wr *wr);
 
 /* For th_ref.c / th_ref_stub.c */
 int th__ref_setup(char *err, size_t errlen);

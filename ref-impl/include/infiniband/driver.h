@@ -108,8 +108,13 @@ struct verbs_qp {
 	struct verbs_obj_core	core;
 };
 
+/* An extended CQ (ibv_create_cq_ex) is the same object: ibv_cq_ex begins
+ * with ibv_cq's members (ibv_cq_ex_to_cq is a cast). */
 struct verbs_cq {
-	struct ibv_cq		cq;
+	union {
+		struct ibv_cq		cq;
+		struct ibv_cq_ex	cq_ex;
+	};
 	struct verbs_obj_core	core;
 };
 
@@ -122,7 +127,13 @@ struct verbs_cq {
 struct verbs_context_ops {
 	int (*ack_async_event)(struct ibv_async_event *event);
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	/* The core sets the parent domain's context after it returns. */
+	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
+					      struct ibv_parent_domain_init_attr *attr);
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	/* The core sets the TD's context after it returns. */
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *attr);
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
 	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
@@ -134,6 +145,10 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
+	/* The core fills what ibv_create_cq's fields restate (context,
+	 * channel, cq_context, ...) after it returns, as for create_cq. */
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
@@ -144,6 +159,7 @@ struct verbs_context_ops {
 					 struct ibv_srq_init_attr_ex *attr);
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
+	int (*dealloc_td)(struct ibv_td *td);
 	int (*dereg_mr)(struct ibv_mr *mr);
 	int (*destroy_ah)(struct ibv_ah *ah);
 	int (*destroy_cq)(struct ibv_cq *cq);
@@ -188,6 +204,10 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	/* After ibv_rereg_mr's own checks: 0 or an errno; the provider sets
+	 * the keys, the core the pd, addr and length it was asked for. */
+	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 };
 
@@ -360,6 +380,19 @@ void verbs_cmd_destroy_qp(struct ibv_qp *qp);
 /* The same for an SRQ and a CQ (its completion events too). */
 void verbs_cmd_destroy_srq(struct ibv_srq *srq);
 void verbs_cmd_destroy_cq(struct ibv_cq *cq);
+
+/*
+ * What ibv_cmd_query_device_any does with the kernel's answer
+ * (IBVCT_PRIVATE_4): resp is the full answer (the driver's extended
+ * fields included); the input and size checks, the caller's attr_size bytes
+ * zeroed, each field copied only where the caller's struct holds all of it,
+ * phys_port_cnt_ex from the device's sysfs ports (DEVX-01..03). 0 or an
+ * errno.
+ */
+int verbs_cmd_query_device_ex(struct ibv_context *ctx,
+			      const struct ibv_query_device_ex_input *input,
+			      struct ibv_device_attr_ex *attr, size_t attr_size,
+			      const struct ibv_device_attr_ex *resp);
 
 #ifdef __cplusplus
 }

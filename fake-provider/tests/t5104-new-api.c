@@ -1,0 +1,867 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t5104: the fake provider's extension verbs, unit by unit: every ibv_wr_*
+ * builder and setter the QP types carry (their WR fields as the receiver
+ * and the completions show them), wr_start/complete/abort and their error
+ * rules, each ibv_wc_read_* function of an extended CQ, the extended device
+ * query. The legacy provider mode runs in a re-executed child with its own
+ * script: there a provider has none of these ops and every one answers as
+ * rdma-core does without it. An optional argument names a script (t5102
+ * runs each quirk's through here).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+#include "fp_script.h"
+
+#define BUF 4096
+
+static char scratch[4096];
+static const char *self_path;
+static struct ibv_device **devs;
+static struct ibv_context *ctx;
+
+struct fx {
+	struct ibv_pd *pd;
+	struct ibv_cq_ex *cqx;		/* a's send CQ and b's receive CQ */
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *x;
+	char *buf;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+};
+
+static uint16_t port_lid(void)
+{
+	struct ibv_port_attr pa;
+
+	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	return pa.lid;
+}
+
+static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	int ud = qp->qp_type == IBV_QPT_UD;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS)), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = port_lid();
+	a.ah_attr.port_num = 1;
+	if (ud)
+		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	else if (qp->qp_type == IBV_QPT_UC)
+		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), 0);
+	else
+		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					       IBV_QP_MAX_DEST_RD_ATOMIC |
+					       IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (qp->qp_type == IBV_QPT_RC)
+		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	else
+		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+}
+
+static void fx_up(struct fx *f, enum ibv_qp_type type, uint64_t ops)
+{
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_ah_attr aa;
+
+	memset(f, 0, sizeof(*f));
+	f->pd = ibv_alloc_pd(ctx);
+	assert_non_null(f->pd);
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 64;
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	f->cqx = ibv_create_cq_ex(ctx, &ca);
+	assert_non_null(f->cqx);
+	f->cq = ibv_cq_ex_to_cq(f->cqx);
+	f->buf = calloc(1, BUF);
+	assert_non_null(f->buf);
+	f->mr = ibv_reg_mr(f->pd, f->buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	assert_non_null(f->mr);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = type;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = f->pd;
+	ia.send_cq = ia.recv_cq = f->cq;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = 32;
+	ia.send_ops_flags = ops;
+	f->a = ibv_create_qp_ex(ctx, &ia);
+	assert_non_null(f->a);
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	f->b = ibv_create_qp_ex(ctx, &ia);
+	assert_non_null(f->b);
+	f->x = ibv_qp_to_qp_ex(f->a);
+	assert_non_null(f->x);
+	assert_null(ibv_qp_to_qp_ex(f->b));
+	qp_connect(f->a, f->b->qp_num);
+	qp_connect(f->b, f->a->qp_num);
+	if (type == IBV_QPT_UD) {
+		memset(&aa, 0, sizeof(aa));
+		aa.dlid = port_lid();
+		aa.port_num = 1;
+		f->ah = ibv_create_ah(f->pd, &aa);
+		assert_non_null(f->ah);
+	}
+}
+
+static void fx_down(struct fx *f)
+{
+	if (f->ah)
+		assert_int_equal(ibv_destroy_ah(f->ah), 0);
+	assert_int_equal(ibv_destroy_qp(f->a), 0);
+	assert_int_equal(ibv_destroy_qp(f->b), 0);
+	assert_int_equal(ibv_dereg_mr(f->mr), 0);
+	assert_int_equal(ibv_destroy_cq(f->cq), 0);
+	assert_int_equal(ibv_dealloc_pd(f->pd), 0);
+	free(f->buf);
+}
+
+static void recv_post(struct fx *f, uint64_t id)
+{
+	struct ibv_sge s = { (uintptr_t)(f->buf + 1024), 512, f->mr->lkey };
+	struct ibv_recv_wr w = { .wr_id = id, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	assert_int_equal(ibv_post_recv(f->b, &w, &bad), 0);
+}
+
+/* One completion through the extended CQ's functions. */
+struct cqe { uint64_t wr_id; int status, opcode; uint32_t len, qpn, src, flags; __be32 imm; };
+
+static int cqx_take(struct fx *f, struct cqe *out, int max)
+{
+	struct ibv_poll_cq_attr pa = { 0 };
+	int n = 0, ret;
+
+	ret = ibv_start_poll(f->cqx, &pa);
+	if (ret == ENOENT)
+		return 0;
+	assert_int_equal(ret, 0);
+	do {
+		assert_true(n < max);
+		out[n].wr_id = f->cqx->wr_id;
+		out[n].status = f->cqx->status;
+		out[n].opcode = ibv_wc_read_opcode(f->cqx);
+		out[n].len = ibv_wc_read_byte_len(f->cqx);
+		out[n].qpn = ibv_wc_read_qp_num(f->cqx);
+		out[n].src = ibv_wc_read_src_qp(f->cqx);
+		out[n].flags = ibv_wc_read_wc_flags(f->cqx);
+		out[n].imm = ibv_wc_read_imm_data(f->cqx);
+		assert_int_equal(ibv_wc_read_vendor_err(f->cqx), 0);
+		(void)ibv_wc_read_slid(f->cqx);
+		(void)ibv_wc_read_sl(f->cqx);
+		(void)ibv_wc_read_dlid_path_bits(f->cqx);
+		n++;
+	} while ((ret = ibv_next_poll(f->cqx)) == 0);
+	assert_int_equal(ret, ENOENT);
+	ibv_end_poll(f->cqx);
+	return n;
+}
+
+static const struct cqe *by_id(const struct cqe *c, int n, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].wr_id == id)
+			return &c[i];
+	fail_msg("no completion for wr_id %#llx", (unsigned long long)id);
+	return NULL;
+}
+
+/* ---- builders --------------------------------------------------------------- */
+static void rc_send_builders_and_sge_setters(void **state)
+{
+	struct ibv_sge sg[2];
+	struct cqe c[8];
+	struct fx f;
+	int n;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	memcpy(f.buf, "0123456789abcdef", 16);
+	sg[0] = (struct ibv_sge){ (uintptr_t)f.buf, 4, f.mr->lkey };
+	sg[1] = (struct ibv_sge){ (uintptr_t)(f.buf + 8), 4, f.mr->lkey };
+	recv_post(&f, 0x81);
+	recv_post(&f, 0x82);
+	ibv_wr_start(f.x);
+	f.x->wr_id = 1;
+	f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge_list(f.x, 2, sg);
+	f.x->wr_id = 2;
+	ibv_wr_send_imm(f.x, htonl(0x1234));
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 4), 3);
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	n = cqx_take(&f, c, 8);
+	assert_int_equal(n, 4);
+	assert_int_equal(by_id(c, n, 1)->opcode, IBV_WC_SEND);
+	assert_int_equal(by_id(c, n, 1)->qpn, f.a->qp_num);
+	assert_int_equal(by_id(c, n, 0x81)->len, 8);
+	assert_int_equal(by_id(c, n, 0x81)->opcode, IBV_WC_RECV);
+	assert_int_equal(by_id(c, n, 0x81)->qpn, f.b->qp_num);
+	/* the second receive (3 bytes, "456") landed over the first ("012389ab") */
+	assert_memory_equal(f.buf + 1024, "456389ab", 8);
+	assert_int_equal(by_id(c, n, 0x82)->len, 3);
+	assert_true(by_id(c, n, 0x82)->flags & IBV_WC_WITH_IMM);
+	assert_int_equal(ntohl(by_id(c, n, 0x82)->imm), 0x1234);
+	fx_down(&f);
+}
+
+static void rc_inline_setters_copy_at_once(void **state)
+{
+	struct ibv_data_buf b[2];
+	char tmp[8];
+	struct cqe c[8];
+	struct fx f;
+	int n;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
+	recv_post(&f, 0x81);
+	memcpy(tmp, "inline", 7);
+	ibv_wr_start(f.x);
+	f.x->wr_id = 1;
+	f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(f.x);
+	ibv_wr_set_inline_data(f.x, tmp, 7);
+	memset(tmp, 'x', sizeof(tmp));	/* the data was taken when set */
+	b[0] = (struct ibv_data_buf){ "wr", 2 };
+	b[1] = (struct ibv_data_buf){ "ite", 3 };
+	f.x->wr_id = 2;
+	ibv_wr_rdma_write(f.x, f.mr->rkey, (uintptr_t)(f.buf + 2048));
+	ibv_wr_set_inline_data_list(f.x, 2, b);
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	n = cqx_take(&f, c, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(f.buf + 1024, "inline");
+	assert_memory_equal(f.buf + 2048, "write", 5);
+	assert_int_equal(by_id(c, n, 2)->opcode, IBV_WC_RDMA_WRITE);
+	fx_down(&f);
+}
+
+static void rc_rdma_and_atomic_builders(void **state)
+{
+	uint64_t v = 10;
+	struct cqe c[8];
+	struct fx f;
+	int n;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+	      IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	memcpy(f.buf + 3000, &v, 8);
+	memcpy(f.buf + 512, "remote", 6);
+	recv_post(&f, 0x81);
+	ibv_wr_start(f.x);
+	f.x->wr_flags = IBV_SEND_SIGNALED;
+	f.x->wr_id = 1;
+	ibv_wr_rdma_write_imm(f.x, f.mr->rkey, (uintptr_t)(f.buf + 2048), htonl(7));
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)f.buf, 4);
+	f.x->wr_id = 2;
+	ibv_wr_rdma_read(f.x, f.mr->rkey, (uintptr_t)(f.buf + 512));
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 600), 6);
+	f.x->wr_id = 3;
+	ibv_wr_atomic_fetch_add(f.x, f.mr->rkey, (uintptr_t)(f.buf + 3000), 5);
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 3104), 8);
+	f.x->wr_id = 4;
+	ibv_wr_atomic_cmp_swp(f.x, f.mr->rkey, (uintptr_t)(f.buf + 3000), 15, 99);
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)(f.buf + 3200), 8);
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	n = cqx_take(&f, c, 8);
+	assert_int_equal(n, 5);
+	assert_int_equal(by_id(c, n, 0x81)->opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	assert_int_equal(ntohl(by_id(c, n, 0x81)->imm), 7);
+	assert_int_equal(by_id(c, n, 2)->opcode, IBV_WC_RDMA_READ);
+	assert_memory_equal(f.buf + 600, "remote", 6);
+	assert_int_equal(by_id(c, n, 3)->opcode, IBV_WC_FETCH_ADD);
+	assert_int_equal(by_id(c, n, 4)->opcode, IBV_WC_COMP_SWAP);
+	memcpy(&v, f.buf + 3104, 8);
+	assert_int_equal(v, 10);
+	memcpy(&v, f.buf + 3200, 8);
+	assert_int_equal(v, 15);
+	memcpy(&v, f.buf + 3000, 8);
+	assert_int_equal(v, 99);
+	fx_down(&f);
+}
+
+static void ud_set_ud_addr_and_builders_per_type(void **state)
+{
+	struct cqe c[8];
+	struct fx f;
+	int n;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_UD, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	/* UD carries sends only: no RDMA or atomic builders, an address setter */
+	assert_null(f.x->wr_rdma_write);
+	assert_null(f.x->wr_rdma_read);
+	assert_null(f.x->wr_atomic_cmp_swp);
+	assert_null(f.x->wr_set_xrc_srqn);
+	assert_non_null(f.x->wr_set_ud_addr);
+	recv_post(&f, 0x81);
+	memcpy(f.buf, "datagram", 8);
+	ibv_wr_start(f.x);
+	f.x->wr_id = 1;
+	f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(f.x, htonl(3));
+	ibv_wr_set_ud_addr(f.x, f.ah, f.b->qp_num, 0x11111111);
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)f.buf, 8);
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	n = cqx_take(&f, c, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(by_id(c, n, 0x81)->src, f.a->qp_num);
+	assert_int_equal(by_id(c, n, 0x81)->len, 8 + 40);
+	assert_memory_equal(f.buf + 1024 + 40, "datagram", 8);
+	/* a UD WR without its address is refused whole */
+	ibv_wr_start(f.x);
+	f.x->wr_id = 2;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)f.buf, 8);
+	assert_int_equal(ibv_wr_complete(f.x), EINVAL);
+	assert_int_equal(cqx_take(&f, c, 8), 0);
+	fx_down(&f);
+}
+
+static void uc_builders(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_UC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
+	assert_non_null(f.x->wr_rdma_write);
+	assert_non_null(f.x->wr_rdma_write_imm);
+	assert_null(f.x->wr_rdma_read);
+	assert_null(f.x->wr_atomic_fetch_add);
+	fx_down(&f);
+}
+
+static void complete_keeps_the_first_error_and_abort_drops(void **state)
+{
+	struct ibv_sge sg[3];
+	struct cqe c[16];
+	struct fx f;
+	int i;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	for (i = 0; i < 3; i++)
+		sg[i] = (struct ibv_sge){ (uintptr_t)(f.buf + 8 * i), 8, f.mr->lkey };
+	recv_post(&f, 0x81);
+	/* an SGE list past max_send_sge (2), then inline data past 32 bytes */
+	ibv_wr_start(f.x);
+	f.x->wr_id = 1;
+	f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge(f.x, sg[0].lkey, sg[0].addr, 8);
+	f.x->wr_id = 2;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge_list(f.x, 3, sg);
+	f.x->wr_id = 3;
+	ibv_wr_send(f.x);
+	ibv_wr_set_inline_data(f.x, f.buf, 33);
+	assert_int_equal(ibv_wr_complete(f.x), ENOMEM);
+	assert_int_equal(cqx_take(&f, c, 16), 0);
+	ibv_wr_start(f.x);
+	f.x->wr_id = 4;
+	ibv_wr_send(f.x);
+	ibv_wr_set_inline_data(f.x, f.buf, 33);
+	assert_int_equal(ibv_wr_complete(f.x), ENOMEM);
+	/* nine WRs on a send queue of eight */
+	ibv_wr_start(f.x);
+	for (i = 0; i < 9; i++) {
+		f.x->wr_id = 0x10 + i;
+		ibv_wr_send(f.x);
+		ibv_wr_set_sge(f.x, sg[0].lkey, sg[0].addr, 8);
+	}
+	assert_int_equal(ibv_wr_complete(f.x), ENOMEM);
+	assert_int_equal(cqx_take(&f, c, 16), 0);
+	/* an aborted batch leaves nothing */
+	ibv_wr_start(f.x);
+	f.x->wr_id = 5;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge(f.x, sg[0].lkey, sg[0].addr, 8);
+	ibv_wr_abort(f.x);
+	assert_int_equal(cqx_take(&f, c, 16), 0);
+	/* and the QP goes on */
+	ibv_wr_start(f.x);
+	f.x->wr_id = 6;
+	ibv_wr_send(f.x);
+	ibv_wr_set_sge(f.x, sg[0].lkey, sg[0].addr, 8);
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	assert_int_equal(cqx_take(&f, c, 16), 2);
+	assert_int_equal(by_id(c, 2, 6)->status, IBV_WC_SUCCESS);
+	assert_int_equal(by_id(c, 2, 0x81)->len, 8);
+	fx_down(&f);
+}
+
+static void send_ops_flags_per_type(void **state)
+{
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
+					 IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1, .oflags = O_CREAT };
+	struct ibv_xrcd *xrcd = ibv_open_xrcd(ctx, &xa);
+	struct ibv_qp *q;
+
+	(void)state;
+	assert_non_null(pd);
+	assert_non_null(cq);
+	assert_non_null(xrcd);
+	memset(&ia, 0, sizeof(ia));
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = pd;
+	ia.send_cq = ia.recv_cq = cq;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 2;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	/* UD: sends only */
+	ia.qp_type = IBV_QPT_UD;
+	ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(ctx, &ia));
+	assert_int_equal(errno, EOPNOTSUPP);
+	/* no remote invalidation on this device */
+	ia.qp_type = IBV_QPT_RC;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND_WITH_INV;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(ctx, &ia));
+	assert_int_equal(errno, EOPNOTSUPP);
+	/* XRC_SEND: the RC set, and a setter for the SRQ number */
+	ia.qp_type = IBV_QPT_XRC_SEND;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	q = ibv_create_qp_ex(ctx, &ia);
+	assert_non_null(q);
+	assert_non_null(ibv_qp_to_qp_ex(q)->wr_set_xrc_srqn);
+	assert_null(ibv_qp_to_qp_ex(q)->wr_set_ud_addr);
+	assert_int_equal(ibv_destroy_qp(q), 0);
+	/* XRC_RECV: none */
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = IBV_QPT_XRC_RECV;
+	ia.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.xrcd = xrcd;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(ctx, &ia));
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(ibv_close_xrcd(xrcd), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+}
+
+/* ---- extended CQ and device query ------------------------------------------- */
+static void cq_ex_read_functions_follow_the_fields_asked(void **state)
+{
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_cq_ex *cq;
+
+	(void)state;
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 4;
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+	cq = ibv_create_cq_ex(ctx, &ca);
+	assert_non_null(cq);
+	assert_non_null(cq->read_opcode);
+	assert_non_null(cq->read_wc_flags);
+	assert_non_null(cq->read_vendor_err);
+	assert_non_null(cq->read_byte_len);
+	assert_non_null(cq->read_qp_num);
+	assert_null(cq->read_imm_data);
+	assert_null(cq->read_src_qp);
+	assert_null(cq->read_slid);
+	assert_null(cq->read_completion_ts);
+	assert_int_equal(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+	ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	assert_null(ibv_create_cq_ex(ctx, &ca));
+	assert_int_equal(errno, EOPNOTSUPP);
+	ca.wc_flags = 0;
+	ca.comp_mask = 1 << 2;
+	errno = 0;
+	assert_null(ibv_create_cq_ex(ctx, &ca));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void cq_ex_poll_takes_each_cqe_once(void **state)
+{
+	struct cqe c[8];
+	struct fx f;
+	int i, n = 0;
+
+	(void)state;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	for (i = 0; i < 3; i++)
+		recv_post(&f, 0x80 + i);
+	ibv_wr_start(f.x);
+	for (i = 0; i < 3; i++) {
+		f.x->wr_id = 1 + i;
+		f.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(f.x);
+		ibv_wr_set_sge(f.x, f.mr->lkey, (uintptr_t)f.buf, 4 + i);
+	}
+	assert_int_equal(ibv_wr_complete(f.x), 0);
+	n = cqx_take(&f, c, 8);
+	assert_int_equal(n, 6);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(by_id(c, n, 1 + i)->status, IBV_WC_SUCCESS);
+		assert_int_equal(by_id(c, n, 0x80 + i)->len, 4 + i);
+	}
+	assert_int_equal(cqx_take(&f, c, 8), 0);
+	fx_down(&f);
+}
+
+static void query_device_ex_fills_the_extended_fields(void **state)
+{
+	struct ibv_device_attr_ex ax;
+	struct ibv_device_attr a;
+
+	(void)state;
+	assert_int_equal(ibv_query_device(ctx, &a), 0);
+	assert_int_equal(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	assert_int_equal(ax.phys_port_cnt_ex, a.phys_port_cnt);
+	assert_int_equal((uint32_t)ax.device_cap_flags_ex, a.device_cap_flags);
+	assert_int_equal(ax.orig_attr.max_qp, a.max_qp);
+}
+
+/* ---- rereg_mr, thread and parent domains ------------------------------------- */
+static void rereg_mr_moves_the_region_in_place(void **state)
+{
+	char *other = calloc(1, BUF);
+	struct ibv_sge s;
+	struct ibv_send_wr w, *bad;
+	struct cqe c[4];
+	struct fx f;
+	uint32_t lkey;
+
+	(void)state;
+	assert_non_null(other);
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	lkey = f.mr->lkey;
+	assert_int_equal(ibv_rereg_mr(f.mr, 0, NULL, NULL, 0, 0), IBV_REREG_MR_ERR_CMD);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ibv_rereg_mr(f.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, other, BUF, 0), 0);
+	assert_ptr_equal(f.mr->addr, other);
+	assert_int_equal(f.mr->lkey, lkey);		/* the keys stay */
+	/* a WRITE into the new translation by its key */
+	memcpy(other, "moved", 6);
+	s = (struct ibv_sge){ (uintptr_t)other, 6, f.mr->lkey };
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 1;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = (uintptr_t)(other + 100);
+	w.wr.rdma.rkey = f.mr->rkey;
+	assert_int_equal(ibv_post_send(f.a, &w, &bad), 0);
+	assert_int_equal(cqx_take(&f, c, 4), 1);
+	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
+	assert_string_equal(other + 100, "moved");
+	assert_int_equal(f.buf[100], 0);
+	/* fx_down deregisters it; the old buffer is the fixture's */
+	fx_down(&f);
+	free(other);
+}
+
+static void td_and_parent_domain_attributes(void **state)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 1 };
+	struct ibv_parent_domain_init_attr pa = { 0 };
+	struct ibv_pd *pd = ibv_alloc_pd(ctx), *d;
+	struct ibv_td *td;
+
+	(void)state;
+	assert_non_null(pd);
+	errno = 0;
+	assert_null(ibv_alloc_td(ctx, &ta));
+	assert_int_equal(errno, EINVAL);
+	ta.comp_mask = 0;
+	td = ibv_alloc_td(ctx, &ta);
+	assert_non_null(td);
+	pa.pd = pd;
+	pa.td = td;
+	pa.comp_mask = 1 << 5;
+	errno = 0;
+	assert_null(ibv_alloc_parent_domain(ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+	pa.comp_mask = 0;
+	d = ibv_alloc_parent_domain(ctx, &pa);
+	assert_non_null(d);
+	assert_int_equal(d->handle, pd->handle);
+	assert_int_equal(ibv_dealloc_td(td), EBUSY);
+	assert_int_equal(ibv_dealloc_pd(pd), EBUSY);
+	assert_int_equal(ibv_dealloc_pd(d), 0);
+	assert_int_equal(ibv_dealloc_td(td), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+}
+
+/* ---- memory windows --------------------------------------------------------- */
+static int write_through(struct fx *f, uint64_t addr, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)f->buf, 8, f->mr->lkey };
+	struct ibv_send_wr w, *bad;
+	struct cqe c[4];
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x77;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = addr;
+	w.wr.rdma.rkey = rkey;
+	assert_int_equal(ibv_post_send(f->a, &w, &bad), 0);
+	assert_int_equal(cqx_take(f, c, 4), 1);
+	return c[0].status;
+}
+
+/* One pair with a region over win and windows of both types on its PD. */
+struct mwfx { struct fx f; struct ibv_mr *mr; struct ibv_mw *m1, *m2; };
+
+static void mwfx_up(struct mwfx *m, char *win, int access)
+{
+	fx_up(&m->f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW |
+	      IBV_QP_EX_WITH_LOCAL_INV);
+	m->mr = ibv_reg_mr(m->f.pd, win, BUF, access);
+	m->m1 = ibv_alloc_mw(m->f.pd, IBV_MW_TYPE_1);
+	m->m2 = ibv_alloc_mw(m->f.pd, IBV_MW_TYPE_2);
+	assert_non_null(m->mr);
+	assert_non_null(m->m1);
+	assert_non_null(m->m2);
+}
+
+static void mwfx_down(struct mwfx *m)
+{
+	assert_int_equal(ibv_dealloc_mw(m->m1), 0);
+	assert_int_equal(ibv_dealloc_mw(m->m2), 0);
+	assert_int_equal(ibv_dereg_mr(m->mr), 0);
+	fx_down(&m->f);
+}
+
+static int bind1(struct mwfx *m, uint64_t addr, uint64_t len)
+{
+	struct ibv_mw_bind b;
+	struct cqe c[4];
+
+	memset(&b, 0, sizeof(b));
+	b.wr_id = 1;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info = (struct ibv_mw_bind_info){ m->mr, addr, len, IBV_ACCESS_REMOTE_WRITE };
+	assert_int_equal(ibv_bind_mw(m->f.a, m->m1, &b), 0);
+	assert_int_equal(cqx_take(&m->f, c, 4), 1);
+	if (c[0].status == IBV_WC_SUCCESS)
+		assert_int_equal(c[0].opcode, IBV_WC_BIND_MW);
+	return c[0].status;
+}
+
+static void windows_bind_grant_and_invalidate(void **state)
+{
+	char *win = calloc(1, BUF);
+	struct ibv_mw_bind_info bi;
+	struct ibv_send_wr w, *bad;
+	struct cqe c[4];
+	struct mwfx m;
+	uint32_t k2;
+
+	(void)state;
+	assert_non_null(win);
+	/* a region without MW_BIND: the bind completes in error */
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_MW_BIND_ERR);
+	mwfx_down(&m);
+	/* type 1 over 64 bytes: grants there, not past it */
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win, m.m1->rkey), IBV_WC_SUCCESS);
+	/* type 2 by the new API, then invalidated */
+	k2 = ibv_inc_rkey(m.m2->rkey);
+	bi = (struct ibv_mw_bind_info){ m.mr, (uintptr_t)win, 64, IBV_ACCESS_REMOTE_WRITE };
+	ibv_wr_start(m.f.x);
+	m.f.x->wr_id = 2;
+	m.f.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(m.f.x, m.m2, k2, &bi);
+	assert_int_equal(ibv_wr_complete(m.f.x), 0);
+	assert_int_equal(cqx_take(&m.f, c, 4), 1);
+	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 3;
+	w.opcode = IBV_WR_LOCAL_INV;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.invalidate_rkey = k2;
+	assert_int_equal(ibv_post_send(m.f.a, &w, &bad), 0);
+	assert_int_equal(cqx_take(&m.f, c, 4), 1);
+	assert_int_equal(c[0].opcode, IBV_WC_LOCAL_INV);
+	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_REM_ACCESS_ERR);
+	mwfx_down(&m);
+	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_SUCCESS);
+	assert_int_equal(write_through(&m.f, (uintptr_t)win + 60, m.m1->rkey),
+			 IBV_WC_REM_ACCESS_ERR);
+	mwfx_down(&m);
+	free(win);
+}
+
+/* ---- legacy provider mode (a child with its own script) ---------------------- */
+static int child_legacy(void)
+{
+	char scr[4096], err[512], path[4200];
+	struct ibv_device_attr_ex ax;
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_qp_init_attr_ex ia;
+	struct ibv_context *c;
+	struct ibv_device **list;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *q;
+	FILE *fp;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/legacy.fps", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fp = fopen(path, "w");
+	if (!fp)
+		return 2;
+	fprintf(fp, "mode legacy\ndevice fake0\n\tport 1 state active\n");
+	fclose(fp);
+	if (fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr), err, sizeof(err)))
+		return 3;
+	list = ibv_get_device_list(&n);
+	if (!list || n < 1 || !(c = ibv_open_device(list[0])))
+		return 4;
+	pd = ibv_alloc_pd(c);
+	cq = ibv_create_cq(c, 4, NULL, NULL, 0);
+	if (!pd || !cq)
+		return 5;
+	/* no create_cq_ex op: the library's EOPNOTSUPP */
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 4;
+	errno = 0;
+	if (ibv_create_cq_ex(c, &ca) || errno != EOPNOTSUPP)
+		return 6;
+	/* no new post-send API: send_ops_flags refused, no ibv_qp_ex */
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = IBV_QPT_RC;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = pd;
+	ia.send_cq = ia.recv_cq = cq;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 2;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	if (ibv_create_qp_ex(c, &ia) || errno != EOPNOTSUPP)
+		return 7;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	q = ibv_create_qp_ex(c, &ia);
+	if (!q || ibv_qp_to_qp_ex(q))
+		return 8;
+	/* no extended query: the base attributes, the rest zero */
+	memset(&ax, 0xa5, sizeof(ax));
+	if (ibv_query_device_ex(c, NULL, &ax) || ax.phys_port_cnt_ex || ax.device_cap_flags_ex ||
+	    ax.orig_attr.phys_port_cnt != 1)
+		return 9;
+	if (ibv_destroy_qp(q) || ibv_destroy_cq(cq) || ibv_dealloc_pd(pd) || ibv_close_device(c))
+		return 10;
+	ibv_free_device_list(list);
+	fp_rmtree(scr);
+	return 0;
+}
+
+static void legacy_provider_has_none_of_them(void **state)
+{
+	int status;
+	pid_t pid = fork();
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(self_path, self_path, "--child-legacy", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rc_send_builders_and_sge_setters),
+		cmocka_unit_test(rc_inline_setters_copy_at_once),
+		cmocka_unit_test(rc_rdma_and_atomic_builders),
+		cmocka_unit_test(ud_set_ud_addr_and_builders_per_type),
+		cmocka_unit_test(uc_builders),
+		cmocka_unit_test(complete_keeps_the_first_error_and_abort_drops),
+		cmocka_unit_test(send_ops_flags_per_type),
+		cmocka_unit_test(cq_ex_read_functions_follow_the_fields_asked),
+		cmocka_unit_test(cq_ex_poll_takes_each_cqe_once),
+		cmocka_unit_test(query_device_ex_fills_the_extended_fields),
+		cmocka_unit_test(rereg_mr_moves_the_region_in_place),
+		cmocka_unit_test(td_and_parent_domain_attributes),
+		cmocka_unit_test(windows_bind_grant_and_invalidate),
+		cmocka_unit_test(legacy_provider_has_none_of_them),
+	};
+	char err[512];
+	int n, rc;
+
+	self_path = strchr(argv[0], '/') ? argv[0] : "/proc/self/exe";
+	if (argc > 1 && !strcmp(argv[1], "--child-legacy"))
+		return child_legacy();
+	if (fp_env_setup(argc > 1 ? argv[1] : NULL, getenv("IBVCT_PROVIDER"), NULL,
+			 scratch, sizeof(scratch), err, sizeof(err))) {
+		printf("Bail out! fp_env_setup: %s\n", err);
+		return 1;
+	}
+	devs = ibv_get_device_list(&n);
+	if (!devs || n < 1 || !(ctx = ibv_open_device(devs[0]))) {
+		printf("Bail out! no fake device (%s)\n", strerror(errno));
+		return 1;
+	}
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	ibv_close_device(ctx);
+	ibv_free_device_list(devs);
+	fp_rmtree(scratch);
+	return rc;
+}
