@@ -138,10 +138,13 @@ void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
 	va_list ap;
 	int n, i;
 
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	fp_trace(fp__script, "%s(%s) = %d", fp_op_name(op), args, ret);
+	/* the data path pays for the line only when a trace is asked for */
+	if (fp__script->trace_path[0]) {
+		va_start(ap, fmt);
+		vsnprintf(args, sizeof(args), fmt, ap);
+		va_end(ap);
+		fp_trace(fp__script, "%s(%s) = %d", fp_op_name(op), args, ret);
+	}
 
 	n = fp_events_due(fp__script, op, due, FP_MAX_EVENTS);
 	for (i = 0; i < n; i++)
