@@ -171,6 +171,11 @@ struct fe_upcalls {
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
 
+/* CLOCK_MONOTONIC in ns; IBVCT_TIMEOUT_MULT (1..999, default 1), which
+ * stretches every time the engine waits for another process (registry.c). */
+long long fe_now_ns(void);
+long fe_timeout_mult(void);
+
 /* ---- the lock and the devices (registry.c) ------------------------------ */
 void fe_lock(void);
 void fe_unlock(void);

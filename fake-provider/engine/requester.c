@@ -27,14 +27,12 @@ static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
 
 /*
  * The opcodes this device carries per QP type (QPX-10 lists those an
- * XRC_SEND QP may carry on a device that has them). BIND_MW, LOCAL_INV and
- * SEND_WITH_INV act on a memory window or an invalidatable rkey: the fake
- * device has neither (no alloc_mw op, no IBV_DEVICE_MEM_WINDOW*, max_mw 0,
- * no fast-registration MRs), so they are refused on every type at post
- * time with EINVAL and bad_wr, the answer a driver gives an opcode it does
- * not build (rdma-core v44.0 providers/mlx5/qp.c:833 _mlx5_post_send). No
- * suite posts them: on a device that has memory windows they belong to a
- * test that binds one first.
+ * XRC_SEND QP may carry on a device that has them). BIND_MW and LOCAL_INV
+ * never reach the requester: the driver completes them on the window
+ * (verbs/mw.c). SEND_WITH_INV, which the responder would have to carry
+ * out, is not built: refused on every type at post time with EINVAL and
+ * bad_wr, the answer a driver gives an opcode it does not build (rdma-core
+ * v44.0 providers/mlx5/qp.c:833 _mlx5_post_send).
  */
 bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
@@ -220,15 +218,7 @@ static bool fp_sq_any_wait(const struct fe_qp *r)
 
 static long long fp_wait_ns(void)
 {
-	static long mult;
-
-	if (!mult) {
-		const char *m = getenv("IBVCT_TIMEOUT_MULT");
-		long v = m ? strtol(m, NULL, 10) : 1;
-
-		mult = v > 0 && v < 1000 ? v : 1;
-	}
-	return FP_RESP_WAIT_MS * 1000000LL * mult;
+	return FP_RESP_WAIT_MS * 1000000LL * fe_timeout_mult();
 }
 
 /* Send the WQEs after w that went already back to WAIT: they follow it
@@ -485,9 +475,11 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	if (w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) {
 		long long due = w->due ? w->due : fe_now_ns();
 
-		if (!r->sq_due || due < r->sq_due)
+		/* only an earlier due time changes the device-wide one */
+		if (!r->sq_due || due < r->sq_due) {
 			r->sq_due = due;
-		fe_sq_due_update();
+			fe_sq_due_update();
+		}
 	}
 	fp_sq_retire(r);
 	return 0;

@@ -55,14 +55,6 @@ void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 	fe_cq_push(r->scq, &wc, r, seq, false);
 }
 
-long long fe_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 {
 	struct fp_swqe *w;

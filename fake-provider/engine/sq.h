@@ -45,7 +45,6 @@ struct fp_swqe {
 	int retry_left, rnr_left;	/* -1: without end */
 };
 
-long long fe_now_ns(void);
 /* The send CQE of a WQE (none for a quiet success: retired with the next
  * signaled CQE that is polled). */
 void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,

@@ -42,7 +42,7 @@
 #define FP_INBOX_HDR	4096u
 #define FP_INBOX_DATA	(4u << 20)
 #define FP_REC_MAX	(1u << 20)		/* largest payload one packet carries */
-#define FP_WAIT_MS	10000			/* a response not back by then: retries exhausted */
+#define FP_WAIT_MS	10000			/* a full inbox still full by then: its owner is stuck */
 #define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
 #define FP_HOT_NS	50000			/* the progress thread polls this long after serving */
 
@@ -146,22 +146,6 @@ static char *fp_ib_data(struct fp_inbox *ib)
 	return (char *)ib + FP_INBOX_HDR;
 }
 
-static long long fp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static long fp_mult(void)
-{
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long v = m ? strtol(m, NULL, 10) : 1;
-
-	return v > 0 && v < 1000 ? v : 1;
-}
-
 static void fp_futex_wait(uint32_t *addr, uint32_t val, long long ns)
 {
 	struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
@@ -240,7 +224,7 @@ static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uin
 	__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
 	/* An owner busy in verbs serves it inline: no thread to wake then. */
 	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST) &&
-	    fp_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
+	    fe_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
 		fp_futex_wake(&ib->seq);
 	return 0;
 }
@@ -272,11 +256,11 @@ static bool fp_pid_alive(pid_t pid)
 static int fp_push_wait(struct fe_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
 			const void *d1, uint32_t n1, bool serve)
 {
-	long long end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_mult();
+	long long end = fe_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fe_timeout_mult();
 	int err;
 
 	while ((err = fp_ib_push(ib, h, d1, n1)) == EAGAIN) {
-		if (fp_now_ns() > end || !fp_pid_alive(ib->owner_pid))
+		if (fe_now_ns() > end || !fp_pid_alive(ib->owner_pid))
 			return ETIMEDOUT;
 		if (serve)
 			fe_xport_drain(xp);
@@ -465,7 +449,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 void fe_xport_touch(struct fe_xport *xp)
 {
 	if (xp && xp->pid == fp_self_pid())
-		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
+		__atomic_store_n(&xp->ib->active_until, fe_now_ns() + FP_ACTIVE_NS,
 				 __ATOMIC_RELAXED);
 }
 
@@ -571,7 +555,7 @@ static void *fp_progress(void *arg)
 	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
 	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
-		long long now = fp_now_ns(),
+		long long now = fe_now_ns(),
 			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
 			  due = xp->work->next_due();	/* a retransmission */
 
@@ -613,7 +597,7 @@ static void *fp_progress(void *arg)
 		fe_xport_drain(xp);
 		xp->work->retry();
 		fe_unlock();
-		hot_until = fp_now_ns() + FP_HOT_NS;
+		hot_until = fe_now_ns() + FP_HOT_NS;
 		hot_act = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED);
 	}
 

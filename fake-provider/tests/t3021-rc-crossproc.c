@@ -14,6 +14,7 @@
 
 enum {
 	R_SETUP = 1, R_CONNECT, R_POST_RECV, R_SEND, R_RECV, R_ARM_WAIT, R_SET, R_GET,
+	R_SEND_WRITE, R_POLL_SEND,
 };
 
 struct cmd {
@@ -72,7 +73,7 @@ static int side_setup(struct side *s, struct res *r)
 	return 0;
 }
 
-static int side_connect(struct side *s, uint32_t dest)
+static int side_connect(struct side *s, uint32_t dest, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a;
 	int err;
@@ -102,7 +103,7 @@ static int side_connect(struct side *s, uint32_t dest)
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	a.rnr_retry = 0;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
 	return ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
@@ -136,7 +137,7 @@ static void agent_main(int in, int out, void *arg)
 			r.status = (uint32_t)side_setup(&s, &r);
 			break;
 		case R_CONNECT:
-			r.status = (uint32_t)side_connect(&s, c.a);
+			r.status = (uint32_t)side_connect(&s, c.a, (uint8_t)c.b);
 			break;
 		case R_POST_RECV: {
 			struct ibv_sge sge = {
@@ -213,6 +214,40 @@ static void agent_main(int in, int out, void *arg)
 			}
 			break;
 		}
+		case R_SEND_WRITE: {
+			/* a SEND of buf[0..8), then a WRITE of buf[8..16) to c.b/c.c,
+			 * posted together and not polled (R_POLL_SEND does) */
+			struct ibv_sge sg[2] = {
+				{ .addr = (uintptr_t)s.buf, .length = 8, .lkey = s.mr->lkey },
+				{ .addr = (uintptr_t)s.buf + 8, .length = 8, .lkey = s.mr->lkey },
+			};
+			struct ibv_send_wr wr[2], *bad;
+
+			memset(wr, 0, sizeof(wr));
+			wr[0].wr_id = 1;
+			wr[0].sg_list = &sg[0];
+			wr[0].num_sge = 1;
+			wr[0].opcode = IBV_WR_SEND;
+			wr[0].send_flags = IBV_SEND_SIGNALED;
+			wr[0].next = &wr[1];
+			wr[1].wr_id = 2;
+			wr[1].sg_list = &sg[1];
+			wr[1].num_sge = 1;
+			wr[1].opcode = IBV_WR_RDMA_WRITE;
+			wr[1].send_flags = IBV_SEND_SIGNALED;
+			wr[1].wr.rdma.remote_addr = c.b;
+			wr[1].wr.rdma.rkey = (uint32_t)c.c;
+			r.status = (uint32_t)ibv_post_send(s.qp, wr, &bad);
+			break;
+		}
+		case R_POLL_SEND:
+			r.status = (uint32_t)poll_one(s.scq, &wc);
+			if (!r.status) {
+				r.opcode = wc.opcode;
+				r.v[0] = wc.status;
+				r.v[1] = wc.wr_id;
+			}
+			break;
 		case R_SET:
 			memcpy(s.buf + c.a, &c.d, 8);
 			break;
@@ -264,7 +299,7 @@ struct pair {
 	uint64_t b_addr, b_rkey;
 };
 
-static void pair_up(struct pair *pr)
+static void pair_up_rnr(struct pair *pr, uint8_t rnr_retry)
 {
 	struct res ra, rb;
 
@@ -275,10 +310,15 @@ static void pair_up(struct pair *pr)
 	rb = cmd(&pr->b, R_SETUP, 0, 0, 0, 0);
 	assert_int_equal(ra.status, 0);
 	assert_int_equal(rb.status, 0);
-	assert_int_equal(cmd(&pr->a, R_CONNECT, (uint32_t)rb.v[0], 0, 0, 0).status, 0);
-	assert_int_equal(cmd(&pr->b, R_CONNECT, (uint32_t)ra.v[0], 0, 0, 0).status, 0);
+	assert_int_equal(cmd(&pr->a, R_CONNECT, (uint32_t)rb.v[0], rnr_retry, 0, 0).status, 0);
+	assert_int_equal(cmd(&pr->b, R_CONNECT, (uint32_t)ra.v[0], rnr_retry, 0, 0).status, 0);
 	pr->b_rkey = rb.v[1];
 	pr->b_addr = rb.v[2];
+}
+
+static void pair_up(struct pair *pr)
+{
+	pair_up_rnr(pr, 0);
 }
 
 static void pair_down(struct pair *pr)
@@ -399,6 +439,34 @@ static void send_without_receive_is_rnr_error(void **state)
 	pair_down(&pr);
 }
 
+/* A SEND the receiver has no WQE for is RNR-NAKed and retried; the WRITE
+ * posted after it must not land first: the responder takes nothing of the
+ * stream but the NAKed SEND (IBA vol 1 9.7.5.2.8), and both complete in
+ * order once a receive is posted. */
+static void write_behind_rnr_send_waits_for_it(void **state)
+{
+	struct pair pr;
+	struct res r;
+
+	(void)state;
+	pair_up_rnr(&pr, 7);				/* RNR retries without end */
+	cmd(&pr.b, R_SET, 128, 0, 0, 1);
+	cmd(&pr.a, R_SET, 8, 0, 0, 0x5151515151515151ull);
+	assert_int_equal(cmd(&pr.a, R_SEND_WRITE, 0, pr.b_addr + 128, pr.b_rkey, 0).status, 0);
+	usleep(50000);					/* many RNR rounds */
+	assert_int_equal(cmd(&pr.b, R_GET, 128, 0, 0, 0).v[0], 1);	/* not overtaken */
+	assert_int_equal(cmd(&pr.b, R_POST_RECV, 1, 0, 0, 0).status, 0);
+	r = cmd(&pr.a, R_POLL_SEND, 0, 0, 0, 0);
+	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
+	assert_int_equal(r.v[1], 1);
+	r = cmd(&pr.a, R_POLL_SEND, 0, 0, 0, 0);
+	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
+	assert_int_equal(r.v[1], 2);
+	assert_int_equal(cmd(&pr.b, R_GET, 128, 0, 0, 0).v[0], 0x5151515151515151ull);
+	assert_int_equal(cmd(&pr.b, R_RECV, 0, 0, 0, 0).v[0], IBV_WC_SUCCESS);
+	pair_down(&pr);
+}
+
 /* The receiver sleeps on its completion channel; the sender's SEND wakes it
  * there (the receiver's progress thread ran the responder). */
 static void completion_channel_wakes_receiving_process(void **state)
@@ -431,6 +499,7 @@ int main(void)
 		cmocka_unit_test(atomics_cross_process),
 		cmocka_unit_test(remote_access_error_reaches_requester),
 		cmocka_unit_test(send_without_receive_is_rnr_error),
+		cmocka_unit_test(write_behind_rnr_send_waits_for_it),
 		cmocka_unit_test(completion_channel_wakes_receiving_process),
 	};
 	char scratch[PATH_MAX], rundir[PATH_MAX], err[512];

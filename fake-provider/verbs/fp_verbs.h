@@ -13,6 +13,7 @@
 #ifndef FP_VERBS_H
 #define FP_VERBS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -280,6 +281,18 @@ static inline bool fp__ext_off(enum fp_withdraw x)
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
 
 /* ---- cross-file object helpers ------------------------------------------ */
+/* A create verb's failure: NULL, errno set to err (unless a profile's
+ * driver left it as it was: FP_PROF_NO_ERRNO), then to the command layer's
+ * cmd_errno when that refused it (the command layer's errno stands, as
+ * in mlx5). */
+static inline void *fp__create_failed(int err, int cmd_errno)
+{
+	if (err > 0)
+		errno = err;
+	if (cmd_errno)
+		errno = cmd_errno;
+	return NULL;
+}
 static inline bool fp__xrc_capable(const struct fp_context *ctx)
 {
 	return fp_prof_cap_flags(ctx->spec->attr.device_cap_flags) & IBV_DEVICE_XRC;

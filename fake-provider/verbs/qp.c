@@ -313,13 +313,8 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	fp__op_end(ctx, FP_OP_CREATE_QP_EX, FP_SUBJ_QP, h, err,
 		   "type=%d mask=%#x qpn=%u", attr->qp_type, attr->comp_mask,
 		   h ? h->real->e.qpn : 0);
-	if (err) {
-		if (err > 0)	/* a profile's driver may leave errno as it was */
-			errno = err;
-		if (cmd_errno)
-			errno = cmd_errno;
-		return NULL;
-	}
+	if (err)
+		return fp__create_failed(err, cmd_errno);
 	return &h->vqp.qp;
 }
 
@@ -360,11 +355,8 @@ struct ibv_qp *fp_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		attr->cap = ex.cap;
 	fp__op_end(ctx, FP_OP_CREATE_QP, FP_SUBJ_QP, h, err, "type=%d qpn=%u",
 		   ex.qp_type, h ? h->real->e.qpn : 0);
-	if (err) {
-		if (err > 0)	/* a profile's driver may leave errno as it was */
-			errno = err;
-		return NULL;
-	}
+	if (err)
+		return fp__create_failed(err, 0);
 	return &h->vqp.qp;
 }
 

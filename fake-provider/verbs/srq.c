@@ -173,13 +173,8 @@ struct ibv_srq *fp_create_srq_ex(struct ibv_context *context,
 		   "mask=%#x type=%d max_wr=%u max_sge=%u srqn=%u", attr->comp_mask,
 		   (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? (int)attr->srq_type : 0,
 		   attr->attr.max_wr, attr->attr.max_sge, srq ? srq->e.srqn : 0);
-	if (err) {
-		if (err > 0)	/* a profile's driver may leave errno as it was */
-			errno = err;
-		if (cmd_errno)
-			errno = cmd_errno;
-		return NULL;
-	}
+	if (err)
+		return fp__create_failed(err, cmd_errno);
 	return &srq->vsrq.srq;
 }
 
@@ -210,11 +205,8 @@ struct ibv_srq *fp_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 	fp__op_end(ctx, FP_OP_CREATE_SRQ, FP_SUBJ_SRQ, srq, err,
 		   "max_wr=%u max_sge=%u srqn=%u", ex.attr.max_wr, ex.attr.max_sge,
 		   srq ? srq->e.srqn : 0);
-	if (err) {
-		if (err > 0)	/* a profile's driver may leave errno as it was */
-			errno = err;
-		return NULL;
-	}
+	if (err)
+		return fp__create_failed(err, 0);
 	return &srq->vsrq.srq;
 }
 
