@@ -9,8 +9,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
 skip_all_unless_utils ibv_devices
-tl_setup
-echo "1..10"
+setup_ibvct_run
 
 two=$tl_tmp/two-devices.script
 cat >"$two" <<'SCRIPT'
@@ -30,24 +29,30 @@ printf 'device fake0\n\tcap xrc\n\tport 1 state sideways\n' >"$bad"
 devline='^[[:space:]]+[A-Za-z0-9_.-]+[[:space:]]+[0-9a-f]{16}$'
 
 run_in - /usr/bin/ibv_devices
-check "default script: ibv_devices exits 0" rc_is 0
-check "default script: exactly one device, fake0, with a 16-digit GUID" \
-	eval 'out_has "^[[:space:]]+fake0[[:space:]]+[0-9a-f]{16}\$" && [ "$(out_count "$devline")" = 1 ]'
+test_expect_success "default script: ibv_devices exits 0" 'rc_is 0'
+test_expect_success "default script: exactly one device, fake0, with a 16-digit GUID" '
+	out_has "^[[:space:]]+fake0[[:space:]]+[0-9a-f]{16}\$" && [ "$(out_count "$devline")" = 1 ]
+'
 
 run_in "$two" /usr/bin/ibv_devices
-check "two-device script: ibv_devices exits 0" rc_is 0
-check "two-device script: fake0 with GUID 0002c90300a1b2c3" out_has '^[[:space:]]+fake0[[:space:]]+0002c90300a1b2c3$'
-check "two-device script: fake1 with GUID 0002c90300d4e5f6" out_has '^[[:space:]]+fake1[[:space:]]+0002c90300d4e5f6$'
-check "two-device script: no other device listed" eval '[ "$(out_count "$devline")" = 2 ]'
+test_expect_success "two-device script: ibv_devices exits 0" 'rc_is 0'
+test_expect_success "two-device script: fake0 with GUID 0002c90300a1b2c3" '
+	out_has "^[[:space:]]+fake0[[:space:]]+0002c90300a1b2c3\$"
+'
+test_expect_success "two-device script: fake1 with GUID 0002c90300d4e5f6" '
+	out_has "^[[:space:]]+fake1[[:space:]]+0002c90300d4e5f6\$"
+'
+test_expect_success "two-device script: no other device listed" '[ "$(out_count "$devline")" = 2 ]'
 
 run_plain - ldd /usr/bin/ibv_devices
-check "ldd: libibverbs.so.1 resolves to the build's library" ldd_uses_ours
+test_expect_success "ldd: libibverbs.so.1 resolves to the build's library" 'ldd_uses_ours'
 
 run_in - env LD_DEBUG=libs /usr/bin/ibv_devices
-check "LD_DEBUG=libs: our library and our plugin initialised, no system verbs code" ld_debug_uses_ours
+test_expect_success "LD_DEBUG=libs: our library and our plugin initialised, no system verbs code" \
+	'ld_debug_uses_ours'
 
 run_in "$bad" /usr/bin/ibv_devices
-check "bad script: no device listed" eval '[ "$(out_count "$devline")" = 0 ]'
-check "bad script: the reason on stderr as file:line" err_has "bad\\.script:3: "
+test_expect_success "bad script: no device listed" '[ "$(out_count "$devline")" = 0 ]'
+test_expect_success "bad script: the reason on stderr as file:line" 'err_has "bad\\.script:3: "'
 
-tl_exit
+test_done

@@ -9,8 +9,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
 skip_all_unless_utils ibv_devinfo
-tl_setup
-echo "1..24"
+setup_ibvct_run
 
 two=$tl_tmp/two-devices.script
 cat >"$two" <<'SCRIPT'
@@ -43,54 +42,69 @@ section() {
 
 # ---- default script -------------------------------------------------------
 run_in - /usr/bin/ibv_devinfo
-check "default: ibv_devinfo exits 0" rc_is 0
-check "default: one device, hca_id fake0" eval 'out_has "^hca_id:[[:space:]]+fake0\$" && [ "$(out_count "^hca_id:")" = 1 ]'
-check "default: node_guid printed as xxxx:xxxx:xxxx:xxxx" field node_guid '[0-9a-f]{4}(:[0-9a-f]{4}){3}'
-check "default: one port" field phys_port_cnt 1
-check "default: port 1 is PORT_ACTIVE (4)" field state 'PORT_ACTIVE \(4\)'
-check "default: port 1 link layer InfiniBand" field link_layer InfiniBand
+test_expect_success "default: ibv_devinfo exits 0" 'rc_is 0'
+test_expect_success "default: one device, hca_id fake0" '
+	out_has "^hca_id:[[:space:]]+fake0\$" && [ "$(out_count "^hca_id:")" = 1 ]
+'
+test_expect_success "default: node_guid printed as xxxx:xxxx:xxxx:xxxx" \
+	'field node_guid "[0-9a-f]{4}(:[0-9a-f]{4}){3}"'
+test_expect_success "default: one port" 'field phys_port_cnt 1'
+test_expect_success "default: port 1 is PORT_ACTIVE (4)" 'field state "PORT_ACTIVE \\(4\\)"'
+test_expect_success "default: port 1 link layer InfiniBand" 'field link_layer InfiniBand'
 
 run_in - /usr/bin/ibv_devinfo -v
-check "default -v: exits 0" rc_is 0
-check "default -v: device limits printed (max_qp > 0)" field max_qp '[1-9][0-9]*'
-check "default -v: GID[0] is the link-local fe80::/64 address" \
-	out_has 'GID\[[[:space:]]*0\]:[[:space:]]+fe80:0000:0000:0000:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}'
+test_expect_success "default -v: exits 0" 'rc_is 0'
+test_expect_success "default -v: device limits printed (max_qp > 0)" 'field max_qp "[1-9][0-9]*"'
+test_expect_success "default -v: GID[0] is the link-local fe80::/64 address" '
+	out_has "GID\\[[[:space:]]*0\\]:[[:space:]]+fe80:0000:0000:0000:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}:[0-9a-f]{4}"
+'
 
 run_in - /usr/bin/ibv_devinfo -d fake0
-check "-d fake0: exits 0 and shows fake0" eval 'rc_is 0 && out_has "^hca_id:[[:space:]]+fake0\$"'
+test_expect_success "-d fake0: exits 0 and shows fake0" 'rc_is 0 && out_has "^hca_id:[[:space:]]+fake0\$"'
 
 # ---- two devices ----------------------------------------------------------
 run_in "$two" /usr/bin/ibv_devinfo
-check "two devices: both listed" eval 'rc_is 0 && out_has "^hca_id:[[:space:]]+fake0\$" && out_has "^hca_id:[[:space:]]+fake1\$" && [ "$(out_count "^hca_id:")" = 2 ]'
+test_expect_success "two devices: both listed" '
+	rc_is 0 && out_has "^hca_id:[[:space:]]+fake0\$" && out_has "^hca_id:[[:space:]]+fake1\$" &&
+	[ "$(out_count "^hca_id:")" = 2 ]
+'
 
 run_in "$two" /usr/bin/ibv_devinfo -d fake0
-check "two devices, -d fake0: only fake0" eval 'rc_is 0 && [ "$(out_count "^hca_id:")" = 1 ] && out_has "^hca_id:[[:space:]]+fake0\$"'
-check "two devices, -d fake0: scripted node GUID" field node_guid 0002:c903:00a1:b2c3
+test_expect_success "two devices, -d fake0: only fake0" '
+	rc_is 0 && [ "$(out_count "^hca_id:")" = 1 ] && out_has "^hca_id:[[:space:]]+fake0\$"
+'
+test_expect_success "two devices, -d fake0: scripted node GUID" 'field node_guid 0002:c903:00a1:b2c3'
 
 run_in "$two" /usr/bin/ibv_devinfo -v -d fake1
-check "two devices, -v -d fake1: exits 0, only fake1" eval 'rc_is 0 && [ "$(out_count "^hca_id:")" = 1 ] && out_has "^hca_id:[[:space:]]+fake1\$"'
-check "fake1: scripted node GUID" field node_guid 0002:c903:00d4:e5f6
-check "fake1: scripted fw_ver" field fw_ver 9.8.7
-check "fake1: scripted max_qp 4242" field max_qp 4242
-check "fake1: scripted max_qp_wr 777 and max_srq 99" eval 'field max_qp_wr 777 && field max_srq 99'
-check "fake1: two ports, port 1 PORT_ACTIVE with LID 0x0021, port 2 PORT_DOWN (1)" \
-	eval 'field phys_port_cnt 2 && [ "$(out_count "state:[[:space:]]+PORT_ACTIVE \\(4\\)")" = 1 ] &&
-	      [ "$(out_count "state:[[:space:]]+PORT_DOWN \\(1\\)")" = 1 ] && field port_lid 33'
+test_expect_success "two devices, -v -d fake1: exits 0, only fake1" '
+	rc_is 0 && [ "$(out_count "^hca_id:")" = 1 ] && out_has "^hca_id:[[:space:]]+fake1\$"
+'
+test_expect_success "fake1: scripted node GUID" 'field node_guid 0002:c903:00d4:e5f6'
+test_expect_success "fake1: scripted fw_ver" 'field fw_ver 9.8.7'
+test_expect_success "fake1: scripted max_qp 4242" 'field max_qp 4242'
+test_expect_success "fake1: scripted max_qp_wr 777 and max_srq 99" 'field max_qp_wr 777 && field max_srq 99'
+test_expect_success "fake1: two ports, port 1 PORT_ACTIVE with LID 0x0021, port 2 PORT_DOWN (1)" '
+	field phys_port_cnt 2 && [ "$(out_count "state:[[:space:]]+PORT_ACTIVE \\(4\\)")" = 1 ] &&
+	[ "$(out_count "state:[[:space:]]+PORT_DOWN \\(1\\)")" = 1 ] && field port_lid 33
+'
 
 run_in "$two" /usr/bin/ibv_devinfo -v
 section fake0
-check "fake0's limits are its own (max_qp is not fake1's 4242)" eval 'field max_qp "[1-9][0-9]*" && ! field max_qp 4242'
+test_expect_success "fake0's limits are its own (max_qp is not fake1's 4242)" '
+	field max_qp "[1-9][0-9]*" && ! field max_qp 4242
+'
 
 # ---- which library --------------------------------------------------------
 run_plain - ldd /usr/bin/ibv_devinfo
-check "ldd: libibverbs.so.1 resolves to the build's library" ldd_uses_ours
+test_expect_success "ldd: libibverbs.so.1 resolves to the build's library" 'ldd_uses_ours'
 
 run_in - env LD_DEBUG=libs /usr/bin/ibv_devinfo
-check "LD_DEBUG=libs: our library and plugin initialised, no system verbs code" ld_debug_uses_ours
+test_expect_success "LD_DEBUG=libs: our library and plugin initialised, no system verbs code" \
+	'ld_debug_uses_ours'
 
 # ---- a bad script ---------------------------------------------------------
 run_in "$bad" /usr/bin/ibv_devinfo
-check "bad script: no device shown" eval '! out_has "^hca_id:"'
-check "bad script: the reason on stderr as file:line" err_has 'bad\.script:4: '
+test_expect_success "bad script: no device shown" '! out_has "^hca_id:"'
+test_expect_success "bad script: the reason on stderr as file:line" 'err_has "bad\\.script:4: "'
 
-tl_exit
+test_done

@@ -11,8 +11,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
 skip_all_unless_utils ibv_rc_pingpong
-tl_setup
-echo "1..7"
+setup_ibvct_run
 
 mult=${IBVCT_TIMEOUT_MULT:-1}
 limit=$((60 * mult))
@@ -33,8 +32,9 @@ free_port() {
 	echo "$p"
 }
 
-# pp NAME WANT PROGRAM [ARGS]: server and client; both must exit 0 and
-# print a line matching WANT.
+# pp NAME WANT PROGRAM [ARGS]: server and client, each through its own
+# ibvct-run; both must exit 0 and print a line matching WANT. (A known
+# deviation would be a test_expect_failure with its reason.)
 pp() {
 	name=$1 want=$2
 	shift 2
@@ -54,27 +54,21 @@ pp() {
 	crc=$?
 	wait "$spid"
 	src_=$?
-	# the client's remote QPN is one of the server's local ones (not its own)
-	sq=$(sed -n 's/.*local address: .*QPN \(0x[0-9a-f]*\).*/\1/p' "$so" | sort)
-	cr=$(sed -n 's/.*remote address: .*QPN \(0x[0-9a-f]*\).*/\1/p' "$co" | sort)
-	if [ "$crc" = 0 ] && [ "$src_" = 0 ] && grep -Eq -- "$want" "$so" &&
-	   grep -Eq -- "$want" "$co" && [ "$sq" = "$cr" ]; then
-		ok "$name${todo:+ # TODO $todo}"
-		grep -h -E 'bytes in|iters in' "$co" | diag
-	else
-		if [ -n "${todo:-}" ]; then
-			# a known deviation: shown, not counted as a failure
-			tl_n=$((tl_n + 1))
-			echo "not ok $tl_n - $name # TODO $todo"
-		else
-			not_ok "$name"
+	how="$* -p $port"
+	test_expect_success "$name" '
+		# the client'\''s remote QPN is one of the server'\''s local ones (not its own)
+		sq=$(sed -n "s/.*local address: .*QPN \(0x[0-9a-f]*\).*/\1/p" "$so" | sort)
+		cr=$(sed -n "s/.*remote address: .*QPN \(0x[0-9a-f]*\).*/\1/p" "$co" | sort)
+		grep -h -E "bytes in|iters in" "$co" | test_note
+		if ! { [ "$crc" = 0 ] && [ "$src_" = 0 ] && grep -Eq -- "$want" "$so" &&
+		       grep -Eq -- "$want" "$co" && [ "$sq" = "$cr" ]; }; then
+			{ echo "$how: server exit $src_, client exit $crc"
+			  echo "server:"; cat "$so"; echo "client:"; cat "$co"; } | head -n 40
+			false
 		fi
-		{ echo "$* -p $port: server exit $src_, client exit $crc"
-		  echo "server:"; cat "$so"; echo "client:"; cat "$co"; } | head -n 40 | diag
-	fi
+	'
 }
 
-todo=
 bytes='^[0-9]+ bytes in [0-9.]+ seconds = '
 pp "rc_pingpong polling, two processes" "$bytes" ibv_rc_pingpong -n 500
 pp "rc_pingpong -e (completion events), two processes" "$bytes" ibv_rc_pingpong -e -n 500
@@ -83,4 +77,4 @@ pp "srq_pingpong, two processes" "$bytes" ibv_srq_pingpong -n 500
 pp "ud_pingpong, two processes" "$bytes" ibv_ud_pingpong -n 500
 pp "uc_pingpong, two processes" "$bytes" ibv_uc_pingpong -n 500
 pp "xsrq_pingpong (XRC), two processes [XRCD-08 SRQX-13 WR-03]" '^success$' ibv_xsrq_pingpong
-tl_exit
+test_done

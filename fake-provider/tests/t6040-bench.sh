@@ -13,8 +13,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
-tl_setup
-echo "1..18"
+setup_ibvct_run
 
 BENCH=$IBVCT_BUILD/bin/ibvct-bench
 SCRIPTS=$src/fixtures/scripts
@@ -32,9 +31,7 @@ xrc_rows="xrc_send_rate xrc_rtt_p50 xrc_rtt_p99"
 bench() {
 	tl_tsv=$tl_tmp/$1
 	shift
-	tl_cmd="ibvct-bench --iters 20 --seconds 0.1 --out $tl_tsv $*"
-	"$BENCH" --iters 20 --seconds 0.1 --out "$tl_tsv" "$@" >"$tl_out" 2>"$tl_err"
-	tl_rc=$?
+	run_cmd "$BENCH" --iters 20 --seconds 0.1 --out "$tl_tsv" "$@"
 }
 
 # The report's table as "key value unit ratio baseline" lines, and the TSV's.
@@ -63,18 +60,18 @@ tsv_errors_say() {	# tsv_errors_say REGEX ROW...: those rows are errors naming R
 
 # 1-9: a tiny run with the built-in script
 bench default
-check "a tiny run exits 0" rc_is 0
-check "every row of the report is in the table, in order" keys_in_order
-check "every row has a number" all_numbers
+test_expect_success "a tiny run exits 0" 'rc_is 0'
+test_expect_success "every row of the report is in the table, in order" 'keys_in_order'
+test_expect_success "every row has a number" 'all_numbers'
 same_rows() { [ -s "$tl_tsv/latest.tsv" ] && [ "$(tsv)" = "$(table)" ]; }
-check "the TSV has the same rows and values as the table" same_rows
+test_expect_success "the TSV has the same rows and values as the table" 'same_rows'
 stamped() {
 	set -- $(ls "$tl_tsv")
 	[ $# = 2 ] && [ "$2" = latest.tsv ] &&
 		echo "$1" | grep -Eq '^[0-9]{8}T[0-9]{6}Z\.tsv$' && cmp -s "$tl_tsv/$1" "$tl_tsv/$2" &&
 		[ "$(head -n 1 "$tl_tsv/$1")" = "$(printf 'figure\tvalue\tunit\tratio\tbaseline\tgoal\tverdict\tsamples\twhat\tnote')" ]
 }
-check "the timestamped TSV and latest.tsv are the same file, with its header" stamped
+test_expect_success "the timestamped TSV and latest.tsv are the same file, with its header" 'stamped'
 # value / baseline, within the rounding of the three printed numbers
 ratios_right() {
 	table | awk '
@@ -94,7 +91,7 @@ ratios_right() {
 			exit !(seen == 17)
 		}'
 }
-check "each ratio is the value over its baseline's" ratios_right
+test_expect_success "each ratio is the value over its baseline's" 'ratios_right'
 verdicts_right() {
 	awk -F '\t' 'NR > 1 {
 			if ($6 == "-" && $7 != "-") bad = 1
@@ -103,29 +100,29 @@ verdicts_right() {
 		}
 		END { exit bad || goals != 11 }' "$tl_tsv/latest.tsv"
 }
-check "every goal row is met or missed, every other row has no verdict" verdicts_right
+test_expect_success "every goal row is met or missed, every other row has no verdict" 'verdicts_right'
 load_told() {
 	out_has "^machine: [0-9]+ CPUs online, loadavg [0-9.]+ " &&
 		out_has "^machine: loadavg before [0-9.]+ .*, after [0-9.]+ .*; the bench's processes used [0-9.]+ s of CPU in [0-9.]+ s" &&
 		[ "$(table | awk '$1 == "nproc" {print $2}')" = "$(getconf _NPROCESSORS_ONLN)" ]
 }
-check "the machine's load is reported: CPUs, loadavg before and after, CPU vs wall" load_told
-check "the scratch dirs are removed" sh -c '! ls -d "$1"/ibvct-bench.* >/dev/null 2>&1' - "$tl_tmp"
+test_expect_success "the machine's load is reported: CPUs, loadavg before and after, CPU vs wall" 'load_told'
+test_expect_success "the scratch dirs are removed" '! ls -d "$tl_tmp"/ibvct-bench.* 2>/dev/null'
 
 # 10-12: no XRC on the device: the XRC rows are errors with the reason
 bench noxrc --script "$SCRIPTS/no-xrc.fps"
-check "a script without XRC exits 1" rc_is 1
-check "without XRC the XRC rows are errors naming the failed verb, in table, TSV and stderr" \
-	tsv_errors_say "ibv_open_xrcd: " $xrc_rows
-check "without XRC every other row is still a number" all_numbers $xrc_rows
+test_expect_success "a script without XRC exits 1" 'rc_is 1'
+test_expect_success "without XRC the XRC rows are errors naming the failed verb, in table, TSV and stderr" \
+	'tsv_errors_say "ibv_open_xrcd: " $xrc_rows'
+test_expect_success "without XRC every other row is still a number" 'all_numbers $xrc_rows'
 
 # 13-14: a bad script: refused with its file:line; only the raw rows remain
 bench bad --script "$SCRIPTS/bad/bad-number.fps"
-check "a bad script exits 1" rc_is 1
+test_expect_success "a bad script exits 1" 'rc_is 1'
 fake_rows=$(echo $rows | tr ' ' '\n' | grep -v -e '^raw_' -e '^nproc$' -e '^loadavg_' -e '^bench_' | tr '\n' ' ')
 bad_rows() { tsv_errors_say "bad-number.fps:3: max_qp: bad number" $fake_rows && all_numbers $fake_rows; }
-check "a bad script makes every fake-HCA row an error with file:line, the raw rows stay numbers" \
-	bad_rows
+test_expect_success "a bad script makes every fake-HCA row an error with file:line, the raw rows stay numbers" \
+	'bad_rows'
 
 # 15-17: a script in legacy mode, traced: its mode line is replaced, so the
 # extended figures (XRC too) are measured, and only the legacy looper runs
@@ -133,8 +130,8 @@ check "a bad script makes every fake-HCA row an error with file:line, the raw ro
 printf 'mode legacy\ntrace %s\ndevice fake0\n\tcap xrc\n\tport 1 state active\n' \
 	"$tl_tmp/trace" >"$tl_tmp/legacy.fps"
 bench legacy --script "$tl_tmp/legacy.fps"
-check "a script in legacy mode exits 0" rc_is 0
-check "its mode line is replaced: every row, XRC ones too, has a number" all_numbers
+test_expect_success "a script in legacy mode exits 0" 'rc_is 0'
+test_expect_success "its mode line is replaced: every row, XRC ones too, has a number" 'all_numbers'
 pids_in_mode() {
 	awk -v m="mode=$1)" 'index($0, " open_device(") && index($0, m) {print $1}' "$tl_tmp/trace" |
 		sort -u | wc -l
@@ -143,10 +140,9 @@ modes_right() {
 	# RC and XRC: two processes each; the extended looper; the legacy one
 	[ "$(pids_in_mode extended)" = 5 ] && [ "$(pids_in_mode legacy)" = 1 ]
 }
-check "five processes opened the device in extended mode, one in legacy mode" modes_right
+test_expect_success "five processes opened the device in extended mode, one in legacy mode" 'modes_right'
 
 # 18: a bad option
 bench badarg --iters lots
-check "a bad option exits 2 with the usage" sh -c '[ "$1" = 2 ] && grep -q "^usage: ibvct-bench" "$2"' \
-	- "$tl_rc" "$tl_err"
-tl_exit
+test_expect_success "a bad option exits 2 with the usage" 'rc_is 2 && grep -q "^usage: ibvct-bench" "$tl_err"'
+test_done
