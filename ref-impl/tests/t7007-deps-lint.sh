@@ -5,29 +5,20 @@
 # Makefile's DEPS_<goal>), and the lint can fail: a scratch tree with its own
 # Makefile, table and test must be refused for an unlisted command, a
 # program of a group its goal does not install, an unlisted program run
-# through a function, an unknown Perl module, an unlisted command in a
+# through a function, an unknown Perl module, an unlisted command in the
+# body of a test_expect_success (quoted in pieces), an unlisted command in a
 # recipe, and a table row whose package lacks the command.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 lint=$src/ci/lint-deps
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
+. "$src/ci/test-lib.sh"
+tmp=$tl_tmp
 
-echo "1..8"
+test_expect_success "every command, module and goal of the tree is covered by ci/install-deps" '
+	perl "$lint" -v "$src" >"$tmp/lint.out" 2>&1 || { cat "$tmp/lint.out"; exit 1; }
+	test_note <"$tmp/lint.out"
+'
 
-out=$(perl "$lint" -v "$src" 2>&1)
-if [ $? -eq 0 ]; then
-	ok "every command, module and goal of the tree is covered by ci/install-deps"
-	printf '%s\n' "$out" | diag
-else
-	not_ok "every command, module and goal of the tree is covered by ci/install-deps"
-	printf '%s\n' "$out" | diag
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7007.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 t=$tmp/tree
 mkdir -p "$t/ci" "$t/ref-impl/tests"
 cp "$src/ci/install-deps" "$t/ci/install-deps"
@@ -42,16 +33,19 @@ the_test() { printf '#!/bin/sh\nwrap() { shift; "$@"; }\n' >"$t/ref-impl/tests/t
 	printf '%s\n' "$@" >>"$t/ref-impl/tests/t9001-a.sh"; }
 # refuses WHAT LINE: the lint fails on the scratch tree and prints LINE.
 refuses() {
-	out=$(perl "$lint" "$t" 2>&1)
-	if [ $? -eq 1 ] && printf '%s\n' "$out" | grep -qxF -- "$2"; then ok "refuses $1"
-	else not_ok "refuses $1"; echo "# want: $2"; printf '%s\n' "$out" | diag; fi
+	want=$2
+	test_expect_success "refuses $1" '
+		perl "$lint" "$t" >"$tmp/out" 2>&1
+		rc=$?
+		echo "want: $want"
+		cat "$tmp/out"
+		[ $rc -eq 1 ] && grep -qxF -- "$want" "$tmp/out"
+	'
 }
 
 make_tree build true
 the_test 'echo hi | sort | wrap x tr a b' 'CC=${CC:-cc}; "$CC" --version'
-out=$(perl "$lint" "$t" 2>&1)
-if [ $? -eq 0 ]; then ok "a clean scratch tree passes (essential tools, cc from build)"
-else not_ok "a clean scratch tree passes (essential tools, cc from build)"; printf '%s\n' "$out" | diag; fi
+test_expect_success "a clean scratch tree passes (essential tools, cc from build)" 'perl "$lint" "$t"'
 
 the_test 'frobnicate --all | sort'
 refuses "a command in no table and no essential package" \
@@ -72,6 +66,15 @@ the_test "perl -M${mod}Module -e 1"
 refuses "an unknown Perl module" \
 	"ref-impl/tests/t9001-a.sh: uses the Perl module Ibvct::NoSuchModule, which is neither in perl-base nor in ci/install-deps' table"
 
+# a check's body is code, also when quoted in pieces
+the_test 'test_expect_success() { :; }'
+cat >>"$t/ref-impl/tests/t9001-a.sh" <<'EOF'
+test_expect_success "a check" 'echo '\''a b'\''
+	frobnicate3 --all'
+EOF
+refuses "a command inside a test_expect_success body" \
+	"ref-impl/tests/t9001-a.sh: runs 'frobnicate3', which is not in ci/install-deps' table (NAME PACKAGE GROUP) and not in an Essential: yes package"
+
 the_test 'true'
 make_tree "build test" 'frobnicate2 --report'
 refuses "an unlisted command in a Makefile recipe" \
@@ -81,3 +84,5 @@ make_tree build true
 sed -i 's/^xmllint .*/xmllint coreutils test/' "$t/ci/install-deps"
 refuses "a table row whose package does not install the command" \
 	"table: xmllint: package coreutils does not install a command of that name"
+
+test_done
