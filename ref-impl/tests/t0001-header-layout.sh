@@ -22,39 +22,17 @@ sys_hdr=/usr/include/infiniband/verbs.h
 our_inc=$src/ref-impl/include
 our_hdr=$our_inc/infiniband/verbs.h
 dwarf=$src/ci/abi-dwarf
+. "$src/ci/test-lib.sh"
 
-if [ ! -r "$sys_hdr" ]; then
-	echo "1..0 # SKIP libibverbs-dev not installed"
-	exit 0
-fi
-if ! command -v readelf >/dev/null 2>&1; then
-	echo "1..0 # SKIP readelf (binutils, ci/install-deps build) not installed"
-	exit 0
-fi
-
-n=0
-failures=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-
-# Scratch dir: removed on success, kept (and named) on failure.
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0001.XXXXXX") || exit 1
-finish() {
-	if [ "$failures" -eq 0 ]; then rm -rf "$tmp"
-	else echo "# scratch files kept in $tmp"; fi
-}
-trap finish EXIT
+[ -r "$sys_hdr" ] || skip_all "libibverbs-dev not installed"
+command -v readelf >/dev/null 2>&1 || skip_all "readelf (binutils, ci/install-deps build) not installed"
+tmp=$tl_tmp
 
 if ! sh "$dwarf" -l "$our_inc" >"$tmp/groups" 2>"$tmp/gen.err" ||
    ! sh "$dwarf" "$our_inc" >"$tmp/ours" 2>>"$tmp/gen.err"; then
-	echo "1..1"
-	not_ok "ci/abi-dwarf reads the layout of $our_hdr"
-	diag <"$tmp/gen.err"
-	exit 1
+	test_expect_success "ci/abi-dwarf reads the layout of $our_hdr" 'cat "$tmp/gen.err"; false'
+	test_done
 fi
-ngroups=$(wc -l <"$tmp/groups")
-
 # ask FACTS INCDIR OUT: the facts named in FACTS, asked of INCDIR (one
 # probe built against it) into OUT. Errors in OUT.err.
 ask() {
@@ -94,15 +72,13 @@ mutant() {
 	awk "$2" "$our_hdr" >"$tmp/$1/infiniband/verbs.h"
 }
 
-echo "1..$((ngroups + 6))"
-
 # ---- ours against the system's, group by group ----------------------------
 built=1
 if ! ask "$tmp/ours" /usr/include "$tmp/system"; then
 	built=0
-	echo "# the facts of our header cannot be asked of $sys_hdr"
-	echo "# (a name we declare that rdma-core 44 lacks?):"
-	head -n 30 "$tmp/system.err" | diag
+	{ echo "the facts of our header cannot be asked of $sys_hdr"
+	  echo "(a name we declare that rdma-core 44 lacks?):"
+	  head -n 30 "$tmp/system.err"; } | diag
 fi
 if [ "$built" = 1 ]; then
 	compare "$tmp/ours" "$tmp/system" >"$tmp/diffs"
@@ -112,62 +88,54 @@ fi
 
 while read -r g; do
 	facts=$(grep -c "^$g " "$tmp/ours" 2>/dev/null)
-	if [ "$built" != 1 ]; then
-		not_ok "$g: layout and values match rdma-core 44 (the probe did not build)"
-	elif [ -z "$(group_diffs "$tmp/diffs" "$g")" ]; then
-		ok "$g: layout and values match rdma-core 44 ($facts facts)"
-	else
-		not_ok "$g: layout and values match rdma-core 44"
-		group_diffs "$tmp/diffs" "$g" | diag
-	fi
+	test_expect_success "$g: layout and values match rdma-core 44 (${facts:-0} facts)" '
+		[ "$built" = 1 ] || { echo "the probe did not build"; exit 1; }
+		group_diffs "$tmp/diffs" "$g"
+		[ -z "$(group_diffs "$tmp/diffs" "$g")" ]
+	'
 done <"$tmp/groups"
 
 # ---- the system header's own facts, asked of ours --------------------------
 # Catches what rdma-core 44 declares and we lack or lay out differently.
-t="the facts of $sys_hdr (and verbs_api.h) asked of ours agree"
+rwhy=
 if ! sh "$dwarf" /usr/include >"$tmp/rsystem" 2>"$tmp/rgen.err"; then
-	not_ok "$t"
-	diag <"$tmp/rgen.err"
+	rwhy=$tmp/rgen.err
 elif ! ask "$tmp/rsystem" "$our_inc" "$tmp/rours"; then
-	not_ok "$t"
-	head -n 30 "$tmp/rours.err" | diag
+	rwhy=$tmp/rours.err
 else
 	compare "$tmp/rours" "$tmp/rsystem" >"$tmp/rdiffs"
-	if [ -s "$tmp/rdiffs" ]; then
-		not_ok "$t"
-		head -n 40 "$tmp/rdiffs" | diag
-	else
-		ok "$t ($(wc -l <"$tmp/rsystem") facts)"
-	fi
 fi
+rfacts=$(cat "$tmp/rsystem" 2>/dev/null | wc -l)
+test_expect_success "the facts of $sys_hdr (and verbs_api.h) asked of ours agree ($rfacts facts)" '
+	if [ -n "$rwhy" ]; then head -n 30 "$rwhy"; exit 1; fi
+	head -n 40 "$tmp/rdiffs"
+	[ ! -s "$tmp/rdiffs" ]
+'
 
 # ---- the comparison can fail ----------------------------------------------
 # check_mutant NAME GROUP KEY DESCRIPTION: our facts asked of mutant NAME
 # differ from the system in GROUP, at KEY among others, and nowhere else.
 check_mutant() {
 	name=$1 grp=$2 key=$3
-	t="self-check: $4 is reported as $grp $key"
-	if cmp -s "$our_hdr" "$tmp/$name/infiniband/verbs.h"; then
-		not_ok "$t"
-		echo "# the edit did not apply: the mutant equals our header" | diag
-		return
-	fi
-	if [ "$built" != 1 ] || ! ask "$tmp/ours" "$tmp/$name" "$tmp/$name.out"; then
-		not_ok "$t"
-		[ -r "$tmp/$name.out.err" ] && head -n 20 "$tmp/$name.out.err" | diag
-		return
-	fi
-	compare "$tmp/$name.out" "$tmp/system" >"$tmp/$name.diffs"
-	# differences our own header already has are not the mutant's doing
-	grep -vxF -f "$tmp/diffs" "$tmp/$name.diffs" >"$tmp/$name.new"
-	if group_diffs "$tmp/$name.new" "$grp" | grep -q "^$grp $key: " &&
-	   [ -z "$(awk -v g="$grp" '$1 != g' "$tmp/$name.new")" ]; then
-		ok "$t"
-	else
-		not_ok "$t"
-		echo "# differences the edit brought:"
-		head -n 20 "$tmp/$name.new" | diag
-	fi
+	test_expect_success "self-check: $4 is reported as $grp $key" '
+		if cmp -s "$our_hdr" "$tmp/$name/infiniband/verbs.h"; then
+			echo "the edit did not apply: the mutant equals our header"
+			exit 1
+		fi
+		[ "$built" = 1 ] || { echo "our own facts could not be asked of the system header"; exit 1; }
+		ask "$tmp/ours" "$tmp/$name" "$tmp/$name.out" || { head -n 20 "$tmp/$name.out.err"; exit 1; }
+		compare "$tmp/$name.out" "$tmp/system" >"$tmp/$name.diffs"
+		# differences our own header already has did not come from the edit
+		grep -vxF -f "$tmp/diffs" "$tmp/$name.diffs" >"$tmp/$name.new"
+		echo "differences the edit brought:"
+		head -n 20 "$tmp/$name.new"
+		group_diffs "$tmp/$name.new" "$grp" | grep -q "^$grp $key: " &&
+			[ -z "$(other_groups "$tmp/$name.new" "$grp")" ]
+	'
+}
+# other_groups DIFFS GROUP: the differences outside GROUP.
+other_groups() {
+	awk -v g="$2" '$1 != g' "$1"
 }
 
 mutant moved '
@@ -201,22 +169,17 @@ check_mutant inserted struct:verbs_context ctxrel:open_xrcd \
 
 # Growing at the top is the allowed change: sizeof and offsetof move, no
 # member's distance from `context` does.
-t="self-check: a member prepended to verbs_context moves no ctxrel"
 mutant prepended '
 	{ print }
 	/^struct verbs_context \{/ { print "\tvoid *ibvct_prepended;" }'
-if [ "$built" = 1 ] && ask "$tmp/ours" "$tmp/prepended" "$tmp/prepended.out"; then
+test_expect_success "self-check: a member prepended to verbs_context moves no ctxrel" '
+	[ "$built" = 1 ] || { echo "our own facts could not be asked of the system header"; exit 1; }
+	ask "$tmp/ours" "$tmp/prepended" "$tmp/prepended.out" ||
+		{ head -n 20 "$tmp/prepended.out.err"; exit 1; }
 	compare "$tmp/prepended.out" "$tmp/system" >"$tmp/prepended.diffs"
-	if grep -q '^struct:verbs_context sizeof: ours=656 system=648$' "$tmp/prepended.diffs" &&
-	   ! grep -q 'ctxrel:' "$tmp/prepended.diffs"; then
-		ok "$t"
-	else
-		not_ok "$t"
-		head -n 20 "$tmp/prepended.diffs" | diag
-	fi
-else
-	not_ok "$t"
-	[ -r "$tmp/prepended.out.err" ] && head -n 20 "$tmp/prepended.out.err" | diag
-fi
+	head -n 20 "$tmp/prepended.diffs"
+	grep -q "^struct:verbs_context sizeof: ours=656 system=648\$" "$tmp/prepended.diffs" &&
+		! grep -q "ctxrel:" "$tmp/prepended.diffs"
+'
 
-[ "$failures" -eq 0 ]
+test_done

@@ -4,17 +4,13 @@
 # libibverbs1 (rdma-core 44) symbols file, with the same defaults for the dual
 # 1.0/1.1 verbs and rdma-core's version-node inheritance, and nothing else but
 # ibvct's documented additions. Check 6 proves the comparison can fail.
-
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/ci/test-lib.sh"
 LIBDIR=${IBVCT_LIBDIR:-${IBVCT_BUILD:-build}/lib}
 LIB=$LIBDIR/libibverbs.so.1
 SYMFILE=${IBVCT_SYMBOLS_FILE:-/var/lib/dpkg/info/libibverbs1:amd64.symbols}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/t0010.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /' "$1"; }
+TMP=$tl_tmp
 
 # ibvct's additions on top of rdma-core 44 (driver.h; the command layer
 # for providers in IBVCT_PRIVATE_2 to _4).
@@ -38,22 +34,21 @@ IBVCT_PRIVATE_4@IBVCT_PRIVATE_4
 verbs_cmd_query_device_ex@IBVCT_PRIVATE_4
 EOF
 
-echo "1..7"
-
-if [ -r "$LIB" ] && [ -r "$SYMFILE" ] && command -v objdump >/dev/null; then
-	ok "library, symbols file and objdump present"
-else
-	notok "library ($LIB), symbols file ($SYMFILE) and objdump present"
-	for i in 2 3 4 5 6 7; do notok "skipped: no input"; done
-	exit 1
-fi
+test_expect_success "library, symbols file and objdump present" '
+	[ -r "$LIB" ] || echo "no library $LIB"
+	[ -r "$SYMFILE" ] || echo "no symbols file $SYMFILE"
+	command -v objdump >/dev/null || echo "no objdump"
+	[ -r "$LIB" ] && [ -r "$SYMFILE" ] && command -v objdump >/dev/null
+'
 
 # Debian's list: "name@VERSION", one a line.
-awk '/^ / { print $1 }' "$SYMFILE" | sort -u > "$TMP/want"
+awk '/^ / { print $1 }' "$SYMFILE" 2>/dev/null | sort -u > "$TMP/want"
 
 # Ours: "name@VERSION" for every defined dynamic symbol, and "name@@VERSION"
 # in a second list for the defaults (objdump shows non-defaults in parens).
-objdump -T "$LIB" | awk '
+: >"$TMP/have"
+: >"$TMP/defaults"
+objdump -T "$LIB" 2>/dev/null | awk '
 	$0 ~ /\*UND\*/ { next }
 	NF >= 7 && ($3 == "DF" || $3 == "DO" || $2 == "DF" || $2 == "DO") {
 		ver = $(NF - 1); name = $NF
@@ -68,22 +63,22 @@ sort -u -o "$TMP/defaults" "$TMP/defaults"
 # missing LIST WANT: lines of WANT not in LIST.
 missing() { sort -u "$2" | comm -23 - "$1"; }
 
+# Every check below also needs a list to compare: an empty one (no input
+# above) is a failure, never a pass.
 missing "$TMP/have" "$TMP/want" > "$TMP/missing"
-if [ ! -s "$TMP/missing" ]; then
-	ok "every Debian symbol@version is exported ($(wc -l < "$TMP/want") checked)"
-else
-	notok "every Debian symbol@version is exported"
-	diag "$TMP/missing"
-fi
+test_expect_success "every Debian symbol@version is exported ($(wc -l < "$TMP/want") checked)" '
+	[ -s "$TMP/want" ] || { echo "no input"; exit 1; }
+	cat "$TMP/missing"
+	[ ! -s "$TMP/missing" ]
+'
 
 sort -u "$TMP/want" "$TMP/extra" > "$TMP/allowed"
 comm -23 "$TMP/have" "$TMP/allowed" > "$TMP/unexpected"
-if [ ! -s "$TMP/unexpected" ]; then
-	ok "nothing exported beyond Debian's list and ibvct's additions"
-else
-	notok "nothing exported beyond Debian's list and ibvct's additions"
-	diag "$TMP/unexpected"
-fi
+test_expect_success "nothing exported beyond Debian's list and ibvct's additions" '
+	[ -s "$TMP/want" ] && [ -s "$TMP/have" ] || { echo "no input"; exit 1; }
+	cat "$TMP/unexpected"
+	[ ! -s "$TMP/unexpected" ]
+'
 
 # Each name exported at both 1.0 and 1.1 defaults to IBVERBS_1.1; ibvct's
 # verbs_set_ops defaults to IBVCT_PRIVATE_1 (rdma-core's stays a non-default).
@@ -94,12 +89,11 @@ echo "verbs_set_ops@@IBVCT_PRIVATE_1" >> "$TMP/want_defaults"
 echo "ibv_register_driver@@IBVERBS_1.1" >> "$TMP/want_defaults"
 echo "verbs_register_driver@@IBVERBS_1.1" >> "$TMP/want_defaults"
 missing "$TMP/defaults" "$TMP/want_defaults" > "$TMP/baddef"
-if [ ! -s "$TMP/baddef" ]; then
-	ok "dual 1.0/1.1 symbols default to IBVERBS_1.1 ($(wc -l < "$TMP/want_defaults") checked)"
-else
-	notok "dual 1.0/1.1 symbols default to IBVERBS_1.1"
-	diag "$TMP/baddef"
-fi
+test_expect_success "dual 1.0/1.1 symbols default to IBVERBS_1.1 ($(wc -l < "$TMP/want_defaults") checked)" '
+	[ -s "$TMP/want" ] || { echo "no input"; exit 1; }
+	cat "$TMP/baddef"
+	[ ! -s "$TMP/baddef" ]
+'
 
 # Version nodes and their parents, as rdma-core 44 declares them.
 cat > "$TMP/want_nodes" <<'EOF'
@@ -121,33 +115,28 @@ IBVCT_PRIVATE_2 IBVCT_PRIVATE_1
 IBVCT_PRIVATE_3 IBVCT_PRIVATE_2
 IBVCT_PRIVATE_4 IBVCT_PRIVATE_3
 EOF
-objdump -p "$LIB" | awk '
+objdump -p "$LIB" 2>/dev/null | awk '
 	/^Version definitions:/ { on = 1; next }
 	/^Version References:/ { on = 0 }
 	on && /^[0-9]/ { if (cur != "") print line; cur = $4; line = cur; next }
 	on && /^[ \t]+[A-Z]/ { line = line " " $1 }
-	END { if (cur != "") print line }' | grep -v '^libibverbs' > "$TMP/nodes"
-if sort "$TMP/nodes" | cmp -s - "$(sort "$TMP/want_nodes" > "$TMP/wn"; echo "$TMP/wn")"; then
-	ok "version nodes and inheritance match rdma-core 44"
-else
-	notok "version nodes and inheritance match rdma-core 44"
-	sort "$TMP/nodes" | diff "$TMP/wn" - | sed 's/^/# /'
-fi
+	END { if (cur != "") print line }' | grep -v '^libibverbs' | sort > "$TMP/nodes"
+sort "$TMP/want_nodes" > "$TMP/wn"
+test_expect_success "version nodes and inheritance match rdma-core 44" '
+	diff "$TMP/wn" "$TMP/nodes"
+'
 
 # The comparison must catch a removed symbol: drop one line of our list.
 dropped=$(comm -12 "$TMP/have" "$TMP/want" | sed -n 1p)
 grep -vx "$dropped" "$TMP/have" > "$TMP/have_minus"
 missing "$TMP/have_minus" "$TMP/want" > "$TMP/missing2"
-if [ -n "$dropped" ] && grep -qx "$dropped" "$TMP/missing2"; then
-	ok "a removed symbol ($dropped) is reported missing"
-else
-	notok "a removed symbol ($dropped) is reported missing"
-fi
+test_expect_success "a removed symbol ($dropped) is reported missing" '
+	[ -n "$dropped" ] && grep -qx "$dropped" "$TMP/missing2"
+'
 
 # No ibvct internals leak (ri_ prefix) into the dynamic table.
-if grep -q '^ri_' "$TMP/have"; then
-	notok "no ri_ internals exported"
-	grep '^ri_' "$TMP/have" | sed 's/^/# /'
-else
-	ok "no ri_ internals exported"
-fi
+test_expect_success "no ri_ internals exported" '
+	[ -s "$TMP/have" ] || { echo "no input"; exit 1; }
+	! grep "^ri_" "$TMP/have"
+'
+test_done

@@ -15,24 +15,15 @@ build=${IBVCT_BUILD:-$src/build}
 gate=$src/ci/abi-gate
 CC=${CC:-cc}
 
+. "$src/ci/test-lib.sh"
+
 # The gate's tools (make check installs them: ci/install-deps build abi).
 for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do
 	command -v "${t%%:*}" >/dev/null 2>&1 && continue
 	g=${t##*:}; p=${t#*:}; p=${p%:*}
-	echo "1..0 # SKIP ${t%%:*} not installed ($p, ci/install-deps $g)"
-	exit 0
+	skip_all "${t%%:*} not installed ($p, ci/install-deps $g)"
 done
-
-n=0
-failures=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /' | head -n 40; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0201.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-echo "1..14"
+tmp=$tl_tmp
 
 # mutant NAME AWKPROG: ref-impl's include dir with verbs.h edited by AWKPROG.
 mutant() {
@@ -52,14 +43,12 @@ expect() {
 	# requirement IDs ("[ABI-07]") go last on the TAP line
 	ids=$(printf '%s' "$what" | sed -n 's/.* \(\[[^]]*\]\)$/ \1/p')
 	[ -n "$ids" ] && what=${what% \[*}
-	if [ "$rc" -eq "$want" ] && grep -qxF "$line" "$tmp/$name.out"; then
-		ok "$what: \"$line\", status $rc$ids"
-	else
-		not_ok "$what: \"$line\", status $want (got $rc)$ids"
-		cat "$tmp/$name.out" "$tmp/$name.err" | diag
-	fi
+	test_expect_success "$what: \"$line\", status $want$ids" '
+		echo "status $rc"
+		cat "$tmp/$name.out" "$tmp/$name.err"
+		[ "$rc" -eq "$want" ] && grep -qxF "$line" "$tmp/$name.out"
+	'
 }
-
 mutant moved '
 	/^struct ibv_mr \{/ { in_mr = 1 }
 	in_mr && /^\tuint32_t lkey;/ { held = $0; next }
@@ -83,13 +72,11 @@ mutant inserted '
 	/^\};/ { in_vc = 0 }'
 expect inserted 12 "BREAK verbs_context.close_xrcd from_context -24 -> -32" \
 	"verbs_context op inserted after close_xrcd moves close_xrcd [COMPAT-01 ABI-07]"
-if grep -q '^BREAK verbs_context.ibvct_inserted inserted at from_context -24 ' "$tmp/inserted.out" &&
-   grep -qx 'BREAK verbs_context.open_xrcd from_context -32 -> -40' "$tmp/inserted.out"; then
-	ok "the inserted op itself and every op above it are reported [COMPAT-01]"
-else
-	not_ok "the inserted op itself and every op above it are reported"
-	diag <"$tmp/inserted.out"
-fi
+test_expect_success "the inserted op itself and every op above it are reported [COMPAT-01]" '
+	cat "$tmp/inserted.out"
+	grep -q "^BREAK verbs_context.ibvct_inserted inserted at from_context -24 " "$tmp/inserted.out" &&
+		grep -qx "BREAK verbs_context.open_xrcd from_context -32 -> -40" "$tmp/inserted.out"
+'
 
 # the new post-send API's and extended CQs' pointers are the inlines' ABI
 mutant qpex '
@@ -120,13 +107,10 @@ mutant appended '
 	{ print }'
 expect appended 4 "EXTEND ibv_sge.ibvct_appended added at offset 16 (size 4)" \
 	"member appended to ibv_sge is an extension"
-if grep -qx 'EXTEND struct ibv_sge size 16 -> 24' "$tmp/appended.out"; then
-	ok "the larger ibv_sge is an extension too"
-else
-	not_ok "the larger ibv_sge is an extension too"
-	diag <"$tmp/appended.out"
-fi
-
+test_expect_success "the larger ibv_sge is an extension too" '
+	cat "$tmp/appended.out"
+	grep -qx "EXTEND struct ibv_sge size 16 -> 24" "$tmp/appended.out"
+'
 mutant prepended '
 	{ print }
 	/^struct verbs_context \{/ { print "\tvoid *(*ibvct_prepended)(void);" }'
@@ -143,18 +127,18 @@ if [ -n "$objs" ] &&
 	-o "$tmp/libibverbs.so.1" $objs -ldl -pthread >"$tmp/ld.err" 2>&1; then
 	expect symlib 12 "BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed" \
 		"symbol removed from the library" --lib "$tmp/libibverbs.so.1"
-	if grep -q '^BREAK abidiff: .*ibv_wc_status_str.* removed' "$tmp/symlib.out"; then
-		ok "abidiff's finding for the removed function is folded in"
-	else
-		not_ok "abidiff's finding for the removed function is folded in"
-		diag <"$tmp/symlib.out"
-	fi
 else
-	not_ok "symbol removed from the library (relink of $build/obj/ref-impl/src/*.o failed)"
-	diag <"$tmp/ld.err" 2>/dev/null
-	not_ok "abidiff's finding for the removed function is folded in (no library)"
+	: >"$tmp/symlib.out"
+	test_expect_success "symbol removed from the library: \"BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed\", exit 2" '
+		echo "the relink of $build/obj/ref-impl/src/*.o failed:"
+		cat "$tmp/ld.err"
+		false
+	'
 fi
-
+test_expect_success "abidiff's finding for the removed function is folded in" '
+	cat "$tmp/symlib.out"
+	grep -q "^BREAK abidiff: .*ibv_wc_status_str.* removed" "$tmp/symlib.out"
+'
 # symbol lists: one symbol and one node added, one node removed
 base=$src/fixtures/abi/rdma-core-44.symbols
 { grep -v '^#' "$base"; echo "version IBVCT_TEST_2"; echo "symbol ibvct_test_fn@@IBVCT_TEST_2"; } |
@@ -165,4 +149,4 @@ grep -v '^#' "$base" | grep -v '@*IBVERBS_1\.14$' >"$tmp/dropped.symbols"
 expect dropped 12 "BREAK version IBVERBS_1.14 removed" "version node removed" \
 	--symbols "$tmp/dropped.symbols"
 
-[ "$failures" -eq 0 ]
+test_done

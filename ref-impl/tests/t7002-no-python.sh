@@ -5,30 +5,24 @@
 # interpreter line and a python invocation.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/ci/test-lib.sh"
 lint=$src/ci/lint-no-python
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-refuses() {	# refuses WHAT EXPECTED-LINE: lint must fail on $tmp
-	out=$("$lint" "$tmp" 2>&1)
-	if [ $? -ne 0 ] && printf '%s\n' "$out" | grep -q "$2"; then ok "refuses $1"
-	else not_ok "refuses $1"; printf '%s\n' "$out" | diag; fi
+tmp=$tl_tmp/tree
+# refuses WHAT EXPECTED-LINE: the lint must fail on $tmp, saying EXPECTED-LINE
+refuses() {
+	want=$2
+	test_expect_success "refuses $1" '
+		! "$lint" "$tmp" >"$tl_tmp/out" 2>&1 && grep "$want" "$tl_tmp/out" ||
+			{ cat "$tl_tmp/out"; false; }
+	'
 }
 
-echo "1..5"
+test_expect_success "no python in the tree" '"$lint" "$src"'
 
-out=$("$lint" "$src" 2>&1)
-if [ $? -eq 0 ]; then ok "no python in the tree"
-else not_ok "no python in the tree"; printf '%s\n' "$out" | diag; fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7002.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ci"
 printf '#!/bin/sh\necho fine\n' >"$tmp/ci/run"
 printf '# Python is not used here.\n' >"$tmp/README.md"
-if "$lint" "$tmp" >/dev/null 2>&1; then ok "a clean scratch tree passes (prose may name Python)"
-else not_ok "a clean scratch tree passes (prose may name Python)"; fi
+test_expect_success "a clean scratch tree passes (prose may name Python)" '"$lint" "$tmp"'
 
 printf '#!/usr/bin/env python3\nprint(1)\n' >"$tmp/ci/gen"
 refuses "an interpreter line" 'python interpreter line: ci/gen'
@@ -40,3 +34,4 @@ rm -f "$tmp/Makefile"
 
 : >"$tmp/ci/helper.py"
 refuses "a .py file" 'python file: ci/helper.py'
+test_done

@@ -10,15 +10,8 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 deps=$src/ci/install-deps
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; sed 's/^/# /' "$tmp/out"; fi; }
-
-echo "1..13"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7003.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$src/ci/test-lib.sh"
+tmp=$tl_tmp
 bin=$tmp/bin
 mkdir -p "$bin"
 # dpkg-query: every package is "ii" except those in $STUB_MISSING.
@@ -40,52 +33,84 @@ run() { PATH=$bin "$deps" "$@" >"$tmp/out" 2>&1; echo $? >"$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
 
 run --check
-check "all present: --check exits 0 and prints nothing" '[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ]'
+test_expect_success "all present: --check exits 0 and prints nothing" '
+	cat "$tmp/out"
+	[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ]
+'
 run
-check "all present: install is a no-op (no apt-get call, no output)" \
-	'[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -e "$STUB_LOG" ]'
+test_expect_success "all present: install is a no-op (no apt-get call, no output)" '
+	cat "$tmp/out"
+	[ "$(rc)" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -e "$STUB_LOG" ]
+'
 
 STUB_MISSING="libcmocka-dev lcov"
 run --check build
-check "--check names the missing package of the group and exits 1" \
-	'[ "$(rc)" = 1 ] && grep -q "missing Debian packages: libcmocka-dev$" "$tmp/out"'
+test_expect_success "--check names the missing package of the group and exits 1" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && grep -q "missing Debian packages: libcmocka-dev$" "$tmp/out"
+'
 run --check -q build
-check "--check -q is silent" '[ "$(rc)" = 1 ] && [ ! -s "$tmp/out" ]'
+test_expect_success "--check -q is silent" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && [ ! -s "$tmp/out" ]
+'
 run --check valgrind
-check "groups are honoured: valgrind group complete" '[ "$(rc)" = 0 ]'
+test_expect_success "groups are honoured: valgrind group complete" '
+	cat "$tmp/out"
+	[ "$(rc)" = 0 ]
+'
 
 STUB_UID=1000
 run build coverage
-check "not root: prints the exact command, exits 1, installs nothing" \
-	'[ "$(rc)" = 1 ] && grep -qx "ci/install-deps: run as root:  apt-get update && apt-get install -y --no-install-recommends libcmocka-dev lcov" "$tmp/out" && [ ! -e "$STUB_LOG" ]'
+test_expect_success "not root: prints the exact command, exits 1, installs nothing" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && grep -qx "ci/install-deps: run as root:  apt-get update && apt-get install -y --no-install-recommends libcmocka-dev lcov" "$tmp/out" && [ ! -e "$STUB_LOG" ]
+'
 
 STUB_UID=0
 run
-check "root: one apt-get update, then install of exactly the missing packages" \
-	'[ "$(rc)" = 0 ] && [ "$(cat "$STUB_LOG")" = "apt-get update -q
-apt-get install -y -q --no-install-recommends libcmocka-dev lcov" ]'
+test_expect_success "root: one apt-get update, then install of exactly the missing packages" '
+	cat "$tmp/out"
+	[ "$(rc)" = 0 ] && [ "$(cat "$STUB_LOG")" = "apt-get update -q
+apt-get install -y -q --no-install-recommends libcmocka-dev lcov" ]
+'
 
 rm -f "$bin/apt-get" "$STUB_LOG"
 run build
-check "no apt-get: prints the command and exits 1" \
-	'[ "$(rc)" = 1 ] && grep -q "apt-get install -y --no-install-recommends libcmocka-dev" "$tmp/out"'
+test_expect_success "no apt-get: prints the command and exits 1" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && grep -q "apt-get install -y --no-install-recommends libcmocka-dev" "$tmp/out"
+'
 
 run --check nosuchgroup
-check "an unknown group is a usage error (exit 2)" '[ "$(rc)" = 2 ]'
+test_expect_success "an unknown group is a usage error (exit 2)" '
+	cat "$tmp/out"
+	[ "$(rc)" = 2 ]
+'
 
 STUB_MISSING="abigail-tools"
 STUB_UID=1000
 run abi
-check "not root: each missing package is named with its group and commands" \
-	'[ "$(rc)" = 1 ] && grep -qx "ci/install-deps:   abi: abigail-tools (provides abidiff abidw)" "$tmp/out"'
+test_expect_success "not root: each missing package is named with its group and commands" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && grep -qx "ci/install-deps:   abi: abigail-tools (provides abidiff abidw)" "$tmp/out"
+'
 
 sh "$deps" --table >"$tmp/table" 2>&1
-check "--table: NAME PACKAGE GROUP rows, groups known, abidiff in abi" \
-	'[ -s "$tmp/table" ] && awk "NF != 3 || \$3 !~ /^(build|test|valgrind|coverage|abi|rxe|fuzz|required)\$/ { bad = 1 } END { exit bad }" "$tmp/table" &&
-	grep -Eq "^abidiff +abigail-tools +abi$" "$tmp/table"'
+test_expect_success "--table: NAME PACKAGE GROUP rows, groups known, abidiff in abi" '
+	cat "$tmp/table"
+	[ -s "$tmp/table" ] && awk "NF != 3 || \$3 !~ /^(build|test|valgrind|coverage|abi|rxe|fuzz|required)\$/ { bad = 1 } END { exit bad }" "$tmp/table" &&
+	grep -Eq "^abidiff +abigail-tools +abi$" "$tmp/table"
+'
 
 sh "$deps" --packages abi >"$tmp/out" 2>&1
-check "--packages abi: the abi group's packages" '[ "$(cat "$tmp/out")" = abigail-tools ]'
+test_expect_success "--packages abi: the abi group's packages" '
+	cat "$tmp/out"
+	[ "$(cat "$tmp/out")" = abigail-tools ]
+'
 sh "$deps" --packages >"$tmp/out" 2>&1
-check "--packages: every package of the default groups (all but fuzz), each once" \
-	'[ "$(tr " " "\n" <"$tmp/out" | sort)" = "$(awk "\$3 != \"required\" && \$3 != \"fuzz\" { print \$2 }" "$tmp/table" | sort -u)" ]'
+test_expect_success "--packages: every package of the default groups (all but fuzz), each once" '
+	cat "$tmp/out"
+	[ "$(tr " " "\n" <"$tmp/out" | sort)" = "$(awk "\$3 != \"required\" && \$3 != \"fuzz\" { print \$2 }" "$tmp/table" | sort -u)" ]
+'
+test_done

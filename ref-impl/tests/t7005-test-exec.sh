@@ -10,24 +10,26 @@
 # running after it exited fails the test.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/ci/test-lib.sh"
 te="sh $src/ci/test-exec"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # Keep the outer run's settings out of the cases below.
 unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT IBVCT_REAP_GRACE LD_PRELOAD
+tmp=$tl_tmp
 
-echo "1..10"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7005.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# gone PID: not in /proc, or a zombie nobody reaped yet
+gone() {
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
 
 printf '#!/bin/sh\necho "1..1"\necho "ok 1"\nexit 3\n' >"$tmp/t-exit3.t"
 chmod +x "$tmp/t-exit3.t"
 out=$($te "$tmp/t-exit3.t"); rc=$?
-if [ "$rc" = 3 ] && [ "$out" = "1..1
-ok 1" ]; then ok "stdout and exit status pass through"
-else not_ok "stdout and exit status pass through (rc $rc)"; fi
+test_expect_success "stdout and exit status pass through" '
+	echo "exit $rc, stdout:"; printf "%s\n" "$out"
+	[ "$rc" = 3 ] && [ "$out" = "1..1
+ok 1" ]
+'
 
 # A hung test that forked a helper: both must be gone after the limit.
 printf '#!/bin/sh\nsleep 60 &\necho $! >"%s/child.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang.t"
@@ -35,21 +37,17 @@ chmod +x "$tmp/t-hang.t"
 start=$(date +%s)
 IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang.t" 2>"$tmp/hang.err"; rc=$?
 took=$(( $(date +%s) - start ))
-if [ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -q 'killed after 1s' "$tmp/hang.err"; then
-	ok "a hung test is killed at the limit and reported"
-else not_ok "a hung test is killed at the limit and reported (rc $rc, ${took}s)"; fi
+test_expect_success "a hung test is killed at the limit and reported" '
+	echo "exit $rc after ${took}s"; cat "$tmp/hang.err"
+	[ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -q "killed after 1s" "$tmp/hang.err"
+'
 sleep 1
 # Gone or a zombie (killed, not yet reaped by whoever inherited it).
 cpid=$(cat "$tmp/child.pid")
-cstate=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$cpid/stat" 2>/dev/null)
-if [ -z "$cstate" ] || [ "$cstate" = Z ]; then ok "what the hung test forked is killed too"
-else kill "$cpid"; not_ok "what the hung test forked is killed too (state $cstate)"; fi
-
-# gone: not in /proc, or a zombie nobody reaped yet
-gone() {
-	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
-	[ -z "$st" ] || [ "$st" = Z ]
-}
+test_expect_success "what the hung test forked is killed too" '
+	gone "$cpid" || { echo "state: $(sed -n "s/.*) \(.\).*/\1/p" "/proc/$cpid/stat")"; false; }
+'
+gone "$cpid" || kill "$cpid"
 
 # A hung test whose helper left for a session of its own (as a daemon does).
 printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/sid.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang-sid.t"
@@ -57,54 +55,67 @@ chmod +x "$tmp/t-hang-sid.t"
 IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang-sid.t" 2>"$tmp/hang-sid.err"; rc=$?
 sleep 1
 spid=$(cat "$tmp/sid.pid")
-if [ "$rc" = 124 ] && gone "$spid"; then
-	ok "what a hung test started in another session is killed at the limit too"
-else kill "$spid" 2>/dev/null; not_ok "what a hung test started in another session is killed at the limit too (rc $rc)"; fi
+test_expect_success "what a hung test started in another session is killed at the limit too" '
+	echo "exit $rc"; cat "$tmp/hang-sid.err"
+	[ "$rc" = 124 ] && gone "$spid"
+'
+gone "$spid" || kill "$spid" 2>/dev/null
 
 # A test that passes but leaves a process behind fails, and the process goes.
 printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/left.pid"\necho "1..1"\necho "ok 1"\n' "$tmp" >"$tmp/t-left.t"
 chmod +x "$tmp/t-left.t"
 IBVCT_REAP_GRACE=1 $te "$tmp/t-left.t" >/dev/null 2>"$tmp/left.err"; rc=$?
 lpid=$(cat "$tmp/left.pid")
-if [ "$rc" = 1 ] && gone "$lpid" && grep -q "left 1 process running" "$tmp/left.err"; then
-	ok "a test that leaves a process running fails, and the process is killed"
-else kill "$lpid" 2>/dev/null; not_ok "a test that leaves a process running fails, and the process is killed (rc $rc)"; sed 's/^/# /' "$tmp/left.err"; fi
+test_expect_success "a test that leaves a process running fails, and the process is killed" '
+	echo "exit $rc"; cat "$tmp/left.err"
+	[ "$rc" = 1 ] && gone "$lpid" && grep -q "left 1 process running" "$tmp/left.err"
+'
+gone "$lpid" || kill "$lpid" 2>/dev/null
 
 # One that ends on its own within the grace period is fine.
 printf '#!/bin/sh\n(sleep 0.3; exit 0) &\necho "1..1"\necho "ok 1"\n' >"$tmp/t-brief.t"
 chmod +x "$tmp/t-brief.t"
-IBVCT_REAP_GRACE=5 $te "$tmp/t-brief.t" >/dev/null 2>&1; rc=$?
-if [ "$rc" = 0 ]; then ok "a helper that ends within the grace period is not a failure"
-else not_ok "a helper that ends within the grace period is not a failure (rc $rc)"; fi
+IBVCT_REAP_GRACE=5 $te "$tmp/t-brief.t" >/dev/null 2>"$tmp/brief.err"; rc=$?
+test_expect_success "a helper that ends within the grace period is not a failure" '
+	echo "exit $rc"; cat "$tmp/brief.err"
+	[ "$rc" = 0 ]
+'
 
 printf '#!/bin/sh\necho "1..1"\necho "not ok 1"\necho oops >&2\nexit 1\n' >"$tmp/t-keep.t"
 chmod +x "$tmp/t-keep.t"
 IBVCT_TAP_DIR=$tmp/tap $te "$tmp/t-keep.t" >/dev/null 2>&1; rc=$?
-if [ "$rc" = 1 ] && [ "$(cat "$tmp/tap/t-keep.rc")" = 1 ] && grep -qx 'not ok 1' "$tmp/tap/t-keep.tap" &&
-   grep -qx oops "$tmp/tap/t-keep.stderr"; then
-	ok "IBVCT_TAP_DIR keeps TAP, stderr and exit status"
-else not_ok "IBVCT_TAP_DIR keeps TAP, stderr and exit status (rc $rc)"; fi
+test_expect_success "IBVCT_TAP_DIR keeps TAP, stderr and exit status" '
+	echo "exit $rc"; ls -l "$tmp/tap"
+	[ "$rc" = 1 ] && [ "$(cat "$tmp/tap/t-keep.rc")" = 1 ] && grep -qx "not ok 1" "$tmp/tap/t-keep.tap" &&
+		grep -qx oops "$tmp/tap/t-keep.stderr"
+'
 
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+	test_skip "IBVCT_VALGRIND=1 leaves shell tests alone" "valgrind or cc not installed (ci/install-deps valgrind)"
+	test_skip "IBVCT_VALGRIND=1: a clean C test passes" "valgrind or cc not installed"
+	test_skip "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99" "valgrind or cc not installed"
+	test_done
+fi
 printf '#!/bin/sh\necho "1..1"\necho "ok 1 # preload=${LD_PRELOAD:-}"\n' >"$tmp/t-script.t"
 chmod +x "$tmp/t-script.t"
-if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
-	skip "valgrind or cc not installed (ci/install-deps valgrind)"
-	skip "valgrind or cc not installed"
-	skip "valgrind or cc not installed"
-	exit 0
-fi
 out=$(IBVCT_VALGRIND=1 $te "$tmp/t-script.t" 2>&1); rc=$?
-if [ "$rc" = 0 ] && ! printf '%s\n' "$out" | grep -q vgpreload; then
-	ok "IBVCT_VALGRIND=1 leaves shell tests alone"
-else not_ok "IBVCT_VALGRIND=1 leaves shell tests alone"; printf '%s\n' "$out" | sed 's/^/# /'; fi
+test_expect_success "IBVCT_VALGRIND=1 leaves shell tests alone" '
+	echo "exit $rc, output:"; printf "%s\n" "$out"
+	[ "$rc" = 0 ] && ! printf "%s\n" "$out" | grep -q vgpreload
+'
 
 printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; p = NULL;\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/leak.c"
 printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; free(p);\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/clean.c"
-cc -O0 -o "$tmp/t-leak.t" "$tmp/leak.c" && cc -O0 -o "$tmp/t-clean.t" "$tmp/clean.c" || exit 1
-IBVCT_VALGRIND=1 $te "$tmp/t-clean.t" >/dev/null 2>&1; rc=$?
-if [ "$rc" = 0 ]; then ok "IBVCT_VALGRIND=1: a clean C test passes"
-else not_ok "IBVCT_VALGRIND=1: a clean C test passes (rc $rc)"; fi
+cc -O0 -o "$tmp/t-leak.t" "$tmp/leak.c" && cc -O0 -o "$tmp/t-clean.t" "$tmp/clean.c" ||
+	test_bail "cc cannot build the two stand-in C tests"
+IBVCT_VALGRIND=1 $te "$tmp/t-clean.t" >/dev/null 2>"$tmp/clean.err"; rc=$?
+test_expect_success "IBVCT_VALGRIND=1: a clean C test passes" '
+	echo "exit $rc"; cat "$tmp/clean.err"
+	[ "$rc" = 0 ]
+'
 IBVCT_VALGRIND=1 $te "$tmp/t-leak.t" >/dev/null 2>"$tmp/leak.err"; rc=$?
-if [ "$rc" = 99 ] && grep -q 'definitely lost' "$tmp/leak.err"; then
-	ok "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99"
-else not_ok "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99 (rc $rc)"; sed 's/^/# /' "$tmp/leak.err"; fi
+test_expect_success "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99" '
+	echo "exit $rc"; cat "$tmp/leak.err"
+	[ "$rc" = 99 ] && grep -q "definitely lost" "$tmp/leak.err"
+'
+test_done

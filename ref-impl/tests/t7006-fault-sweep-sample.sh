@@ -9,17 +9,11 @@
 # a clean fail, and the sweep must exit non-zero for them.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_PROVIDER:?}"
+. "$IBVCT_SRC/ci/test-lib.sh"
 fs="sh $IBVCT_SRC/ci/fault-sweep"
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-show() { sed 's/^/# /' "$1" | head -n 40; }
+show() { head -n 40 "$1"; }
 unset IBVCT_TAP_DIR IBVCT_KEEP IBVCT_RUNDIR IBVCT_SCRIPT
-
-echo "1..12"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7006.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tmp=$tl_tmp
 
 # sweep NAME ARGS...: runs the sweep into $tmp/NAME.{out,tsv}, status in rc
 sweep() {
@@ -36,45 +30,44 @@ suite=$IBVCT_BUILD/suites/ref/t2100-xrc-create.t
 sweep real -s "$suite" -c extended-current -n "1 2" \
 	-a xrcd_inode_creates_then_shares
 tr=$tmp/work-real/traces/t2100-xrc-create.extended-current
-if [ "$rc" = 0 ] && [ "$(verdicts real)" = "fail pass " ] &&
-   awk -F '\t' '$3 == "open_xrcd" && $4 == 1 && $5 == "fail" { f = 1 } END { exit !f }' "$tmp/real.tsv"; then
-	ok "a fault that breaks a suite is a clean fail, the rest pass, the sweep succeeds"
-else
-	not_ok "a fault that breaks a suite is a clean fail (rc $rc, verdicts: $(verdicts real))"
+# open_xrcd_failed: the table has the 1st open_xrcd fault as a clean fail
+open_xrcd_failed() {
+	awk -F '\t' '$3 == "open_xrcd" && $4 == 1 && $5 == "fail" { f = 1 } END { exit !f }' "$tmp/real.tsv"
+}
+test_expect_success "a fault that breaks a suite is a clean fail, the rest pass, the sweep succeeds" '
+	echo "exit $rc, verdicts: $(verdicts real)"
 	show "$tmp/real.out"
-fi
+	[ "$rc" = 0 ] && [ "$(verdicts real)" = "fail pass " ] &&
+		open_xrcd_failed
+'
 # The ops run are exactly those the trace shows, each N at most the most
 # calls one process made: recomputed here from the trace itself.
 awk '/^[0-9]+ [a-z_0-9]+\(.*\) = -?[0-9]+$/ { op = $2; sub(/\(.*/, "", op); c[$1 " " op]++ }
      END { for (k in c) { split(k, a, " "); if (c[k] > m[a[2]]) m[a[2]] = c[k] }
 	   for (o in m) { print o, 1; if (m[o] >= 2) print o, 2 } }' "$tr" 2>/dev/null | sort >"$tmp/want"
 awk -F '\t' 'NR > 1 && $3 != "-" { print $3, $4 }' "$tmp/real.tsv" 2>/dev/null | sort >"$tmp/got"
-if [ -s "$tmp/want" ] && grep -q '^open_xrcd 1$' "$tmp/want" && cmp -s "$tmp/want" "$tmp/got"; then
-	ok "the runs are the trace's ops x N reached ($(wc -l <"$tmp/got") runs)"
-else
-	not_ok "the runs are the trace's ops x N reached"
-	diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
-fi
+test_expect_success "the runs are the trace's ops x N reached ($(wc -l <"$tmp/got") runs)" '
+	diff "$tmp/want" "$tmp/got"
+	[ -s "$tmp/want" ] && grep -q "^open_xrcd 1\$" "$tmp/want" && cmp -s "$tmp/want" "$tmp/got"
+'
 runs=$(sed -n 's/^fault-sweep summary: \([0-9]*\) runs.*/\1/p' "$tmp/real.out")
-if [ -n "$runs" ] && [ "$runs" = "$(($(wc -l <"$tmp/real.tsv") - 1))" ] &&
-   [ "$(grep -c '^t2100-xrc-create extended-current ' "$tmp/real.out")" = "$runs" ]; then
-	ok "one line per run, and the number of runs printed ($runs)"
-else
-	not_ok "one line per run, and the number of runs printed"
+test_expect_success "one line per run, and the number of runs printed ($runs)" '
 	show "$tmp/real.out"
-fi
+	[ -n "$runs" ] && [ "$runs" = "$(($(wc -l <"$tmp/real.tsv") - 1))" ] &&
+		[ "$(grep -c "^t2100-xrc-create extended-current " "$tmp/real.out")" = "$runs" ]
+'
 
 # 4-11: stand-in suites, each doing one bad thing for real.
 # expect NAME VERDICT WHAT: both runs of NAME (trace run and one fault run)
 # got VERDICT and the sweep failed.
 expect() {
-	if [ "$rc" = 1 ] && [ "$(verdicts "$1")" = "$2 " ] &&
-	   [ "$(awk 'NR > 1' "$tmp/$1.tsv" | wc -l)" = 2 ] && grep -q "FAIL" "$tmp/$1.out"; then
-		ok "$3 is reported as $2"
-	else
-		not_ok "$3 is reported as $2 (rc $rc, verdicts: $(verdicts "$1"))"
-		show "$tmp/$1.out"
-	fi
+	name=$1 want=$2
+	test_expect_success "$3 is reported as $2" '
+		echo "exit $rc, verdicts: $(verdicts "$name")"
+		show "$tmp/$name.out"
+		[ "$rc" = 1 ] && [ "$(verdicts "$name")" = "$want " ] &&
+			[ "$(awk "NR > 1" "$tmp/$name.tsv" | wc -l)" = 2 ] && grep -q "FAIL" "$tmp/$name.out"
+	'
 }
 stub() {	# stub NAME BODY: an executable sh program
 	printf '#!/bin/sh\n%s\n' "$2" >"$tmp/$1.t"
@@ -90,13 +83,11 @@ one() {		# one NAME [ARGS]: the stand-in under one config, one fault
 stub cleanfail 'grep -q "^fault " "$IBVCT_SCRIPT" || { echo 1..1; echo "ok 1 - a"; exit 0; }
 echo 1..2; echo "ok 1 - a"; echo "not ok 2 - b"; echo "# b: assertion failed"; exit 1'
 one cleanfail
-if [ "$rc" = 0 ] && [ "$(verdicts cleanfail)" = "fail pass " ]; then
-	ok "not ok with diagnostics and exit 1 is a clean fail (the sweep succeeds)"
-else
-	not_ok "not ok with diagnostics and exit 1 is a clean fail (rc $rc, verdicts: $(verdicts cleanfail))"
+test_expect_success "not ok with diagnostics and exit 1 is a clean fail (the sweep succeeds)" '
+	echo "exit $rc, verdicts: $(verdicts cleanfail)"
 	show "$tmp/cleanfail.out"
-fi
-
+	[ "$rc" = 0 ] && [ "$(verdicts cleanfail)" = "fail pass " ]
+'
 stub crash 'echo 1..1; kill -SEGV $$; sleep 5'
 one crash
 expect crash crash "a suite killed by SIGSEGV"
@@ -122,12 +113,10 @@ for p in $(cat "$tmp/daemon.pids" 2>/dev/null); do
 	s=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$p/stat" 2>/dev/null)
 	[ -n "$s" ] && [ "$s" != Z ] && { left="$left $p"; kill "$p"; }
 done
-if [ "$(wc -l <"$tmp/daemon.pids" 2>/dev/null)" = 2 ] && [ -z "$left" ]; then
-	ok "the sweep ends the daemons a run left"
-else
-	not_ok "the sweep ends the daemons a run left (still up:$left)"
-fi
-
+test_expect_success "the sweep ends the daemons a run left" '
+	echo "daemons: $(cat "$tmp/daemon.pids" 2>/dev/null | tr "\n" " "); still up:$left"
+	[ "$(wc -l <"$tmp/daemon.pids" 2>/dev/null)" = 2 ] && [ -z "$left" ]
+'
 # A real use-after-free under ASan when this build has it; otherwise a
 # report on stderr as a sanitizer prints it (the detector reads text).
 if [ "${IBVCT_SANITIZE:-0}" = 1 ] && command -v cc >/dev/null 2>&1; then
@@ -147,5 +136,4 @@ expect nodiag badtap "a not ok without diagnostics"
 stub short 'echo 1..3; echo "ok 1 - a"; exit 0'
 one short
 expect short badtap "a suite that stops early"
-
-exit $fail
+test_done

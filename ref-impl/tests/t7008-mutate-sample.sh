@@ -11,12 +11,8 @@
 # checked, and the source tree is left as it was.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-check() { t=$1; shift; if "$@"; then ok "$t"; else not_ok "$t"; fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7008.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$src/ci/test-lib.sh"
+tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR
 # The tool builds and runs suites itself; what make check set up for this
@@ -24,28 +20,31 @@ export TMPDIR
 unset IBVCT_BUILD IBVCT_PROVIDER IBVCT_LIBDIR IBVCT_SCRIPT MAKEFLAGS MAKELEVEL MFLAGS
 tab=$(printf '\t')
 
-echo "1..13"
-
 # ---- the markers of the tree ---------------------------------------------------
 perl "$src/ci/mutate" --tree "$src" --list >"$tmp/list" 2>&1
 rc=$?
-check "every @rule marker of the tree is on a mutable condition" test "$rc" = 0
-[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/list"
+test_expect_success "every @rule marker of the tree is on a mutable condition" '
+	cat "$tmp/list"
+	[ "$rc" = 0 ]
+'
 unknown=
 for id in $(grep -E '^[A-Z]+-[0-9]+' "$tmp/list" | cut -d' ' -f1 | tr ',' '\n' | sort -u); do
 	grep -q "^$id$tab" "$src/fixtures/requirements.txt" || unknown="$unknown $id"
 done
-check "every marker names catalogue IDs ($(grep -cE "^[A-Z]+-[0-9]+" "$tmp/list") mutants listed)" test -z "$unknown"
-[ -z "$unknown" ] || echo "# not in the catalogue:$unknown"
+test_expect_success "every marker names catalogue IDs ($(grep -cE "^[A-Z]+-[0-9]+" "$tmp/list") mutants listed)" '
+	echo "not in the catalogue:$unknown"
+	[ -z "$unknown" ]
+'
 
 mkdir -p "$tmp/bad/fake-provider/verbs" "$tmp/bad/suites"
 : >"$tmp/bad/Makefile"
 printf 'int f(int x)\n{\n\tx = 2;\t/* @rule SRQX-11 */\n\treturn x;\n}\n' >"$tmp/bad/fake-provider/verbs/a.c"
 perl "$src/ci/mutate" --tree "$tmp/bad" --list >"$tmp/bad.out" 2>&1
 rc=$?
-check "a marker on a line without a condition is refused with its place" \
-	sh -c '[ "$1" = 2 ] && grep -q "fake-provider/verbs/a.c:3: the marker is not on an if" "$2"' - "$rc" "$tmp/bad.out"
-
+test_expect_success "a marker on a line without a condition is refused with its place" '
+	echo "exit $rc"; cat "$tmp/bad.out"
+	[ "$rc" = 2 ] && grep -q "fake-provider/verbs/a.c:3: the marker is not on an if" "$tmp/bad.out"
+'
 # ---- a sample run in a scratch copy ---------------------------------------------
 mkdir "$tmp/tree"
 for e in "$src"/* "$src"/.ci; do
@@ -73,32 +72,54 @@ env -u SANITIZE -u COVERAGE -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LS
 	perl "$src/ci/mutate" --tree "$tmp/tree" --out "$tmp/out" --only SRQX-11 --jobs 1 \
 	--waivers "$tmp/waivers" >"$tmp/log" 2>"$tmp/err"
 rc=$?
-check "the run exits 1: the score is under the default minimum of 100%" test "$rc" = 1
-[ "$rc" = 1 ] || { echo "# exit $rc"; sed 's/^/# /' "$tmp/log" "$tmp/err" | tail -n 40; }
+test_expect_success "the run exits 1: the score is under the default minimum of 100%" '
+	echo "exit $rc"; tail -n 40 "$tmp/log" "$tmp/err"
+	[ "$rc" = 1 ]
+'
 
 row() {	# row SITE-LINE OPERATOR RESULT: that line in the printed table
 	grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +$2 +.+ $3\$" "$tmp/log"
 }
-check "the table has its header: ID site operator change result" \
-	grep -Eq '^ID +site +operator +change +result$' "$tmp/log"
-check "the real site's mutants are killed (drop, cmp1)" \
-	sh -c 'grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +drop +condition -> 0 +killed\$" "$2" &&
-	       grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +cmp1 +== -> != +killed\$" "$2"' - "$real" "$tmp/log"
-check "the unobserved site's mutants survive (drop, cmp1: > -> >=)" \
-	sh -c 'grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +drop +condition -> 0 +survived\$" "$2" &&
-	       grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$1 +cmp1 +> -> >= +survived\$" "$2"' - "$syn" "$tmp/log"
-check "the waived mutant is shown as waived (errno: EBUSY -> EINVAL)" row "$syn" errno waived
-check "the score counts killed over mutants not waived: 2 of 4" \
-	grep -q '^mutate: 5 mutants at 2 sites: 2 killed (2 by a test, 0 did not compile), 2 survived, 1 waived, 0 errors; score 50% (minimum 100%)' "$tmp/log"
-check "a waiver that matches no mutant is reported" \
-	grep -q '^waiver matches no mutant (stale?): SRQX-11 fake-provider/engine/registry.c:1 drop$' "$tmp/log"
+# the checks of the printed table show it when they fail
+table() { grep -E '^(ID|SRQX-11) ' "$tmp/log"; }
+test_expect_success "the table has its header: ID site operator change result" '
+	table
+	grep -Eq "^ID +site +operator +change +result\$" "$tmp/log"
+'
+test_expect_success "the real site's mutants are killed (drop, cmp1)" '
+	table
+	grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$real +drop +condition -> 0 +killed\$" "$tmp/log" &&
+		grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$real +cmp1 +== -> != +killed\$" "$tmp/log"
+'
+test_expect_success "the unobserved site's mutants survive (drop, cmp1: > -> >=)" '
+	table
+	grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$syn +drop +condition -> 0 +survived\$" "$tmp/log" &&
+		grep -Eq "^SRQX-11 +fake-provider/engine/registry\.c:$syn +cmp1 +> -> >= +survived\$" "$tmp/log"
+'
+test_expect_success "the waived mutant is shown as waived (errno: EBUSY -> EINVAL)" '
+	table
+	row "$syn" errno waived
+'
+test_expect_success "the score counts killed over mutants not waived: 2 of 4" '
+	grep "^mutate: " "$tmp/log"
+	grep -q "^mutate: 5 mutants at 2 sites: 2 killed (2 by a test, 0 did not compile), 2 survived, 1 waived, 0 errors; score 50% (minimum 100%)" "$tmp/log"
+'
+test_expect_success "a waiver that matches no mutant is reported" '
+	grep -q "^waiver matches no mutant (stale?): SRQX-11 fake-provider/engine/registry.c:1 drop\$" "$tmp/log"
+'
 bad=$(grep -v '^#' "$tmp/out/result.tsv" | awk -F'\t' 'NF != 6 || $5 !~ /^(killed|did-not-compile|survived|waived|error)$/')
-check "result.tsv: a header and 5 rows of 6 fields with a known result" \
-	sh -c '[ "$(grep -vc "^#" "$1")" = 5 ] && [ -z "$2" ] && head -n 1 "$1" | grep -q "^# "' - "$tmp/out/result.tsv" "$bad"
+test_expect_success "result.tsv: a header and 5 rows of 6 fields with a known result" '
+	cat "$tmp/out/result.tsv"
+	[ "$(grep -vc "^#" "$tmp/out/result.tsv")" = 5 ] && [ -z "$bad" ] &&
+		head -n 1 "$tmp/out/result.tsv" | grep -q "^# "
+'
 d=$(grep "registry.c:$syn${tab}drop${tab}" "$tmp/out/result.tsv" | sed -n 's/.*; \(survivors\/[0-9]*\.diff\)$/\1/p')
-check "each survivor has its diff: the dropped condition" \
-	sh -c '[ -n "$1" ] && grep -q "^+	if (0 && (x > 1))	/\* @rule SRQX-11 \*/" "$2/$1"' - "$d" "$tmp/out"
-check "the source tree is untouched" \
-	sh -c '[ "$(cksum <"$1/fake-provider/engine/registry.c")" = "$2" ] && ! grep -q fp__mutate_probe "$1/fake-provider/engine/registry.c"' \
-	- "$src" "$sum_before"
-exit $fail
+test_expect_success "each survivor has its diff: the dropped condition" '
+	echo "diff: ${d:-none}"
+	[ -n "$d" ] && grep -q "^+	if (0 && (x > 1))	/\* @rule SRQX-11 \*/" "$tmp/out/$d"
+'
+test_expect_success "the source tree is untouched" '
+	[ "$(cksum <"$src/fake-provider/engine/registry.c")" = "$sum_before" ] &&
+		! grep -q fp__mutate_probe "$src/fake-provider/engine/registry.c"
+'
+test_done

@@ -9,41 +9,52 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
+. "$src/ci/test-lib.sh"
 . "$src/ci/report-testdata.sh"
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-check() { t=$1; shift; if "$@"; then ok "$t"; else not_ok "$t"; fi; }
-has() { grep -qxF -- "$1" "$2" || { echo "# missing line in $2: $1" | tr '\t' '|'; return 1; }; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7201.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+has() { grep -qxF -- "$1" "$2" || { echo "missing line in $2: $1" | tr '\t' '|'; return 1; }; }
+tmp=$tl_tmp
 tab=$(printf '\t')
 
-echo "1..14"
 rt_run_mixed "$tmp/run"
-check "report-html runs on a mixed run" perl "$src/ci/report-html" "$tmp/run"
+test_expect_success "report-html runs on a mixed run" 'perl "$src/ci/report-html" "$tmp/run"'
 r=$tmp/run/results.tsv
-check "pass" has "req${tab}XRCD-01${tab}pass${tab}mandatory${tab}" "$r"
-check "fail, also when a passing test names the ID too" has "req${tab}XRCD-02${tab}fail${tab}mandatory${tab}" "$r"
-check "skip keeps its reason" has "req${tab}XRCD-03${tab}skip${tab}mandatory${tab}no xrc" "$r"
-check "not ok with a TODO is a known deviation" has "req${tab}XRCD-04${tab}deviation${tab}mandatory${tab}known deviation: returns EINVAL" "$r"
-check "ok with a TODO is fixed, for each of its IDs" sh -c "grep -qxF 'req${tab}XRCD-05${tab}fixed${tab}mandatory${tab}was EBUSY' '$r' && grep -qxF 'req${tab}LIFE-10${tab}fixed${tab}mandatory${tab}was EBUSY' '$r'"
-check "an ID nobody names is not run" has "req${tab}QPX-13${tab}notrun${tab}optional${tab}" "$r"
-check "one row per catalogue ID" test "$(grep -c '^req' "$r")" = "$(grep -c '^[A-Z]' "$src/fixtures/requirements.txt")"
-check "exit status and short plan make a program fail" has "program${tab}t9003-crash${tab}FAIL${tab}exit 139; planned 3, ran 1" "$r"
-check "a skipped program is ok" has "program${tab}t9002-skipall${tab}ok${tab}" "$r"
+test_expect_success "pass" 'has "req${tab}XRCD-01${tab}pass${tab}mandatory${tab}" "$r"'
+test_expect_success "fail, also when a passing test names the ID too" 'has "req${tab}XRCD-02${tab}fail${tab}mandatory${tab}" "$r"'
+test_expect_success "skip keeps its reason" 'has "req${tab}XRCD-03${tab}skip${tab}mandatory${tab}no xrc" "$r"'
+test_expect_success "not ok with a TODO is a known deviation" 'has "req${tab}XRCD-04${tab}deviation${tab}mandatory${tab}known deviation: returns EINVAL" "$r"'
+test_expect_success "ok with a TODO is fixed, for each of its IDs" '
+	has "req${tab}XRCD-05${tab}fixed${tab}mandatory${tab}was EBUSY" "$r" &&
+		has "req${tab}LIFE-10${tab}fixed${tab}mandatory${tab}was EBUSY" "$r"
+'
+test_expect_success "an ID nobody names is not run" 'has "req${tab}QPX-13${tab}notrun${tab}optional${tab}" "$r"'
+test_expect_success "one row per catalogue ID" '
+	[ "$(grep -c "^req" "$r")" = "$(grep -c "^[A-Z]" "$src/fixtures/requirements.txt")" ]
+'
+test_expect_success "exit status and short plan make a program fail" 'has "program${tab}t9003-crash${tab}FAIL${tab}exit 139; planned 3, ran 1" "$r"'
+test_expect_success "a skipped program is ok" 'has "program${tab}t9002-skipall${tab}ok${tab}" "$r"'
 
 perl "$src/ci/report-summary" "$tmp/run" >"$tmp/sum" 2>&1
-check "summary counts the catalogue" grep -q "^requirements: $(grep -c '^[A-Z]' "$src/fixtures/requirements.txt") in the catalogue: 1 FAIL, 1 known deviation, 2 fixed, 2 pass, 1 not supported (skip), " "$tmp/sum"
-check "summary names the failing ID and test" grep -q '^  XRCD-02 .*t9001-mixed: xrcd_open_reserved_mask_refused.* \[enforced in: libibverbs-cmd\]$' "$tmp/sum"
-check "summary lists IDs outside the catalogue" grep -q '^IDs not in fixtures/requirements.txt: ZZZ-99$' "$tmp/sum"
-[ $fail = 0 ] || sed 's/^/# /' "$tmp/sum"
+test_expect_success "summary counts the catalogue" '
+	cat "$tmp/sum"
+	grep -q "^requirements: $(grep -c "^[A-Z]" "$src/fixtures/requirements.txt") in the catalogue: 1 FAIL, 1 known deviation, 2 fixed, 2 pass, 1 not supported (skip), " "$tmp/sum"
+'
+test_expect_success "summary names the failing ID and test" '
+	cat "$tmp/sum"
+	grep -q "^  XRCD-02 .*t9001-mixed: xrcd_open_reserved_mask_refused.* \[enforced in: libibverbs-cmd\]\$" "$tmp/sum"
+'
+test_expect_success "summary lists IDs outside the catalogue" '
+	cat "$tmp/sum"
+	grep -q "^IDs not in fixtures/requirements.txt: ZZZ-99\$" "$tmp/sum"
+'
 
 rt_run_mixed "$tmp/run2"
 echo "ok t9001-mixed.system 8 tests" >"$tmp/run2/suites-summary.txt"
 sh "$src/ci/report-all" "$tmp/run2" system >"$tmp/all" 2>&1
-if [ -s "$tmp/run2/junit.xml" ] && [ -s "$tmp/run2/index.html" ] &&
-   grep -q '^ok t9001-mixed.system 8 tests$' "$tmp/run2/summary.txt" && grep -q '^requirements: ' "$tmp/run2/summary.txt" &&
-   [ "$(tail -n 1 "$tmp/all")" = "report: $tmp/run2" ]; then ok "ci/report-all makes the whole report for another runner's TAP"
-else not_ok "ci/report-all makes the whole report for another runner's TAP"; sed 's/^/# /' "$tmp/all"; fi
-exit $fail
+test_expect_success "ci/report-all makes the whole report for another runner's TAP" '
+	cat "$tmp/all"
+	[ -s "$tmp/run2/junit.xml" ] && [ -s "$tmp/run2/index.html" ] &&
+		grep -q "^ok t9001-mixed.system 8 tests\$" "$tmp/run2/summary.txt" &&
+		grep -q "^requirements: " "$tmp/run2/summary.txt" &&
+		[ "$(tail -n 1 "$tmp/all")" = "report: $tmp/run2" ]
+'
+test_done

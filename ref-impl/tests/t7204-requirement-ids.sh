@@ -11,11 +11,8 @@
 # whose rules sit in two layers) with a source reference.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7204.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$src/ci/test-lib.sh"
+tmp=$tl_tmp
 req=$src/fixtures/requirements.txt
 mp=$src/fixtures/mustpass.txt
 # the spec's families, then the project's own (suites/README.md, "The
@@ -44,48 +41,55 @@ bad_placement() {
 	grep -v '^#' "$1" | grep -vE "^$fam	[^	]+	($layers)	[^	]*[^	 ][^	]*\$"
 }
 
-echo "1..10"
 bad=$(grep -v '^#' "$req" | grep -vE "^$fam	[^	]+(	[^	]+){2}\$")
 dup=$(grep -v '^#' "$req" | cut -f1 | sort | uniq -d)
-if [ -z "$bad$dup" ]; then ok "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice"
-else not_ok "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice"; echo "$bad$dup" | sed 's/^/# /'; fi
+test_expect_success "requirements.txt: one 'ID<tab>title<tab>layer<tab>source' per line, no ID twice" '
+	printf "%s\n" "$bad$dup"
+	[ -z "$bad$dup" ]
+'
 
-out=$(bad_placement "$req")
-if [ -z "$out" ]; then ok "every ID has a layer ($names) and a source"
-else not_ok "every ID has a layer ($names) and a source"; echo "$out" | sed 's/^/# /'; fi
+test_expect_success "every ID has a layer ($names) and a source" '! bad_placement "$req"'
 # The placement check refuses a wrong layer and an empty source.
 printf 'XRCD-01\tt\tuserspace\tx.c:1\nXRCD-02\tt\tkernel\t \nXRCD-03\tt\tkernel\tx.c:2\n' >"$tmp/req.bad"
-out=$(bad_placement "$tmp/req.bad" | cut -f1 | tr '\n' ' ')
-if [ "$out" = "XRCD-01 XRCD-02 " ]; then ok "the placement check refuses an unknown layer and a blank source"
-else not_ok "the placement check refuses an unknown layer and a blank source"; echo "# got: $out"; fi
+test_expect_success "the placement check refuses an unknown layer and a blank source" '
+	out=$(bad_placement "$tmp/req.bad" | cut -f1 | tr "\n" " ")
+	echo "got: $out"
+	[ "$out" = "XRCD-01 XRCD-02 " ]
+'
 
 ids=$(sed -n 's/^\([A-Z][A-Z]*-[0-9][0-9]*\)$/\1/p' "$mp")
 missing=
 for id in $ids; do grep -q "^$id	" "$req" || missing="$missing $id"; done
-if grep -Eq '^version: [0-9]+$' "$mp" && [ -n "$ids" ] && [ -z "$missing" ] &&
-   [ -z "$(echo "$ids" | sort | uniq -d)" ] &&
-   [ -z "$(grep -v '^#' "$mp" | grep -vE "^(version|changes): |^$fam\$")" ]; then
-	ok "mustpass.txt: a version line, then catalogue IDs only, each once"
-else not_ok "mustpass.txt: a version line, then catalogue IDs only, each once"; echo "# missing:$missing"; fi
+test_expect_success "mustpass.txt: a version line, then catalogue IDs only, each once" '
+	echo "missing:$missing"
+	grep -Eq "^version: [0-9]+\$" "$mp" && [ -n "$ids" ] && [ -z "$missing" ] &&
+		[ -z "$(echo "$ids" | sort | uniq -d)" ] &&
+		[ -z "$(grep -v "^#" "$mp" | grep -vE "^(version|changes): |^$fam\$")" ]
+'
 
-out=$(unknown_ids "$src")
-if [ -z "$out" ]; then ok "every ID the suites, tests and expectations name is in the catalogue"
-else not_ok "every ID the suites, tests and expectations name is in the catalogue"; echo "$out" | sed 's/^/# /'; fi
+test_expect_success "every ID the suites, tests and expectations name is in the catalogue" '
+	out=$(unknown_ids "$src")
+	printf "%s\n" "$out"
+	[ -z "$out" ]
+'
 
-mkdir -p "$tmp/suites" "$tmp/ref-impl/tests"
-printf 'ok 1 - x [XRCD-%s]\n' 99 >"$tmp/suites/t2999-bogus.c"
-out=$(unknown_ids "$tmp")
-if [ "$out" = "XRCD-""99 suites/t2999-bogus.c" ]; then ok "the ID check reports an unknown ID with its file"
-else not_ok "the ID check reports an unknown ID with its file"; echo "# got: $out"; fi
+mkdir -p "$tmp/tree/suites" "$tmp/tree/ref-impl/tests"
+printf 'ok 1 - x [XRCD-%s]\n' 99 >"$tmp/tree/suites/t2999-bogus.c"
+test_expect_success "the ID check reports an unknown ID with its file" '
+	out=$(unknown_ids "$tmp/tree")
+	echo "got: $out"
+	[ "$out" = "XRCD-""99 suites/t2999-bogus.c" ]
+'
 
 spec=${IBVCT_SPEC:-$src/../shared/spec/verbs-semantics.md}
 if [ -r "$spec" ]; then
 	grep -oE "^\*\*$specfam" "$spec" | tr -d '*' >"$tmp/spec.ids"
 	grep -v '^#' "$req" | cut -f1 | grep -E "^$specfam\$" >"$tmp/cat.ids"
-	if diff "$tmp/spec.ids" "$tmp/cat.ids" >"$tmp/diff"; then ok "the catalogue has exactly the spec's IDs, in its order"
-	else not_ok "the catalogue has exactly the spec's IDs, in its order"; sed 's/^/# /' "$tmp/diff"; fi
+	test_expect_success "the catalogue has exactly the spec's IDs, in its order" '
+		diff "$tmp/spec.ids" "$tmp/cat.ids"
+	'
 else
-	ok "the catalogue has exactly the spec's IDs, in its order # SKIP no spec at $spec"
+	test_skip "the catalogue has exactly the spec's IDs, in its order" "no spec at $spec"
 fi
 # The project's own IDs: each in suites/README.md's table of them.
 own=$(grep -v '^#' "$req" | cut -f1 | grep -vE "^$specfam\$")
@@ -94,14 +98,17 @@ undoc=
 for id in $own; do
 	grep -q "^| \*\*$id\*\* |" "$tmp/own.md" || undoc="$undoc $id"
 done
-if [ -z "$undoc" ]; then ok "every ID beyond the spec is described in suites/README.md"
-else not_ok "every ID beyond the spec is described in suites/README.md"; echo "# not described:$undoc"; fi
+test_expect_success "every ID beyond the spec is described in suites/README.md" '
+	echo "not described:$undoc"
+	[ -z "$undoc" ]
+'
 # A mandatory ID no suite checks could never pass certification.
 unchecked=
 for id in $ids; do grep -rqw --include="*.c" -e "$id" "$src/suites" || unchecked="$unchecked $id"; done
-if [ -z "$unchecked" ]; then ok "every mandatory ID is checked by a suite"
-else not_ok "every mandatory ID is checked by a suite"; echo "# not checked:$unchecked"; fi
+test_expect_success "every mandatory ID is checked by a suite" '
+	echo "not checked:$unchecked"
+	[ -z "$unchecked" ]
+'
 nreq=$(grep -c '^[A-Z]' "$req")
-if [ "$nreq" -ge 100 ]; then ok "the catalogue is complete enough to report on ($nreq IDs)"
-else not_ok "the catalogue is complete enough to report on ($nreq IDs)"; fi
-exit $fail
+test_expect_success "the catalogue is complete enough to report on ($nreq IDs)" '[ "$nreq" -ge 100 ]'
+test_done

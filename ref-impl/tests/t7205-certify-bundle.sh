@@ -10,20 +10,19 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
+. "$src/ci/test-lib.sh"
 . "$src/ci/report-testdata.sh"
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7205.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-certify() { perl "$src/ci/certify" "$@" >"$tmp/out" 2>&1; }
-verify() { perl "$src/ci/verify-bundle" "$@" >"$tmp/out" 2>&1; }
+tmp=$tl_tmp
+# certify/verify ARGS...: the tool's output in $tmp/out, its status in rc
+certify() { perl "$src/ci/certify" "$@" >"$tmp/out" 2>&1; rc=$?; }
+verify() { perl "$src/ci/verify-bundle" "$@" >"$tmp/out" 2>&1; rc=$?; }
+# show: the last tool's status and output, for a failed check
+show() { echo "exit $rc"; head -n 20 "$tmp/out"; }
 # expect_reject NAME PATTERN BUNDLE: verify-bundle exits 1 and says PATTERN.
 expect_reject() {
 	verify "$3"
-	rc=$?
-	if [ $rc = 1 ] && grep -q -- "$2" "$tmp/out"; then ok "$1"
-	else not_ok "$1"; echo "# exit $rc"; sed 's/^/# /' "$tmp/out" | head -20; fi
+	pattern=$2
+	test_expect_success "$1" 'show; [ $rc = 1 ] && grep -q -- "$pattern" "$tmp/out"'
 }
 # repack NAME: unpack good.tar.gz into $tmp/x/, return to edit; pack NAME
 repack_begin() { rm -rf "$tmp/x" && mkdir "$tmp/x" && tar -xzf "$tmp/out1/run1.tar.gz" -C "$tmp/x"; }
@@ -32,26 +31,29 @@ repack_end() { tar -czf "$tmp/$1.tar.gz" -C "$tmp/x" run1; }
 # keeps certify from loading the formatter for every variant).
 mk() { rt_run_mustpass "$1" && echo '<testsuites/>' >"$1/junit.xml"; }
 
-echo "1..14"
 rt_run_mustpass "$tmp/run1"
 mkdir -p "$tmp/out1"
-if certify --out "$tmp/out1" "$tmp/run1" && grep -q '^bundle OK' "$tmp/out"; then ok "a run where every mandatory ID passed certifies"
-else not_ok "a run where every mandatory ID passed certifies"; sed 's/^/# /' "$tmp/out"; fi
+certify --out "$tmp/out1" "$tmp/run1"
+test_expect_success "a run where every mandatory ID passed certifies" 'show; [ $rc = 0 ] && grep -q "^bundle OK" "$tmp/out"'
 b=$tmp/out1/run1.tar.gz
 list=$(tar -tzf "$b" 2>/dev/null | sort | tr '\n' ' ')
-want_ok=1
-for f in MANIFEST.sha256 STATEMENT.md fingerprint.txt mustpass.txt requirements.txt waivers.txt \
-	index.html junit.xml results.tsv tap/t9100-all.tap; do
-	case " $list " in *" run1/$f "*) ;; *) want_ok=0; echo "# missing run1/$f" ;; esac
-done
-[ $want_ok = 1 ] && ok "the bundle holds the run, manifest, statement, lists and page" || not_ok "the bundle holds the run, manifest, statement, lists and page"
-(cd "$tmp/out1" && sha256sum -c --quiet run1.tar.gz.sha256) >/dev/null 2>&1 &&
-	ok "the bundle's own SHA-256 is written beside it" || not_ok "the bundle's own SHA-256 is written beside it"
+test_expect_success "the bundle holds the run, manifest, statement, lists and page" '
+	want_ok=1
+	for f in MANIFEST.sha256 STATEMENT.md fingerprint.txt mustpass.txt requirements.txt waivers.txt \
+		index.html junit.xml results.tsv tap/t9100-all.tap; do
+		case " $list " in *" run1/$f "*) ;; *) want_ok=0; echo "missing run1/$f" ;; esac
+	done
+	[ $want_ok = 1 ]
+'
+test_expect_success "the bundle's own SHA-256 is written beside it" '
+	cd "$tmp/out1" && sha256sum -c --quiet run1.tar.gz.sha256
+'
 tar -xzf "$b" -C "$tmp" run1/MANIFEST.sha256 run1/STATEMENT.md 2>/dev/null
 mv "$tmp/run1/MANIFEST.sha256" "$tmp/run1/STATEMENT.md" "$tmp/" 2>/dev/null
-if grep -q 'Firmware: 16.35.1012' "$tmp/STATEMENT.md" && grep -q '^- Company: ____' "$tmp/STATEMENT.md" &&
-   grep -q 'mustpass.txt version [0-9]' "$tmp/STATEMENT.md"; then ok "the statement template is filled from the fingerprint"
-else not_ok "the statement template is filled from the fingerprint"; fi
+test_expect_success "the statement template is filled from the fingerprint" '
+	grep -q "Firmware: 16.35.1012" "$tmp/STATEMENT.md" && grep -q "^- Company: ____" "$tmp/STATEMENT.md" &&
+		grep -q "mustpass.txt version [0-9]" "$tmp/STATEMENT.md"
+'
 
 repack_begin; sed -i 's/^ok 5 /not ok 5 /' "$tmp/x/run1/tap/t9100-all.tap"; repack_end tap
 expect_reject "a changed TAP file is rejected by the manifest" 'tap/t9100-all.tap: SHA-256 mismatch' "$tmp/tap.tar.gz"
@@ -64,7 +66,9 @@ expect_reject "a manifest with a line removed is rejected" 'results.tsv: not in 
 
 RT_FAIL=XRCD-07 mk "$tmp/run2"
 certify --out "$tmp/out2" "$tmp/run2"
-[ $? = 1 ] && grep -q 'mandatory XRCD-07: FAIL' "$tmp/out" && ok "a failed mandatory ID makes certify fail" || { not_ok "a failed mandatory ID makes certify fail"; sed 's/^/# /' "$tmp/out"; }
+test_expect_success "a failed mandatory ID makes certify fail" '
+	show; [ $rc = 1 ] && grep -q "mandatory XRCD-07: FAIL" "$tmp/out"
+'
 RT_DROP=LIFE-03 mk "$tmp/run3"
 certify --out "$tmp/out3" "$tmp/run3"
 expect_reject "a mandatory ID no test ran is rejected" 'mandatory LIFE-03: no test ran it' "$tmp/out3/run3.tar.gz"
@@ -73,17 +77,20 @@ certify --out "$tmp/out4" "$tmp/run4"
 expect_reject "a skip without a reason is rejected" 'mandatory QPX-05: not supported (skip) without a reason' "$tmp/out4/run4.tar.gz"
 
 RT_SKIP="XRCD-01 XRCD-02" RT_DEV=SRQX-03 mk "$tmp/run5"
-if certify --out "$tmp/out5" "$tmp/run5" && grep -q '2 not supported, 1 waived, 0 rejected' "$tmp/out"; then
-	ok "skips and known deviations with reasons are accepted"
-else not_ok "skips and known deviations with reasons are accepted"; sed 's/^/# /' "$tmp/out"; fi
+certify --out "$tmp/out5" "$tmp/run5"
+test_expect_success "skips and known deviations with reasons are accepted" '
+	show; [ $rc = 0 ] && grep -q "2 not supported, 1 waived, 0 rejected" "$tmp/out"
+'
 RT_FAIL=QPX-06 mk "$tmp/run6"
 printf 'QPX-06 firmware 16.35 rejects the optional alt path bit; fixed in 16.36\n' >"$tmp/waive"
-if certify --waivers "$tmp/waive" --out "$tmp/out6" "$tmp/run6" && grep -q '1 waived, 0 rejected' "$tmp/out"; then
-	ok "a failure waived with a reason is accepted"
-else not_ok "a failure waived with a reason is accepted"; sed 's/^/# /' "$tmp/out"; fi
+certify --waivers "$tmp/waive" --out "$tmp/out6" "$tmp/run6"
+test_expect_success "a failure waived with a reason is accepted" '
+	show; [ $rc = 0 ] && grep -q "1 waived, 0 rejected" "$tmp/out"
+'
 # ... but only the ones it names: the mustpass list of this tree decides.
 printf 'XRCD-01\n' >"$tmp/mp"; printf 'version: 9\n' >>"$tmp/mp"
-if verify --mustpass "$tmp/mp" "$tmp/out2/run2.tar.gz" && grep -q 'checked against version 9' "$tmp/out"; then
-	ok "--mustpass chooses the list; its version is reported"
-else not_ok "--mustpass chooses the list; its version is reported"; sed 's/^/# /' "$tmp/out"; fi
-exit $fail
+verify --mustpass "$tmp/mp" "$tmp/out2/run2.tar.gz"
+test_expect_success "--mustpass chooses the list; its version is reported" '
+	show; [ $rc = 0 ] && grep -q "checked against version 9" "$tmp/out"
+'
+test_done

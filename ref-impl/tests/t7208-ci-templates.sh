@@ -7,9 +7,7 @@
 # exists in the Makefile.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+. "$src/ci/test-lib.sh"
 gh=$src/ci/templates/github-actions.yml
 gl=$src/ci/templates/gitlab-ci.yml
 # yq FILE PERL-EXPR: evaluates EXPR with $y = the parsed document.
@@ -20,31 +18,43 @@ yq() {
 		our $y = $d->[0]; my $r = eval $ARGV[1]; die $@ if $@; print "$r\n";' "$1" "$2"
 }
 
-echo "1..7"
 for f in "$gh" "$gl"; do
-	if out=$(yq "$f" 'ref($y)' 2>&1) && [ "$out" = HASH ]; then ok "$(basename "$f") parses as YAML"
-	else not_ok "$(basename "$f") parses as YAML"; echo "# $out"; fi
+	test_expect_success "$(basename "$f") parses as YAML" '
+		out=$(yq "$f" "ref(\$y)" 2>&1)
+		echo "$out"
+		[ "$out" = HASH ]
+	'
 done
 
 runs=$(yq "$gh" 'join "\n", map { $_->{run} // () } @{ $y->{jobs}{check}{steps} }')
-case $runs in *"make check"*"make abi-check"*"make conformance"*) ok "GitHub: make check, the ABI gate, conformance, in order" ;;
-*) not_ok "GitHub: make check, the ABI gate, conformance, in order"; echo "$runs" | sed 's/^/# /' ;; esac
+test_expect_success "GitHub: make check, the ABI gate, conformance, in order" '
+	echo "$runs"
+	case $runs in *"make check"*"make abi-check"*"make conformance"*) ;; *) false ;; esac
+'
 pub=$(yq "$gh" 'join " ", map { ($_->{if} // "") . ":" . ($_->{with}{path} // "") } grep { ($_->{uses} // "") =~ /upload-artifact/ } @{ $y->{jobs}{check}{steps} }')
-[ "$pub" = "always():reports/ always():reports/*/junit.xml" ] && ok "GitHub: publishes reports/ and junit.xml always" ||
-	{ not_ok "GitHub: publishes reports/ and junit.xml always"; echo "# $pub"; }
+test_expect_success "GitHub: publishes reports/ and junit.xml always" '
+	echo "$pub"
+	[ "$pub" = "always():reports/ always():reports/*/junit.xml" ]
+'
 
 script=$(yq "$gl" 'join "\n", @{ $y->{ibvct}{script} }')
-case $script in *"make check"*"make abi-check"*"make conformance"*'exit $status'*) ok "GitLab: make check, the ABI gate, conformance, failing the job at the end" ;;
-*) not_ok "GitLab: make check, the ABI gate, conformance, failing the job at the end"; echo "$script" | sed 's/^/# /' ;; esac
+test_expect_success "GitLab: make check, the ABI gate, conformance, failing the job at the end" '
+	echo "$script"
+	case $script in *"make check"*"make abi-check"*"make conformance"*"exit \$status"*) ;; *) false ;; esac
+'
 art=$(yq "$gl" 'join " ", $y->{ibvct}{artifacts}{when}, @{ $y->{ibvct}{artifacts}{paths} }, $y->{ibvct}{artifacts}{reports}{junit}')
-[ "$art" = "always reports/ reports/*/junit.xml" ] && ok "GitLab: keeps reports/ and feeds junit.xml always" ||
-	{ not_ok "GitLab: keeps reports/ and feeds junit.xml always"; echo "# $art"; }
+test_expect_success "GitLab: keeps reports/ and feeds junit.xml always" '
+	echo "$art"
+	[ "$art" = "always reports/ reports/*/junit.xml" ]
+'
 
 # Targets the templates call must exist (abi-check comes with the ABI gate).
 missing=
 for t in $(cat "$gh" "$gl" | grep -v '^ *#' | grep -oE '(run: |- )make [a-z][a-z-]*' | sed 's/.*make //' | sort -u); do
 	grep -Eq "^$t:" "$src/Makefile" || missing="$missing $t"
 done
-[ -z "$missing" ] && ok "every make target the templates call exists" ||
-	{ not_ok "every make target the templates call exists"; echo "# missing:$missing"; }
-exit $fail
+test_expect_success "every make target the templates call exists" '
+	echo "missing:$missing"
+	[ -z "$missing" ]
+'
+test_done

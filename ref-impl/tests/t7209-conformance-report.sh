@@ -8,11 +8,8 @@
 # the summary and the report's path at the end; and fails when a test fails.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7209.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$IBVCT_SRC/ci/test-lib.sh"
+tmp=$tl_tmp
 mkdir -p "$tmp/t"
 cat >"$tmp/t/t9201-pass.t" <<'EOF2'
 #!/bin/sh
@@ -36,32 +33,39 @@ cp "$b/suites/ref/t9299-tiny.t" "$b/suites/system/t9299-tiny.t"
 chmod +x "$b/suites/ref/t9299-tiny.t" "$b/suites/system/t9299-tiny.t"
 IBVCT_BUILD=$b
 
-echo "1..6"
 IBVCT_REPORT_DIR=$dir JOBS=1 IBVCT_SUITES=1 sh "$IBVCT_SRC/ci/conformance" "$tmp/reports" ref fake0 \
 	"$tmp/t/t9201-pass.t" "$tmp/t/t9202-skip.t" >"$tmp/out" 2>&1
 rc=$?
-[ $rc = 0 ] && ok "a clean run exits 0" || { not_ok "a clean run exits 0"; echo "# exit $rc"; sed 's/^/# /' "$tmp/out" | tail -30; }
-missing=
-for f in tap/t9201-pass.tap tap/t9202-skip.tap fingerprint.txt junit.xml summary.txt results.tsv index.html prove.txt; do
-	[ -s "$dir/$f" ] || missing="$missing $f"
-done
-[ -z "$missing" ] && ok "the folder holds TAP, fingerprint, junit.xml, summary, results, page" ||
-	{ not_ok "the folder holds TAP, fingerprint, junit.xml, summary, results, page"; echo "# missing:$missing"; ls -R "$tmp/reports" | sed 's/^/# /'; }
-grep -q '^mandatory (mustpass v[0-9]*): ' "$dir/summary.txt" &&
-	grep -q '^requirements: [0-9]* in the catalogue: 0 FAIL, 1 known deviation, 0 fixed, 2 pass, 1 not supported (skip), ' "$dir/summary.txt" &&
-	grep -q "^test	t9299-tiny.ref-legacy-seed	tiny_suite_check	pass	XRCD-10" "$dir/results.tsv" &&
-	ok "summary.txt counts requirements, suite runs included" || { not_ok "summary.txt counts requirements, suite runs included"; sed 's/^/# /' "$dir/summary.txt"; }
-tail -n 2 "$tmp/out" | head -n 1 | grep -q "^page:   $dir/index.html\$" && tail -n 1 "$tmp/out" | grep -q "^report: $dir\$" &&
-	grep -q '^requirements: ' "$tmp/out" && ok "the summary and the report path are printed last" ||
-	{ not_ok "the summary and the report path are printed last"; tail -n 5 "$tmp/out" | sed 's/^/# /'; }
-grep -q '^device=fake0$' "$dir/fingerprint.txt" && ok "the fingerprint names the device" || not_ok "the fingerprint names the device"
+test_expect_success "a clean run exits 0" 'echo "exit $rc"; tail -n 30 "$tmp/out"; [ $rc = 0 ]'
+test_expect_success "the folder holds TAP, fingerprint, junit.xml, summary, results, page" '
+	missing=
+	for f in tap/t9201-pass.tap tap/t9202-skip.tap fingerprint.txt junit.xml summary.txt results.tsv index.html prove.txt; do
+		[ -s "$dir/$f" ] || missing="$missing $f"
+	done
+	echo "missing:$missing"
+	ls -R "$tmp/reports"
+	[ -z "$missing" ]
+'
+test_expect_success "summary.txt counts requirements, suite runs included" '
+	cat "$dir/summary.txt"
+	grep -q "^mandatory (mustpass v[0-9]*): " "$dir/summary.txt" &&
+		grep -q "^requirements: [0-9]* in the catalogue: 0 FAIL, 1 known deviation, 0 fixed, 2 pass, 1 not supported (skip), " "$dir/summary.txt" &&
+		grep -q "^test	t9299-tiny.ref-legacy-seed	tiny_suite_check	pass	XRCD-10" "$dir/results.tsv"
+'
+test_expect_success "the summary and the report path are printed last" '
+	tail -n 5 "$tmp/out"
+	tail -n 2 "$tmp/out" | head -n 1 | grep -q "^page:   $dir/index.html\$" &&
+		tail -n 1 "$tmp/out" | grep -q "^report: $dir\$" && grep -q "^requirements: " "$tmp/out"
+'
+test_expect_success "the fingerprint names the device" 'grep -q "^device=fake0\$" "$dir/fingerprint.txt"'
 
 printf '#!/bin/sh\necho 1..1\necho "not ok 1 - broken [XRCD-08]"\nexit 1\n' >"$tmp/t/t9203-fail.t"
 chmod +x "$tmp/t/t9203-fail.t"
 IBVCT_REPORT_DIR=$tmp/reports/second JOBS=1 sh "$IBVCT_SRC/ci/conformance" "$tmp/reports" ref fake0 \
 	"$tmp/t/t9203-fail.t" >"$tmp/out2" 2>&1
 rc=$?
-[ $rc != 0 ] && grep -q '^  XRCD-08 *t9203-fail: broken' "$tmp/reports/second/summary.txt" &&
-	ok "a failing test fails the run and is named in the summary" ||
-	{ not_ok "a failing test fails the run and is named in the summary"; echo "# exit $rc"; }
-exit $fail
+test_expect_success "a failing test fails the run and is named in the summary" '
+	echo "exit $rc"
+	[ $rc != 0 ] && grep -q "^  XRCD-08 *t9203-fail: broken" "$tmp/reports/second/summary.txt"
+'
+test_done
