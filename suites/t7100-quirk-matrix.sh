@@ -9,17 +9,20 @@
 # runs every suite without a break under both modes and both models, and
 # under each driver profile (mlx5, mlx4, rxe; extended, current), and
 # requires no failure (TODO aside) and no TODO that passes, and checks that
-# every ID a suite names has a row. Rows run a few at a time in the background.
+# every ID a suite names has a row. The runs go a few at a time in the
+# background (test_parallel); the checks read their output afterwards, in
+# order.
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
+. "$src/ci/test-lib.sh"
 table=$src/suites/README.md
 jobs=${IBVCT_MATRIX_JOBS:-4}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7100.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$tl_tmp
 # failed tests keep their scratch dirs: here, inside $tmp
 TMPDIR=$tmp
 export TMPDIR
+tab=$(printf '\t')
 
 # Rows as tab-separated fields.
 awk -F'|' '/^\| [A-Z]+-[0-9]+ \|/ {
@@ -29,13 +32,8 @@ awk -F'|' '/^\| [A-Z]+-[0-9]+ \|/ {
 nrows=$(wc -l <"$tmp/rows")
 suites=$(ls "$build"/suites/ref/t*.t 2>/dev/null)
 nsuites=$(echo "$suites" | grep -c .)
-if [ "$nrows" -eq 0 ] || [ "$nsuites" -eq 0 ]; then
-	echo "Bail out! no rows in $table or no suites in $build/suites/ref"
-	exit 1
-fi
-# 4 mode x model baselines, 3 driver profiles (extended, current: the only
-# registration mlx5, mlx4 and rxe have), then the ID check
-echo "1..$((nrows + 7 * nsuites + 1))"
+[ "$nrows" -gt 0 ] && [ "$nsuites" -gt 0 ] ||
+	test_bail "no rows in $table or no suites in $build/suites/ref"
 
 script() {	# script MODE MODEL [LINE [PROFILE]] > file
 	printf 'mode %s\nlifetime %s\nprofile %s\n' "$1" "$2" "${4:-strict}"
@@ -43,12 +41,11 @@ script() {	# script MODE MODEL [LINE [PROFILE]] > file
 	printf 'device fake0\n\tcap xrc\n\tport 1 state active\n'
 }
 
-# row N: one row in the background; the verdict goes to $tmp/vN
-row() {
-	n=$1 id=$2 suite=$3 tests=$4 brk=$5 where=$6
-	case $brk in
-	none*)	echo "ok $n - $id $suite # SKIP ${brk#none: }" >"$tmp/v$n"; return ;;
-	esac
+# row_run N SUITE TESTS BREAK WHERE: row N's tests with its break, output
+# in $tmp/oN (a row without a break, or with one this test does not know,
+# runs nothing: its check says so)
+row_run() {
+	n=$1 suite=$2 tests=$3 brk=$4 where=$5
 	# "MODE MODEL [PROFILE]": a driver's fact is broken where it is played
 	# shellcheck disable=SC2086 # where is a word list
 	set -- $where
@@ -58,7 +55,7 @@ row() {
 	# several script lines joined by " + " (a rule two layers enforce)
 	quirk\ *|fault\ *) line=$(printf '%s' "$brk" | awk '{ gsub(/ \+ /, "\n"); print }') ;;
 	env\ *) envv=${brk#env } ;;
-	*) echo "not ok $n - $id $suite: unknown break '$brk'" >"$tmp/v$n"; return ;;
+	*) return ;;
 	esac
 	script "$mode" "$model" "$line" "$prof" >"$tmp/s$n.fps"
 	# shellcheck disable=SC2086 # tests is a word list
@@ -67,77 +64,86 @@ row() {
 	else
 		IBVCT_SCRIPT="$tmp/s$n.fps" "$build/suites/ref/$suite.t" $tests
 	fi >"$tmp/o$n" 2>&1
-	missed=
-	for t in $tests; do
-		grep -q "^not ok [0-9]* - $t \[" "$tmp/o$n" || missed="$missed $t"
-	done
-	if [ -z "$missed" ]; then
-		echo "ok $n - $id: $brk ($where) fails $suite: $tests" >"$tmp/v$n"
-	else
-		{ echo "not ok $n - $id: $brk ($where) does not fail$missed"
-		  sed 's/^/#   /' "$tmp/o$n" | head -n 40; } >"$tmp/v$n"
-	fi
 }
 
-n=0 running=0
-while IFS="$(printf '\t')" read -r id suite tests brk where; do
-	n=$((n + 1))
-	row "$n" "$id" "$suite" "$tests" "$brk" "$where" &
-	running=$((running + 1))
-	if [ "$running" -ge "$jobs" ]; then
-		wait
-		running=0
-	fi
-done <"$tmp/rows"
+# base_run N SUITE SCRIPT: a whole suite without a break; output in $tmp/oN,
+# its exit status in $tmp/rcN
+base_run() {
+	IBVCT_SCRIPT=$3 "$2" >"$tmp/o$1" 2>&1
+	echo $? >"$tmp/rc$1"
+}
 
 # Baselines: no break, each mode and model, the whole suite; then each
 # driver profile, which must give no false result either (its known
 # deviations run as TODO from fixtures/expect/<driver>.txt).
-for conf in extended:current:strict extended:seed:strict legacy:current:strict \
-	legacy:seed:strict extended:current:mlx5 extended:current:mlx4 extended:current:rxe; do
+confs="extended:current:strict extended:seed:strict legacy:current:strict
+	legacy:seed:strict extended:current:mlx5 extended:current:mlx4 extended:current:rxe"
+
+# ---- the runs ------------------------------------------------------------------
+n=0
+while IFS=$tab read -r id suite tests brk where; do
+	n=$((n + 1))
+	case $brk in none*) continue ;; esac
+	test_parallel "$jobs" row_run "$n" "$suite" "$tests" "$brk" "$where"
+done <"$tmp/rows"
+for conf in $confs; do
 	mode=${conf%%:*} rest=${conf#*:}
 	model=${rest%%:*} prof=${rest#*:}
 	script "$mode" "$model" "" "$prof" >"$tmp/base-$mode-$model-$prof.fps"
 	for s in $suites; do
 		n=$((n + 1))
-		(
-			name=$(basename "$s" .t)
-			IBVCT_SCRIPT="$tmp/base-$mode-$model-$prof.fps" "$s" >"$tmp/o$n" 2>&1
-			rc=$?
-			bad=$(grep '^not ok' "$tmp/o$n" | grep -vc '# TODO')
-			# a known deviation that passes: the profile no longer plays its
-			# driver (or the expectations file is stale)
-			fixed=$(grep -c ': fixed: passes now' "$tmp/o$n")
-			plans=$(grep -c '^1\.\.' "$tmp/o$n")
-			if [ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$fixed" = 0 ] && [ "$plans" = 1 ]; then
-				echo "ok $n - $name passes ($mode, $model, profile $prof)" >"$tmp/v$n"
-			else
-				{ echo "not ok $n - $name fails without a break ($mode, $model, profile $prof): exit $rc, $bad failed, $fixed fixed, $plans plans"
-				  sed 's/^/#   /' "$tmp/o$n" | head -n 60; } >"$tmp/v$n"
-			fi
-		) &
-		running=$((running + 1))
-		if [ "$running" -ge "$jobs" ]; then
-			wait
-			running=0
-		fi
+		test_parallel "$jobs" base_run "$n" "$s" "$tmp/base-$mode-$model-$prof.fps"
 	done
 done
-wait
+test_parallel_wait
 
-i=0
-while [ "$i" -lt "$n" ]; do
-	i=$((i + 1))
-	cat "$tmp/v$i" 2>/dev/null || echo "not ok $i - no verdict"
+# ---- the checks ----------------------------------------------------------------
+n=0
+while IFS=$tab read -r id suite tests brk where; do
+	n=$((n + 1))
+	case $brk in
+	none*)
+		test_skip "$id $suite" "${brk#none: }"
+		continue ;;
+	quirk\ *|fault\ *|env\ *) ;;
+	*)
+		test_expect_success "$id $suite: a break of a known kind" 'echo "unknown break: $brk"; false'
+		continue ;;
+	esac
+	test_expect_success "$id: $brk ($where) fails $suite: $tests" '
+		missed=
+		for t in $tests; do
+			grep -q "^not ok [0-9]* - $t \[" "$tmp/o$n" || missed="$missed $t"
+		done
+		[ -z "$missed" ] || { echo "does not fail:$missed"; head -n 40 "$tmp/o$n"; false; }
+	'
+done <"$tmp/rows"
+
+for conf in $confs; do
+	mode=${conf%%:*} rest=${conf#*:}
+	model=${rest%%:*} prof=${rest#*:}
+	for s in $suites; do
+		n=$((n + 1))
+		test_expect_success "$(basename "$s" .t) passes ($mode, $model, profile $prof)" '
+			rc=$(cat "$tmp/rc$n")
+			bad=$(grep "^not ok" "$tmp/o$n" | grep -vc "# TODO")
+			# a known deviation that passes: the profile no longer plays its
+			# driver (or the expectations file is stale)
+			fixed=$(grep -c ": fixed: passes now" "$tmp/o$n")
+			plans=$(grep -c "^1\.\." "$tmp/o$n")
+			echo "fails without a break: exit $rc, $bad failed, $fixed fixed, $plans plans"
+			head -n 60 "$tmp/o$n"
+			[ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$fixed" = 0 ] && [ "$plans" = 1 ]
+		'
+	done
 done
 
 # Every ID a suite names has a row.
-n=$((n + 1))
 for s in $suites; do "$s" -l; done | sed -n 's/.*\[\(.*\)\]$/\1/p' | tr ' ' '\n' | sort -u >"$tmp/ids"
 cut -f1 "$tmp/rows" | sort -u >"$tmp/tab"
-miss=$(comm -23 "$tmp/ids" "$tmp/tab" | tr '\n' ' ')
-if [ -z "$miss" ]; then
-	echo "ok $n - every ID the suites check has a row ($(wc -l <"$tmp/ids") IDs)"
-else
-	echo "not ok $n - IDs checked by a suite without a row in suites/README.md: $miss"
-fi
+test_expect_success "every ID the suites check has a row ($(wc -l <"$tmp/ids") IDs)" '
+	miss=$(comm -23 "$tmp/ids" "$tmp/tab" | tr "\n" " ")
+	echo "IDs checked by a suite without a row in suites/README.md: $miss"
+	[ -s "$tmp/ids" ] && [ -z "$miss" ]
+'
+test_done

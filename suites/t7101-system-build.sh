@@ -9,21 +9,15 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
+. "$src/ci/test-lib.sh"
 run=$build/bin/ibvct-run
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7101.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR
 suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)
-[ -n "$suites" ] || { echo "Bail out! no suites in $build/suites/system"; exit 1; }
-n=$(echo "$suites" | grep -c .)
-echo "1..$((n * 4))"
+[ -n "$suites" ] || test_bail "no suites in $build/suites/system"
 has_dev=0
 ls /sys/class/infiniband_verbs/uverbs* >/dev/null 2>&1 && has_dev=1
-
-i=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-nok() { i=$((i + 1)); echo "not ok $i - $1"; [ -f "${2:-}" ] && sed 's/^/#   /' "$2" | head -n 40; }
 
 # verdict FILE RC: one plan with tests (not a skip of all), no failure
 # but TODOs, exit 0
@@ -34,31 +28,30 @@ verdict() {
 
 for s in $suites; do
 	name=$(basename "$s" .t)
-	if nm "$s" 2>/dev/null | grep -q ' [TtDdBb] fp_' ||
-	   readelf -d "$s" | grep -q 'R.*PATH.*'"$build"; then
-		nok "$name: the system build must not contain fake-provider code or point at ref-impl"
-	else
-		ok "$name: system build holds no fake-provider code, no rpath to ref-impl"
-	fi
+	test_expect_success "$name: system build holds no fake-provider code, no rpath to ref-impl" '
+		! nm "$s" 2>/dev/null | grep " [TtDdBb] fp_" && ! readelf -d "$s" | grep "R.*PATH.*$build"
+	'
 	for script in - "$src/fixtures/scripts/legacy.fps"; do
 		if [ "$script" = - ]; then how="extended"; set -- ; else how="legacy"; set -- --script "$script"; fi
-		env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$run" --private "$@" -- "$s" >"$tmp/out" 2>&1
+		env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$run" --private "$@" -- "$s" >"$tmp/$name.$how" 2>&1
 		rc=$?
-		if verdict "$tmp/out" "$rc"; then
-			ok "$name: built for rdma-core, passes on ref-impl ($how provider)"
-		else
-			nok "$name: built for rdma-core, fails on ref-impl ($how provider; exit $rc)" "$tmp/out"
-		fi
+		test_expect_success "$name: built for rdma-core, passes on ref-impl ($how provider)" '
+			echo "exit $rc"
+			head -n 40 "$tmp/$name.$how"
+			verdict "$tmp/$name.$how" "$rc"
+		'
 	done
 	if [ "$has_dev" = 1 ]; then
-		ok "$name: plain run # SKIP this machine has RDMA devices"
+		test_skip "$name: plain run" "this machine has RDMA devices"
 		continue
 	fi
-	"$s" >"$tmp/out" 2>&1
+	"$s" >"$tmp/$name.plain" 2>&1
 	rc=$?
-	if [ "$rc" = 0 ] && grep -q '^1\.\.0 # SKIP .' "$tmp/out" && [ "$(grep -c . "$tmp/out")" = 1 ]; then
-		ok "$name: no RDMA device: $(cat "$tmp/out")"
-	else
-		nok "$name: without a device it must print only '1..0 # SKIP reason' (exit $rc)" "$tmp/out"
-	fi
+	test_expect_success "$name: without a device it prints only the skip-all plan with its reason, exit 0" '
+		echo "exit $rc"
+		head -n 40 "$tmp/$name.plain"
+		[ "$rc" = 0 ] && grep -q "^1\.\.0 # SKIP ." "$tmp/$name.plain" && [ "$(grep -c . "$tmp/$name.plain")" = 1 ]
+	'
+	test_note "$name: no RDMA device: $(cat "$tmp/$name.plain")"
 done
+test_done

@@ -11,61 +11,58 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t7102.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$src/ci/test-lib.sh"
+tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR
 ref=$build/suites/ref/t2100-xrc-create.t
 sys=$build/suites/system/t2100-xrc-create.t
 test=srq_reserved_mask_bit_fails_eopnotsupp
-echo "1..7"
-
-i=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-nok() { i=$((i + 1)); echo "not ok $i - $1"; [ -f "${2:-}" ] && sed 's/^/#   /' "$2" | head -n 30; }
 
 fps() {	# fps PROFILE DEVICE > file
 	printf 'profile %s\ndevice %s\n\tcap xrc\n\tport 1 state active\n' "$1" "$2"
 }
 
-# check NAME OUT RC KEY DRIVER-WORDS RESULT-PATTERN
-check() {
-	if [ "$3" = 0 ] && grep -q "^# expectations: fixtures/expect/$4\.txt ($5)\$" "$2" &&
-	   grep -q "$6" "$2"; then
-		ok "$1"
-	else
-		nok "$1 (exit $3)" "$2"
-	fi
+# expect NAME OUT RC KEY DRIVER-WORDS RESULT-PATTERN: the run into OUT
+# exited RC = 0, loaded fixtures/expect/KEY.txt for DRIVER-WORDS, and OUT
+# matches RESULT-PATTERN
+expect() {
+	out=$2 rc=$3 key=$4 words=$5 result=$6
+	test_expect_success "$1" '
+		echo "exit $rc"
+		head -n 30 "$out"
+		[ "$rc" = 0 ] && grep -q "^# expectations: fixtures/expect/$key\.txt ($words)\$" "$out" &&
+			grep -q "$result" "$out"
+	'
 }
-
 fps mlx5 rocep1s0f0 >"$tmp/mlx5-renamed.fps"
 IBVCT_SCRIPT=$tmp/mlx5-renamed.fps "$ref" "$test" >"$tmp/o1" 2>&1
-check "ref: renamed mlx5 device rocep1s0f0 loads mlx5.txt; SRQX-05 is its known deviation" \
+expect "ref: renamed mlx5 device rocep1s0f0 loads mlx5.txt; SRQX-05 is its known deviation" \
 	"$tmp/o1" $? mlx5 "driver mlx5_core" "^not ok 1 - $test \[SRQX-05\] # TODO SRQX-05: mlx5"
 
 env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$build/bin/ibvct-run" --private \
 	--script "$tmp/mlx5-renamed.fps" -- "$sys" "$test" >"$tmp/o2" 2>&1
-check "system build on ref-impl: rocep1s0f0 loads mlx5.txt through sysfs" \
+expect "system build on ref-impl: rocep1s0f0 loads mlx5.txt through sysfs" \
 	"$tmp/o2" $? mlx5 "driver mlx5_core" "^not ok 1 - $test \[SRQX-05\] # TODO SRQX-05: mlx5"
 
 fps mlx5 ibp1s0 >"$tmp/mlx5-ib.fps"
 IBVCT_SCRIPT=$tmp/mlx5-ib.fps "$ref" "$test" >"$tmp/o3" 2>&1
-check "ref: renamed mlx5 device ibp1s0 loads mlx5.txt" \
+expect "ref: renamed mlx5 device ibp1s0 loads mlx5.txt" \
 	"$tmp/o3" $? mlx5 "driver mlx5_core" "^not ok 1 - $test .* # TODO"
 
 # a name that looks like mlx5 on a device of another driver: its driver's file
 fps strict mlx5_0 >"$tmp/strict-mlx5name.fps"
 IBVCT_SCRIPT=$tmp/strict-mlx5name.fps "$ref" "$test" >"$tmp/o4" 2>&1
-check "ref: a strict device named mlx5_0 loads fake.txt, not mlx5.txt" \
+expect "ref: a strict device named mlx5_0 loads fake.txt, not mlx5.txt" \
 	"$tmp/o4" $? fake "driver ibvct_fake" "^ok 1 - $test \[SRQX-05\]\$"
 
 fps rxe rxe_eth0 >"$tmp/rxe.fps"
 IBVCT_SCRIPT=$tmp/rxe.fps "$ref" "$test" >"$tmp/o5" 2>&1
-check "ref: an rxe device rxe_eth0 loads rxe.txt" \
+expect "ref: an rxe device rxe_eth0 loads rxe.txt" \
 	"$tmp/o5" $? rxe "driver rdma_rxe" "^ok 1 - $test \[SRQX-05\]\$"
 
 IBVCT_DRIVER=mlx5 IBVCT_SCRIPT=$tmp/strict-mlx5name.fps "$ref" "$test" >"$tmp/o6" 2>&1
-check "IBVCT_DRIVER=mlx5 overrides the sysfs driver (a strict device: the TODO passes, reported fixed)" \
+expect "IBVCT_DRIVER=mlx5 overrides the sysfs driver (a strict device: the TODO passes, reported fixed)" \
 	"$tmp/o6" $? mlx5 "IBVCT_DRIVER" "^# $test: fixed: passes now"
 
 # a soft device without a bound driver in sysfs, as rxe: its "parent"
@@ -79,6 +76,7 @@ scratch=$(sed -n 's/^# ibvct-run: scratch dir \([^ ]*\) .*/\1/p' "$tmp/env.err")
 	echo eth0 >"$SYSFS_PATH/class/infiniband/rxe_eth0/parent" &&
 	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$sys" "$test"
 ) >"$tmp/o7" 2>&1
-check "system build: rxe_eth0 without a driver link but with a parent netdev loads rxe.txt" \
+expect "system build: rxe_eth0 without a driver link but with a parent netdev loads rxe.txt" \
 	"$tmp/o7" $? rxe "no driver in sysfs, a parent netdev: rxe" "^ok 1 - $test \[SRQX-05\]\$"
 case $scratch in /*ibvct.*) rm -rf "$scratch" ;; esac
+test_done
