@@ -16,24 +16,16 @@ libdir=${IBVCT_LIBDIR:-${IBVCT_BUILD:-$src/build}/lib}
 gate=$src/ci/abi-gate
 our_waivers=$src/fixtures/abi/waivers.txt
 
+. "$src/ci/test-lib.sh"
+
 # The gate's tools (make check installs them: ci/install-deps build abi).
 for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do
 	command -v "${t%%:*}" >/dev/null 2>&1 && continue
 	g=${t##*:}; p=${t#*:}; p=${p%:*}
-	echo "1..0 # SKIP ${t%%:*} not installed ($p, ci/install-deps $g)"
-	exit 0
+	skip_all "${t%%:*} not installed ($p, ci/install-deps $g)"
 done
 
-n=0
-failures=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /' | head -n 40; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0203.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-echo "1..15"
+tmp=$tl_tmp
 
 # gate NAME ARGS...: runs the gate, output in $tmp/NAME, status in $rc.
 gate() {
@@ -52,12 +44,11 @@ check() {
 	for p in "$@"; do
 		grep -qE -- "$p" "$tmp/$name" || miss="$miss [$p]"
 	done
-	if [ "$rc" -eq "$want" ] && [ -z "$miss" ]; then
-		ok "$what: status $rc"
-	else
-		not_ok "$what: status $want (got $rc)${miss:+, missing:$miss}"
-		cat "$tmp/$name" "$tmp/$name.err" | diag
-	fi
+	test_expect_success "$what: status $want" '
+		echo "status $rc${miss:+, missing:$miss}"
+		cat "$tmp/$name" "$tmp/$name.err"
+		[ "$rc" -eq "$want" ] && [ -z "$miss" ]
+	'
 }
 
 # ref-impl's include dir with ibv_mr.lkey and rkey swapped (two BREAKs)
@@ -88,11 +79,10 @@ for args in "" "--include $src/ref-impl/include" "--baseline rdma-core-44" \
 		bad="$bad [$args]=$r"
 	fi
 done
-if [ -z "$bad" ]; then
-	ok "bad arguments, nothing to check, an unreadable waiver file: status 2, a reason on stderr, no report"
-else
-	not_ok "bad arguments, nothing to check, an unreadable waiver file: status 2 (got$bad)"
-fi
+test_expect_success "bad arguments, nothing to check, an unreadable waiver file: status 2, a reason on stderr, no report" '
+	echo "got:$bad"
+	[ -z "$bad" ]
+'
 
 # ---- the bits, one cause each --------------------------------------------------
 gate same --baseline rdma-core-44 --table rdma-core-44 --symbols "$tmp/same.symbols"
@@ -129,12 +119,10 @@ gate waived --baseline rdma-core-44 --include "$tmp/mutant" --waivers "$tmp/both
 # ref-impl's own SOURCE findings stay: the change bit, not the incompatible one
 check "both breaks waived: WAIVED with the reason, no incompatible bit" 4 waived \
 	"^WAIVED $lkey -- $w\$" "^WAIVED $rkey -- $w\$" ' 0 break, .* 2 waived => compatible changes only \(status 4\)$'
-if grep -q '^BREAK ' "$tmp/waived"; then
-	not_ok "a waived BREAK is not printed as a BREAK"
-	diag <"$tmp/waived"
-else
-	ok "a waived BREAK is not printed as a BREAK"
-fi
+test_expect_success "a waived BREAK is not printed as a BREAK" '
+	cat "$tmp/waived"
+	! grep -q "^BREAK " "$tmp/waived"
+'
 
 cat "$our_waivers" "$tmp/both.txt" >"$tmp/all.txt"
 gate allwaived --baseline rdma-core-44 --include "$tmp/mutant" --waivers "$tmp/all.txt"
@@ -153,14 +141,12 @@ gate one --baseline rdma-core-44 --include "$tmp/mutant" --waivers "$tmp/one.txt
 check "one break waived, the other still a break" 12 one "^$rkey\$" "^WAIVED $lkey -- " \
 	' 1 break, .* 1 waived => break \(status 12\)$'
 # stale: only the two rdma-core-44 waivers that match nothing, by file:line
-if [ "$(grep -c '^STALE ' "$tmp/one")" -eq 2 ] &&
-   grep -qxF "STALE waiver $tmp/one.txt:2 matches no finding: BREAK ibv_mr.lkey offset 36 -> 44" "$tmp/one" &&
-   grep -qxF "STALE waiver $tmp/one.txt:3 matches no finding: SOURCE $rkey" "$tmp/one"; then
-	ok "a waiver matching nothing is STALE (file:line); another baseline's, or one of a check that did not run, is not"
-else
-	not_ok "a waiver matching nothing is STALE (file:line); another baseline's, or one of a check that did not run, is not"
-	grep -v '^EXTEND\|^SOURCE' "$tmp/one" | diag
-fi
+test_expect_success "a waiver matching nothing is STALE (file:line); another baseline's, or one of a check that did not run, is not" '
+	grep -v "^EXTEND\|^SOURCE" "$tmp/one"
+	[ "$(grep -c "^STALE " "$tmp/one")" -eq 2 ] &&
+	grep -qxF "STALE waiver $tmp/one.txt:2 matches no finding: BREAK ibv_mr.lkey offset 36 -> 44" "$tmp/one" &&
+	grep -qxF "STALE waiver $tmp/one.txt:3 matches no finding: SOURCE $rkey" "$tmp/one"
+'
 
 printf '%s\n' "* | $lkey | any baseline" >"$tmp/any.txt"
 gate any --baseline rdma-core-44 --include "$tmp/mutant" --waivers "$tmp/any.txt"
@@ -176,23 +162,20 @@ for l in "rdma-core-44 | $lkey" "rdma-core-44 | $lkey |  " "rdma-core-44 | ibv_m
 		bad="$bad [$l]=$rc"
 	fi
 done
-if [ -z "$bad" ]; then
-	ok "a malformed waiver (no reason, an empty one, no class, a bad baseline): error bit, file:line on stderr, nothing waived"
-else
-	not_ok "a malformed waiver: error bit, file:line on stderr, nothing waived (got$bad)"
-fi
+test_expect_success "a malformed waiver (no reason, an empty one, no class, a bad baseline): error bit, file:line on stderr, nothing waived" '
+	echo "got:$bad"
+	[ -z "$bad" ]
+'
 
 # ---- the project's waivers ---------------------------------------------------------
 # make abi-check's own run: every waiver used, no stale one
 gate ours --baseline rdma-core-44 --include "$src/ref-impl/include" --lib "$libdir/libibverbs.so.1" \
 	--waivers "$our_waivers"
 nwaivers=$(grep -vc '^[[:space:]]*\(#\|$\)' "$our_waivers")
-if [ $((rc & 9)) -eq 0 ] && ! grep -q '^STALE \|^ERROR ' "$tmp/ours" &&
-   [ "$(grep -c '^WAIVED ' "$tmp/ours")" -eq "$nwaivers" ]; then
-	ok "fixtures/abi/waivers.txt: well formed, each of its $nwaivers waivers used by make abi-check's run, none stale"
-else
-	not_ok "fixtures/abi/waivers.txt: well formed, each waiver used, none stale (status $rc)"
-	grep -v '^EXTEND' "$tmp/ours" | cat - "$tmp/ours.err" | diag
-fi
+test_expect_success "fixtures/abi/waivers.txt: well formed, each of its $nwaivers waivers used by make abi-check's run, none stale" '
+	grep -v "^EXTEND" "$tmp/ours" | cat - "$tmp/ours.err"
+	[ $((rc & 9)) -eq 0 ] && ! grep -q "^STALE \|^ERROR " "$tmp/ours" &&
+	[ "$(grep -c "^WAIVED " "$tmp/ours")" -eq "$nwaivers" ]
+'
 
-[ "$failures" -eq 0 ]
+test_done

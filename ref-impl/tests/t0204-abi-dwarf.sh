@@ -17,21 +17,10 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 dwarf=$src/ci/abi-dwarf
 
-if ! command -v readelf >/dev/null 2>&1; then
-	echo "1..0 # SKIP readelf not installed (binutils, ci/install-deps build)"
-	exit 0
-fi
-
-n=0
-failures=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /' | head -n 40; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t0204.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-echo "1..5"
+. "$src/ci/test-lib.sh"
+command -v readelf >/dev/null 2>&1 ||
+	skip_all "readelf not installed (binutils, ci/install-deps build)"
+tmp=$tl_tmp
 
 mkdir -p "$tmp/inc/infiniband" "$tmp/bits/infiniband"
 cat >"$tmp/inc/infiniband/verbs.h" <<'HDR'
@@ -162,53 +151,48 @@ macros PTR -1
 FACTS
 
 # 1: every fact, exactly
-if sh "$dwarf" -t "$tmp/inc" >"$tmp/got" 2>"$tmp/got.err" && cmp -s "$tmp/want" "$tmp/got"; then
-	ok "the facts and types of the test header are exactly the expected ones ($(wc -l <"$tmp/want") lines)"
-else
-	not_ok "the facts and types of the test header are exactly the expected ones"
-	diff "$tmp/want" "$tmp/got" | cat - "$tmp/got.err" | diag
-fi
+sh "$dwarf" -t "$tmp/inc" >"$tmp/got" 2>"$tmp/got.err"
+rc=$?
+test_expect_success "the facts and types of the test header are exactly the expected ones ($(wc -l <"$tmp/want") lines)" '
+	diff "$tmp/want" "$tmp/got"; cat "$tmp/got.err"
+	[ "$rc" -eq 0 ] && cmp -s "$tmp/want" "$tmp/got"
+'
 
 # 2: the groups, in header order; struct inner is not one
-if sh "$dwarf" -l "$tmp/inc" >"$tmp/groups" 2>&1 &&
-   [ "$(tr '\n' ' ' <"$tmp/groups")" = "enum:big enum:huge enum:@ANON_FIRST struct:outer struct:aligned struct:verbs_context macros " ]; then
-	ok "-l: the groups in header order, the struct defined inside another not among them"
-else
-	not_ok "-l: the groups in header order, the struct defined inside another not among them"
-	diag <"$tmp/groups"
-fi
+sh "$dwarf" -l "$tmp/inc" >"$tmp/groups" 2>&1
+rc=$?
+test_expect_success "-l: the groups in header order, the struct defined inside another not among them" '
+	cat "$tmp/groups"
+	[ "$rc" -eq 0 ] && [ "$(tr "\n" " " <"$tmp/groups")" = "enum:big enum:huge enum:@ANON_FIRST struct:outer struct:aligned struct:verbs_context macros " ]
+'
 
 # 3: the same names asked of the same header come back equal
 grep -v ' type:' "$tmp/want" >"$tmp/facts"
-if sh "$dwarf" -e "$tmp/facts" "$tmp/inc" >"$tmp/asked" 2>"$tmp/asked.err" && cmp -s "$tmp/facts" "$tmp/asked"; then
-	ok "-e: every fact asked of the header by name (sizeof, _Alignof, offsetof, values) agrees"
-else
-	not_ok "-e: every fact asked of the header by name agrees"
-	diff "$tmp/facts" "$tmp/asked" | cat - "$tmp/asked.err" | diag
-fi
+sh "$dwarf" -e "$tmp/facts" "$tmp/inc" >"$tmp/asked" 2>"$tmp/asked.err"
+rc=$?
+test_expect_success "-e: every fact asked of the header by name (sizeof, _Alignof, offsetof, values) agrees" '
+	diff "$tmp/facts" "$tmp/asked"; cat "$tmp/asked.err"
+	[ "$rc" -eq 0 ] && cmp -s "$tmp/facts" "$tmp/asked"
+'
 
 # 4: a bit-field is refused, not misread
 printf 'struct bits {\n\tunsigned int low:3;\n\tunsigned int high:5;\n};\n' >"$tmp/bits/infiniband/verbs.h"
 sh "$dwarf" "$tmp/bits" >"$tmp/bits.out" 2>"$tmp/bits.err"
 rc=$?
-if [ "$rc" -eq 1 ] && [ ! -s "$tmp/bits.out" ] &&
-   grep -q '^abi-dwarf: struct:bits: bit-field low (not in the table format)$' "$tmp/bits.err"; then
-	ok "a bit-field member is refused with its name (exit 1)"
-else
-	not_ok "a bit-field member is refused with its name (exit $rc)"
-	cat "$tmp/bits.out" "$tmp/bits.err" | diag
-fi
+test_expect_success "a bit-field member is refused with its name (exit 1)" '
+	echo "exit $rc"; cat "$tmp/bits.out" "$tmp/bits.err"
+	[ "$rc" -eq 1 ] && [ ! -s "$tmp/bits.out" ] &&
+		grep -q "^abi-dwarf: struct:bits: bit-field low (not in the table format)$" "$tmp/bits.err"
+'
 
 # 5: no header, bad arguments
 sh "$dwarf" "$tmp/none" >/dev/null 2>"$tmp/none.err"
 r1=$?
 sh "$dwarf" -x "$tmp/inc" >/dev/null 2>"$tmp/usage.err"
 r2=$?
-if [ "$r1" -eq 1 ] && grep -q "^abi-dwarf: no directory $tmp/none\$" "$tmp/none.err" && [ "$r2" -eq 2 ]; then
-	ok "a missing include dir exits 1 with a reason, a bad option 2"
-else
-	not_ok "a missing include dir exits 1 with a reason, a bad option 2 (got $r1 $r2)"
-	cat "$tmp/none.err" "$tmp/usage.err" | diag
-fi
+test_expect_success "a missing include dir exits 1 with a reason, a bad option 2" '
+	echo "got $r1 $r2"; cat "$tmp/none.err" "$tmp/usage.err"
+	[ "$r1" -eq 1 ] && grep -q "^abi-dwarf: no directory $tmp/none\$" "$tmp/none.err" && [ "$r2" -eq 2 ]
+'
 
-[ "$failures" -eq 0 ]
+test_done
