@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -527,8 +528,9 @@ static int rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	return ret;
 }
 
-/* RDMA WRITE of 8 bytes from a to the peer's [addr, rkey]: the status. */
-static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, uint32_t rkey)
+/* RDMA WRITE of 8 bytes from qp (on the pair's PD) to [addr, rkey]: the status. */
+static int qp_write(struct cq_pair *p, struct ibv_qp *qp, struct ibv_cq *cq, uint64_t addr,
+		    uint32_t rkey)
 {
 	struct ibv_sge ss = { (uintptr_t)p->buf, 8, p->mr->lkey };
 	struct ibv_send_wr wr, *bad;
@@ -543,9 +545,15 @@ static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, ui
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = addr;
 	wr.wr.rdma.rkey = rkey;
-	assert_int_equal(ibv_post_send(p->a, &wr, &bad), 0);
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
 	assert_int_equal(th_poll(cq, &wc), 1);
 	return wc.status;
+}
+
+/* RDMA WRITE of 8 bytes from a to the peer's [addr, rkey]: the status. */
+static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, uint32_t rkey)
+{
+	return qp_write(p, p->a, cq, addr, rkey);
 }
 
 /* MR-02: a done rereg takes effect at once: the new translation is where
@@ -1016,7 +1024,9 @@ static void bound_window_grants_its_range_by_its_key(struct th_ctx *t)
 
 /* MW-04: a type 2 window is bound by a WR (IBV_WR_BIND_MW, and the new
  * API's ibv_wr_bind_mw) with the key it names, and IBV_WR_LOCAL_INV of that
- * key takes its grant away. */
+ * key takes its grant away. The window is bound on b, the QP
+ * that a's writes arrive at: a type 2 window grants through that QP only
+ * (MW-06). */
 static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
@@ -1038,6 +1048,7 @@ static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
 	mw = mw_new(p.pd, IBV_MW_TYPE_2);
 	if (!mw)
 		th_skip("no type 2 windows (errno %d)", errno);
+	assert_int_equal(th_qp_to_rts(p.b), 0);
 	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	assert_non_null(mr);
 	key = ibv_inc_rkey(mw->rkey);
@@ -1051,7 +1062,7 @@ static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
 	wr.bind_mw.bind_info.addr = (uintptr_t)win;
 	wr.bind_mw.bind_info.length = 256;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+	assert_int_equal(ibv_post_send(p.b, &wr, &bad), 0);
 	assert_int_equal(th_poll(cq, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
@@ -1063,7 +1074,7 @@ static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = key;
-	assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+	assert_int_equal(ibv_post_send(p.b, &wr, &bad), 0);
 	assert_int_equal(th_poll(cq, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.opcode, IBV_WC_LOCAL_INV);
@@ -1109,6 +1120,276 @@ static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
 	free(win);
 }
 
+/* Bind type 2 window mw on p->b (which must be in RTS) to [win, 256) of mr
+ * with remote write, by key (the window's index, a new tag): key. */
+static uint32_t mw2_bind_on_b(struct cq_pair *p, struct ibv_cq *cq, struct ibv_mw *mw,
+			      struct ibv_mr *mr, char *win, uint32_t key)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x2b;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = key;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)win;
+	wr.bind_mw.bind_info.length = 256;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	assert_int_equal(ibv_post_send(p->b, &wr, &bad), 0);
+	assert_int_equal(th_poll(cq, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+	return key;
+}
+
+/* SEND_WITH_INV of 8 bytes a -> b naming key, with a receive on b, through
+ * ibv_post_send or (ex) the new post-send API: the sender's and the
+ * receiver's completions (status -1: none came). */
+static void send_inv(struct cq_pair *p, struct ibv_cq *cq, uint32_t key, int ex,
+		     struct ibv_wc *snd, struct ibv_wc *rcv)
+{
+	struct ibv_sge rs = { (uintptr_t)(p->buf + 1024), 64, p->mr->lkey };
+	struct ibv_sge ss = { (uintptr_t)p->buf, 8, p->mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 0x3a, .sg_list = &rs, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	int i, ret;
+
+	assert_int_equal(ibv_post_recv(p->b, &rwr, &rbad), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x3b;
+	wr.sg_list = &ss;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = key;
+	ret = ex ? th_post_send_ex(p->a, &wr) : ibv_post_send(p->a, &wr, &bad);
+	if (ret == EINVAL || ret == EOPNOTSUPP)
+		th_ext_missing("ibv_post_send(IBV_WR_SEND_WITH_INV): %s (not built)", strerror(ret));
+	assert_int_equal(ret, 0);
+	memset(snd, 0, sizeof(*snd));
+	memset(rcv, 0, sizeof(*rcv));
+	snd->status = rcv->status = (enum ibv_wc_status)-1;
+	for (i = 0; i < 2 && th_poll(cq, &wc) == 1; i++)
+		*(wc.qp_num == p->a->qp_num ? snd : rcv) = wc;
+}
+
+/* MW-05: SEND_WITH_INV revokes the bound type 2 window it names, at the
+ * responder: the receive completes with IBV_WC_WITH_INV and the key in
+ * invalidated_rkey, and the key grants nothing more. A key that names no
+ * bound type 2 window cannot be invalidated: the message fails. */
+static void send_with_inv_revokes_a_type_2_window(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_wc snd, rcv;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct cq_pair p;
+	uint32_t key;
+	int st, ex;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	assert_int_equal(th_qp_to_rts(p.b), 0);
+	mw = mw_new(p.pd, IBV_MW_TYPE_2);
+	if (!mw)
+		th_skip("no type 2 windows (errno %d)", errno);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	key = mw2_bind_on_b(&p, cq, mw, mr, win, ibv_inc_rkey(mw->rkey));
+	st = cq_pair_write(&p, cq, (uintptr_t)win, key);
+	if (st != IBV_WC_SUCCESS)
+		th_fail("RDMA WRITE through the bound type 2 window: status %d", st);
+	send_inv(&p, cq, key, 0, &snd, &rcv);
+	if (snd.status != IBV_WC_SUCCESS || snd.opcode != IBV_WC_SEND)
+		th_fail("SEND_WITH_INV of the window's key: sender status %d opcode %d",
+			(int)snd.status, (int)snd.opcode);
+	if (rcv.status != IBV_WC_SUCCESS || rcv.opcode != IBV_WC_RECV)
+		th_fail("SEND_WITH_INV of the window's key: receive status %d opcode %d",
+			(int)rcv.status, (int)rcv.opcode);
+	if (!(rcv.wc_flags & IBV_WC_WITH_INV) || rcv.invalidated_rkey != key)
+		th_fail("the receive has wc_flags %#x, invalidated_rkey %#x (want IBV_WC_WITH_INV, %#x)",
+			rcv.wc_flags, rcv.invalidated_rkey, key);
+	st = cq_pair_write(&p, cq, (uintptr_t)win, key);
+	if (st == IBV_WC_SUCCESS)
+		th_fail("the window still grants after SEND_WITH_INV of its key");
+	/* the same key again: no bound window is left to invalidate */
+	cq_pair_reconnect(t, &p, cq);
+	send_inv(&p, cq, key, 0, &snd, &rcv);
+	th_note("SEND_WITH_INV of an invalidated key: sender status %d, receive status %d",
+		(int)snd.status, (int)rcv.status);
+	if (rcv.status == IBV_WC_SUCCESS)
+		th_fail("a SEND_WITH_INV naming no bound window was received as done");
+	/* rxe and the IBA's invalid-request class (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_resp.c RESPST_ERR_INVALIDATE_RKEY) */
+	if (th_strict() && (snd.status != IBV_WC_REM_INV_REQ_ERR ||
+			    rcv.status != IBV_WC_REM_INV_REQ_ERR))
+		th_fail("want IBV_WC_REM_INV_REQ_ERR on both sides");
+	/* again through the new post-send API (ibv_wr_send_inv), a made for it */
+	assert_int_equal(ibv_destroy_qp(p.a), 0);
+	assert_int_equal(ibv_destroy_qp(p.b), 0);
+	p.a = th_rc_qp_ex(t->ctx, p.pd, cq, IBV_QPT_RC,
+			  IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE);
+	ex = p.a != NULL;
+	if (!ex) {
+		/* a driver without the API (mlx4): the check above stands */
+		th_note("ibv_wr_send_inv not checked: send_ops_flags with SEND_WITH_INV: errno %d",
+			errno);
+		p.a = th_rc_qp(p.pd, cq, IBV_QPT_RC);
+	}
+	assert_non_null(p.a);
+	p.b = th_rc_qp(p.pd, cq, IBV_QPT_RC);
+	assert_non_null(p.b);
+	assert_int_equal(th_qp_to_init(p.a, t->port), 0);
+	assert_int_equal(th_qp_to_init(p.b, t->port), 0);
+	assert_int_equal(th_qp_to_rtr(p.a, t->port, p.b->qp_num), 0);
+	assert_int_equal(th_qp_to_rtr(p.b, t->port, p.a->qp_num), 0);
+	assert_int_equal(th_qp_to_rts(p.a), 0);
+	assert_int_equal(th_qp_to_rts(p.b), 0);
+	key = mw2_bind_on_b(&p, cq, mw, mr, win, ibv_inc_rkey(key));
+	if (ex) {
+		send_inv(&p, cq, key, 1, &snd, &rcv);
+		if (snd.status != IBV_WC_SUCCESS || rcv.status != IBV_WC_SUCCESS ||
+		    !(rcv.wc_flags & IBV_WC_WITH_INV) || rcv.invalidated_rkey != key)
+			th_fail("ibv_wr_send_inv: sender status %d, receive status %d flags %#x rkey %#x (want %#x)",
+				(int)snd.status, (int)rcv.status, rcv.wc_flags, rcv.invalidated_rkey, key);
+		if (cq_pair_write(&p, cq, (uintptr_t)win, key) == IBV_WC_SUCCESS)
+			th_fail("the window still grants after ibv_wr_send_inv of its key");
+	}
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+/* MW-06: a type 2 window grants to requests that arrive at the QP that
+ * bound it, not to another QP of the same PD. */
+static void type_2_window_grants_only_through_its_qp(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_qp *c, *d;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct cq_pair p;
+	uint32_t key;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	assert_int_equal(th_qp_to_rts(p.b), 0);
+	mw = mw_new(p.pd, IBV_MW_TYPE_2);
+	if (!mw)
+		th_skip("no type 2 windows (errno %d)", errno);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	key = mw2_bind_on_b(&p, cq, mw, mr, win, ibv_inc_rkey(mw->rkey));
+	/* c -> d: another connection, the same PD */
+	c = th_rc_qp(p.pd, cq, IBV_QPT_RC);
+	d = th_rc_qp(p.pd, cq, IBV_QPT_RC);
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_int_equal(th_qp_to_init(c, t->port), 0);
+	assert_int_equal(th_qp_to_init(d, t->port), 0);
+	assert_int_equal(th_qp_to_rtr(c, t->port, d->qp_num), 0);
+	assert_int_equal(th_qp_to_rtr(d, t->port, c->qp_num), 0);
+	assert_int_equal(th_qp_to_rts(c), 0);
+	st = qp_write(&p, p.a, cq, (uintptr_t)win, key);
+	if (st != IBV_WC_SUCCESS)
+		th_fail("RDMA WRITE arriving at the window's QP: status %d", st);
+	memset(win, 0, 8);
+	st = qp_write(&p, c, cq, (uintptr_t)win, key);
+	if (st == IBV_WC_SUCCESS || !memcmp(win, "rereg-ok", 8))
+		th_fail("a type 2 window granted a WRITE arriving at another QP (status %d)", st);
+	th_note("WRITE through the window at another QP: status %d", st);
+	assert_int_equal(ibv_destroy_qp(c), 0);
+	assert_int_equal(ibv_destroy_qp(d), 0);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+/* MW-07: a bind is a WR of the send queue: posted behind a SEND that waits
+ * (RNR: no receive yet), it completes after that SEND, not when posted. */
+static void bind_completes_in_send_queue_order(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_sge rs, ss;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_mw_bind b;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct ibv_wc wc, order[2];
+	struct cq_pair p;
+	struct timespec t0, now;
+	int n = 0, got = 0;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	mw = mw_new(p.pd, IBV_MW_TYPE_1);
+	assert_non_null(mw);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	/* a SEND b has no receive for: it waits, RNR-NAKed, without end */
+	ss = (struct ibv_sge){ (uintptr_t)p.buf, 8, p.mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x71;
+	wr.sg_list = &ss;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	assert_int_equal(ibv_post_send(p.a, &wr, &bad), 0);
+	memset(&b, 0, sizeof(b));
+	b.wr_id = 0x72;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = mr;
+	b.bind_info.addr = (uintptr_t)win;
+	b.bind_info.length = 64;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	assert_int_equal(ibv_bind_mw(p.a, mw, &b), 0);
+	/* for 50 ms neither may complete: the SEND ahead waits */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		got = ibv_poll_cq(cq, 1, &wc);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!got && (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 50000000L);
+	if (got == 1)
+		th_fail("a completion came while the SEND ahead waits: wr_id %#llx opcode %d status %d",
+			(unsigned long long)wc.wr_id, (int)wc.opcode, (int)wc.status);
+	rs = (struct ibv_sge){ (uintptr_t)(p.buf + 1024), 64, p.mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 0x73, .sg_list = &rs, .num_sge = 1 };
+	assert_int_equal(ibv_post_recv(p.b, &rwr, &rbad), 0);
+	while (n < 2 && th_poll(cq, &wc) == 1) {
+		if (wc.qp_num == p.a->qp_num)
+			order[n++] = wc;
+	}
+	assert_int_equal(n, 2);
+	if (order[0].wr_id != 0x71 || order[1].wr_id != 0x72)
+		th_fail("send queue completions in the order %#llx, %#llx (want the SEND 0x71, then the bind 0x72)",
+			(unsigned long long)order[0].wr_id, (unsigned long long)order[1].wr_id);
+	assert_int_equal(order[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(order[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(order[1].opcode, IBV_WC_BIND_MW);
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+
 static const struct th_test tests[] = {
 	TH_TEST(query_device_ex_counts_the_ports_and_restates_the_base, "DEVX-01", 0),
 	TH_TEST(query_device_ex_refuses_input_mask_and_short_struct, "DEVX-02", 0),
@@ -1125,6 +1406,9 @@ static const struct th_test tests[] = {
 	TH_TEST(bind_mw_needs_mw_bind_access_and_the_range, "MW-02", 0),
 	TH_TEST(bound_window_grants_its_range_by_its_key, "MW-03", 0),
 	TH_TEST(type_2_window_binds_by_wr_and_local_inv_revokes, "MW-04", 0),
+	TH_TEST(send_with_inv_revokes_a_type_2_window, "MW-05", 0),
+	TH_TEST(type_2_window_grants_only_through_its_qp, "MW-06", 0),
+	TH_TEST(bind_completes_in_send_queue_order, "MW-07", 0),
 	TH_TEST(td_and_parent_domain_check_their_attributes, "PD-01", 0),
 	TH_TEST(parent_domain_holds_its_td_and_pd, "PD-02", 0),
 	TH_TEST(parent_domain_allocators_give_the_queue_buffers, "PD-03", 0),

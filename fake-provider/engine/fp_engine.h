@@ -200,17 +200,18 @@ struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey);
 struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey);
 /* A local SGE: lkey of this PD, inside the region, with LOCAL_WRITE when
  * the HCA writes there; a remote access: rkey of the responder's PD, access
- * granted by both the region and the QP, inside the region. The host
- * pointer, or NULL. */
+ * granted by both the region and the QP, inside the region (through a type 2
+ * window: arriving at the QP that bound it; qp is the receiving QP, NULL
+ * for an XRC target). The host pointer, or NULL. */
 char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge, bool write);
-char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
-		   uint32_t rkey, uint64_t len, int need);
+char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, int qp_access,
+		   uint64_t addr, uint32_t rkey, uint64_t len, int need);
 
 /*
  * Memory windows: the window's key in the same key table. A bound window
  * grants remote access as a region does, inside its range of its region,
- * with the access it was bound with (a type 2 window: to the QP that bound
- * it, once the responder names the QP; fe_mr_remote has no QP today).
+ * with the access it was bound with (a type 2 window: only to requests
+ * arriving at the QP that bound it).
  */
 struct fp_swr;
 struct fe_mw {
@@ -231,20 +232,21 @@ void fe_mw_bind_range(struct fe_mw *mw, struct fe_mr *mr, uint32_t rkey, uint64_
 		      uint64_t length, int access, const struct fe_qp *qp);
 void fe_mw_unbind(struct fe_mw *mw);
 /*
- * A WQE the HCA runs without the wire (BIND_MW, LOCAL_INV, done by the
- * verbs layer when posted): its sequence number and its CQE on the send CQ
- * (none for a quiet success). It belongs in sq.c: there it must wait
- * behind the QP's waiting WQEs (sq_wait) and complete in order; here
- * (registry.c, until then) it completes at once, ahead of them.
+ * A WQE the HCA runs without the wire (BIND_MW, LOCAL_INV; its effect was
+ * had when the verbs layer posted it), with status st: it takes its place
+ * in the send queue (sq.c) and completes in order, behind the WQEs posted
+ * before it that are not answered yet (none for a quiet success).
  */
 void fe_sq_local(struct fe_qp *qp, const struct fp_swr *s, enum ibv_wc_status st);
 /*
- * Not there yet, for the responder (responder.c): an arrived
- * SEND_WITH_INV invalidates a type 2 window bound to the target QP, or a
- * region registered for it (the receive CQE then has IBV_WC_WITH_INV and
- * the rkey in imm_data; anything else is FP_NAK_INV_REQ):
+ * For the responder: the remote invalidation of an arrived SEND_WITH_INV.
+ * Only a bound type 2 window can be invalidated so (a type 1 window or a
+ * region registered from user space cannot: linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_mw.c rxe_invalidate_mw, IBA o10-37.2.26;
+ * rxe_mr.c rxe_invalidate_mr takes fast-register regions only). Whether it
+ * was; if not, nothing changed.
  */
-int fe_key_invalidate(struct fe_dev *dev, const struct fe_qp *qp, uint32_t rkey);
+bool fe_key_invalidate(struct fe_dev *dev, uint32_t rkey);
 
 /* The local view of a daemon XRC domain (by its id); counts local uses. */
 int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out);
@@ -330,6 +332,7 @@ void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct 
 enum fp_pkt_op {
 	FP_PKT_SEND, FP_PKT_SEND_IMM, FP_PKT_WRITE, FP_PKT_WRITE_IMM,
 	FP_PKT_READ, FP_PKT_CMP_SWAP, FP_PKT_FETCH_ADD,
+	FP_PKT_SEND_INV,		/* SEND_WITH_INV: imm holds the rkey to invalidate */
 };
 
 struct fp_packet {

@@ -315,22 +315,15 @@ void fe_mw_unbind(struct fe_mw *mw)
 	mw->qp = NULL;
 }
 
-void fe_sq_local(struct fe_qp *r, const struct fp_swr *s, enum ibv_wc_status st)
+bool fe_key_invalidate(struct fe_dev *dev, uint32_t rkey)
 {
-	bool signaled = r->sq_sig_all || (s->send_flags & IBV_SEND_SIGNALED);
-	uint64_t seq = ++r->sq_posted;
-	struct ibv_wc wc;
+	struct fe_mw *w = fe_mw_by_rkey(dev, rkey);
 
-	if (st == IBV_WC_SUCCESS && !signaled)
-		return;			/* retired with the next signaled CQE polled */
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = s->wr_id;
-	wc.status = st;
-	wc.opcode = s->opcode == IBV_WR_BIND_MW ? IBV_WC_BIND_MW : IBV_WC_LOCAL_INV;
-	wc.qp_num = r->qpn;
-	fe_cq_push(r->scq, &wc, r, seq, false);
-	if (st != IBV_WC_SUCCESS)
-		fe_qp_set_error(r);	/* a failed WQE moves the QP to ERR */
+	if (!w || !w->bound || w->type != IBV_MW_TYPE_2) /* @rule MW-05 */
+		return false;
+	if (!fp__quirk(FP_Q_SEND_INV_IGNORED))
+		fe_mw_unbind(w);
+	return true;
 }
 
 struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey)
@@ -425,8 +418,8 @@ char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge,
 	return mr->addr + (sge->addr - mr->iova);
 }
 
-char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t addr,
-		   uint32_t rkey, uint64_t len, int need)
+char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, int qp_access,
+		   uint64_t addr, uint32_t rkey, uint64_t len, int need)
 {
 	struct fe_mr *mr = fe_mr_by_rkey(dev, rkey);
 	struct fe_mw *w;
@@ -439,6 +432,10 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, int qp_access, uint64_t a
 		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) &&
 		     !fe_range_in(addr, len, w->addr, w->length)) ||
 		    !fe_range_in(addr, len, w->mr->iova, w->mr->length))
+			return NULL;
+		/* a type 2 window: through the QP that bound it only (linux v6.1
+		 * drivers/infiniband/sw/rxe/rxe_mw.c rxe_lookup_mw) */
+		if (w->type == IBV_MW_TYPE_2 && w->qp != qp && !fp__quirk(FP_Q_MW_QP_UNCHECKED)) /* @rule MW-06 */
 			return NULL;
 		return w->mr->addr + (addr - w->mr->iova);
 	}

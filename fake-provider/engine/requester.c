@@ -29,10 +29,11 @@ static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
  * The opcodes this device carries per QP type (QPX-10 lists those an
  * XRC_SEND QP may carry on a device that has them). BIND_MW and LOCAL_INV
  * never reach the requester: the driver completes them on the window
- * (verbs/mw.c). SEND_WITH_INV, which the responder would have to carry
- * out, is not built: refused on every type at post time with EINVAL and
- * bad_wr, the answer a driver gives an opcode it does not build (rdma-core
- * v44.0 providers/mlx5/qp.c:833 _mlx5_post_send).
+ * (verbs/mw.c). SEND_WITH_INV goes on the connected types, as mlx5 and rxe
+ * build it (rdma-core v44.0 providers/mlx5/qp.c:3444 the RC, UC and XRC
+ * send_ops sets; providers/rxe/rxe.c:1264 RC and UC), not on UD. Anything
+ * else is refused at post time with EINVAL and bad_wr, the answer a driver
+ * gives an opcode it does not build (providers/mlx5/qp.c:833 _mlx5_post_send).
  */
 bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
@@ -40,6 +41,7 @@ bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		return true;
+	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type != IBV_QPT_UD;
@@ -93,6 +95,7 @@ static int fp_swr_check(const struct fe_qp *r, const struct fp_swr *s, uint64_t 
 		*len += s->sg_list[i].length;
 	if (is_inline && (*len > r->cap.max_inline_data ||
 			  (s->opcode != IBV_WR_SEND && s->opcode != IBV_WR_SEND_WITH_IMM &&
+			   s->opcode != IBV_WR_SEND_WITH_INV &&
 			   s->opcode != IBV_WR_RDMA_WRITE &&
 			   s->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)))
 		return EINVAL;
@@ -153,6 +156,7 @@ static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_pac
 	switch (s->opcode) {
 	case IBV_WR_SEND:		pkt->op = FP_PKT_SEND; break;
 	case IBV_WR_SEND_WITH_IMM:	pkt->op = FP_PKT_SEND_IMM; break;
+	case IBV_WR_SEND_WITH_INV:	pkt->op = FP_PKT_SEND_INV; break;
 	case IBV_WR_RDMA_WRITE:		pkt->op = FP_PKT_WRITE; break;
 	case IBV_WR_RDMA_WRITE_WITH_IMM: pkt->op = FP_PKT_WRITE_IMM; break;
 	case IBV_WR_RDMA_READ:		pkt->op = FP_PKT_READ; break;

@@ -46,6 +46,10 @@ static void fe_rx_complete(struct fe_dest *d, const struct fp_packet *pkt, uint6
 		wc.wc_flags |= IBV_WC_WITH_IMM;
 		wc.imm_data = pkt->imm;
 	}
+	if (pkt->op == FP_PKT_SEND_INV && st == IBV_WC_SUCCESS) {
+		wc.wc_flags |= IBV_WC_WITH_INV;
+		wc.invalidated_rkey = pkt->imm;
+	}
 	if (d->type == IBV_QPT_UD && pkt->grh)
 		wc.wc_flags |= IBV_WC_GRH;
 	fe_cq_push(d->cq, &wc, NULL, 0, pkt->solicited);
@@ -97,6 +101,14 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 		fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_LOC_LEN_ERR);
 		return FP_NAK_INV_REQ;
 	}
+	/* SEND_WITH_INV: the key must name a window it can revoke; if not, the
+	 * receive completes in error, the QP goes to ERR and the requester
+	 * has an invalid-request NAK (linux v6.1 drivers/infiniband/sw/rxe/
+	 * rxe_resp.c RESPST_ERR_INVALIDATE_RKEY) */
+	if (pkt->op == FP_PKT_SEND_INV && !fe_key_invalidate(d->dev, pkt->imm)) { /* @rule MW-05 */
+		fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_REM_INV_REQ_ERR);
+		return FP_NAK_INV_REQ;
+	}
 	if (hdr && pkt->grh)
 		fe_grh(pkt, grh);
 	for (i = 0; i < w->num_sge && done < total; i++) {
@@ -130,7 +142,7 @@ static enum fp_ack fe_rx_write(struct fe_dest *d, const struct fp_packet *pkt)
 	struct fp_rwqe *w;
 
 	if (pkt->len) {		/* a zero-length write checks no key */
-		dst = fe_mr_remote(d->dev, d->pd, d->access, pkt->remote_addr, pkt->rkey,
+		dst = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey,
 				   pkt->len, IBV_ACCESS_REMOTE_WRITE);
 		if (!dst)
 			return FP_NAK_REM_ACCESS;
@@ -153,7 +165,7 @@ static enum fp_ack fe_rx_read(struct fe_dest *d, const struct fp_packet *pkt,
 	char *src = NULL;
 
 	if (pkt->len) {
-		src = fe_mr_remote(d->dev, d->pd, d->access, pkt->remote_addr, pkt->rkey,
+		src = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey,
 				   pkt->len, IBV_ACCESS_REMOTE_READ);
 		if (!src)
 			return FP_NAK_REM_ACCESS;
@@ -174,7 +186,7 @@ static enum fp_ack fe_rx_atomic(struct fe_dest *d, const struct fp_packet *pkt,
 
 	if (pkt->remote_addr % 8)
 		return FP_NAK_INV_REQ;		/* atomics need 8-byte alignment */
-	p = fe_mr_remote(d->dev, d->pd, d->access, pkt->remote_addr, pkt->rkey, 8,
+	p = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey, 8,
 			 IBV_ACCESS_REMOTE_ATOMIC);
 	if (!p)
 		return FP_NAK_REM_ACCESS;
@@ -195,6 +207,7 @@ static void fe_execute(struct fe_dest *d, const struct fp_packet *pkt, struct fp
 	switch (pkt->op) {
 	case FP_PKT_SEND:
 	case FP_PKT_SEND_IMM:
+	case FP_PKT_SEND_INV:
 		st = fe_rx_send(d, pkt);
 		break;
 	case FP_PKT_WRITE:

@@ -463,9 +463,14 @@ static void send_ops_flags_per_type(void **state)
 	errno = 0;
 	assert_null(ibv_create_qp_ex(ctx, &ia));
 	assert_int_equal(errno, EOPNOTSUPP);
-	/* no remote invalidation on this device */
-	ia.qp_type = IBV_QPT_RC;
+	/* remote invalidation on the connected types, with its builder */
+	ia.qp_type = IBV_QPT_UC;
 	ia.send_ops_flags = IBV_QP_EX_WITH_SEND_WITH_INV;
+	q = ibv_create_qp_ex(ctx, &ia);
+	assert_non_null(q);
+	assert_non_null(ibv_qp_to_qp_ex(q)->wr_send_inv);
+	assert_int_equal(ibv_destroy_qp(q), 0);
+	ia.qp_type = IBV_QPT_UD;
 	errno = 0;
 	assert_null(ibv_create_qp_ex(ctx, &ia));
 	assert_int_equal(errno, EOPNOTSUPP);
@@ -637,7 +642,8 @@ static void td_and_parent_domain_attributes(void **state)
 }
 
 /* ---- memory windows --------------------------------------------------------- */
-static int write_through(struct fx *f, uint64_t addr, uint32_t rkey)
+/* An 8-byte RDMA WRITE from qp (a or b) to the other: its status. */
+static int write_from(struct fx *f, struct ibv_qp *qp, uint64_t addr, uint32_t rkey)
 {
 	struct ibv_sge s = { (uintptr_t)f->buf, 8, f->mr->lkey };
 	struct ibv_send_wr w, *bad;
@@ -651,9 +657,14 @@ static int write_through(struct fx *f, uint64_t addr, uint32_t rkey)
 	w.send_flags = IBV_SEND_SIGNALED;
 	w.wr.rdma.remote_addr = addr;
 	w.wr.rdma.rkey = rkey;
-	assert_int_equal(ibv_post_send(f->a, &w, &bad), 0);
+	assert_int_equal(ibv_post_send(qp, &w, &bad), 0);
 	assert_int_equal(cqx_take(f, c, 4), 1);
 	return c[0].status;
+}
+
+static int write_through(struct fx *f, uint64_t addr, uint32_t rkey)
+{
+	return write_from(f, f->a, addr, rkey);
 }
 
 /* One pair with a region over win and windows of both types on its PD. */
@@ -724,7 +735,9 @@ static void windows_bind_grant_and_invalidate(void **state)
 	assert_int_equal(ibv_wr_complete(m.f.x), 0);
 	assert_int_equal(cqx_take(&m.f, c, 4), 1);
 	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
-	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_SUCCESS);
+	/* a type 2 window grants to requests arriving at the QP that bound it
+	 * (a), not at another (b), MW-06 */
+	assert_int_equal(write_from(&m.f, m.f.b, (uintptr_t)win + 8, k2), IBV_WC_SUCCESS);
 	memset(&w, 0, sizeof(w));
 	w.wr_id = 3;
 	w.opcode = IBV_WR_LOCAL_INV;
@@ -734,7 +747,7 @@ static void windows_bind_grant_and_invalidate(void **state)
 	assert_int_equal(cqx_take(&m.f, c, 4), 1);
 	assert_int_equal(c[0].opcode, IBV_WC_LOCAL_INV);
 	assert_int_equal(c[0].status, IBV_WC_SUCCESS);
-	assert_int_equal(write_through(&m.f, (uintptr_t)win + 8, k2), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(write_from(&m.f, m.f.b, (uintptr_t)win + 8, k2), IBV_WC_REM_ACCESS_ERR);
 	mwfx_down(&m);
 	mwfx_up(&m, win, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	assert_int_equal(bind1(&m, (uintptr_t)win, 64), IBV_WC_SUCCESS);

@@ -9,9 +9,9 @@
  *
  * Binds and local invalidations are work requests the HCA executes without
  * the wire: here they run when posted and complete on the send CQ as
- * IBV_WC_BIND_MW / IBV_WC_LOCAL_INV (fe_sq_local). SEND_WITH_INV, which
- * invalidates at the responder, is not offered (the responder has no hook
- * for it: fp_engine.h).
+ * IBV_WC_BIND_MW / IBV_WC_LOCAL_INV in the send queue's order (fe_sq_local,
+ * engine/sq.c). SEND_WITH_INV invalidates at the responder
+ * (fe_key_invalidate, engine/registry.c).
  *
  * The fake kernel has no window object: a window holds its PD there as a
  * region of no access would, so that a PD with windows cannot go (EBUSY).

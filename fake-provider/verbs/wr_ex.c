@@ -416,10 +416,8 @@ int fp__qpx_check(struct fp_context *ctx, const struct ibv_qp_init_attr_ex *a)
 		return err;
 	if (a->send_ops_flags & ~sup)
 		return EOPNOTSUPP;		/* @rule WRX-02 */
-	/* windows on a device that has them; no remote invalidation (the
-	 * responder has no hook for SEND_WITH_INV: fp_engine.h) */
-	if ((a->send_ops_flags & mw_ops && !fp__mw_capable(ctx)) ||
-	    (a->send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV))
+	/* windows on a device that has them */
+	if (a->send_ops_flags & mw_ops && !fp__mw_capable(ctx))
 		return EOPNOTSUPP;
 	/* mlx5 qp.c:3565: atomics only on a device with them */
 	if (a->send_ops_flags & atomics && ctx->spec->attr.atomic_cap == IBV_ATOMIC_NONE)
