@@ -386,6 +386,8 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	struct fe_peer *peer;
 	uint64_t id;
 	bool cached;		/* through a route the transport remembered */
+	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
+				 * bytes of it in the peer's inbox (to peer, as id) */
 };
 void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp,
 		struct fe_sent *sent);
@@ -409,15 +411,18 @@ void fe_xport_drain(struct fe_xport *xp);
 void fe_xport_touch(struct fe_xport *xp);
 struct fe_peer;
 bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
-/* The peer behind a QPN, through the daemon (XRC: its gate, never cached). */
+/* The peer behind a QPN, through the daemon (XRC: its gate, kept while the
+ * daemon's route epoch holds). */
 struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
 			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
 bool fe_peer_self(const struct fe_peer *p);
 /* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
  * room; with want, at once or EAGAIN (full), and *id names the request
- * whose response comes later (struct fe_xport_work.response). */
+ * whose response comes later (struct fe_xport_work.response). A payload
+ * longer than one record goes in segments: *done is how much of it went
+ * (EAGAIN part way: the caller tries again with *id and *done as left). */
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id);
+		  uint32_t from, bool want, uint64_t *id, uint32_t *done);
 bool fe_peer_alive(const struct fe_peer *p);
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);

@@ -250,8 +250,22 @@ static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_r
 {
 	long long wait_ns = -1, now = fe_now_ns();
 
+	if (resp->status != FP_ACK_BUSY)
+		w->busy_check = 0;
 	switch (resp->status) {
 	case FP_ACK_BUSY:		/* the peer's inbox is full: soon again */
+		/* full for long, and its owner gone: the request is lost */
+		if (!w->busy_check) {
+			w->busy_check = now + FP_PEER_CHECK_NS;
+		} else if (now >= w->busy_check) {
+			w->busy_check = now + FP_PEER_CHECK_NS;
+			if (w->sent.peer && !fe_peer_alive(w->sent.peer)) {
+				fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
+				w->sent.seg_done = 0;
+				w->busy_check = 0;
+				goto lost;
+			}
+		}
 		w->state = FP_SWQE_WAIT;
 		w->due = now + FP_BUSY_NS;
 		return;
@@ -261,6 +275,7 @@ static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_r
 		fp_swqe_go_back(r, w);
 		return;
 	case FP_ACK_NO_PATH:
+lost:
 		if (w->sent.cached && !w->rerouted) {
 			/* a remembered route to a QPN that moved on: ask once more */
 			fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);

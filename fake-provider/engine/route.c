@@ -23,7 +23,9 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	struct fe_xport *xp = fe_dev_xport(dev);
 	struct fp_packet p2 = *pkt;
 	struct fk_route rt;
-	struct fe_peer *p;
+	struct fe_peer *p, *was = sent->peer;
+	uint32_t done = sent->seg_done;
+	uint64_t id = sent->id;
 	int err;
 
 	resp->data = NULL;
@@ -32,6 +34,7 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	sent->peer = NULL;
 	sent->id = 0;
 	sent->cached = false;
+	sent->seg_done = 0;
 	if (!xrc && fe_qp_find(dev, pkt->dst_qpn)) {
 		fe_rx(dev, pkt, resp);
 		return;
@@ -58,9 +61,16 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 		fe_rx(dev, &p2, resp);
 		return;
 	}
-	err = fe_xport_send(xp, p, &p2, fk_conn_id(src->fk), reliable, &sent->id);
+	/* the rest of a long message goes where its first part went, else
+	 * all of it again to where the route leads now */
+	if (p != was)
+		done = 0;
+	err = fe_xport_send(xp, p, &p2, fk_conn_id(src->fk), reliable, &id, &done);
+	sent->id = id;
 	if (err == EAGAIN) {
 		resp->status = FP_ACK_BUSY;
+		sent->seg_done = done;
+		sent->peer = p;
 		return;
 	}
 	if (err) {

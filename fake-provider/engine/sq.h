@@ -41,6 +41,7 @@ struct fp_swqe {
 	long long sent_at;
 	struct fe_sent sent;		/* SENT: where it went, its request id */
 	bool rerouted;			/* sent again through a fresh route already */
+	long long busy_check;		/* BUSY: when to look whether the peer is gone */
 	enum ibv_wc_status result;	/* DONE */
 	int retry_left, rnr_left;	/* -1: without end */
 };

@@ -16,6 +16,10 @@
  * daemon round trip, and any change the daemon serves (a modify, a destroy,
  * a connection gone) sends the next message back to it; the responder there
  * checks that SRQ against the target QP's domain (WR-03).
+ * A message longer than one record (FP_REC_MAX, 1 MiB) goes in segments,
+ * one record each and in order, up to the port's max_msg_sz; the receiving
+ * side gathers them (struct fp_reasm) and executes the message whole at its
+ * last segment, as an HCA completes it at its last packet.
  *
  * Locking: everything here runs under the plugin lock, except the progress
  * thread's sleep and the producers' ring lock (a robust process-shared
@@ -41,7 +45,7 @@
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
 #define FP_INBOX_HDR	4096u
 #define FP_INBOX_DATA	(4u << 20)
-#define FP_REC_MAX	(1u << 20)		/* largest payload one packet carries */
+#define FP_REC_MAX	(1u << 20)		/* largest payload one record carries */
 #define FP_WAIT_MS	10000			/* a full inbox still full by then: its owner is stuck */
 #define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
 #define FP_HOT_NS	50000			/* the progress thread polls this long after serving */
@@ -64,6 +68,9 @@ struct fp_rec {
 	uint64_t id;
 	uint32_t from;			/* REQ: connection id of the requester's inbox */
 	uint32_t want;			/* REQ: a response is awaited */
+	/* a message longer than FP_REC_MAX goes as segments, in order, one
+	 * record each: its offset and whole length (seg_total 0: not cut) */
+	uint32_t seg_off, seg_total;
 	union {
 		struct fp_packet pkt;	/* REQ: payload follows */
 		struct {
@@ -82,6 +89,24 @@ struct fe_peer {
 	ino_t st_ino;
 	struct fp_inbox *ib;
 	bool self;
+};
+
+/*
+ * A message that arrives in segments (longer than one record): gathered
+ * here until its last one, then executed (a request) or handed to its WQE
+ * (a response) whole. A request is known by its requester's connection and
+ * QP (a QP sends one message at a time: its next one waits until the whole
+ * of this one is in, requester.c), a response by its request's id. A first
+ * segment starts the message again (a retransmission); one out of turn
+ * drops it (the requester's timer sends it again).
+ */
+struct fp_reasm {
+	struct fp_reasm *next;
+	bool resp;
+	uint32_t from, qpn;		/* a request: the requester's connection and QP */
+	uint64_t id;
+	char *buf;
+	uint32_t total, got;
 };
 
 struct fp_route_ent {
@@ -118,6 +143,7 @@ struct fe_xport {
 	struct fp_route_ent *routes;
 	bool draining;
 	uint64_t next_id;		/* of requests: their responses name them */
+	struct fp_reasm *reasm;		/* messages arriving in segments */
 };
 
 /* getpid() is a system call in this glibc: the data path asks this. */
@@ -398,16 +424,108 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 	return p;
 }
 
+/* ---- messages in segments ----------------------------------------------------- */
+/* The data length of segment h: the records before it were full. */
+static uint32_t fp_seg_len(const struct fp_rec *h)
+{
+	uint32_t left = h->seg_total - h->seg_off;
+
+	return left < FP_REC_MAX ? left : FP_REC_MAX;
+}
+
+static void fp_reasm_free(struct fp_reasm *m)
+{
+	free(m->buf);
+	free(m);
+}
+
+/* Segment h of a cut message (its data d, n bytes): the whole message once
+ * its last segment is in, unlinked (the caller frees it), else NULL. */
+static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h, bool resp,
+				     uint32_t qpn, const void *d, uint32_t n)
+{
+	struct fp_reasm **pp, *m;
+
+	for (pp = &xp->reasm; *pp; pp = &(*pp)->next) {
+		m = *pp;
+		if (m->resp == resp && (resp ? m->id == h->id : m->from == h->from && m->qpn == qpn))
+			break;
+	}
+	m = *pp;
+	if (sizeof(*h) + n > h->len || h->seg_off >= h->seg_total)
+		return NULL;			/* not a segment this transport made */
+	if (m && (!h->seg_off || m->id != h->id || m->got != h->seg_off ||
+		  m->total != h->seg_total || n > m->total - m->got)) {
+		/* started again, or out of turn: what came of it is dropped */
+		*pp = m->next;
+		fp_reasm_free(m);
+		m = NULL;
+	}
+	if (!m) {
+		if (h->seg_off)
+			return NULL;
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return NULL;
+		m->buf = malloc(h->seg_total);
+		if (!m->buf) {
+			free(m);
+			return NULL;		/* lost: the requester sends it again */
+		}
+		m->resp = resp;
+		m->from = h->from;
+		m->qpn = qpn;
+		m->id = h->id;
+		m->total = h->seg_total;
+		m->next = xp->reasm;
+		xp->reasm = m;
+		pp = &xp->reasm;
+	}
+	memcpy(m->buf + m->got, d, n);
+	m->got += n;
+	if (m->got < m->total)
+		return NULL;
+	*pp = m->next;
+	return m;
+}
+
 /* ---- the responder side: what arrives in our inbox ---------------------------- */
+/* A response into the requester's inbox; a READ's data longer than one
+ * record goes in segments. */
+static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *r,
+			 const char *data)
+{
+	uint32_t len = r->u.resp.len, off, n;
+
+	if (len <= FP_REC_MAX) {
+		fp_push_wait(xp, p->ib, r, data, len, false);
+		return;
+	}
+	r->seg_total = len;
+	for (off = 0; off < len; off += n) {
+		n = len - off < FP_REC_MAX ? len - off : FP_REC_MAX;
+		r->seg_off = off;
+		if (fp_push_wait(xp, p->ib, r, data + off, n, false))
+			return;			/* the requester is stuck or gone */
+	}
+}
+
 static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 {
 	struct fp_packet pkt = h->u.pkt;
 	struct fp_response resp = { 0 };
+	struct fp_reasm *m = NULL;
 	struct fk_route rt;
 	struct fe_peer *p;
 	struct fp_rec r;
 
 	pkt.payload = h + 1;
+	if (h->seg_total) {
+		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn, h + 1, fp_seg_len(h));
+		if (!m)
+			return;			/* more to come (or dropped) */
+		pkt.payload = m->buf;
+	}
 	fe_rx(xp->dev, &pkt, &resp);
 	if (!h->want)
 		goto out;
@@ -427,9 +545,11 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 		xp->work->response(xp->dev, h->u.pkt.src_qpn, h->id, &resp);
 		goto out;
 	}
-	fp_push_wait(xp, p->ib, &r, resp.data, r.u.resp.len, false);
+	fp_push_resp(xp, p, &r, resp.data);
 out:
 	free(resp.data);
+	if (m)
+		fp_reasm_free(m);
 }
 
 static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
@@ -441,8 +561,17 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		.len = h->u.resp.len,
 		.data = h->u.resp.len ? (void *)(h + 1) : NULL,	/* valid during the call */
 	};
+	struct fp_reasm *m = NULL;
 
+	if (h->seg_total) {
+		m = fp_reasm_add(xp, h, true, h->u.resp.qpn, h + 1, fp_seg_len(h));
+		if (!m)
+			return;
+		resp.data = m->buf;
+	}
 	xp->work->response(xp->dev, h->u.resp.qpn, h->id, &resp);
+	if (m)
+		fp_reasm_free(m);
 }
 
 /* The application is in a data path verb: it serves the inbox inline. */
@@ -478,28 +607,46 @@ void fe_xport_drain(struct fe_xport *xp)
 }
 
 /* ---- the requester side ------------------------------------------------------- */
-/* One request record into the peer's inbox; want: a response is awaited,
- * and names *id. EAGAIN: the inbox is full (now). */
+/*
+ * A request into the peer's inbox; want: a response is awaited, and names
+ * *id. A payload longer than one record goes in segments of FP_REC_MAX (a
+ * multiple of every path MTU, so the cut falls where the wire's packets
+ * would end too), in order; *done holds how much of it is in the inbox
+ * already. EAGAIN: the inbox is full (now); a reliable request keeps *id
+ * and *done and goes on from there when tried again.
+ */
 static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		      uint32_t from, bool want, uint64_t *id)
+		      uint32_t from, bool want, uint64_t *id, uint32_t *done)
 {
-	uint32_t n = pkt->op == FP_PKT_READ ? 0 : pkt->len;
+	uint32_t len = pkt->op == FP_PKT_READ ? 0 : pkt->len, off, n;
+	const char *data = pkt->payload;
 	struct fp_rec r;
 	int err;
 
 	memset(&r, 0, sizeof(r));
 	r.kind = FP_REC_REQ;
-	r.id = ++xp->next_id;
+	r.id = *done ? *id : ++xp->next_id;
 	r.from = from;
-	r.want = want;
 	r.u.pkt = *pkt;
 	r.u.pkt.payload = NULL;
-	/* unreliable: fire and forget, as soon as there is room; reliable: the
-	 * requester keeps the WQE and tries again later when full */
-	err = want ? fp_ib_push(p->ib, &r, pkt->payload, n)
-		   : fp_push_wait(xp, p->ib, &r, pkt->payload, n, true);
-	if (!err && id)
-		*id = r.id;
+	if (len > FP_REC_MAX)
+		r.seg_total = len;
+	off = *done;
+	do {
+		n = len - off < FP_REC_MAX ? len - off : FP_REC_MAX;
+		r.seg_off = r.seg_total ? off : 0;
+		r.want = want && off + n == len;
+		/* unreliable: fire and forget, as soon as there is room;
+		 * reliable: the requester keeps the WQE and tries again later
+		 * when full */
+		err = want ? fp_ib_push(p->ib, &r, data + off, n)
+			   : fp_push_wait(xp, p->ib, &r, data + off, n, true);
+		if (err)
+			break;
+		off += n;
+	} while (off < len);
+	*id = r.id;
+	*done = err == EAGAIN && off ? off : 0;
 	return err;
 }
 
@@ -521,11 +668,9 @@ bool fe_peer_self(const struct fe_peer *p)
 }
 
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id)
+		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
 {
-	if (pkt->len > FP_REC_MAX)
-		return EMSGSIZE;
-	return fp_send_to(xp, p, pkt, from, want, id);
+	return fp_send_to(xp, p, pkt, from, want, id, done);
 }
 
 /* Whether the process behind a peer can still answer (slow: reads /proc). */
@@ -665,6 +810,12 @@ static void fp_xport_free(struct fe_xport *xp)
 
 		xp->routes = e->next;
 		free(e);
+	}
+	while (xp->reasm) {
+		struct fp_reasm *m = xp->reasm;
+
+		xp->reasm = m->next;
+		fp_reasm_free(m);
 	}
 	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
 	close(xp->memfd);

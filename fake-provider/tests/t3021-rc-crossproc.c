@@ -6,7 +6,8 @@
  * completion channel waking the receiving process while it only sleeps on
  * the channel's fd (its progress thread served the packet). Each side is a
  * forked agent driven over pipes; the daemon sets the path up, the packets
- * go process to process.
+ * go process to process. Messages past one transport record (1 MiB) go in
+ * segments: WRITE and READ of 3 MiB + 5 bytes arrive whole and in place.
  */
 #include <infiniband/verbs.h>
 
@@ -14,7 +15,7 @@
 
 enum {
 	R_SETUP = 1, R_CONNECT, R_POST_RECV, R_SEND, R_RECV, R_ARM_WAIT, R_SET, R_GET,
-	R_SEND_WRITE, R_POLL_SEND,
+	R_SEND_WRITE, R_POLL_SEND, R_FILL, R_SUM, R_POST_WRITE,
 };
 
 struct cmd {
@@ -27,7 +28,8 @@ struct res {
 	uint64_t v[3];
 };
 
-#define BUF 4096
+/* 8 MiB: room for messages of several transport records (1 MiB each) */
+#define BUF (8u << 20)
 
 struct side {
 	struct ibv_device **list;
@@ -254,6 +256,35 @@ static void agent_main(int in, int out, void *arg)
 		case R_GET:
 			memcpy(&r.v[0], s.buf + c.a, 8);
 			break;
+		case R_POST_WRITE: {	/* a WRITE of buf[0..d) to b/c, not polled */
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)s.buf, .length = (uint32_t)c.d, .lkey = s.mr->lkey,
+			};
+			struct ibv_send_wr wr, *bad;
+
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = 78;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_RDMA_WRITE;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.wr.rdma.remote_addr = c.b;
+			wr.wr.rdma.rkey = (uint32_t)c.c;
+			r.status = (uint32_t)ibv_post_send(s.qp, &wr, &bad);
+			break;
+		}
+		case R_FILL:		/* buf[a..a+d) from the seed c */
+			for (uint64_t i = 0; i < c.d; i++)
+				s.buf[c.a + i] = (char)((c.c + i * 131 + (i >> 12)) & 0xff);
+			break;
+		case R_SUM: {		/* FNV-1a of buf[a..a+d) */
+			uint64_t h = 14695981039346656037ull;
+
+			for (uint64_t i = 0; i < c.d; i++)
+				h = (h ^ (unsigned char)s.buf[c.a + i]) * 1099511628211ull;
+			r.v[0] = h;
+			break;
+		}
 		default:
 			_exit(2);
 		}
@@ -387,6 +418,59 @@ static void rdma_write_and_read_cross_process(void **state)
 	pair_down(&pr);
 }
 
+/* WRITE and READ of 3 MiB + 5 bytes, past one transport record: every
+ * byte lands in place, in both directions. */
+static void long_write_and_read_cross_process(void **state)
+{
+	const uint64_t len = (3u << 20) + 5;
+	struct pair pr;
+	struct res r;
+	uint64_t want;
+
+	(void)state;
+	pair_up(&pr);
+	cmd(&pr.a, R_FILL, 0, 0, 7, len);
+	want = cmd(&pr.a, R_SUM, 0, 0, 0, len).v[0];
+	r = cmd(&pr.a, R_SEND, IBV_WR_RDMA_WRITE, pr.b_addr + 4096, pr.b_rkey, len);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
+	assert_int_equal(cmd(&pr.b, R_SUM, 4096, 0, 0, len).v[0], want);
+	cmd(&pr.b, R_FILL, 4096, 0, 99, len);
+	want = cmd(&pr.b, R_SUM, 4096, 0, 0, len).v[0];
+	r = cmd(&pr.a, R_SEND, IBV_WR_RDMA_READ, pr.b_addr + 4096, pr.b_rkey, len);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
+	assert_int_equal(r.opcode, IBV_WC_RDMA_READ);
+	assert_int_equal(cmd(&pr.a, R_SUM, 0, 0, 0, len).v[0], want);
+	pair_down(&pr);
+}
+
+/* A message part way into the inbox of a process that stopped serving it
+ * (5 MiB: more than its 4 MiB ring holds) and is then killed: the
+ * requester finds the peer gone and the WQE ends as retry exceeded, rather
+ * than waiting for room forever. */
+static void long_write_to_a_killed_peer_ends_in_error(void **state)
+{
+	struct pair pr;
+	struct res r;
+	pid_t pid;
+
+	(void)state;
+	pair_up(&pr);
+	assert_int_equal(kill(pr.b.pid, SIGSTOP), 0);
+	r = cmd(&pr.a, R_POST_WRITE, 0, pr.b_addr + 4096, pr.b_rkey, 5u << 20);
+	assert_int_equal(r.status, 0);
+	fkt_kill(&pr.b);
+	r = cmd(&pr.a, R_POLL_SEND, 0, 0, 0, 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.v[0], IBV_WC_RETRY_EXC_ERR);
+	pid = fk_daemon_pid(pr.m);
+	fkt_reap(&pr.a);
+	assert_int_equal(fkt_objects(pr.m), 0);
+	fk_disconnect(pr.m);
+	assert_int_equal(fkt_daemon_gone(pid), 0);
+}
+
 /* Atomics run in the target process and return the original value. */
 static void atomics_cross_process(void **state)
 {
@@ -496,6 +580,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(send_and_send_imm_cross_process),
 		cmocka_unit_test(rdma_write_and_read_cross_process),
+		cmocka_unit_test(long_write_and_read_cross_process),
+		cmocka_unit_test(long_write_to_a_killed_peer_ends_in_error),
 		cmocka_unit_test(atomics_cross_process),
 		cmocka_unit_test(remote_access_error_reaches_requester),
 		cmocka_unit_test(send_without_receive_is_rnr_error),

@@ -73,6 +73,11 @@ bytes='^[0-9]+ bytes in [0-9.]+ seconds = '
 pp "rc_pingpong polling, two processes" "$bytes" ibv_rc_pingpong -n 500
 pp "rc_pingpong -e (completion events), two processes" "$bytes" ibv_rc_pingpong -e -n 500
 pp "rc_pingpong with 64-byte messages" "$bytes" ibv_rc_pingpong -s 64 -n 500
+# past one transport record (1 MiB): the message goes in segments; -c checks each byte
+pp "rc_pingpong with 3 MiB + 5 byte messages, every byte checked (-c)" "$bytes" \
+	ibv_rc_pingpong -s 3145733 -n 20 -c
+pp "uc_pingpong with 3 MiB + 5 byte messages, every byte checked (-c)" "$bytes" \
+	ibv_uc_pingpong -s 3145733 -n 20 -c
 pp "srq_pingpong, two processes" "$bytes" ibv_srq_pingpong -n 500
 pp "ud_pingpong, two processes" "$bytes" ibv_ud_pingpong -n 500
 pp "uc_pingpong, two processes" "$bytes" ibv_uc_pingpong -n 500
