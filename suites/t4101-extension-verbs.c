@@ -246,6 +246,17 @@ struct cq_pair {
 	struct ibv_mr *mr;
 };
 
+/* a and b connected to each other on the test's port: a in RTS, b in RTR
+ * (it receives; a test that posts on b moves it on). */
+static void qp_connect(struct th_ctx *t, struct ibv_qp *a, struct ibv_qp *b)
+{
+	assert_int_equal(th_qp_to_init(a, t->port), 0);
+	assert_int_equal(th_qp_to_init(b, t->port), 0);
+	assert_int_equal(th_qp_to_rtr(a, t->port, b->qp_num), 0);
+	assert_int_equal(th_qp_to_rtr(b, t->port, a->qp_num), 0);
+	assert_int_equal(th_qp_to_rts(a), 0);
+}
+
 static void cq_pair_up(struct th_ctx *t, struct cq_pair *p, struct ibv_cq *cq)
 {
 	p->pd = ibv_alloc_pd(t->ctx);
@@ -258,11 +269,7 @@ static void cq_pair_up(struct th_ctx *t, struct cq_pair *p, struct ibv_cq *cq)
 	p->b = th_rc_qp(p->pd, cq, IBV_QPT_RC);
 	assert_non_null(p->a);
 	assert_non_null(p->b);
-	assert_int_equal(th_qp_to_init(p->a, t->port), 0);
-	assert_int_equal(th_qp_to_init(p->b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(p->a, t->port, p->b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(p->b, t->port, p->a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(p->a), 0);
+	qp_connect(t, p->a, p->b);
 }
 
 static void cq_pair_down(struct cq_pair *p)
@@ -586,11 +593,7 @@ static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 	p.b = th_rc_qp(p.pd, cq, IBV_QPT_RC);
 	assert_non_null(p.a);
 	assert_non_null(p.b);
-	assert_int_equal(th_qp_to_init(p.a, t->port), 0);
-	assert_int_equal(th_qp_to_init(p.b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(p.a, t->port, p.b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(p.b, t->port, p.a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(p.a), 0);
+	qp_connect(t, p.a, p.b);
 	assert_int_equal(rereg(mr, IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS,
 			       NULL, b, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE), 0);
 	assert_ptr_equal(mr->addr, b);
@@ -830,11 +833,7 @@ static void parent_domain_allocators_give_the_queue_buffers(struct th_ctx *t)
 			th_fail("no buffer came from the parent domain's allocator");
 		th_note("%s: %d buffers from the allocator", mode ? "USE_DEFAULT" : "custom",
 			log.allocs);
-		assert_int_equal(th_qp_to_init(p.a, t->port), 0);
-		assert_int_equal(th_qp_to_init(p.b, t->port), 0);
-		assert_int_equal(th_qp_to_rtr(p.a, t->port, p.b->qp_num), 0);
-		assert_int_equal(th_qp_to_rtr(p.b, t->port, p.a->qp_num), 0);
-		assert_int_equal(th_qp_to_rts(p.a), 0);
+		qp_connect(t, p.a, p.b);
 		cq_pair_traffic(&p);
 		for (i = 0; i < 6; i++)
 			assert_int_equal(th_poll(ibv_cq_ex_to_cq(cqx), &wc), 1);
@@ -861,11 +860,7 @@ static void cq_pair_reconnect(struct th_ctx *t, struct cq_pair *p, struct ibv_cq
 	p->b = th_rc_qp(p->pd, cq, IBV_QPT_RC);
 	assert_non_null(p->a);
 	assert_non_null(p->b);
-	assert_int_equal(th_qp_to_init(p->a, t->port), 0);
-	assert_int_equal(th_qp_to_init(p->b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(p->a, t->port, p->b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(p->b, t->port, p->a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(p->a), 0);
+	qp_connect(t, p->a, p->b);
 }
 
 static struct ibv_mw *mw_new(struct ibv_pd *pd, enum ibv_mw_type type)
@@ -1245,11 +1240,7 @@ static void send_with_inv_revokes_a_type_2_window(struct th_ctx *t)
 	assert_non_null(p.a);
 	p.b = th_rc_qp(p.pd, cq, IBV_QPT_RC);
 	assert_non_null(p.b);
-	assert_int_equal(th_qp_to_init(p.a, t->port), 0);
-	assert_int_equal(th_qp_to_init(p.b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(p.a, t->port, p.b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(p.b, t->port, p.a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(p.a), 0);
+	qp_connect(t, p.a, p.b);
 	assert_int_equal(th_qp_to_rts(p.b), 0);
 	key = mw2_bind_on_b(&p, cq, mw, mr, win, ibv_inc_rkey(key));
 	if (ex) {
@@ -1296,11 +1287,7 @@ static void type_2_window_grants_only_through_its_qp(struct th_ctx *t)
 	d = th_rc_qp(p.pd, cq, IBV_QPT_RC);
 	assert_non_null(c);
 	assert_non_null(d);
-	assert_int_equal(th_qp_to_init(c, t->port), 0);
-	assert_int_equal(th_qp_to_init(d, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(c, t->port, d->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(d, t->port, c->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(c), 0);
+	qp_connect(t, c, d);
 	st = qp_write(&p, p.a, cq, (uintptr_t)win, key);
 	if (st != IBV_WC_SUCCESS)
 		th_fail("RDMA WRITE arriving at the window's QP: status %d", st);

@@ -282,11 +282,14 @@ static bool fp_pid_alive(pid_t pid)
 static int fp_push_wait(struct fe_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
 			const void *d1, uint32_t n1, bool serve)
 {
-	long long end = fe_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fe_timeout_mult();
+	long long end = 0;
 	int err;
 
 	while ((err = fp_ib_push(ib, h, d1, n1)) == EAGAIN) {
-		if (fe_now_ns() > end || !fp_pid_alive(ib->owner_pid))
+		/* the clock and the multiplier only once it was full */
+		if (!end)
+			end = fe_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fe_timeout_mult();
+		else if (fe_now_ns() > end || !fp_pid_alive(ib->owner_pid))
 			return ETIMEDOUT;
 		if (serve)
 			fe_xport_drain(xp);
@@ -425,12 +428,11 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 }
 
 /* ---- messages in segments ----------------------------------------------------- */
-/* The data length of segment h: the records before it were full. */
-static uint32_t fp_seg_len(const struct fp_rec *h)
+/* The data length of the segment at off of a message of total bytes: the
+ * segments before it were full. */
+static uint32_t fp_seg_len(uint32_t total, uint32_t off)
 {
-	uint32_t left = h->seg_total - h->seg_off;
-
-	return left < FP_REC_MAX ? left : FP_REC_MAX;
+	return total - off < FP_REC_MAX ? total - off : FP_REC_MAX;
 }
 
 static void fp_reasm_free(struct fp_reasm *m)
@@ -439,11 +441,12 @@ static void fp_reasm_free(struct fp_reasm *m)
 	free(m);
 }
 
-/* Segment h of a cut message (its data d, n bytes): the whole message once
+/* Segment h of a cut message (its data follows it): the whole message once
  * its last segment is in, unlinked (the caller frees it), else NULL. */
 static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h, bool resp,
-				     uint32_t qpn, const void *d, uint32_t n)
+				     uint32_t qpn)
 {
+	uint32_t n = h->seg_off < h->seg_total ? fp_seg_len(h->seg_total, h->seg_off) : 0;
 	struct fp_reasm **pp, *m;
 
 	for (pp = &xp->reasm; *pp; pp = &(*pp)->next) {
@@ -452,10 +455,10 @@ static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h
 			break;
 	}
 	m = *pp;
-	if (sizeof(*h) + n > h->len || h->seg_off >= h->seg_total)
+	if (!n || sizeof(*h) + n > h->len)
 		return NULL;			/* not a segment this transport made */
 	if (m && (!h->seg_off || m->id != h->id || m->got != h->seg_off ||
-		  m->total != h->seg_total || n > m->total - m->got)) {
+		  m->total != h->seg_total)) {
 		/* started again, or out of turn: what came of it is dropped */
 		*pp = m->next;
 		fp_reasm_free(m);
@@ -481,7 +484,7 @@ static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h
 		xp->reasm = m;
 		pp = &xp->reasm;
 	}
-	memcpy(m->buf + m->got, d, n);
+	memcpy(m->buf + m->got, h + 1, n);
 	m->got += n;
 	if (m->got < m->total)
 		return NULL;
@@ -503,7 +506,7 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
 	}
 	r->seg_total = len;
 	for (off = 0; off < len; off += n) {
-		n = len - off < FP_REC_MAX ? len - off : FP_REC_MAX;
+		n = fp_seg_len(len, off);
 		r->seg_off = off;
 		if (fp_push_wait(xp, p->ib, r, data + off, n, false))
 			return;			/* the requester is stuck or gone */
@@ -521,7 +524,7 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 
 	pkt.payload = h + 1;
 	if (h->seg_total) {
-		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn, h + 1, fp_seg_len(h));
+		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn);
 		if (!m)
 			return;			/* more to come (or dropped) */
 		pkt.payload = m->buf;
@@ -564,7 +567,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 	struct fp_reasm *m = NULL;
 
 	if (h->seg_total) {
-		m = fp_reasm_add(xp, h, true, h->u.resp.qpn, h + 1, fp_seg_len(h));
+		m = fp_reasm_add(xp, h, true, h->u.resp.qpn);
 		if (!m)
 			return;
 		resp.data = m->buf;
@@ -615,8 +618,8 @@ void fe_xport_drain(struct fe_xport *xp)
  * already. EAGAIN: the inbox is full (now); a reliable request keeps *id
  * and *done and goes on from there when tried again.
  */
-static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		      uint32_t from, bool want, uint64_t *id, uint32_t *done)
+int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
+		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
 {
 	uint32_t len = pkt->op == FP_PKT_READ ? 0 : pkt->len, off, n;
 	const char *data = pkt->payload;
@@ -633,7 +636,7 @@ static int fp_send_to(struct fe_xport *xp, struct fe_peer *p, const struct fp_pa
 		r.seg_total = len;
 	off = *done;
 	do {
-		n = len - off < FP_REC_MAX ? len - off : FP_REC_MAX;
+		n = fp_seg_len(len, off);
 		r.seg_off = r.seg_total ? off : 0;
 		r.want = want && off + n == len;
 		/* unreliable: fire and forget, as soon as there is room;
@@ -665,12 +668,6 @@ struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32
 bool fe_peer_self(const struct fe_peer *p)
 {
 	return p->self;
-}
-
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
-{
-	return fp_send_to(xp, p, pkt, from, want, id, done);
 }
 
 /* Whether the process behind a peer can still answer (slow: reads /proc). */

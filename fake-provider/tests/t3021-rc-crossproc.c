@@ -152,6 +152,9 @@ static void agent_main(int in, int out, void *arg)
 				r.status = (uint32_t)ibv_post_recv(s.qp, &wr, &bad);
 			break;
 		}
+		case R_POST_WRITE:	/* a WRITE of buf[0..d) to b/c, not polled */
+			c.a = IBV_WR_RDMA_WRITE;
+			/* fall through */
 		case R_SEND: {
 			/* local data at buf[0..len) (READ/atomics land there) */
 			struct ibv_sge sge = {
@@ -178,6 +181,8 @@ static void agent_main(int in, int out, void *arg)
 				wr.wr.rdma.rkey = (uint32_t)c.c;
 			}
 			r.status = (uint32_t)ibv_post_send(s.qp, &wr, &bad);
+			if (c.op == R_POST_WRITE)
+				break;
 			if (!r.status && !(r.status = (uint32_t)poll_one(s.scq, &wc))) {
 				r.opcode = wc.opcode;
 				r.v[0] = wc.status;
@@ -256,23 +261,6 @@ static void agent_main(int in, int out, void *arg)
 		case R_GET:
 			memcpy(&r.v[0], s.buf + c.a, 8);
 			break;
-		case R_POST_WRITE: {	/* a WRITE of buf[0..d) to b/c, not polled */
-			struct ibv_sge sge = {
-				.addr = (uintptr_t)s.buf, .length = (uint32_t)c.d, .lkey = s.mr->lkey,
-			};
-			struct ibv_send_wr wr, *bad;
-
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = 78;
-			wr.sg_list = &sge;
-			wr.num_sge = 1;
-			wr.opcode = IBV_WR_RDMA_WRITE;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			wr.wr.rdma.remote_addr = c.b;
-			wr.wr.rdma.rkey = (uint32_t)c.c;
-			r.status = (uint32_t)ibv_post_send(s.qp, &wr, &bad);
-			break;
-		}
 		case R_FILL:		/* buf[a..a+d) from the seed c */
 			for (uint64_t i = 0; i < c.d; i++)
 				s.buf[c.a + i] = (char)((c.c + i * 131 + (i >> 12)) & 0xff);

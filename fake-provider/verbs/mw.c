@@ -10,7 +10,7 @@
  * Binds and local invalidations are work requests the HCA executes without
  * the wire: here they run when posted and complete on the send CQ as
  * IBV_WC_BIND_MW / IBV_WC_LOCAL_INV in the send queue's order (fe_sq_local,
- * engine/sq.c). SEND_WITH_INV invalidates at the responder
+ * engine/requester.c). SEND_WITH_INV invalidates at the responder
  * (fe_key_invalidate, engine/registry.c).
  *
  * The fake kernel has no window object: a window holds its PD there as a
