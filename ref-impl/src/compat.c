@@ -690,9 +690,15 @@ static int c_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	return lops(real->context)->detach_mcast(real, gid, lid);
 }
 
+/* ibv_close_device: the provider's context goes; the core frees the wrapper. */
 static void c_free_context(struct ibv_context *ctx)
 {
-	/* ri__compat_close() releases the provider's context */
+	struct ibv_context *real = rctx(ctx);
+	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(real->device);
+
+	pthread_mutex_destroy(&real->mutex);
+	if (dops->free_context)
+		dops->free_context(real);
 }
 
 /* XRC ops are absent: the stub table answers EOPNOTSUPP for them. */
@@ -735,81 +741,37 @@ static const struct verbs_context_ops ri_compat_ops = {
 };
 
 /* ------------------------------------------------------------------ */
-/* Open, close, events                                                  */
+/* The legacy provider's context                                        */
 
-struct ibv_context *ri__compat_open(struct ri_device *rdev)
+/*
+ * Put a legacy provider's context inside vctx, the core's (device.c
+ * allocated it): the provider allocates a plain ibv_context, which the
+ * application never sees; the compat ops reach it through real_ctx.
+ * Returns 0 or a positive errno.
+ */
+int ri__compat_init_context(struct verbs_context *vctx)
 {
-	struct ibv_device *dev = rdev->dev;
+	struct ibv_device *dev = vctx->priv->rdev->dev;
 	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(dev);
 	struct ibv_context *real;
-	struct verbs_context *vctx;
 
-	if (!dops->alloc_context) {
-		errno = EOPNOTSUPP;
-		goto err;
-	}
+	if (!dops->alloc_context)
+		return EOPNOTSUPP;
 	errno = 0;
 	real = dops->alloc_context(dev, -1);
 	if (!real) {
 		ri_errno_nonzero();
-		goto err;
+		return errno;
 	}
 	/* what the 1.1 core filled in after alloc_context */
 	real->device = dev;
 	pthread_mutex_init(&real->mutex, NULL);
 
-	vctx = ri__alloc_vctx(0);
-	if (!vctx)
-		goto err_free_real;
-	vctx->priv->rdev = rdev;
 	vctx->priv->legacy = true;
 	vctx->priv->real_ctx = real;
 	verbs_set_ops(vctx, &ri_compat_ops);
-	vctx->context.device = dev;
 	vctx->context.cmd_fd = real->cmd_fd;
 	vctx->context.async_fd = real->async_fd;
 	vctx->context.num_comp_vectors = real->num_comp_vectors;
-	ri__install_lib_ops(vctx);
-	return &vctx->context;
-
-err_free_real:
-	pthread_mutex_destroy(&real->mutex);
-	if (dops->free_context)
-		dops->free_context(real);
-err:
-	return NULL;
-}
-
-void ri__compat_close(struct ibv_context *ctx)
-{
-	struct ibv_context *real = rctx(ctx);
-	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(real->device);
-
-	pthread_mutex_destroy(&real->mutex);
-	if (dops->free_context)
-		dops->free_context(real);
-}
-
-/* A legacy provider names its own objects in event records. */
-void *ri__compat_unwrap_event_obj(void *real_obj, int what)
-{
-	switch (what) {
-	case RI_OBJ_CQ:
-		return ((struct ibv_cq *)real_obj)->cq_context;
-	case RI_OBJ_QP:
-		return ((struct ibv_qp *)real_obj)->qp_context;
-	case RI_OBJ_SRQ:
-		return ((struct ibv_srq *)real_obj)->srq_context;
-	default:
-		return NULL;
-	}
-}
-
-/* The 1.1 provider hook run when an async event was read. */
-void ri__compat_async_hook(struct ibv_context *ctx, struct ibv_async_event *ev)
-{
-	struct ibv_context *real = rctx(ctx);
-
-	if (lops(real)->async_event)
-		lops(real)->async_event(ev);
+	return 0;
 }

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device contexts: ibv_open_device/ibv_close_device, the per-context ops
- * table (stubs first, then the provider's overlay: verbs_set_ops), and the
- * app-visible verbs_context slots (XRC-era and later ops) that the inline
- * verbs of <infiniband/verbs.h> jump through. Every slot points somewhere:
- * a core entry point, or a stub that answers EOPNOTSUPP.
+ * Device contexts: their allocation (opened and closed by device.c), the
+ * per-context ops table (stubs first, then the provider's overlay:
+ * verbs_set_ops), and the app-visible verbs_context slots (XRC-era and
+ * later ops) that the inline verbs of <infiniband/verbs.h> jump through.
+ * Every slot points somewhere: a core entry point, or a stub that answers
+ * EOPNOTSUPP.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ri.h"
 
@@ -165,11 +164,6 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.rereg_mr = ri_stub_rereg_mr,
 	.resize_cq = ri_stub_resize_cq,
 };
-
-void ri__ops_fill_stubs(struct verbs_context_ops *ops)
-{
-	*ops = ri_stub_ops;
-}
 
 /* Overlay: every non-NULL member of src replaces the slot in dst. */
 static void ri_ops_overlay(struct verbs_context_ops *dst,
@@ -373,7 +367,7 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 }
 
 /* ------------------------------------------------------------------ */
-/* Open and close.                                                      */
+/* The context itself (device.c opens and closes it).                   */
 
 /* A zeroed verbs_context with extra provider bytes and its private part. */
 struct verbs_context *ri__alloc_vctx(size_t extra)
@@ -385,7 +379,7 @@ struct verbs_context *ri__alloc_vctx(size_t extra)
 	vctx->priv = calloc(1, sizeof(*vctx->priv));
 	if (!vctx->priv)
 		goto err_free_vctx;
-	ri__ops_fill_stubs(&vctx->priv->ops);
+	vctx->priv->ops = ri_stub_ops;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->context.cmd_fd = -1;
@@ -402,86 +396,12 @@ err:
 	return NULL;
 }
 
-static void ri_free_vctx(struct verbs_context *vctx)
+void ri__free_vctx(struct verbs_context *vctx)
 {
 	pthread_mutex_destroy(&vctx->context.mutex);
 	free(vctx->priv);
 	free(vctx);
 }
-
-static struct ibv_context *ri_open_extended(struct ri_device *rdev)
-{
-	struct verbs_device *vdev = (struct verbs_device *)rdev->dev;
-	struct verbs_context *vctx;
-	int ret;
-
-	vctx = ri__alloc_vctx(vdev->size_of_context);
-	if (!vctx)
-		goto err;
-	vctx->priv->rdev = rdev;
-	vctx->context.device = rdev->dev;
-	if (!vdev->init_context) {
-		errno = EOPNOTSUPP;
-		goto err_free_vctx;
-	}
-	ret = vdev->init_context(vdev, &vctx->context, -1);
-	if (ret) {
-		errno = ret;
-		goto err_free_vctx;
-	}
-	ri__install_lib_ops(vctx);
-	return &vctx->context;
-
-err_free_vctx:
-	ri_free_vctx(vctx);
-err:
-	return NULL;
-}
-
-__typeof__(ibv_open_device) ri_v11_open_device;
-RI_EXPORT struct ibv_context *ri_v11_open_device(struct ibv_device *device)
-{
-	struct ri_device *rdev;
-
-	if (!device) {
-		errno = EINVAL;
-		return NULL;
-	}
-	rdev = ri__device_lookup(device);
-	if (!rdev) {
-		errno = ENODEV;
-		return NULL;
-	}
-	if (rdev->kind == RI_DRV_LEGACY)
-		return ri__compat_open(rdev);
-	return ri_open_extended(rdev);
-}
-
-__typeof__(ibv_close_device) ri_v11_close_device;
-RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
-{
-	struct verbs_context *vctx;
-	struct verbs_device *vdev;
-
-	if (!context)
-		return EINVAL;
-	vctx = ri__vctx(context);
-	if (vctx->priv->legacy) {
-		ri__compat_close(context);
-		ri_free_vctx(vctx);
-		return 0;
-	}
-	vdev = (struct verbs_device *)vctx->priv->rdev->dev;
-	vctx->priv->ops.free_context(context);
-	if (vdev->uninit_context)
-		vdev->uninit_context(vdev, context);
-	ri_free_vctx(vctx);
-	return 0;
-}
-
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
-RI_SYMVER(ri_v11_close_device, ibv_close_device@@IBVERBS_1.1);
-RI_SYMVER(ri_v11_open_device, ibv_open_device@@IBVERBS_1.1);
 
 /* ibvct's own; rdma-core's same-named stub is in symver.c. */
 RI_SYMVER(ri_v11_verbs_set_ops, verbs_set_ops@@IBVCT_PRIVATE_1);

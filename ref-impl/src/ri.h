@@ -75,20 +75,17 @@ static inline const struct verbs_context_ops *ri__ops(struct ibv_context *ctx)
 	return &ri__priv(ctx)->ops;
 }
 
-/* context.c */
-void ri__ops_fill_stubs(struct verbs_context_ops *ops);
-void ri__install_lib_ops(struct verbs_context *vctx);
+/* context.c; device.c opens and closes the context. */
 struct verbs_context *ri__alloc_vctx(size_t extra);
+void ri__free_vctx(struct verbs_context *vctx);
+void ri__install_lib_ops(struct verbs_context *vctx);
 
 /* compat.c: legacy providers. */
-struct ibv_context *ri__compat_open(struct ri_device *rdev);
-void ri__compat_close(struct ibv_context *ctx);
-/* Map a provider object named by an event back to the app's object. */
-void *ri__compat_unwrap_event_obj(void *real_obj, int what);
-void ri__compat_async_hook(struct ibv_context *ctx, struct ibv_async_event *ev);
-enum { RI_OBJ_CQ, RI_OBJ_QP, RI_OBJ_SRQ };
+int ri__compat_init_context(struct verbs_context *vctx);
 
 /* events.c */
+/* The CQ a completion event names, as the application holds it. */
+struct ibv_cq *ri__event_cq(struct ibv_context *ctx, struct ibv_cq *cq);
 void ri__wait_events_qp(struct ibv_qp *qp);
 void ri__wait_events_srq(struct ibv_srq *srq);
 void ri__wait_events_cq(struct ibv_cq *cq);
