@@ -102,6 +102,11 @@ REF_SRCS := $(sort $(wildcard ref-impl/src/*.c))
 REF_OBJS := $(REF_SRCS:%.c=$(B)/obj/%.o)
 REF_MAP  := ref-impl/libibverbs.map
 REF_LIB  := $(B)/lib/libibverbs.so.1
+# Per-tree flags: ref-impl is held to -Wmissing-prototypes (a function is
+# static, or declared in ri.h or a public header); its library includes no
+# fake-provider header (its self-tests do: fp_script.h).
+$(B)/obj/ref-impl/%.o: CFLAGS_COMMON += -Wmissing-prototypes
+$(B)/obj/ref-impl/src/%.o: FP_INC :=
 
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script language (fake-provider/script), shared by the
@@ -262,6 +267,12 @@ SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s)))
 SYS_VERBS_CFLAGS = $(shell pkg-config --cflags libibverbs 2>/dev/null)
 SYS_VERBS_LIBS   = $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
 SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
+# Per-tree flags: the suites are held to -Wmissing-prototypes; of the ref
+# target's objects only lib/th_ref.c (it writes the fake host's script)
+# includes a fake-provider header.
+$(B)/obj/suites/%.o: SUITE_CFLAGS += -Wmissing-prototypes
+$(B)/obj/suites/ref/%.o: FP_INC :=
+$(B)/obj/suites/ref/lib/th_ref.o: FP_INC := $(FP_INC)
 
 $(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)

@@ -244,32 +244,6 @@ RI_EXPORT void ri_v11_verbs_set_ops(struct verbs_context *vctx,
 /* ------------------------------------------------------------------ */
 /* App-visible verbs_context slots.                                     */
 
-/* Core entry points of verbs.c / xrc.c reached through the slots. */
-int ri__query_port_ex(struct ibv_context *ctx, uint8_t port,
-		      struct ibv_port_attr *attr, size_t len);
-int ri__query_device_ex(struct ibv_context *ctx,
-			const struct ibv_query_device_ex_input *in,
-			struct ibv_device_attr_ex *attr, size_t size);
-struct ibv_xrcd *ri__open_xrcd(struct ibv_context *ctx,
-			       struct ibv_xrcd_init_attr *attr);
-int ri__close_xrcd(struct ibv_xrcd *xrcd);
-struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
-				  struct ibv_srq_init_attr_ex *attr);
-int ri__get_srq_num(struct ibv_srq *srq, uint32_t *num);
-struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
-				struct ibv_qp_init_attr_ex *attr);
-struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
-			   struct ibv_qp_open_attr *attr);
-struct ibv_mw *ri__alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
-int ri__dealloc_mw(struct ibv_mw *mw);
-int ri__bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b);
-struct ibv_cq_ex *ri__create_cq_ex(struct ibv_context *context,
-				   struct ibv_cq_init_attr_ex *attr);
-struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
-				       struct ibv_parent_domain_init_attr *attr);
-struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
-int ri__dealloc_td(struct ibv_td *td);
-
 /* Exported functions old applications may reach through ctx->ops. */
 #define RI_COMPAT_SLOT(fn) ((void *(*)(void))(void (*)(void))(fn))
 
