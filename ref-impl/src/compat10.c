@@ -475,31 +475,6 @@ RI_EXPORT int ri_v10_close_device(struct ibv_context_1_0 *context)
 }
 RI_SYMVER(ri_v10_close_device, ibv_close_device@IBVERBS_1.0);
 
-/* The element of an event: which wrapper kind it names. */
-enum ri_v10_elem { RI_V10_NONE, RI_V10_CQ, RI_V10_QP, RI_V10_SRQ };
-
-static enum ri_v10_elem ri_v10_elem(enum ibv_event_type t)
-{
-	switch (t) {
-	case IBV_EVENT_CQ_ERR:
-		return RI_V10_CQ;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return RI_V10_QP;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return RI_V10_SRQ;
-	default:
-		return RI_V10_NONE;
-	}
-}
-
 /* The 1.1 object's context pointer names its wrapper (COMPAT-13). */
 RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
 				     struct ibv_async_event *event)
@@ -513,17 +488,17 @@ RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
 	ret = ibv_get_async_event(context->real_context, event);
 	if (ret)
 		return ret;
-	switch (ri_v10_elem(event->event_type)) {
-	case RI_V10_CQ:
+	switch (ri__event_elem(event->event_type)) {
+	case RI_ELEM_CQ:
 		event->element.cq = event->element.cq->cq_context;
 		break;
-	case RI_V10_QP:
+	case RI_ELEM_QP:
 		event->element.qp = event->element.qp->qp_context;
 		break;
-	case RI_V10_SRQ:
+	case RI_ELEM_SRQ:
 		event->element.srq = event->element.srq->srq_context;
 		break;
-	case RI_V10_NONE:
+	default:	/* no object: port, device; WQs have no 1.0 wrapper */
 		break;
 	}
 	return 0;
@@ -538,17 +513,17 @@ RI_EXPORT void ri_v10_ack_async_event(struct ibv_async_event *event)
 	if (!event)
 		return;
 	real = *event;
-	switch (ri_v10_elem(event->event_type)) {
-	case RI_V10_CQ:
+	switch (ri__event_elem(event->event_type)) {
+	case RI_ELEM_CQ:
 		real.element.cq = ((struct ibv_cq_1_0 *)(void *)event->element.cq)->real_cq;
 		break;
-	case RI_V10_QP:
+	case RI_ELEM_QP:
 		real.element.qp = ((struct ibv_qp_1_0 *)(void *)event->element.qp)->real_qp;
 		break;
-	case RI_V10_SRQ:
+	case RI_ELEM_SRQ:
 		real.element.srq = ((struct ibv_srq_1_0 *)(void *)event->element.srq)->real_srq;
 		break;
-	case RI_V10_NONE:
+	default:	/* no object: port, device; WQs have no 1.0 wrapper */
 		break;
 	}
 	ibv_ack_async_event(&real);

@@ -13,11 +13,9 @@
 
 #include "ri.h"
 
-
-enum ri_elem { RI_ELEM_PORT, RI_ELEM_CQ, RI_ELEM_QP, RI_ELEM_SRQ, RI_ELEM_WQ,
-	       RI_ELEM_DEVICE };
-
-static enum ri_elem ri_event_elem(enum ibv_event_type t)
+/* Which element an event names (rdma-core v44.0 libibverbs/device.c:452-496,
+ * ibv_get_async_event). */
+enum ri_elem ri__event_elem(enum ibv_event_type t)
 {
 	switch (t) {
 	case IBV_EVENT_CQ_ERR:
@@ -131,7 +129,7 @@ RI_EXPORT int ri_v11_get_async_event(struct ibv_context *context,
 		goto err;
 	}
 	event->event_type = (enum ibv_event_type)d.event_type;
-	e = ri_event_elem(event->event_type);
+	e = ri__event_elem(event->event_type);
 	switch (e) {
 	case RI_ELEM_PORT:
 		event->element.port_num = (int)d.element;
@@ -190,7 +188,7 @@ RI_EXPORT void ri_v11_ack_async_event(struct ibv_async_event *event)
 
 	if (!event)
 		return;
-	e = ri_event_elem(event->event_type);
+	e = ri__event_elem(event->event_type);
 	ctx = ri_event_ctx(event, e);
 	/* tell the provider first: once counted, a destroy may free the object */
 	if (ctx)

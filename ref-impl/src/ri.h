@@ -84,6 +84,9 @@ void ri__install_lib_ops(struct verbs_context *vctx);
 int ri__compat_init_context(struct verbs_context *vctx);
 
 /* events.c */
+enum ri_elem { RI_ELEM_PORT, RI_ELEM_CQ, RI_ELEM_QP, RI_ELEM_SRQ, RI_ELEM_WQ,
+	       RI_ELEM_DEVICE };
+enum ri_elem ri__event_elem(enum ibv_event_type t);
 /* The CQ a completion event names, as the application holds it. */
 struct ibv_cq *ri__event_cq(struct ibv_context *ctx, struct ibv_cq *cq);
 void ri__wait_events_qp(struct ibv_qp *qp);
