@@ -42,7 +42,7 @@ COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
 COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
-FP_INC  := -I$(TOP)/fake-provider/script -I$(TOP)/fake-provider/engine
+FP_INC  := -I$(TOP)/fake-provider/common -I$(TOP)/fake-provider/script -I$(TOP)/fake-provider/engine
 
 # Paths compiled into the library (provider dir) and ibvct-run (library dir):
 # the build tree normally, the install tree for `make install`.
@@ -370,6 +370,7 @@ coverage: | $(DEPS_FIRST)
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
 		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
 		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/fake-provider/common/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
 	genhtml -q $(LCOV_RC) --branch-coverage --output-directory reports/coverage $(COV_INFO) && \
@@ -453,7 +454,7 @@ FUZZ_SECONDS ?=
 FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
-FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/script/*.h fake-provider/script/*.def \
+FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provider/script/*.h fake-provider/script/*.def \
 	fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_SCRIPT_SRCS)

@@ -27,7 +27,7 @@
 #define FK_MAX_FDS	4		/* more in one message are closed unread */
 #define FK_FIRST_CONN_GRACE_MS	10000	/* a spawner that never connects */
 
-struct fk_link fk_conns = { &fk_conns, &fk_conns };
+struct fp_link fk_conns = FP_LIST_HEAD_INIT(fk_conns);
 static uint32_t fk_next_conn_id = 1;
 static unsigned fk_nconns;
 static char fk_dump_buf[FK_REPLY_MAX];
@@ -598,13 +598,13 @@ static void fk_sweep_hangups(struct fk_conn *except)
 	static struct pollfd pfd[FK_MAX_CONNS];
 	static struct fk_conn *who[FK_MAX_CONNS];
 	static bool busy;
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	unsigned i, n = 0;
 
 	if (busy)
 		return;			/* serving a hung-up connection's last messages */
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		if (c == except || c->dead || n == FK_MAX_CONNS)
 			continue;
@@ -646,11 +646,11 @@ struct fk_conn *fk__conn_new(int fd, pid_t pid)
 	c->id = fk_next_conn_id++;
 	c->pid = pid;
 	c->ring_fd = -1;
-	fk_list_init(&c->xrcds);
-	fk_list_init(&c->qps);
-	fk_list_init(&c->srqs);
-	fk_list_init(&c->qpns);
-	fk_list_add_tail(&fk_conns, &c->link);
+	fp_list_init(&c->xrcds);
+	fp_list_init(&c->qps);
+	fp_list_init(&c->srqs);
+	fp_list_init(&c->qpns);
+	fp_list_add_tail(&fk_conns, &c->link);
 	fk_nconns++;
 	fk_logv("conn %u: pid %ld connected", c->id, (long)c->pid);
 	return c;
@@ -707,17 +707,17 @@ static void fk_conn_free(struct fk_conn *c)
 		close(c->ring_fd);
 	close(c->fd);
 
-	fk_list_del(&c->link);
+	fp_list_del(&c->link);
 	fk_nconns--;
 	free(c);
 }
 
 void fk__reap(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		if (c->dead)
 			fk_conn_free(c);
@@ -726,10 +726,10 @@ void fk__reap(void)
 
 void fk__release_all(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns)
-		fk_conn_free(fk_container_of(p, struct fk_conn, link));
+	fp_list_for_each_safe(p, t, &fk_conns)
+		fk_conn_free(fp_container_of(p, struct fk_conn, link));
 }
 
 static long long fk_now_ms(void)
@@ -772,7 +772,7 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 	long long start = fk_now_ms();
 
 	while (!fk_stop) {
-		struct fk_link *p, *t;
+		struct fp_link *p, *t;
 		struct timespec ts, *tsp = NULL;
 		unsigned n = 1;
 		int rc;
@@ -801,8 +801,8 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 		}
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 			pfd[n].fd = c->fd;
 			pfd[n].events = POLLIN | (c->out_head ? POLLOUT : 0);
@@ -820,15 +820,15 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 		 * list. Hang-ups first: a request of this round must not see what
 		 * a connection gone before it still held (see fk_sweep_hangups). */
 		n = 1;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 			if (pfd[n++].revents & (POLLHUP | POLLERR))
 				fk__conn_hangup(c);
 		}
 		n = 1;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 			short re = pfd[n++].revents;
 
 			if (c->dead)
