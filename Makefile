@@ -111,9 +111,10 @@ $(B)/obj/ref-impl/src/%.o: FP_INC :=
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script language (fake-provider/script), shared by the
 # plugin, the daemon, ibvct-run and tests.
-# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c).
+# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c),
+# and what both sides of the daemon's socket share (fake-provider/common).
 FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c)) \
-		   fake-provider/kernel/qp_modify.c
+		   fake-provider/kernel/qp_modify.c $(sort $(wildcard fake-provider/common/*.c))
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
 # The plugin: the fake HCA engine (fake-provider/engine) and the verbs

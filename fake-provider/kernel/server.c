@@ -20,11 +20,13 @@
 #include <unistd.h>
 
 #include "fkd.h"
+#include "fp_fdpass.h"
 
 #define FK_MAX_CONNS	1024
 #define FK_OUTQ_MAX	(4u << 20)	/* a client that never reads is dropped */
 #define FK_READ_BURST	16		/* messages per connection per round */
 #define FK_MAX_FDS	4		/* more in one message are closed unread */
+_Static_assert(FK_MAX_FDS <= FP_FDPASS_MAX, "fds one receive takes");
 #define FK_FIRST_CONN_GRACE_MS	10000	/* a spawner that never connects */
 
 struct fp_link fk_conns = FP_LIST_HEAD_INIT(fk_conns);
@@ -37,27 +39,9 @@ void fk__conn_flush(struct fk_conn *c)
 {
 	while (c->out_head && !c->dead) {
 		struct fk_outmsg *m = c->out_head;
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int))];
-		} ctl;
-		struct iovec iov = { .iov_base = m->buf, .iov_len = m->len };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
 
-		if (m->fd >= 0) {
-			struct cmsghdr *cm;
-
-			memset(&ctl, 0, sizeof(ctl));
-			mh.msg_control = ctl.space;
-			mh.msg_controllen = sizeof(ctl.space);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
-		}
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = fp_fd_send(c->fd, m->buf, m->len, m->fd, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n < 0) {
@@ -536,37 +520,23 @@ void fk__conn_read(struct fk_conn *c)
 	int burst;
 
 	for (burst = 0; burst < FK_READ_BURST && !c->dead; burst++) {
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int) * FK_MAX_FDS)];
-		} ctl;
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-		struct msghdr mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
-		};
-		int fds[FK_MAX_FDS], nfds = 0;
-		struct cmsghdr *cm;
+		int fds[FK_MAX_FDS], mflags;
+		unsigned nfds, i;
 		ssize_t n;
 
-		n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = fp_fd_recv(c->fd, buf, sizeof(buf), fds, FK_MAX_FDS, &nfds, MSG_DONTWAIT,
+			       &mflags);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return;
 		if (n <= 0) {
+			/* an empty packet reads as EOF too: its fds go with it */
+			for (i = 0; i < nfds; i++)
+				close(fds[i]);
 			c->dead = true;		/* EOF: the process closed or died */
 			return;
 		}
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			size_t k, cnt;
-
-			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (k = 0; k < cnt && nfds < FK_MAX_FDS; k++)
-				memcpy(&fds[nfds++], CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-		}
-		fk_message(c, buf, (size_t)n, mh.msg_flags & MSG_TRUNC, fds, nfds,
-			   mh.msg_flags & MSG_CTRUNC);
+		fk_message(c, buf, (size_t)n, mflags & MSG_TRUNC, fds, (int)nfds,
+			   mflags & MSG_CTRUNC);
 	}
 }
 
