@@ -26,7 +26,7 @@
 
 #include "fk_client.h"
 #include "fp_fdpass.h"
-#include "../kernel/proto.h"
+#include "proto.h"
 
 #ifndef IBVCT_BINDIR
 #define IBVCT_BINDIR "/usr/local/lib/ibvct/libexec"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
-#include "../script/fp_script.h"
+#include "fp_script.h"
 #include "fk_client.h"
 #include "fp_list.h"
 

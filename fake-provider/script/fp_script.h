@@ -201,7 +201,4 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 /* Remove a scratch dir made by fp_env_setup() and all below it; 0 or errno. */
 int fp_rmtree(const char *path);
 
-/* The modify-QP table of spec section 3b: fake-provider/kernel/qp_modify.h. */
-#include "../kernel/qp_modify.h"
-
 #endif /* FP_SCRIPT_H */
