@@ -964,22 +964,10 @@ int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type)
 
 	if (!q)
 		return EINVAL;
-	switch (type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-		/* the affiliated errors leave the QP in ERR, as hardware does */
-		q->rqp->attr.qp_state = IBV_QPS_ERR;
-		break;
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		break;
-	default:
+	if (fp_event_obj((enum ibv_event_type)type) != FP_EV_QP)
 		return EINVAL;			/* not an event of a QP */
-	}
+	if (fp_event_errs_qp((enum ibv_event_type)type))
+		q->rqp->attr.qp_state = IBV_QPS_ERR;
 	fk_rqp_event(q->rqp, type);
 	return 0;
 }
