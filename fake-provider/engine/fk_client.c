@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fk_client.h"
+#include "fp_clock.h"
 #include "fp_fdpass.h"
 #include "proto.h"
 
@@ -107,10 +108,7 @@ void fk_fork_init(void)
 
 static long fk_timeout_ms(void)
 {
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long mult = m ? strtol(m, NULL, 10) : 1;
-
-	return FK_START_TIMEOUT_MS * (mult > 0 && mult < 1000 ? mult : 1);
+	return FK_START_TIMEOUT_MS * fp_timeout_mult();
 }
 
 /* ---- finding and starting the daemon ----------------------------------------- */

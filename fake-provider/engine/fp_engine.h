@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 #include "fp_script.h"
 #include "fk_client.h"
+#include "fp_clock.h"
 #include "fp_list.h"
 
 /* ---- limits of the fake HCA (beyond what the script sets) --------------- */
@@ -136,10 +137,6 @@ struct fe_upcalls {
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
 
-/* CLOCK_MONOTONIC in ns; IBVCT_TIMEOUT_MULT (1..999, default 1), which
- * stretches every time the engine waits for another process (registry.c). */
-long long fe_now_ns(void);
-long fe_timeout_mult(void);
 
 /* ---- the lock and the devices (registry.c) ------------------------------ */
 void fe_lock(void);

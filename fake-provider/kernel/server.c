@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fkd.h"
+#include "fp_clock.h"
 #include "fp_fdpass.h"
 
 #define FK_MAX_CONNS	1024
@@ -704,10 +705,7 @@ void fk__release_all(void)
 
 static long long fk_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return fp_now_ns() / 1000000;
 }
 
 /*
