@@ -196,7 +196,7 @@ void fe_mw_unbind(struct fe_mw *mw);
 /*
  * A WQE the HCA runs without the wire (BIND_MW, LOCAL_INV; its effect was
  * had when the verbs layer posted it), with status st: it takes its place
- * in the send queue (sq.c) and completes in order, behind the WQEs posted
+ * in the send queue (requester.c) and completes in order, behind the WQEs posted
  * before it that are not answered yet (none for a quiet success).
  */
 void fe_sq_local(struct fe_qp *qp, const struct fp_swr *s, enum ibv_wc_status st);

@@ -89,36 +89,6 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 	return w;
 }
 
-/*
- * A local WQE. With nothing outstanding it completes now. Behind WQEs that
- * are not answered yet it waits, answered already, for its turn: the send
- * queue completes in post order (IBA vol 1 10.8: the completions of one
- * work queue are returned in the order the WRs were posted), which the
- * requester keeps (fp_sq_retire). With no memory for the WQE it completes
- * at once, out of turn, rather than be lost.
- */
-void fe_sq_local(struct fe_qp *r, const struct fp_swr *s, enum ibv_wc_status st)
-{
-	uint64_t seq = ++r->sq_posted;
-	struct fp_swr q = *s;
-	struct fp_swqe *w = NULL;
-
-	q.num_sge = 0;			/* a local WQE has no data */
-	q.sg_list = NULL;
-	if (!fp_list_empty(&r->sq_wait) && !fp__quirk(FP_Q_MW_COMPLETES_EARLY)) /* @rule MW-07 */
-		w = fe_swqe_get(r, &q);
-	if (!w) {
-		fe_sq_complete(r, &q, seq, st, 0);
-		if (st != IBV_WC_SUCCESS)
-			fe_qp_set_error(r);	/* a failed WQE moves the QP to ERR */
-		return;
-	}
-	w->seq = seq;
-	w->state = FP_SWQE_DONE;
-	w->result = st;
-	fe_sq_wait_add(r, w);
-}
-
 void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w)
 {
 	free(w->buf);
