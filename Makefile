@@ -42,7 +42,19 @@ COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
 COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
-FP_INC  := -I$(TOP)/fake-provider/script -I$(TOP)/fake-provider/engine
+# The fake provider's trees, from the ground up: common (what both sides of
+# the fake kernel's socket share), script (the script language), kernel (the
+# daemon; its proto.h and qp_modify.h are the plugin's too), engine (the fake
+# HCA), verbs (the provider ops). An object is compiled with the include dirs
+# of the trees below its own and no others (the per-tree lines after each
+# tree's definitions), so that a header of a tree above it does not compile;
+# FP_INC, all of them, is for the tests, the fuzz harnesses and the tools'
+# users of the script.
+FP_COMMON_INC := -I$(TOP)/fake-provider/common
+FP_SCRIPT_INC := -I$(TOP)/fake-provider/script
+FP_KERNEL_INC := -I$(TOP)/fake-provider/kernel
+FP_ENGINE_INC := -I$(TOP)/fake-provider/engine
+FP_INC  := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC) $(FP_ENGINE_INC)
 
 # Paths compiled into the library (provider dir) and ibvct-run (library dir):
 # the build tree normally, the install tree for `make install`.
@@ -102,13 +114,20 @@ REF_SRCS := $(sort $(wildcard ref-impl/src/*.c))
 REF_OBJS := $(REF_SRCS:%.c=$(B)/obj/%.o)
 REF_MAP  := ref-impl/libibverbs.map
 REF_LIB  := $(B)/lib/libibverbs.so.1
+# Per-tree flags: ref-impl is held to -Wmissing-prototypes (a function is
+# static, or declared in ri.h or a public header); its library includes no
+# fake-provider header (its self-tests do: fp_script.h, nothing else).
+$(B)/obj/ref-impl/%.o: CFLAGS_COMMON += -Wmissing-prototypes
+$(B)/obj/ref-impl/src/%.o: FP_INC :=
+$(B)/obj/ref-impl/tests/%.o: FP_INC := $(FP_SCRIPT_INC)
 
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script language (fake-provider/script), shared by the
 # plugin, the daemon, ibvct-run and tests.
-# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c).
+# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c),
+# and what both sides of the daemon's socket share (fake-provider/common).
 FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c)) \
-		   fake-provider/kernel/qp_modify.c
+		   fake-provider/kernel/qp_modify.c $(sort $(wildcard fake-provider/common/*.c))
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
 # The plugin: the fake HCA engine (fake-provider/engine) and the verbs
@@ -121,6 +140,14 @@ IBVCT_RUN       := $(B)/bin/ibvct-run
 FKD_SRCS := $(filter-out %/qp_modify.c,$(sort $(wildcard fake-provider/kernel/*.c)))
 FKD_OBJS := $(FKD_SRCS:%.c=$(B)/obj/%.o)
 FKD      := $(B)/bin/ibvct-fkd
+# Per-tree include dirs (see FP_INC): each tree sees the trees below it.
+$(B)/obj/fake-provider/common/%.o: FP_INC :=
+$(B)/obj/fake-provider/script/%.o: FP_INC := $(FP_COMMON_INC)
+$(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+$(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC)
+$(B)/obj/fake-provider/verbs/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC) \
+	$(FP_ENGINE_INC)
+$(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
@@ -185,7 +212,7 @@ $(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB
 # The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
 # fake-provider/fuzz/, built here like any test object but with FZ_LIB (no
 # main); the daemon's corpus test also links the daemon but its main.o.
-FZ_INC := -Ifake-provider/kernel -Ifake-provider/fuzz
+FZ_INC := -I$(TOP)/fake-provider/fuzz
 $(B)/obj/fake-provider/fuzz/%.lib.o: fake-provider/fuzz/%.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -262,6 +289,12 @@ SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s)))
 SYS_VERBS_CFLAGS = $(shell pkg-config --cflags libibverbs 2>/dev/null)
 SYS_VERBS_LIBS   = $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
 SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
+# Per-tree flags: the suites are held to -Wmissing-prototypes; of the ref
+# target's objects only lib/th_ref.c (it writes the fake host's script)
+# includes a fake-provider header.
+$(B)/obj/suites/%.o: SUITE_CFLAGS += -Wmissing-prototypes
+$(B)/obj/suites/ref/%.o: FP_INC :=
+$(B)/obj/suites/ref/lib/th_ref.o: FP_INC := $(FP_SCRIPT_INC)
 
 $(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
@@ -359,6 +392,7 @@ coverage: | $(DEPS_FIRST)
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
 		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
 		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/fake-provider/common/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
 	genhtml -q $(LCOV_RC) --branch-coverage --output-directory reports/coverage $(COV_INFO) && \
@@ -395,6 +429,8 @@ conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
 # describes the system's rdma-core, under ibvct-run the reference target.
+# The tools under ci/ see the public headers only.
+$(B)/obj/ci/%.o: FP_INC :=
 $(FINGERPRINT): $(B)/obj/ci/ibvct-fingerprint.o $(REF_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -442,7 +478,7 @@ FUZZ_SECONDS ?=
 FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
-FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/script/*.h fake-provider/script/*.def \
+FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provider/script/*.h fake-provider/script/*.def \
 	fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_SCRIPT_SRCS)

@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "fk_client.h"
-#include "../kernel/proto.h"
+#include "fp_clock.h"
+#include "fp_fdpass.h"
+#include "proto.h"
 
 #ifndef IBVCT_BINDIR
 #define IBVCT_BINDIR "/usr/local/lib/ibvct/libexec"
@@ -106,10 +108,7 @@ void fk_fork_init(void)
 
 static long fk_timeout_ms(void)
 {
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long mult = m ? strtol(m, NULL, 10) : 1;
-
-	return FK_START_TIMEOUT_MS * (mult > 0 && mult < 1000 ? mult : 1);
+	return FK_START_TIMEOUT_MS * fp_timeout_mult();
 }
 
 /* ---- finding and starting the daemon ----------------------------------------- */
@@ -310,28 +309,10 @@ static int fk_send(int fd, uint32_t type, uint32_t seq, const void *payload, uin
 		struct fk_hdr h;
 		unsigned char p[FK_REQ_MAX];
 	} m;
-	union {
-		struct cmsghdr align;
-		char space[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m.h) + len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	fk_proto_hdr_init(&m.h, type, len, seq);
 	memcpy(m.p, payload, len);
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.space;
-		mh.msg_controllen = sizeof(ctl.space);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0) {
+	while (fp_fd_send(fd, &m, sizeof(m.h) + len, pass_fd, 0) < 0) {
 		if (errno != EINTR)
 			return errno;	/* EBADF: pass_fd is not open (XRCD-10) */
 	}
@@ -349,26 +330,13 @@ static void *fk_reader(void *arg)
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	for (;;) {
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int))];
-		} ctl;
-		struct iovec iov = { .iov_base = buf, .iov_len = cap };
-		struct msghdr mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
-		};
-		struct cmsghdr *cm;
 		struct fk_hdr h;
 		int fd = -1;
-		ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+		unsigned nfds;
+		ssize_t n = fp_fd_recv(c->fd, buf, cap, &fd, 1, &nfds, 0, NULL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 		if (n < (ssize_t)sizeof(h)) {
 			if (fd >= 0)
 				close(fd);
@@ -510,17 +478,10 @@ static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, p
 		struct fk_hdr h;
 		struct fk_rep_pair rp;
 	} m;
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} cbuf;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf) };
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct cmsghdr *cm;
+	unsigned nfds;
 	ssize_t n;
-	int err;
+	int err, efd;
 
 	/* a refused connection may be closed already: its refusal is still queued */
 	err = fk_send(fd, FK_MSG_HELLO, 1, req, sizeof(*req), -1);
@@ -528,11 +489,9 @@ static int fk_hello(int fd, const struct fk_req_hello *req, uint32_t *conn_id, p
 		return err;
 	if (poll(&pfd, 1, (int)fk_timeout_ms()) != 1)
 		return ETIMEDOUT;
-	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && *epoch_fd < 0)
-			memcpy(epoch_fd, CMSG_DATA(cm), sizeof(int));
+	n = fp_fd_recv(fd, &m, sizeof(m), &efd, 1, &nfds, 0, NULL);
+	if (nfds)
+		*epoch_fd = efd;	/* the caller's to close, whatever the answer */
 	if (n < (ssize_t)(sizeof(m.h) + sizeof(m.rp.r)))
 		return n < 0 ? errno : ECONNRESET;
 	if (m.h.magic != FK_MAGIC)

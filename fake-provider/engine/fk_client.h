@@ -30,7 +30,7 @@ enum { FK_LIFETIME_CURRENT = 0, FK_LIFETIME_SEED = 1 };
 
 /* What the daemon checks modify against (the device spec's ports and limits):
  * struct fk_qp_limits of the modify module both sides share. */
-#include "../kernel/qp_modify.h"
+#include "qp_modify.h"
 
 struct fk_event {
 	uint32_t qp_handle;		/* this connection's handle */

@@ -24,44 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
-#include "../script/fp_script.h"
+#include "fp_script.h"
 #include "fk_client.h"
-
-#define fp_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
-
-/* ---- intrusive list ---------------------------------------------------- */
-struct fp_link {
-	struct fp_link *prev, *next;
-};
-
-static inline void fp_list_init(struct fp_link *h)
-{
-	h->prev = h->next = h;
-}
-
-static inline bool fp_list_empty(const struct fp_link *h)
-{
-	return h->next == h;
-}
-
-static inline void fp_list_add_tail(struct fp_link *h, struct fp_link *n)
-{
-	n->next = h;
-	n->prev = h->prev;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static inline void fp_list_del(struct fp_link *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = n;
-}
-
-#define fp_list_for_each_safe(pos, tmp, head) \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
-	     (pos) = (tmp), (tmp) = (pos)->next)
+#include "fp_clock.h"
+#include "fp_list.h"
 
 /* ---- limits of the fake HCA (beyond what the script sets) --------------- */
 #define FP_MAX_INLINE		256
@@ -171,10 +137,6 @@ struct fe_upcalls {
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
 
-/* CLOCK_MONOTONIC in ns; IBVCT_TIMEOUT_MULT (1..999, default 1), which
- * stretches every time the engine waits for another process (registry.c). */
-long long fe_now_ns(void);
-long fe_timeout_mult(void);
 
 /* ---- the lock and the devices (registry.c) ------------------------------ */
 void fe_lock(void);

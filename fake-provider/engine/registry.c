@@ -445,19 +445,3 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, i
 	return mr->addr + (addr - mr->iova);
 }
 
-/* ---- time ------------------------------------------------------------------ */
-long long fe_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-long fe_timeout_mult(void)
-{
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long v = m ? strtol(m, NULL, 10) : 1;
-
-	return v > 0 && v < 1000 ? v : 1;
-}

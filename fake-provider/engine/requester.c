@@ -222,7 +222,7 @@ static bool fp_sq_any_wait(const struct fe_qp *r)
 
 static long long fp_wait_ns(void)
 {
-	return FP_RESP_WAIT_MS * 1000000LL * fe_timeout_mult();
+	return FP_RESP_WAIT_MS * 1000000LL * fp_timeout_mult();
 }
 
 /* Send the WQEs after w that went already back to WAIT: they follow it
@@ -248,7 +248,7 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
  * WAIT for another try. */
 static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)
 {
-	long long wait_ns = -1, now = fe_now_ns();
+	long long wait_ns = -1, now = fp_now_ns();
 
 	if (resp->status != FP_ACK_BUSY)
 		w->busy_check = 0;
@@ -333,7 +333,7 @@ static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
 	fe_deliver(r, &w->pkt, &resp, &w->sent);
 	if (resp.status == FP_ACK_PENDING) {
 		w->state = FP_SWQE_SENT;
-		w->sent_at = fe_now_ns();
+		w->sent_at = fp_now_ns();
 		w->due = w->sent_at + FP_PEER_CHECK_NS;
 		return;
 	}
@@ -411,7 +411,7 @@ long long fe_sq_progress(void)
 	if (busy || fp_list_empty(qps))
 		return 0;
 	busy = true;			/* a delivery may serve the inbox: no re-entry */
-	now = fe_now_ns();
+	now = fp_now_ns();
 	fp_list_for_each_safe(p, t, qps) {
 		struct fe_qp *r = fp_container_of(p, struct fe_qp, retry_link);
 
@@ -439,7 +439,7 @@ void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct 
 		/* what it made due is sent by the next serve, not from inside
 		 * the inbox's drain that brought this */
 		if (w->state == FP_SWQE_WAIT) {
-			r->sq_due = fe_now_ns();
+			r->sq_due = fp_now_ns();
 			fe_sq_due_update();
 		}
 		break;
@@ -522,7 +522,7 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 		fp_swqe_try(r, w);
 	fe_sq_wait_add(r, w);
 	if (w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) {
-		long long due = w->due ? w->due : fe_now_ns();
+		long long due = w->due ? w->due : fp_now_ns();
 
 		/* only an earlier due time changes the device-wide one */
 		if (!r->sq_due || due < r->sq_due) {

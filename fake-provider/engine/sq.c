@@ -15,7 +15,7 @@
 #include "sq.h"
 
 /* The QPs of this process that have waiting WQEs, and the earliest due time. */
-static struct fp_link fp_sq_retry_qps = { &fp_sq_retry_qps, &fp_sq_retry_qps };
+static struct fp_link fp_sq_retry_qps = FP_LIST_HEAD_INIT(fp_sq_retry_qps);
 static long long fp_sq_due;
 static pid_t fp_sq_pid;
 

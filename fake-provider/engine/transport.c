@@ -250,7 +250,7 @@ static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uin
 	__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
 	/* An owner busy in verbs serves it inline: no thread to wake then. */
 	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST) &&
-	    fe_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
+	    fp_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
 		fp_futex_wake(&ib->seq);
 	return 0;
 }
@@ -288,8 +288,8 @@ static int fp_push_wait(struct fe_xport *xp, struct fp_inbox *ib, struct fp_rec 
 	while ((err = fp_ib_push(ib, h, d1, n1)) == EAGAIN) {
 		/* the clock and the multiplier only once it was full */
 		if (!end)
-			end = fe_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fe_timeout_mult();
-		else if (fe_now_ns() > end || !fp_pid_alive(ib->owner_pid))
+			end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_timeout_mult();
+		else if (fp_now_ns() > end || !fp_pid_alive(ib->owner_pid))
 			return ETIMEDOUT;
 		if (serve)
 			fe_xport_drain(xp);
@@ -581,7 +581,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 void fe_xport_touch(struct fe_xport *xp)
 {
 	if (xp && xp->pid == fp_self_pid())
-		__atomic_store_n(&xp->ib->active_until, fe_now_ns() + FP_ACTIVE_NS,
+		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
 				 __ATOMIC_RELAXED);
 }
 
@@ -697,7 +697,7 @@ static void *fp_progress(void *arg)
 	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
 	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
-		long long now = fe_now_ns(),
+		long long now = fp_now_ns(),
 			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
 			  due = xp->work->next_due();	/* a retransmission */
 
@@ -739,7 +739,7 @@ static void *fp_progress(void *arg)
 		fe_xport_drain(xp);
 		xp->work->retry();
 		fe_unlock();
-		hot_until = fe_now_ns() + FP_HOT_NS;
+		hot_until = fp_now_ns() + FP_HOT_NS;
 		hot_act = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED);
 	}
 

@@ -179,10 +179,10 @@ static void fz_setup(void)
 
 static struct fk_conn *fz_conn_by_id(uint32_t id)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		if (c->id == id)
 			return c;
@@ -324,13 +324,13 @@ static void fz_round_end(void)
 {
 	struct pollfd pfd[FZ_CONNS];
 	struct fz_slot *who[FZ_CONNS];
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	unsigned i, n = 0;
 	bool eof;
 
 	fk__reap();
-	fk_list_for_each_safe(p, t, &fk_conns)
-		fk__conn_flush(fk_container_of(p, struct fk_conn, link));
+	fp_list_for_each_safe(p, t, &fk_conns)
+		fk__conn_flush(fp_container_of(p, struct fk_conn, link));
 	/* one poll, then only the clients with something to read */
 	for (i = 0; i < FZ_CONNS; i++) {
 		if (fz_slot[i].fd < 0)
@@ -354,10 +354,10 @@ static void fz_round_end(void)
 /* Connections whose peer hung up are released, as the poll loop does. */
 static void fz_hangups(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 		struct pollfd pfd = { .fd = c->fd, .events = 0 };
 
 		if (!c->dead && poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
@@ -381,11 +381,11 @@ static void fz_check_state(void)
  * finds nothing), and what it changes, it changes itself. */
 static bool fz_all_live(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	unsigned n = 0, open = 0, i;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		if (fk_container_of(p, struct fk_conn, link)->dead)
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		if (fp_container_of(p, struct fk_conn, link)->dead)
 			return false;
 		n++;
 	}
@@ -412,11 +412,11 @@ static void fz_mix(const void *p, size_t n)
 
 static uint64_t fz_fingerprint(void)
 {
-	struct fk_link *p, *t, *q, *u, *a, *b;
+	struct fp_link *p, *t, *q, *u, *a, *b;
 
 	fz_h = 0xcbf29ce484222325ull;
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		FZ_MIX(c->id);
 		FZ_MIX(c->hello);
@@ -437,15 +437,15 @@ static uint64_t fz_fingerprint(void)
 			fz_mix(o->ref, sizeof(o->ref));
 			FZ_MIX(o->closed);
 		}
-		fk_list_for_each_safe(q, u, &c->xrcds) {
-			struct fk_hxrcd *x = fk_container_of(q, struct fk_hxrcd, link);
+		fp_list_for_each_safe(q, u, &c->xrcds) {
+			struct fk_hxrcd *x = fp_container_of(q, struct fk_hxrcd, link);
 
 			FZ_MIX(x->handle);
 			FZ_MIX(x->xrcd);
 			FZ_MIX(x->closed);
 		}
-		fk_list_for_each_safe(q, u, &c->qps) {
-			struct fk_hqp *x = fk_container_of(q, struct fk_hqp, link);
+		fp_list_for_each_safe(q, u, &c->qps) {
+			struct fk_hqp *x = fp_container_of(q, struct fk_hqp, link);
 
 			FZ_MIX(x->handle);
 			FZ_MIX(x->rqp);
@@ -453,25 +453,25 @@ static uint64_t fz_fingerprint(void)
 			FZ_MIX(x->user);
 			FZ_MIX(x->opened);
 		}
-		fk_list_for_each_safe(q, u, &c->srqs)
-			FZ_MIX(fk_container_of(q, struct fk_num, conn_link)->num);
-		fk_list_for_each_safe(q, u, &c->qpns)
-			FZ_MIX(fk_container_of(q, struct fk_num, conn_link)->num);
+		fp_list_for_each_safe(q, u, &c->srqs)
+			FZ_MIX(fp_container_of(q, struct fk_num, conn_link)->num);
+		fp_list_for_each_safe(q, u, &c->qpns)
+			FZ_MIX(fp_container_of(q, struct fk_num, conn_link)->num);
 	}
-	fk_list_for_each_safe(p, t, &fk_devs) {
-		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
+	fp_list_for_each_safe(p, t, &fk_devs) {
+		struct fk_dev *d = fp_container_of(p, struct fk_dev, link);
 
 		fz_mix(d->name, sizeof(d->name));
 		FZ_MIX(d->lifetime);
 		FZ_MIX(d->nconns);
-		fk_list_for_each_safe(q, u, &d->xrcds) {
-			struct fk_xrcd *x = fk_container_of(q, struct fk_xrcd, link);
+		fp_list_for_each_safe(q, u, &d->xrcds) {
+			struct fk_xrcd *x = fp_container_of(q, struct fk_xrcd, link);
 
 			FZ_MIX(x->id);
 			FZ_MIX(x->usecnt);
 			FZ_MIX(x->inode_fd >= 0);
-			fk_list_for_each_safe(a, b, &x->tgt_qps) {
-				struct fk_rqp *r = fk_container_of(a, struct fk_rqp, link);
+			fp_list_for_each_safe(a, b, &x->tgt_qps) {
+				struct fk_rqp *r = fp_container_of(a, struct fk_rqp, link);
 
 				FZ_MIX(r->qpn);
 				FZ_MIX(r->usecnt);
@@ -479,10 +479,10 @@ static uint64_t fz_fingerprint(void)
 				fz_mix(&r->attr, sizeof(r->attr));
 			}
 		}
-		fk_list_for_each_safe(q, u, &d->srqns)
-			FZ_MIX(fk_container_of(q, struct fk_num, dev_link)->num);
-		fk_list_for_each_safe(q, u, &d->qpns)
-			FZ_MIX(fk_container_of(q, struct fk_num, dev_link)->num);
+		fp_list_for_each_safe(q, u, &d->srqns)
+			FZ_MIX(fp_container_of(q, struct fk_num, dev_link)->num);
+		fp_list_for_each_safe(q, u, &d->qpns)
+			FZ_MIX(fp_container_of(q, struct fk_num, dev_link)->num);
 	}
 	return fz_h;
 }
@@ -672,9 +672,9 @@ void fz_one(const unsigned char *data, size_t len)
 	fz_hangups();
 	fz_round_end();
 	fz_check_state();
-	if (!fk_list_empty(&fk_conns))
+	if (!fp_list_empty(&fk_conns))
 		fz_broken("a connection is left after every client closed");
-	if (!fk_list_empty(&fk_devs))
+	if (!fp_list_empty(&fk_devs))
 		fz_broken("a device is left after every client closed");
 	fz_check_fds();
 }

@@ -53,9 +53,9 @@ static void fk_put(struct fk_out *o, const char *fmt, ...)
 	o->used += (size_t)n;
 }
 
-static unsigned fk_count(const struct fk_link *h)
+static unsigned fk_count(const struct fp_link *h)
 {
-	const struct fk_link *p;
+	const struct fp_link *p;
 	unsigned n = 0;
 
 	for (p = h->next; p != h; p = p->next)
@@ -65,13 +65,13 @@ static unsigned fk_count(const struct fk_link *h)
 
 static unsigned fk_objects(unsigned *nconns, unsigned *ndevs)
 {
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 	unsigned n = 0;
 
 	*nconns = fk_count(&fk_conns);
 	*ndevs = fk_count(&fk_devs);
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		uint32_t i;
 
@@ -79,25 +79,25 @@ static unsigned fk_objects(unsigned *nconns, unsigned *ndevs)
 		for (i = 0; i < c->tab_len; i++)
 			n += c->tab[i] && !c->tab[i]->obj;
 	}
-	fk_list_for_each_safe(p, t, &fk_devs) {
-		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
+	fp_list_for_each_safe(p, t, &fk_devs) {
+		struct fk_dev *d = fp_container_of(p, struct fk_dev, link);
 
 		n += fk_count(&d->qpns) + fk_count(&d->srqns) + fk_count(&d->xrcds);
-		fk_list_for_each_safe(q, u, &d->xrcds)
-			n += fk_count(&fk_container_of(q, struct fk_xrcd, link)->tgt_qps);
+		fp_list_for_each_safe(q, u, &d->xrcds)
+			n += fk_count(&fp_container_of(q, struct fk_xrcd, link)->tgt_qps);
 	}
 	return n;
 }
 
 static void fk_dump_dev(struct fk_out *o, struct fk_dev *d)
 {
-	struct fk_link *p, *t, *q, *u, *a, *b;
+	struct fp_link *p, *t, *q, *u, *a, *b;
 
 	fk_put(o, "dev name=%s lifetime=%s conns=%u xrcds=%u qpns=%u srqns=%u\n", d->name,
 	       d->lifetime == FK_LIFE_SEED ? "seed" : "current", d->nconns,
 	       fk_count(&d->xrcds), fk_count(&d->qpns), fk_count(&d->srqns));
-	fk_list_for_each_safe(p, t, &d->xrcds) {
-		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
 		if (x->inode_fd >= 0)
 			fk_put(o, "xrcd id=%u dev=%s inode=%llu:%llu usecnt=%u tgt_qps=%u\n",
@@ -106,14 +106,14 @@ static void fk_dump_dev(struct fk_out *o, struct fk_dev *d)
 		else
 			fk_put(o, "xrcd id=%u dev=%s inode=none usecnt=%u tgt_qps=%u\n",
 			       x->id, d->name, x->usecnt, fk_count(&x->tgt_qps));
-		fk_list_for_each_safe(q, u, &x->tgt_qps) {
-			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
+		fp_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *r = fp_container_of(q, struct fk_rqp, link);
 			const char *sep = "";
 
 			fk_put(o, "tgt_qp qpn=%#x xrcd=%u state=%u usecnt=%u orphan=%d handles=",
 			       r->qpn, x->id, r->attr.qp_state, r->usecnt, r->orphan);
-			fk_list_for_each_safe(a, b, &r->handles) {
-				struct fk_hqp *h = fk_container_of(a, struct fk_hqp, real_link);
+			fp_list_for_each_safe(a, b, &r->handles) {
+				struct fk_hqp *h = fp_container_of(a, struct fk_hqp, real_link);
 
 				fk_put(o, "%s%u/%u", sep, h->conn->id, h->handle);
 				sep = ",";
@@ -121,8 +121,8 @@ static void fk_dump_dev(struct fk_out *o, struct fk_dev *d)
 			fk_put(o, "\n");
 		}
 	}
-	fk_list_for_each_safe(p, t, &d->srqns) {
-		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+	fp_list_for_each_safe(p, t, &d->srqns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
 		if (n->xrcd)
 			fk_put(o, "srq srqn=%#x dev=%s conn=%u xrcd=%u\n", n->num, d->name,
@@ -131,8 +131,8 @@ static void fk_dump_dev(struct fk_out *o, struct fk_dev *d)
 			fk_put(o, "srq srqn=%#x dev=%s conn=%u xrcd=none\n", n->num, d->name,
 			       n->conn->id);
 	}
-	fk_list_for_each_safe(p, t, &d->qpns) {
-		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+	fp_list_for_each_safe(p, t, &d->qpns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
 		fk_put(o, "qpn qpn=%#x dev=%s conn=%u\n", n->num, d->name, n->conn->id);
 	}
@@ -141,7 +141,7 @@ static void fk_dump_dev(struct fk_out *o, struct fk_dev *d)
 size_t fk__dump(char *buf, size_t len)
 {
 	struct fk_out o = { .buf = buf, .len = len };
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	unsigned nconns, ndevs, objs, problems;
 	size_t used;
 
@@ -152,8 +152,8 @@ size_t fk__dump(char *buf, size_t len)
 	objs = fk_objects(&nconns, &ndevs);
 	fk_put(&o, "fkd pid=%ld proto=%u conns=%u devices=%u objects=%u\n", (long)getpid(),
 	       FK_PROTO_VERSION, nconns, ndevs, objs);
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		uint32_t i, nh = 0;
 
@@ -170,8 +170,8 @@ size_t fk__dump(char *buf, size_t len)
 				       c->id, i, c->tab[i]->type, c->tab[i]->sub,
 				       c->tab[i]->usecnt);
 	}
-	fk_list_for_each_safe(p, t, &fk_devs)
-		fk_dump_dev(&o, fk_container_of(p, struct fk_dev, link));
+	fp_list_for_each_safe(p, t, &fk_devs)
+		fk_dump_dev(&o, fp_container_of(p, struct fk_dev, link));
 	o.len = len;
 	if (o.truncated)
 		fk_put(&o, "truncated\n");

@@ -14,79 +14,45 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fp_list.h"
 #include "proto.h"
 #include "qp_modify.h"
-
-#define fk_container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
-
-struct fk_link {
-	struct fk_link *prev, *next;
-};
-
-static inline void fk_list_init(struct fk_link *h)
-{
-	h->prev = h->next = h;
-}
-
-static inline bool fk_list_empty(const struct fk_link *h)
-{
-	return h->next == h;
-}
-
-static inline void fk_list_add_tail(struct fk_link *h, struct fk_link *n)
-{
-	n->next = h;
-	n->prev = h->prev;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static inline void fk_list_del(struct fk_link *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = n;
-}
-
-#define fk_list_for_each_safe(pos, tmp, head) \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
-	     (pos) = (tmp), (tmp) = (pos)->next)
 
 /* ---- objects (state.c) --------------------------------------------------- */
 /* One RDMA device: its numbers and domains (kernel ib_uverbs_device). */
 struct fk_dev {
-	struct fk_link link;		/* fk_devs */
+	struct fp_link link;		/* fk_devs */
 	char name[FK_DEVNAME_MAX];
 	enum fk_lifetime lifetime;	/* agreed by every connection to it */
 	unsigned nconns;
 	uint32_t next_qpn, next_srqn;
-	struct fk_link xrcds;		/* struct fk_xrcd.link */
-	struct fk_link qpns;		/* struct fk_num.dev_link: non-TGT QPs */
-	struct fk_link srqns;		/* struct fk_num.dev_link: every SRQ */
+	struct fp_link xrcds;		/* struct fk_xrcd.link */
+	struct fp_link qpns;		/* struct fk_num.dev_link: non-TGT QPs */
+	struct fp_link srqns;		/* struct fk_num.dev_link: every SRQ */
 };
 
 /* An XRC domain (kernel ib_xrcd). */
 struct fk_xrcd {
-	struct fk_link link;
+	struct fp_link link;
 	struct fk_dev *dev;
 	uint32_t id;			/* daemon-wide, for dumps */
 	int inode_fd;			/* pins the inode (igrab); -1: fd == -1 domain */
 	dev_t st_dev;
 	ino_t st_ino;
 	unsigned usecnt;		/* handles + XRC SRQs + real TGT QPs (XRCD-14, LIFE-05) */
-	struct fk_link tgt_qps;		/* struct fk_rqp.link */
+	struct fp_link tgt_qps;		/* struct fk_rqp.link */
 };
 
 /* A real XRC target QP, kept in its domain. */
 struct fk_rqp {
-	struct fk_link link;
+	struct fp_link link;
 	struct fk_xrcd *xrcd;
 	uint32_t qpn;
 	unsigned usecnt;		/* handles (LIFE-01) */
 	bool orphan;			/* seed: a leftover, no handle (still holds its domain) */
 	bool unheld;			/* leftover under leftover_drops_domain: holds no use */
 	bool dead;			/* killed under tgt_destroy_kills_real_qp: handles only */
-	struct fk_link handles;		/* struct fk_hqp.real_link */
+	struct fp_link handles;		/* struct fk_hqp.real_link */
 	struct fk_qp_attr attr;		/* qp_state is the state */
 };
 
@@ -111,7 +77,7 @@ struct fk_uobj {
 
 /* A connection's XRCD handle (kernel uxrcd). */
 struct fk_hxrcd {
-	struct fk_link link;		/* conn->xrcds */
+	struct fp_link link;		/* conn->xrcds */
 	struct fk_conn *conn;
 	uint32_t handle;
 	struct fk_uobj *uo;		/* its table entry; uo->usecnt is the refcnt */
@@ -121,8 +87,8 @@ struct fk_hxrcd {
 
 /* A connection's handle on a real TGT QP. */
 struct fk_hqp {
-	struct fk_link link;		/* conn->qps */
-	struct fk_link real_link;	/* rqp->handles */
+	struct fp_link link;		/* conn->qps */
+	struct fp_link real_link;	/* rqp->handles */
 	struct fk_conn *conn;
 	uint32_t handle;
 	struct fk_uobj *uo;
@@ -134,8 +100,8 @@ struct fk_hqp {
 
 /* A number a connection holds: a QPN (non-TGT QP) or an SRQN (any SRQ). */
 struct fk_num {
-	struct fk_link dev_link;
-	struct fk_link conn_link;
+	struct fp_link dev_link;
+	struct fp_link conn_link;
 	uint32_t num;
 	struct fk_conn *conn;
 	struct fk_uobj *uo;		/* XRC SRQ: its table entry */
@@ -154,7 +120,7 @@ struct fk_outmsg {
 };
 
 struct fk_conn {
-	struct fk_link link;		/* fk_conns */
+	struct fp_link link;		/* fk_conns */
 	int fd;
 	uint32_t id;
 	pid_t pid;			/* SO_PEERCRED */
@@ -166,14 +132,14 @@ struct fk_conn {
 	uint32_t quirks;		/* FK_HQ_* from HELLO */
 	struct fk_uobj **tab;		/* the object table, by handle */
 	uint32_t tab_len;
-	struct fk_link xrcds, qps, srqs, qpns;
+	struct fp_link xrcds, qps, srqs, qpns;
 	struct fk_outmsg *out_head, *out_tail;
 	size_t out_bytes;
 };
 
 /* ---- cross-file ------------------------------------------------------------ */
-extern struct fk_link fk_conns;		/* every connection */
-extern struct fk_link fk_devs;		/* every device with a connection */
+extern struct fp_link fk_conns;		/* every connection */
+extern struct fp_link fk_devs;		/* every device with a connection */
 extern int fk_verbose;
 
 void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,14 +20,17 @@
 #include <unistd.h>
 
 #include "fkd.h"
+#include "fp_clock.h"
+#include "fp_fdpass.h"
 
 #define FK_MAX_CONNS	1024
 #define FK_OUTQ_MAX	(4u << 20)	/* a client that never reads is dropped */
 #define FK_READ_BURST	16		/* messages per connection per round */
 #define FK_MAX_FDS	4		/* more in one message are closed unread */
+_Static_assert(FK_MAX_FDS <= FP_FDPASS_MAX, "fds one receive takes");
 #define FK_FIRST_CONN_GRACE_MS	10000	/* a spawner that never connects */
 
-struct fk_link fk_conns = { &fk_conns, &fk_conns };
+struct fp_link fk_conns = FP_LIST_HEAD_INIT(fk_conns);
 static uint32_t fk_next_conn_id = 1;
 static unsigned fk_nconns;
 static char fk_dump_buf[FK_REPLY_MAX];
@@ -37,27 +40,9 @@ void fk__conn_flush(struct fk_conn *c)
 {
 	while (c->out_head && !c->dead) {
 		struct fk_outmsg *m = c->out_head;
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int))];
-		} ctl;
-		struct iovec iov = { .iov_base = m->buf, .iov_len = m->len };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
 
-		if (m->fd >= 0) {
-			struct cmsghdr *cm;
-
-			memset(&ctl, 0, sizeof(ctl));
-			mh.msg_control = ctl.space;
-			mh.msg_controllen = sizeof(ctl.space);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
-		}
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = fp_fd_send(c->fd, m->buf, m->len, m->fd, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n < 0) {
@@ -536,37 +521,23 @@ void fk__conn_read(struct fk_conn *c)
 	int burst;
 
 	for (burst = 0; burst < FK_READ_BURST && !c->dead; burst++) {
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int) * FK_MAX_FDS)];
-		} ctl;
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-		struct msghdr mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
-		};
-		int fds[FK_MAX_FDS], nfds = 0;
-		struct cmsghdr *cm;
+		int fds[FK_MAX_FDS], mflags;
+		unsigned nfds, i;
 		ssize_t n;
 
-		n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = fp_fd_recv(c->fd, buf, sizeof(buf), fds, FK_MAX_FDS, &nfds, MSG_DONTWAIT,
+			       &mflags);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return;
 		if (n <= 0) {
+			/* an empty packet reads as EOF too: its fds go with it */
+			for (i = 0; i < nfds; i++)
+				close(fds[i]);
 			c->dead = true;		/* EOF: the process closed or died */
 			return;
 		}
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			size_t k, cnt;
-
-			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (k = 0; k < cnt && nfds < FK_MAX_FDS; k++)
-				memcpy(&fds[nfds++], CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-		}
-		fk_message(c, buf, (size_t)n, mh.msg_flags & MSG_TRUNC, fds, nfds,
-			   mh.msg_flags & MSG_CTRUNC);
+		fk_message(c, buf, (size_t)n, mflags & MSG_TRUNC, fds, (int)nfds,
+			   mflags & MSG_CTRUNC);
 	}
 }
 
@@ -598,13 +569,13 @@ static void fk_sweep_hangups(struct fk_conn *except)
 	static struct pollfd pfd[FK_MAX_CONNS];
 	static struct fk_conn *who[FK_MAX_CONNS];
 	static bool busy;
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	unsigned i, n = 0;
 
 	if (busy)
 		return;			/* serving a hung-up connection's last messages */
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		if (c == except || c->dead || n == FK_MAX_CONNS)
 			continue;
@@ -646,11 +617,11 @@ struct fk_conn *fk__conn_new(int fd, pid_t pid)
 	c->id = fk_next_conn_id++;
 	c->pid = pid;
 	c->ring_fd = -1;
-	fk_list_init(&c->xrcds);
-	fk_list_init(&c->qps);
-	fk_list_init(&c->srqs);
-	fk_list_init(&c->qpns);
-	fk_list_add_tail(&fk_conns, &c->link);
+	fp_list_init(&c->xrcds);
+	fp_list_init(&c->qps);
+	fp_list_init(&c->srqs);
+	fp_list_init(&c->qpns);
+	fp_list_add_tail(&fk_conns, &c->link);
 	fk_nconns++;
 	fk_logv("conn %u: pid %ld connected", c->id, (long)c->pid);
 	return c;
@@ -707,17 +678,17 @@ static void fk_conn_free(struct fk_conn *c)
 		close(c->ring_fd);
 	close(c->fd);
 
-	fk_list_del(&c->link);
+	fp_list_del(&c->link);
 	fk_nconns--;
 	free(c);
 }
 
 void fk__reap(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		if (c->dead)
 			fk_conn_free(c);
@@ -726,18 +697,15 @@ void fk__reap(void)
 
 void fk__release_all(void)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns)
-		fk_conn_free(fk_container_of(p, struct fk_conn, link));
+	fp_list_for_each_safe(p, t, &fk_conns)
+		fk_conn_free(fp_container_of(p, struct fk_conn, link));
 }
 
 static long long fk_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return fp_now_ns() / 1000000;
 }
 
 /*
@@ -772,7 +740,7 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 	long long start = fk_now_ms();
 
 	while (!fk_stop) {
-		struct fk_link *p, *t;
+		struct fp_link *p, *t;
 		struct timespec ts, *tsp = NULL;
 		unsigned n = 1;
 		int rc;
@@ -801,8 +769,8 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 		}
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 			pfd[n].fd = c->fd;
 			pfd[n].events = POLLIN | (c->out_head ? POLLOUT : 0);
@@ -820,15 +788,15 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 		 * list. Hang-ups first: a request of this round must not see what
 		 * a connection gone before it still held (see fk_sweep_hangups). */
 		n = 1;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 			if (pfd[n++].revents & (POLLHUP | POLLERR))
 				fk__conn_hangup(c);
 		}
 		n = 1;
-		fk_list_for_each_safe(p, t, &fk_conns) {
-			struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 			short re = pfd[n++].revents;
 
 			if (c->dead)

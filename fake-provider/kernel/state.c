@@ -24,16 +24,16 @@
 #include "qp_modify.h"
 
 
-struct fk_link fk_devs = { &fk_devs, &fk_devs };
+struct fp_link fk_devs = FP_LIST_HEAD_INIT(fk_devs);
 static uint32_t fk_next_xrcd_id = 1;
 
 /* ---- devices and numbers -------------------------------------------------- */
 static struct fk_dev *fk_dev_find(const char *name)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_devs) {
-		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
+	fp_list_for_each_safe(p, t, &fk_devs) {
+		struct fk_dev *d = fp_container_of(p, struct fk_dev, link);
 
 		if (!strcmp(d->name, name))
 			return d;
@@ -97,15 +97,15 @@ int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
 		return ENOMEM;
 	snprintf(d->name, sizeof(d->name), "%s", devname);
 	d->lifetime = life;
-	fk_list_init(&d->xrcds);
-	fk_list_init(&d->qpns);
-	fk_list_init(&d->srqns);
+	fp_list_init(&d->xrcds);
+	fp_list_init(&d->qpns);
+	fp_list_init(&d->srqns);
 	/* Distinct ranges per device name make cross-device mixups visible. */
 	for (s = devname; *s; s++)
 		h = (h ^ (uint8_t)*s) * 16777619u;
 	d->next_qpn = 0x100u * (1 + h % 64) + 0x11;
 	d->next_srqn = 0x80u * (1 + h % 64) + 0x3;
-	fk_list_add_tail(&fk_devs, &d->link);
+	fp_list_add_tail(&fk_devs, &d->link);
 attach:
 	d->nconns++;
 	c->dev = d;
@@ -115,16 +115,16 @@ attach:
 
 static bool fk_qpn_used(struct fk_dev *d, uint32_t n)
 {
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 
-	fk_list_for_each_safe(p, t, &d->qpns)
-		if (fk_container_of(p, struct fk_num, dev_link)->num == n)
+	fp_list_for_each_safe(p, t, &d->qpns)
+		if (fp_container_of(p, struct fk_num, dev_link)->num == n)
 			return true;
-	fk_list_for_each_safe(p, t, &d->xrcds) {
-		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
-		fk_list_for_each_safe(q, u, &x->tgt_qps)
-			if (fk_container_of(q, struct fk_rqp, link)->qpn == n)
+		fp_list_for_each_safe(q, u, &x->tgt_qps)
+			if (fp_container_of(q, struct fk_rqp, link)->qpn == n)
 				return true;
 	}
 	return false;
@@ -132,10 +132,10 @@ static bool fk_qpn_used(struct fk_dev *d, uint32_t n)
 
 static struct fk_num *fk_srqn_find(struct fk_dev *d, uint32_t n)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &d->srqns) {
-		struct fk_num *s = fk_container_of(p, struct fk_num, dev_link);
+	fp_list_for_each_safe(p, t, &d->srqns) {
+		struct fk_num *s = fp_container_of(p, struct fk_num, dev_link);
 
 		if (s->num == n)
 			return s;
@@ -175,15 +175,15 @@ static struct fk_num *fk_num_new(struct fk_conn *c, bool srq)
 		return NULL;
 	}
 	n->conn = c;
-	fk_list_add_tail(srq ? &c->dev->srqns : &c->dev->qpns, &n->dev_link);
-	fk_list_add_tail(srq ? &c->srqs : &c->qpns, &n->conn_link);
+	fp_list_add_tail(srq ? &c->dev->srqns : &c->dev->qpns, &n->dev_link);
+	fp_list_add_tail(srq ? &c->srqs : &c->qpns, &n->conn_link);
 	return n;
 }
 
 static void fk_num_free(struct fk_num *n)
 {
-	fk_list_del(&n->dev_link);
-	fk_list_del(&n->conn_link);
+	fp_list_del(&n->dev_link);
+	fp_list_del(&n->conn_link);
 	free(n);
 }
 
@@ -199,10 +199,10 @@ int fk__num_alloc(struct fk_conn *c, bool srq, uint32_t *num)
 
 static struct fk_num *fk_conn_num(struct fk_conn *c, bool srq, uint32_t num)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, srq ? &c->srqs : &c->qpns) {
-		struct fk_num *n = fk_container_of(p, struct fk_num, conn_link);
+	fp_list_for_each_safe(p, t, srq ? &c->srqs : &c->qpns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, conn_link);
 
 		if (n->num == num)
 			return n;
@@ -327,16 +327,16 @@ static void fk_rqp_free(struct fk_rqp *r);
  * left here unless the leftover_drops_domain quirk let one go without. */
 static void fk_xrcd_put(struct fk_xrcd *x)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
 	if (--x->usecnt)		/* @rule XRCD-14 */
 		return;
-	fk_list_for_each_safe(p, t, &x->tgt_qps)
-		fk_rqp_free(fk_container_of(p, struct fk_rqp, link));
+	fp_list_for_each_safe(p, t, &x->tgt_qps)
+		fk_rqp_free(fp_container_of(p, struct fk_rqp, link));
 	if (x->inode_fd >= 0)
 		close(x->inode_fd);
 	fk_logv("xrcd %u destroyed", x->id);
-	fk_list_del(&x->link);
+	fp_list_del(&x->link);
 	free(x);
 }
 
@@ -349,7 +349,7 @@ static struct fk_hxrcd *fk_hxrcd_find(struct fk_conn *c, uint32_t handle)
 
 static void fk_hxrcd_free(struct fk_hxrcd *h)
 {
-	fk_list_del(&h->link);
+	fp_list_del(&h->link);
 	free(h);
 }
 
@@ -360,7 +360,7 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 {
 	struct fk_xrcd *x = NULL;
 	struct fk_hxrcd *h;
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	struct stat st;
 	int err;
 
@@ -380,8 +380,8 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 		goto err_free_uo;
 	}
 	/* XRCD-08: find_xrcd(); under the xrcd_no_share quirk nothing is found */
-	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
-		struct fk_xrcd *d = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &c->dev->xrcds) {
+		struct fk_xrcd *d = fp_container_of(p, struct fk_xrcd, link);
 
 		if (c->quirks & FK_HQ_XRCD_NO_SHARE)
 			break;
@@ -393,13 +393,13 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 	/* The quirk: every device's table is searched, where the kernel has
 	 * one per device (XRCD-09: ib_uverbs_device.xrcd_tree). */
 	if (!x && (flags & FK_F_XRCD_ANY_DEVICE)) {
-		struct fk_link *q, *u, *v, *w;
+		struct fp_link *q, *u, *v, *w;
 
-		fk_list_for_each_safe(q, u, &fk_devs) {
-			struct fk_dev *od = fk_container_of(q, struct fk_dev, link);
+		fp_list_for_each_safe(q, u, &fk_devs) {
+			struct fk_dev *od = fp_container_of(q, struct fk_dev, link);
 
-			fk_list_for_each_safe(v, w, &od->xrcds) {
-				struct fk_xrcd *d = fk_container_of(v, struct fk_xrcd, link);
+			fp_list_for_each_safe(v, w, &od->xrcds) {
+				struct fk_xrcd *d = fp_container_of(v, struct fk_xrcd, link);
 
 				if (!x && d->inode_fd >= 0 && d->st_dev == st.st_dev &&
 				    d->st_ino == st.st_ino)
@@ -434,13 +434,13 @@ create:
 		x->st_ino = st.st_ino;
 	}
 	x->usecnt = 1;
-	fk_list_init(&x->tgt_qps);
-	fk_list_add_tail(&c->dev->xrcds, &x->link);
+	fp_list_init(&x->tgt_qps);
+	fp_list_add_tail(&c->dev->xrcds, &x->link);
 attach:
 	h->conn = c;
 	h->xrcd = x;
 	h->handle = h->uo->handle;
-	fk_list_add_tail(&c->xrcds, &h->link);
+	fp_list_add_tail(&c->xrcds, &h->link);
 	*handle = h->handle;
 	*id = x->id;
 	return 0;
@@ -568,7 +568,7 @@ int fk__srq_destroy(struct fk_conn *c, uint32_t handle)
 	/* the xrc_srq_held_by_tgt_qp quirk: a kernel whose TGT QPs hold the
 	 * XRC SRQs of their domain */
 	if ((c->quirks & FK_HQ_SRQ_HELD_BY_TGT) && ((struct fk_num *)u->obj)->xrcd &&
-	    !fk_list_empty(&((struct fk_num *)u->obj)->xrcd->tgt_qps))
+	    !fp_list_empty(&((struct fk_num *)u->obj)->xrcd->tgt_qps))
 		return EBUSY;
 	fk_srq_free(u->obj);			/* SRQX-15: TGT QPs hold no reference */
 	return 0;
@@ -744,8 +744,8 @@ static struct fk_hqp *fk_hqp_new(struct fk_conn *c, struct fk_rqp *r,
 	q->handle = q->uo->handle;
 	fk_uobj_hold(q->uo, FK_REF_XRCD, hx->uo);	/* XRCD-13, OPENQP-07 */
 	r->usecnt++;				/* LIFE-01 */
-	fk_list_add_tail(&c->qps, &q->link);
-	fk_list_add_tail(&r->handles, &q->real_link);
+	fp_list_add_tail(&c->qps, &q->link);
+	fp_list_add_tail(&r->handles, &q->real_link);
 	return q;
 }
 
@@ -757,7 +757,7 @@ static void fk_rqp_free(struct fk_rqp *r)
 	bool held = !r->unheld;
 
 	fk_logv("tgt qp %#x destroyed", r->qpn);
-	fk_list_del(&r->link);
+	fp_list_del(&r->link);
 	free(r);
 	if (held)
 		fk_xrcd_put(x);
@@ -781,8 +781,8 @@ int fk__tgt_create(struct fk_conn *c, uint32_t xrcd_handle, uint64_t user,
 		goto err_free_r;
 	r->xrcd = hx->xrcd;
 	r->attr.qp_state = IBV_QPS_RESET;	/* QPX-03 */
-	fk_list_init(&r->handles);
-	fk_list_add_tail(&hx->xrcd->tgt_qps, &r->link);
+	fp_list_init(&r->handles);
+	fp_list_add_tail(&hx->xrcd->tgt_qps, &r->link);
 	hx->xrcd->usecnt++;			/* a real TGT QP holds its domain */
 	q = fk_hqp_new(c, r, hx, user);
 	if (!q) {
@@ -803,7 +803,7 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 {
 	struct fk_hxrcd *hx = fk_hxrcd_find(c, xrcd_handle);
 	struct fk_rqp *r = NULL;
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 	struct fk_hqp *h;
 
 	if (!hx)				/* @rule OPENQP-06 */
@@ -811,13 +811,13 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 	if (type != IBV_QPT_XRC_RECV && !(c->quirks & FK_HQ_OPEN_QP_ANY_TYPE))	/* @rule OPENQP-04 */
 		return EINVAL;
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
-	fk_list_for_each_safe(p, t, &c->dev->xrcds) {
-		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &c->dev->xrcds) {
+		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
 		if (x != hx->xrcd && !(flags & FK_F_OPEN_ANY_DOMAIN))	/* @rule OPENQP-05 */
 			continue;
-		fk_list_for_each_safe(q, u, &x->tgt_qps) {
-			struct fk_rqp *cand = fk_container_of(q, struct fk_rqp, link);
+		fp_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *cand = fp_container_of(q, struct fk_rqp, link);
 
 			if (cand->qpn == qpn && !cand->dead)
 				r = cand;
@@ -855,8 +855,8 @@ static void fk_hqp_drop(struct fk_hqp *q, bool explicit_destroy)
 	struct fk_conn *c = q->conn;
 	struct fk_rqp *r = q->rqp;
 
-	fk_list_del(&q->link);
-	fk_list_del(&q->real_link);
+	fp_list_del(&q->link);
+	fp_list_del(&q->real_link);
 	fk_uobj_free(c, q->uo);
 	free(q);
 	if (--r->usecnt)			/* @rule LIFE-02 */
@@ -899,10 +899,10 @@ FK_QP_MODIFY_OPS(fk_tgt, struct fk_qp_attr)
  * connection, naming that handle and its user value. */
 static void fk_rqp_event(struct fk_rqp *r, uint32_t type)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &r->handles) {
-		struct fk_hqp *q = fk_container_of(p, struct fk_hqp, real_link);
+	fp_list_for_each_safe(p, t, &r->handles) {
+		struct fk_hqp *q = fp_container_of(p, struct fk_hqp, real_link);
 		struct fk_event_msg ev = {
 			.qp_handle = q->handle, .event_type = type,
 			.qpn = r->qpn, .user = q->user,
@@ -964,22 +964,10 @@ int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type)
 
 	if (!q)
 		return EINVAL;
-	switch (type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-		/* the affiliated errors leave the QP in ERR, as hardware does */
-		q->rqp->attr.qp_state = IBV_QPS_ERR;
-		break;
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		break;
-	default:
+	if (fp_event_obj((enum ibv_event_type)type) != FP_EV_QP)
 		return EINVAL;			/* not an event of a QP */
-	}
+	if (fp_event_errs_qp((enum ibv_event_type)type))
+		q->rqp->attr.qp_state = IBV_QPS_ERR;
 	fk_rqp_event(q->rqp, type);
 	return 0;
 }
@@ -1002,16 +990,16 @@ static void fk_release_plain(struct fk_conn *c, uint32_t type)
  */
 static void fk_dev_remove(struct fk_dev *d)
 {
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 
-	fk_list_for_each_safe(p, t, &d->xrcds) {
-		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
 		/* a use of our own while the list is walked: the last QP's
 		 * free must not take the domain (and the list) from under us */
 		x->usecnt++;
-		fk_list_for_each_safe(q, u, &x->tgt_qps) {
-			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
+		fp_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *r = fp_container_of(q, struct fk_rqp, link);
 
 			if (!r->orphan)
 				fk_log("BUG: qp %#x has handles without connections", r->qpn);
@@ -1019,12 +1007,12 @@ static void fk_dev_remove(struct fk_dev *d)
 		}
 		fk_xrcd_put(x);			/* and the domain with its last */
 	}
-	if (!fk_list_empty(&d->xrcds) || !fk_list_empty(&d->qpns) ||
-	    !fk_list_empty(&d->srqns)) {
+	if (!fp_list_empty(&d->xrcds) || !fp_list_empty(&d->qpns) ||
+	    !fp_list_empty(&d->srqns)) {
 		fk_log("BUG: device %s keeps objects without connections", d->name);
 		return;
 	}
-	fk_list_del(&d->link);
+	fp_list_del(&d->link);
 	free(d);
 }
 
@@ -1036,26 +1024,26 @@ static void fk_dev_remove(struct fk_dev *d)
 void fk__conn_release(struct fk_conn *c)
 {
 	struct fk_dev *d = c->dev;
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	uint32_t i;
 
 	if (!d)
 		goto out;
-	fk_list_for_each_safe(p, t, &c->qps)
-		fk_hqp_drop(fk_container_of(p, struct fk_hqp, link),
+	fp_list_for_each_safe(p, t, &c->qps)
+		fk_hqp_drop(fp_container_of(p, struct fk_hqp, link),
 			    d->lifetime == FK_LIFE_CURRENT);	/* LIFE-04 / LIFE-05 */
 	fk_release_plain(c, FK_OBJ_QP);
-	fk_list_for_each_safe(p, t, &c->srqs)
-		fk_srq_free(fk_container_of(p, struct fk_num, conn_link));
+	fp_list_for_each_safe(p, t, &c->srqs)
+		fk_srq_free(fp_container_of(p, struct fk_num, conn_link));
 	fk_release_plain(c, FK_OBJ_SRQ);
-	fk_list_for_each_safe(p, t, &c->qpns)
-		fk_num_free(fk_container_of(p, struct fk_num, conn_link));
+	fp_list_for_each_safe(p, t, &c->qpns)
+		fk_num_free(fp_container_of(p, struct fk_num, conn_link));
 	fk_release_plain(c, FK_OBJ_AH);
 	fk_release_plain(c, FK_OBJ_MR);
 	fk_release_plain(c, FK_OBJ_CQ);
 	fk_release_plain(c, FK_OBJ_PD);
-	fk_list_for_each_safe(p, t, &c->xrcds) {
-		struct fk_hxrcd *h = fk_container_of(p, struct fk_hxrcd, link);
+	fp_list_for_each_safe(p, t, &c->xrcds) {
+		struct fk_hxrcd *h = fp_container_of(p, struct fk_hxrcd, link);
 		struct fk_xrcd *x = h->xrcd;
 		bool closed = h->closed;
 
@@ -1090,35 +1078,35 @@ out:
 
 unsigned fk__state_check(char *buf, size_t len, size_t *used)
 {
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 	unsigned n = 0;
 
-	fk_list_for_each_safe(p, t, &fk_devs) {
-		struct fk_dev *d = fk_container_of(p, struct fk_dev, link);
+	fp_list_for_each_safe(p, t, &fk_devs) {
+		struct fk_dev *d = fp_container_of(p, struct fk_dev, link);
 
-		fk_list_for_each_safe(q, u, &d->xrcds) {
-			struct fk_xrcd *x = fk_container_of(q, struct fk_xrcd, link);
+		fp_list_for_each_safe(q, u, &d->xrcds) {
+			struct fk_xrcd *x = fp_container_of(q, struct fk_xrcd, link);
 			unsigned uses = 0;
-			struct fk_link *a, *b, *e, *f;
+			struct fp_link *a, *b, *e, *f;
 
 			/* usecnt = handles + XRC SRQs + live TGT QPs, recounted */
-			fk_list_for_each_safe(a, b, &fk_conns) {
-				struct fk_conn *c = fk_container_of(a, struct fk_conn, link);
+			fp_list_for_each_safe(a, b, &fk_conns) {
+				struct fk_conn *c = fp_container_of(a, struct fk_conn, link);
 
-				fk_list_for_each_safe(e, f, &c->xrcds) {
-					struct fk_hxrcd *h = fk_container_of(e, struct fk_hxrcd, link);
+				fp_list_for_each_safe(e, f, &c->xrcds) {
+					struct fk_hxrcd *h = fp_container_of(e, struct fk_hxrcd, link);
 
 					uses += h->xrcd == x && !h->closed;
 				}
-				fk_list_for_each_safe(e, f, &c->srqs)
-					uses += fk_container_of(e, struct fk_num, conn_link)->xrcd == x;
+				fp_list_for_each_safe(e, f, &c->srqs)
+					uses += fp_container_of(e, struct fk_num, conn_link)->xrcd == x;
 			}
-			fk_list_for_each_safe(a, b, &x->tgt_qps) {
-				struct fk_rqp *r = fk_container_of(a, struct fk_rqp, link);
+			fp_list_for_each_safe(a, b, &x->tgt_qps) {
+				struct fk_rqp *r = fp_container_of(a, struct fk_rqp, link);
 				unsigned hs = 0;
 
 				uses += !r->unheld;
-				fk_list_for_each_safe(e, f, &r->handles)
+				fp_list_for_each_safe(e, f, &r->handles)
 					hs++;
 				if (hs != r->usecnt)
 					FK_PROBLEM("qp %#x usecnt %u but %u handles\n", r->qpn,
@@ -1131,21 +1119,21 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 				FK_PROBLEM("xrcd %u usecnt %u but %u uses\n", x->id, x->usecnt, uses);
 		}
 	}
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *c = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 		uint32_t i, j;
 		int k;
 
-		fk_list_for_each_safe(q, u, &c->xrcds) {
-			struct fk_hxrcd *h = fk_container_of(q, struct fk_hxrcd, link);
+		fp_list_for_each_safe(q, u, &c->xrcds) {
+			struct fk_hxrcd *h = fp_container_of(q, struct fk_hxrcd, link);
 			unsigned refs = 0;
-			struct fk_link *a, *b;
+			struct fp_link *a, *b;
 
-			fk_list_for_each_safe(a, b, &c->qps)
-				refs += fk_container_of(a, struct fk_hqp, link)->hx == h;
-			fk_list_for_each_safe(a, b, &c->srqs)
-				refs += fk_container_of(a, struct fk_num, conn_link)->hx == h;
+			fp_list_for_each_safe(a, b, &c->qps)
+				refs += fp_container_of(a, struct fk_hqp, link)->hx == h;
+			fp_list_for_each_safe(a, b, &c->srqs)
+				refs += fp_container_of(a, struct fk_num, conn_link)->hx == h;
 			if (refs != h->uo->usecnt || h->uo->obj != h ||
 			    h->uo->handle != h->handle || c->tab[h->handle] != h->uo)
 				FK_PROBLEM("conn %u xrcd handle %u refcnt %u but %u refs\n",
@@ -1177,10 +1165,10 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 /* ---- routes for the data path --------------------------------------------------- */
 static struct fk_conn *fk_conn_by_id(uint32_t id)
 {
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 
-	fk_list_for_each_safe(p, t, &fk_conns) {
-		struct fk_conn *o = fk_container_of(p, struct fk_conn, link);
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *o = fp_container_of(p, struct fk_conn, link);
 
 		if (o->id == id)
 			return o;
@@ -1190,13 +1178,13 @@ static struct fk_conn *fk_conn_by_id(uint32_t id)
 
 static struct fk_rqp *fk_tgt_find(struct fk_dev *d, uint32_t qpn)
 {
-	struct fk_link *p, *t, *q, *u;
+	struct fp_link *p, *t, *q, *u;
 
-	fk_list_for_each_safe(p, t, &d->xrcds) {
-		struct fk_xrcd *x = fk_container_of(p, struct fk_xrcd, link);
+	fp_list_for_each_safe(p, t, &d->xrcds) {
+		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
-		fk_list_for_each_safe(q, u, &x->tgt_qps) {
-			struct fk_rqp *r = fk_container_of(q, struct fk_rqp, link);
+		fp_list_for_each_safe(q, u, &x->tgt_qps) {
+			struct fk_rqp *r = fp_container_of(q, struct fk_rqp, link);
 
 			if (r->qpn == qpn)
 				return r;
@@ -1219,7 +1207,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 {
 	struct fk_dev *d = c->dev;
 	struct fk_conn *o = NULL;
-	struct fk_link *p, *t;
+	struct fp_link *p, *t;
 	struct fk_rqp *r;
 
 	if (req->kind > FK_ROUTE_CONN || (req->flags & ~FK_F_ROUTE_ANY_SRQ) ||
@@ -1231,8 +1219,8 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 			o = NULL;
 		goto found;
 	}
-	fk_list_for_each_safe(p, t, &d->qpns) {
-		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+	fp_list_for_each_safe(p, t, &d->qpns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
 		if (n->num == req->num) {
 			o = n->conn;
@@ -1251,8 +1239,8 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 	rep->qp_access = r->attr.qp_access_flags;	/* enforced by the SRQ's process */
 	rep->rnr_timer = r->attr.min_rnr_timer;
 	rep->gate = FK_GATE_BAD_SRQ;
-	fk_list_for_each_safe(p, t, &d->srqns) {
-		struct fk_num *n = fk_container_of(p, struct fk_num, dev_link);
+	fp_list_for_each_safe(p, t, &d->srqns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
 		if ((req->flags & FK_F_ROUTE_ANY_SRQ) ? n->xrcd == r->xrcd : n->num == req->srqn) {
 			rep->gate = FK_GATE_OK;

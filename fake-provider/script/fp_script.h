@@ -79,6 +79,20 @@ struct fp_fault {
 	unsigned long calls;	/* runtime counter, per process */
 };
 
+/*
+ * The object an async event names (the element rdma-core v44.0
+ * libibverbs/device.c:452-496 ibv_get_async_event reads it as; a device
+ * event names none here): one table for the fake provider's trees, that of
+ * the script's event names (script.c), read by the script's checks, by the
+ * provider raising an event and by the daemon's EVENT_RAISE. An event it
+ * does not name is a port's.
+ */
+enum fp_ev_obj { FP_EV_DEV, FP_EV_PORT, FP_EV_QP, FP_EV_SRQ, FP_EV_CQ };
+enum fp_ev_obj fp_event_obj(enum ibv_event_type type);
+/* The affiliated errors (QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR) leave their
+ * QP in ERR, as hardware does. */
+bool fp_event_errs_qp(enum ibv_event_type type);
+
 /* An async event raised when op is called for the nth time (after the op ran). */
 struct fp_event_rule {
 	enum ibv_event_type type;
@@ -200,8 +214,5 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 			int *users_fd, char *hostdir, size_t hostdir_len, char *err, size_t errlen);
 /* Remove a scratch dir made by fp_env_setup() and all below it; 0 or errno. */
 int fp_rmtree(const char *path);
-
-/* The modify-QP table of spec section 3b: fake-provider/kernel/qp_modify.h. */
-#include "../kernel/qp_modify.h"
 
 #endif /* FP_SCRIPT_H */

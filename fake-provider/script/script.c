@@ -302,9 +302,8 @@ static const struct fp_name_val fp_errnos[] = {
 	{ "ESTALE", ESTALE },		{ "ETIMEDOUT", ETIMEDOUT },
 };
 
-/* Which object an event is delivered to; decides which ops may trigger it. */
-enum fp_ev_obj { FP_EV_DEV, FP_EV_PORT, FP_EV_QP, FP_EV_SRQ, FP_EV_CQ };
-
+/* Which object an event is delivered to (fp_event_obj); decides which ops
+ * may trigger it. */
 static const struct {
 	const char *name;
 	enum ibv_event_type type;
@@ -330,6 +329,22 @@ static const struct {
 	{ "srq_err",		IBV_EVENT_SRQ_ERR,		FP_EV_SRQ },
 	{ "srq_limit_reached",	IBV_EVENT_SRQ_LIMIT_REACHED,	FP_EV_SRQ },
 };
+
+enum fp_ev_obj fp_event_obj(enum ibv_event_type type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fp_events) / sizeof(fp_events[0]); i++)
+		if (fp_events[i].type == type)
+			return fp_events[i].obj;
+	return FP_EV_PORT;
+}
+
+bool fp_event_errs_qp(enum ibv_event_type type)
+{
+	return type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
+	       type == IBV_EVENT_QP_ACCESS_ERR;
+}
 
 /* The object an op acts on (or creates); DEV = none in particular. */
 static enum fp_ev_obj fp_op_obj(enum fp_op op)

@@ -81,7 +81,7 @@ static int fp_put(struct fp_sysfs *w, const char *path, const char *fmt, ...)
 	return 0;
 }
 
-static int fp_link(struct fp_sysfs *w, const char *target, const char *path)
+static int fp_sysfs_symlink(struct fp_sysfs *w, const char *target, const char *path)
 {
 	char full[4096];
 
@@ -240,7 +240,7 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 		return ret;
 	snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 	snprintf(path, sizeof(path), "class/infiniband/%s/device", d->name);
-	ret = fp_link(w, target, path);
+	ret = fp_sysfs_symlink(w, target, path);
 	if (ret)
 		return ret;
 	/* the bound driver, which names the expectations file (not the device
@@ -250,7 +250,7 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	if (!ret) {
 		snprintf(path, sizeof(path), "devices/ibvct/%s/driver", d->name);
 		snprintf(target, sizeof(target), "../../../bus/ibvct/drivers/%s", kdriver);
-		ret = fp_link(w, target, path);
+		ret = fp_sysfs_symlink(w, target, path);
 		snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 	}
 	if (ret)
@@ -268,7 +268,7 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	}
 	if (!ret) {
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/device", idx);
-		ret = fp_link(w, target, path);
+		ret = fp_sysfs_symlink(w, target, path);
 	}
 	for (i = 1; !ret && i <= d->nports; i++)
 		ret = fp_sysfs_port(w, d, i);

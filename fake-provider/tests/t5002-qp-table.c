@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "fp_script.h"
+#include "qp_modify.h"
 
 struct tr {
 	enum ibv_qp_type type;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fp_clock.h"	/* fp_now_ns; fp_timeout_mult stretches the guards */
+
 /* Every row of the report, in report order (ibvct-bench.c names them). */
 enum bench_fig {
 	BF_RAW_RTT_P50, BF_RAW_RTT_P99, BF_RAW_STREAM, BF_RAW_MEMCPY,
@@ -55,9 +57,6 @@ extern long bench_iters;	/* --iters */
 extern double bench_seconds;	/* --seconds */
 extern unsigned bench_alarm;	/* seconds a forked process may live (0: no limit) */
 
-long long bench_now(void);
-/* IBVCT_TIMEOUT_MULT: slow machines and sanitized builds stretch the guards. */
-long bench_mult(void);
 /* Latency figures take bench_iters samples, rate figures 10x as many messages. */
 struct bench_budget bench_lat_budget(void);
 struct bench_budget bench_rate_budget(void);

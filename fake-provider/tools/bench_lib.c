@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -24,22 +23,6 @@ double bench_seconds = 4.0;
 unsigned bench_alarm;
 
 static pid_t bench_parent, bench_child;
-
-long long bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-long bench_mult(void)
-{
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long v = m ? strtol(m, NULL, 10) : 1;
-
-	return v > 0 && v < 1000 ? v : 1;
-}
 
 struct bench_budget bench_lat_budget(void)
 {
@@ -109,18 +92,18 @@ long bench_lat(void (*op)(void *arg, long i), void *arg, long first, struct benc
 
 	if (!s)
 		bench_fail_errno("calloc", errno);
-	until = bench_now() + w.ns;
+	until = fp_now_ns() + w.ns;
 	for (k = 0; k < w.n; k++) {
 		op(arg, i++);
-		if (bench_now() > until)
+		if (fp_now_ns() > until)
 			break;
 	}
-	t1 = bench_now();
+	t1 = fp_now_ns();
 	until = t1 + b.ns;
 	for (k = 0; k < b.n && t1 <= until; k++) {
-		t0 = bench_now();
+		t0 = fp_now_ns();
 		op(arg, i++);
-		t1 = bench_now();
+		t1 = fp_now_ns();
 		s[k] = t1 - t0;
 	}
 	qsort(s, (size_t)k, sizeof(*s), cmp_ll);
@@ -198,13 +181,13 @@ void bench_relax(unsigned *spins)
 
 void bench_peer_lost(const char *what)
 {
-	long long give_up = bench_now() + 2000000000LL;
+	long long give_up = fp_now_ns() + 2000000000LL;
 	char why[96];
 	int st;
 
 	if (!bench_child)
 		_exit(1);	/* our initiator went: it, or the one who waits for it, says why */
-	while (bench_now() < give_up) {
+	while (fp_now_ns() < give_up) {
 		if (waitpid(bench_child, &st, WNOHANG) == bench_child) {
 			bench_child = 0;
 			bench_describe(st, why, sizeof(why));

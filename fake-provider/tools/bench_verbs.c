@@ -444,7 +444,7 @@ static void burst(struct ep *e, enum ibv_wr_opcode opc, uint32_t len, struct rx_
 	long k;
 
 	for (k = 0; k < n; k++) {
-		if (k && !(k % SIG) && bench_now() > until)
+		if (k && !(k % SIG) && fp_now_ns() > until)
 			break;
 		while (r && *next - rx_count(r) >= WINDOW)
 			if (!tx_poll(e))
@@ -465,12 +465,12 @@ static double stream(struct ep *e, enum ibv_wr_opcode opc, uint32_t len, struct 
 	long long t0;
 	long base;
 
-	burst(e, opc, len, r, next, w.n, bench_now() + w.ns);
+	burst(e, opc, len, r, next, w.n, fp_now_ns() + w.ns);
 	base = *next;
-	t0 = bench_now();
+	t0 = fp_now_ns();
 	burst(e, opc, len, r, next, b.n, t0 + b.ns);
 	*count = *next - base;
-	return (double)*count * 1e9 / (double)(bench_now() - t0);
+	return (double)*count * 1e9 / (double)(fp_now_ns() - t0);
 }
 
 /* ---- the peer -------------------------------------------------------------------- */
@@ -518,8 +518,8 @@ static void peer_passive(struct ep *e, enum phase ph)
 	switch (ph) {
 	case PH_WRITE:
 		/* the flag the last write changes: its tag */
-		give_up = bench_now() + 1000000000LL * bench_mult();
-		while (load_u64(e->buf + OFF_W) != total && bench_now() < give_up)
+		give_up = fp_now_ns() + 1000000000LL * fp_timeout_mult();
+		while (load_u64(e->buf + OFF_W) != total && fp_now_ns() < give_up)
 			nanosleep(&nap, NULL);
 		if (load_u64(e->buf + OFF_W) != total)
 			bench_fail("RDMA WRITE: the target's memory holds tag %llu, the last "

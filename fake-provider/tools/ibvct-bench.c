@@ -391,7 +391,7 @@ static bool daemon_running(const char *pidfile)
  */
 static void remove_scratch(const char *dir)
 {
-	long long give_up = bench_now() + 5000000000LL * bench_mult();
+	long long give_up = fp_now_ns() + 5000000000LL * fp_timeout_mult();
 	char pidfile[PATH_MAX + 300];
 	struct dirent *d;
 	bool waiting;
@@ -411,7 +411,7 @@ static void remove_scratch(const char *dir)
 			closedir(dp);
 		if (waiting)
 			usleep(20000);
-	} while (waiting && bench_now() < give_up);
+	} while (waiting && fp_now_ns() < give_up);
 	for (tries = 0; fp_rmtree(dir) && tries < 3; tries++)
 		usleep(50000);	/* a file went while we walked: walk again */
 	if (access(dir, F_OK) == 0)
@@ -639,7 +639,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);	/* a session that ended: its pipe says so */
-	bench_alarm = (unsigned)((60 + 15 * bench_seconds) * (double)bench_mult());
+	bench_alarm = (unsigned)((60 + 15 * bench_seconds) * (double)fp_timeout_mult());
 	bench_res = mmap(NULL, sizeof(*bench_res), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (bench_res == MAP_FAILED) {
@@ -663,7 +663,7 @@ int main(int argc, char **argv)
 		goto out_unmap;
 	}
 
-	t0 = bench_now();
+	t0 = fp_now_ns();
 	l0 = loadavg(load0, sizeof(load0));
 	printf("ibvct-bench: the machine's limit (raw), then the fake HCA through libibverbs;\n"
 	       "64-byte messages unless said; each figure at most %ld samples (latency) or %ld\n"
@@ -705,7 +705,7 @@ int main(int argc, char **argv)
 	bench_put(BF_NPROC, (double)sysconf(_SC_NPROCESSORS_ONLN), 1);
 	bench_put(BF_LOAD_BEFORE, l0, 1);
 	bench_put(BF_LOAD_AFTER, l1, 1);
-	bench_put(BF_WALL, (double)(bench_now() - t0) / 1e9, 1);
+	bench_put(BF_WALL, (double)(fp_now_ns() - t0) / 1e9, 1);
 	bench_put(BF_CPU, cpu_seconds(), 1);
 
 	printf("\n");

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <infiniband/driver.h>
-#include "../engine/fp_engine.h"
+#include "fp_engine.h"
 
 /* ---- limits of the fake device (beyond what the script sets) ----------- */
 #define FP_NUM_COMP_VECTORS	2

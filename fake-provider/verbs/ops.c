@@ -61,8 +61,7 @@ void fp__tgt_qp_event(struct fp_qp *h, enum ibv_event_type type)
 	if (err)
 		fp_trace(fp__script, "event %s on qpn %u: %d", ibv_event_type_str(type),
 			 h->real->e.qpn, err);
-	else if (type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
-		 type == IBV_EVENT_QP_ACCESS_ERR)
+	else if (fp_event_errs_qp(type))
 		h->real->e.state = IBV_QPS_ERR;		/* the daemon did the same */
 }
 
@@ -80,15 +79,8 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 
 	/* An event needs an object of its kind: the op's subject, else the
 	 * context's newest one. */
-	switch (r->type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	switch (fp_event_obj(r->type)) {
+	case FP_EV_QP:
 		if (!qp && ctx)
 			qp = fp_last(&ctx->qps, offsetof(struct fp_qp, link));
 		if (!qp)
@@ -98,31 +90,27 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 			return;
 		}
 		fp__qp_event(qp->real, r->type);
-
-		/* The affiliated error events leave the QP in ERR, as hardware does. */
-		if (r->type == IBV_EVENT_QP_FATAL || r->type == IBV_EVENT_QP_REQ_ERR ||
-		    r->type == IBV_EVENT_QP_ACCESS_ERR)
+		if (fp_event_errs_qp(r->type))
 			fe_qp_set_error(&qp->real->e);
 		return;
-	case IBV_EVENT_CQ_ERR:
+	case FP_EV_CQ:
 		if (!cq && ctx)
 			cq = fp_last(&ctx->cqs, offsetof(struct fp_cq, link));
 		if (!cq)
 			break;
 		fp__event_raise(cq->ctx, r->type, (uint64_t)(uintptr_t)&cq->vcq.cq);
 		return;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case FP_EV_SRQ:
 		if (!srq && ctx)
 			srq = fp_last(&ctx->srqs, offsetof(struct fp_srq, link));
 		if (!srq)
 			break;
 		fp__event_raise(srq->ctx, r->type, (uint64_t)(uintptr_t)&srq->vsrq.srq);
 		return;
-	case IBV_EVENT_DEVICE_FATAL:
+	case FP_EV_DEV:
 		fp__event_raise(ctx, r->type, 0);
 		return;
-	default:			/* port events */
+	case FP_EV_PORT:
 		fp__event_raise(ctx, r->type, (uint64_t)(r->port > 0 ? r->port : 1));
 		return;
 	}

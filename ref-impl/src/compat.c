@@ -57,20 +57,6 @@ static struct ibv_legacy_context_ops *lops(struct ibv_context *real_ctx)
 	return ibv_legacy_context_ops(real_ctx);
 }
 
-/* Pointer ops the provider left NULL (old providers did). */
-#define RI_NEED_PTR(op)				\
-	do {					\
-		if (!(op)) {			\
-			errno = EOPNOTSUPP;	\
-			return NULL;		\
-		}				\
-	} while (0)
-#define RI_NEED_INT(op)				\
-	do {					\
-		if (!(op))			\
-			return EOPNOTSUPP;	\
-	} while (0)
-
 /* Provider must set errno on failure; make sure a caller never sees 0. */
 static void ri_errno_nonzero(void)
 {
@@ -83,14 +69,12 @@ static void ri_errno_nonzero(void)
 
 static int c_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 {
-	RI_NEED_INT(lops(rctx(ctx))->query_device);
 	return lops(rctx(ctx))->query_device(rctx(ctx), a);
 }
 
 static int c_query_port(struct ibv_context *ctx, uint8_t port,
 			struct ibv_port_attr *a)
 {
-	RI_NEED_INT(lops(rctx(ctx))->query_port);
 	return lops(rctx(ctx))->query_port(rctx(ctx), port, a);
 }
 
@@ -139,7 +123,6 @@ static struct ibv_pd *c_alloc_pd(struct ibv_context *ctx)
 	struct ibv_context *real_ctx = rctx(ctx);
 	struct ri_cpd *w;
 
-	RI_NEED_PTR(lops(real_ctx)->alloc_pd);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto err;
@@ -163,7 +146,6 @@ static int c_dealloc_pd(struct ibv_pd *pd)
 	struct ibv_pd *real = rpd(pd);
 	int ret;
 
-	RI_NEED_INT(lops(real->context)->dealloc_pd);
 	ret = lops(real->context)->dealloc_pd(real);
 	if (!ret)
 		free(ri_container_of(pd, struct ri_cpd, pd));
@@ -176,7 +158,6 @@ static struct ibv_mr *c_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct ibv_pd *real_pd = rpd(pd);
 	struct ri_cmr *w;
 
-	RI_NEED_PTR(lops(real_pd->context)->reg_mr);
 	/* the 1.1 op cannot place the region at another I/O address */
 	if (hca_va != (uintptr_t)addr) {
 		errno = EOPNOTSUPP;
@@ -210,7 +191,6 @@ static int c_dereg_mr(struct ibv_mr *mr)
 	struct ri_cmr *w = ri_container_of(mr, struct ri_cmr, mr);
 	int ret;
 
-	RI_NEED_INT(lops(w->real->context)->dereg_mr);
 	ret = lops(w->real->context)->dereg_mr(w->real);
 	if (!ret)
 		free(w);
@@ -222,7 +202,6 @@ static struct ibv_mw *c_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	struct ibv_pd *real_pd = rpd(pd);
 	struct ri_cmw *w;
 
-	RI_NEED_PTR(lops(real_pd->context)->alloc_mw);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto err;
@@ -248,7 +227,6 @@ static int c_dealloc_mw(struct ibv_mw *mw)
 	struct ri_cmw *w = ri_container_of(mw, struct ri_cmw, mw);
 	int ret;
 
-	RI_NEED_INT(lops(w->real->context)->dealloc_mw);
 	ret = lops(w->real->context)->dealloc_mw(w->real);
 	if (!ret)
 		free(w);
@@ -262,7 +240,6 @@ static int c_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	struct ibv_mw_bind b = *bind;
 	int ret;
 
-	RI_NEED_INT(lops(w->real->context)->bind_mw);
 	if (b.bind_info.mr)
 		b.bind_info.mr = ri_container_of(b.bind_info.mr, struct ri_cmr,
 						 mr)->real;
@@ -277,7 +254,6 @@ static struct ibv_ah *c_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	struct ibv_pd *real_pd = rpd(pd);
 	struct ri_cah *w;
 
-	RI_NEED_PTR(lops(real_pd->context)->create_ah);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto err;
@@ -302,7 +278,6 @@ static int c_destroy_ah(struct ibv_ah *ah)
 	struct ri_cah *w = ri_container_of(ah, struct ri_cah, ah);
 	int ret;
 
-	RI_NEED_INT(lops(w->real->context)->destroy_ah);
 	ret = lops(w->real->context)->destroy_ah(w->real);
 	if (!ret)
 		free(w);
@@ -319,7 +294,6 @@ static struct ibv_cq *c_create_cq(struct ibv_context *ctx, int cqe,
 	struct ri_ccq *w;
 	struct ibv_cq *real;
 
-	RI_NEED_PTR(lops(real_ctx)->create_cq);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto err;
@@ -366,8 +340,7 @@ static void c_cq_event(struct ibv_cq *cq)
 {
 	struct ibv_cq *real = rcq(cq);
 
-	if (lops(real->context)->cq_event)
-		lops(real->context)->cq_event(real);
+	lops(real->context)->cq_event(real);
 }
 
 static int c_resize_cq(struct ibv_cq *cq, int cqe)
@@ -375,7 +348,6 @@ static int c_resize_cq(struct ibv_cq *cq, int cqe)
 	struct ibv_cq *real = rcq(cq);
 	int ret;
 
-	RI_NEED_INT(lops(real->context)->resize_cq);
 	ret = lops(real->context)->resize_cq(real, cqe);
 	if (!ret)
 		cq->cqe = real->cqe;
@@ -388,7 +360,6 @@ static int c_destroy_cq(struct ibv_cq *cq)
 	struct ibv_context *real_ctx = w->real->context;
 	int ret;
 
-	RI_NEED_INT(lops(real_ctx)->destroy_cq);
 	ret = lops(real_ctx)->destroy_cq(w->real);
 	if (ret)
 		return ret;
@@ -410,7 +381,6 @@ static struct ibv_srq *c_create_srq(struct ibv_pd *pd,
 	struct ri_csrq *w;
 	struct ibv_srq *real;
 
-	RI_NEED_PTR(lops(real_pd->context)->create_srq);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto err;
@@ -462,7 +432,6 @@ static int c_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *a, int mask)
 {
 	struct ibv_srq *real = rsrq(srq);
 
-	RI_NEED_INT(lops(real->context)->modify_srq);
 	return lops(real->context)->modify_srq(real, a, mask);
 }
 
@@ -470,7 +439,6 @@ static int c_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *a)
 {
 	struct ibv_srq *real = rsrq(srq);
 
-	RI_NEED_INT(lops(real->context)->query_srq);
 	return lops(real->context)->query_srq(real, a);
 }
 
@@ -480,7 +448,6 @@ static int c_destroy_srq(struct ibv_srq *srq)
 	struct ibv_context *real_ctx = w->real->context;
 	int ret;
 
-	RI_NEED_INT(lops(real_ctx)->destroy_srq);
 	ret = lops(real_ctx)->destroy_srq(w->real);
 	if (ret)
 		return ret;
@@ -508,7 +475,6 @@ static struct ibv_qp *c_create_qp(struct ibv_pd *pd,
 	struct ri_cqp *w;
 	struct ibv_qp *real;
 
-	RI_NEED_PTR(lops(real_pd->context)->create_qp);
 	/* Any type goes to the provider, as libibverbs' ibv_create_qp passes
 	 * every type on (rdma-core v44.0 libibverbs/verbs.c:658, and the 1.1.8
 	 * routing of 6be16586e): an XRC_SEND with mask PD reaches a 1.1
@@ -567,7 +533,6 @@ static int c_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	struct ibv_qp *real = cqp(qp)->real;
 	int ret;
 
-	RI_NEED_INT(lops(real->context)->query_qp);
 	ret = lops(real->context)->query_qp(real, a, mask, init);
 	if (ret)
 		return ret;
@@ -587,7 +552,6 @@ static int c_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	struct ibv_qp *real = cqp(qp)->real;
 	int ret;
 
-	RI_NEED_INT(lops(real->context)->modify_qp);
 	ret = lops(real->context)->modify_qp(real, a, mask);
 	if (!ret && (mask & IBV_QP_STATE))
 		real->state = a->qp_state;
@@ -600,7 +564,6 @@ static int c_destroy_qp(struct ibv_qp *qp)
 	struct ibv_context *real_ctx = w->real->context;
 	int ret;
 
-	RI_NEED_INT(lops(real_ctx)->destroy_qp);
 	ret = lops(real_ctx)->destroy_qp(w->real);
 	if (ret)
 		return ret;
@@ -677,7 +640,6 @@ static int c_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 {
 	struct ibv_qp *real = cqp(qp)->real;
 
-	RI_NEED_INT(lops(real->context)->attach_mcast);
 	return lops(real->context)->attach_mcast(real, gid, lid);
 }
 
@@ -686,101 +648,11 @@ static int c_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 {
 	struct ibv_qp *real = cqp(qp)->real;
 
-	RI_NEED_INT(lops(real->context)->detach_mcast);
 	return lops(real->context)->detach_mcast(real, gid, lid);
 }
 
+/* ibv_close_device: the provider's context goes; the core frees the wrapper. */
 static void c_free_context(struct ibv_context *ctx)
-{
-	/* ri__compat_close() releases the provider's context */
-}
-
-/* XRC ops are absent: the stub table answers EOPNOTSUPP for them. */
-static const struct verbs_context_ops ri_compat_ops = {
-	.alloc_mw = c_alloc_mw,
-	.alloc_pd = c_alloc_pd,
-	.attach_mcast = c_attach_mcast,
-	.bind_mw = c_bind_mw,
-	.cq_event = c_cq_event,
-	.create_ah = c_create_ah,
-	.create_cq = c_create_cq,
-	.create_qp = c_create_qp,
-	.create_qp_ex = c_create_qp_ex,
-	.create_srq = c_create_srq,
-	.create_srq_ex = c_create_srq_ex,
-	.dealloc_mw = c_dealloc_mw,
-	.dealloc_pd = c_dealloc_pd,
-	.dereg_mr = c_dereg_mr,
-	.destroy_ah = c_destroy_ah,
-	.destroy_cq = c_destroy_cq,
-	.destroy_qp = c_destroy_qp,
-	.destroy_srq = c_destroy_srq,
-	.detach_mcast = c_detach_mcast,
-	.free_context = c_free_context,
-	.modify_qp = c_modify_qp,
-	.modify_srq = c_modify_srq,
-	.poll_cq = c_poll_cq,
-	.post_recv = c_post_recv,
-	.post_send = c_post_send,
-	.post_srq_recv = c_post_srq_recv,
-	.query_device = c_query_device,
-	.query_gid = c_query_gid,
-	.query_pkey = c_query_pkey,
-	.query_port = c_query_port,
-	.query_qp = c_query_qp,
-	.query_srq = c_query_srq,
-	.reg_mr = c_reg_mr,
-	.req_notify_cq = c_req_notify_cq,
-	.resize_cq = c_resize_cq,
-};
-
-/* ------------------------------------------------------------------ */
-/* Open, close, events                                                  */
-
-struct ibv_context *ri__compat_open(struct ri_device *rdev)
-{
-	struct ibv_device *dev = rdev->dev;
-	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(dev);
-	struct ibv_context *real;
-	struct verbs_context *vctx;
-
-	if (!dops->alloc_context) {
-		errno = EOPNOTSUPP;
-		goto err;
-	}
-	errno = 0;
-	real = dops->alloc_context(dev, -1);
-	if (!real) {
-		ri_errno_nonzero();
-		goto err;
-	}
-	/* what the 1.1 core filled in after alloc_context */
-	real->device = dev;
-	pthread_mutex_init(&real->mutex, NULL);
-
-	vctx = ri__alloc_vctx(0);
-	if (!vctx)
-		goto err_free_real;
-	vctx->priv->rdev = rdev;
-	vctx->priv->legacy = true;
-	vctx->priv->real_ctx = real;
-	verbs_set_ops(vctx, &ri_compat_ops);
-	vctx->context.device = dev;
-	vctx->context.cmd_fd = real->cmd_fd;
-	vctx->context.async_fd = real->async_fd;
-	vctx->context.num_comp_vectors = real->num_comp_vectors;
-	ri__install_lib_ops(vctx);
-	return &vctx->context;
-
-err_free_real:
-	pthread_mutex_destroy(&real->mutex);
-	if (dops->free_context)
-		dops->free_context(real);
-err:
-	return NULL;
-}
-
-void ri__compat_close(struct ibv_context *ctx)
 {
 	struct ibv_context *real = rctx(ctx);
 	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(real->device);
@@ -790,26 +662,95 @@ void ri__compat_close(struct ibv_context *ctx)
 		dops->free_context(real);
 }
 
-/* A legacy provider names its own objects in event records. */
-void *ri__compat_unwrap_event_obj(void *real_obj, int what)
+/*
+ * The compat ops for one provider's 1.1 ops l (keep sorted). An op that
+ * calls a 1.1 op is left out where the provider left that op NULL (old
+ * providers did), so that the stub under the overlay answers as rdma-core
+ * answers for any op a provider does not give (v44.0 libibverbs/dummy_ops.c,
+ * installed by verbs_set_ops): NULL with errno EOPNOTSUPP, EOPNOTSUPP, or
+ * nothing (cq_event). create_qp_ex and create_srq_ex reach the provider
+ * through its create_qp and create_srq. The data path (poll, notify, post)
+ * is the provider's to give, as the 1.1 core required; XRC and the other
+ * extension ops are never given (COMPAT-09): their stubs answer.
+ */
+#define RI_IF_HAS(lop, fn) (l->lop ? (fn) : NULL)
+
+static void ri_compat_ops(const struct ibv_legacy_context_ops *l,
+			  struct verbs_context_ops *ops)
 {
-	switch (what) {
-	case RI_OBJ_CQ:
-		return ((struct ibv_cq *)real_obj)->cq_context;
-	case RI_OBJ_QP:
-		return ((struct ibv_qp *)real_obj)->qp_context;
-	case RI_OBJ_SRQ:
-		return ((struct ibv_srq *)real_obj)->srq_context;
-	default:
-		return NULL;
-	}
+	*ops = (struct verbs_context_ops){
+		.alloc_mw = RI_IF_HAS(alloc_mw, c_alloc_mw),
+		.alloc_pd = RI_IF_HAS(alloc_pd, c_alloc_pd),
+		.attach_mcast = RI_IF_HAS(attach_mcast, c_attach_mcast),
+		.bind_mw = RI_IF_HAS(bind_mw, c_bind_mw),
+		.cq_event = RI_IF_HAS(cq_event, c_cq_event),
+		.create_ah = RI_IF_HAS(create_ah, c_create_ah),
+		.create_cq = RI_IF_HAS(create_cq, c_create_cq),
+		.create_qp = RI_IF_HAS(create_qp, c_create_qp),
+		.create_qp_ex = RI_IF_HAS(create_qp, c_create_qp_ex),
+		.create_srq = RI_IF_HAS(create_srq, c_create_srq),
+		.create_srq_ex = RI_IF_HAS(create_srq, c_create_srq_ex),
+		.dealloc_mw = RI_IF_HAS(dealloc_mw, c_dealloc_mw),
+		.dealloc_pd = RI_IF_HAS(dealloc_pd, c_dealloc_pd),
+		.dereg_mr = RI_IF_HAS(dereg_mr, c_dereg_mr),
+		.destroy_ah = RI_IF_HAS(destroy_ah, c_destroy_ah),
+		.destroy_cq = RI_IF_HAS(destroy_cq, c_destroy_cq),
+		.destroy_qp = RI_IF_HAS(destroy_qp, c_destroy_qp),
+		.destroy_srq = RI_IF_HAS(destroy_srq, c_destroy_srq),
+		.detach_mcast = RI_IF_HAS(detach_mcast, c_detach_mcast),
+		.free_context = c_free_context,
+		.modify_qp = RI_IF_HAS(modify_qp, c_modify_qp),
+		.modify_srq = RI_IF_HAS(modify_srq, c_modify_srq),
+		.poll_cq = c_poll_cq,
+		.post_recv = c_post_recv,
+		.post_send = c_post_send,
+		.post_srq_recv = c_post_srq_recv,
+		.query_device = RI_IF_HAS(query_device, c_query_device),
+		.query_gid = c_query_gid,
+		.query_pkey = c_query_pkey,
+		.query_port = RI_IF_HAS(query_port, c_query_port),
+		.query_qp = RI_IF_HAS(query_qp, c_query_qp),
+		.query_srq = RI_IF_HAS(query_srq, c_query_srq),
+		.reg_mr = RI_IF_HAS(reg_mr, c_reg_mr),
+		.req_notify_cq = c_req_notify_cq,
+		.resize_cq = RI_IF_HAS(resize_cq, c_resize_cq),
+	};
 }
 
-/* The 1.1 provider hook run when an async event was read. */
-void ri__compat_async_hook(struct ibv_context *ctx, struct ibv_async_event *ev)
-{
-	struct ibv_context *real = rctx(ctx);
+/* ------------------------------------------------------------------ */
+/* The legacy provider's context                                        */
 
-	if (lops(real)->async_event)
-		lops(real)->async_event(ev);
+/*
+ * Put a legacy provider's context inside vctx, the core's (device.c
+ * allocated it): the provider allocates a plain ibv_context, which the
+ * application never sees; the compat ops reach it through real_ctx.
+ * Returns 0 or a positive errno.
+ */
+int ri__compat_init_context(struct verbs_context *vctx)
+{
+	struct ibv_device *dev = vctx->priv->rdev->dev;
+	struct ibv_legacy_device_ops *dops = ibv_legacy_device_ops(dev);
+	struct verbs_context_ops ops;
+	struct ibv_context *real;
+
+	if (!dops->alloc_context)
+		return EOPNOTSUPP;
+	errno = 0;
+	real = dops->alloc_context(dev, -1);
+	if (!real) {
+		ri_errno_nonzero();
+		return errno;
+	}
+	/* what the 1.1 core filled in after alloc_context */
+	real->device = dev;
+	pthread_mutex_init(&real->mutex, NULL);
+
+	vctx->priv->legacy = true;
+	vctx->priv->real_ctx = real;
+	ri_compat_ops(ibv_legacy_context_ops(real), &ops);
+	verbs_set_ops(vctx, &ops);
+	vctx->context.cmd_fd = real->cmd_fd;
+	vctx->context.async_fd = real->async_fd;
+	vctx->context.num_comp_vectors = real->num_comp_vectors;
+	return 0;
 }

@@ -174,6 +174,62 @@ _Static_assert(sizeof(((struct ibv_send_wr_1_0 *)0)->wr) ==
 	       sizeof(((struct ibv_send_wr *)0)->wr), "1.0 and 1.1 wr unions");
 
 /* ------------------------------------------------------------------ */
+/* The 1.0 entry points: reached only as name@IBVERBS_1.0 (RI_SYMVER),  */
+/* so no header declares them.                                          */
+
+struct ibv_device_1_0 **ri_v10_get_device_list(int *num);
+void ri_v10_free_device_list(struct ibv_device_1_0 **list);
+const char *ri_v10_get_device_name(struct ibv_device_1_0 *device);
+__be64 ri_v10_get_device_guid(struct ibv_device_1_0 *device);
+struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *device);
+int ri_v10_close_device(struct ibv_context_1_0 *context);
+int ri_v10_get_async_event(struct ibv_context_1_0 *context,
+			   struct ibv_async_event *event);
+void ri_v10_ack_async_event(struct ibv_async_event *event);
+int ri_v10_query_device(struct ibv_context_1_0 *context,
+			struct ibv_device_attr *attr);
+int ri_v10_query_port(struct ibv_context_1_0 *context, uint8_t port_num,
+		      struct ibv_port_attr *attr);
+int ri_v10_query_gid(struct ibv_context_1_0 *context, uint8_t port_num,
+		     int index, union ibv_gid *gid);
+int ri_v10_query_pkey(struct ibv_context_1_0 *context, uint8_t port_num,
+		      int index, __be16 *pkey);
+struct ibv_pd_1_0 *ri_v10_alloc_pd(struct ibv_context_1_0 *context);
+int ri_v10_dealloc_pd(struct ibv_pd_1_0 *pd);
+struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
+				 size_t length, int access);
+int ri_v10_dereg_mr(struct ibv_mr_1_0 *mr);
+struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
+				    struct ibv_ah_attr *attr);
+int ri_v10_destroy_ah(struct ibv_ah_1_0 *ah);
+struct ibv_cq_1_0 *ri_v10_create_cq(struct ibv_context_1_0 *context, int cqe,
+				    void *cq_context,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+int ri_v10_resize_cq(struct ibv_cq_1_0 *cq, int cqe);
+int ri_v10_destroy_cq(struct ibv_cq_1_0 *cq);
+int ri_v10_get_cq_event(struct ibv_comp_channel *channel,
+			struct ibv_cq_1_0 **cq, void **cq_context);
+void ri_v10_ack_cq_events(struct ibv_cq_1_0 *cq, unsigned int nevents);
+struct ibv_srq_1_0 *ri_v10_create_srq(struct ibv_pd_1_0 *pd,
+				      struct ibv_srq_init_attr *attr);
+int ri_v10_modify_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *attr,
+		      int mask);
+int ri_v10_query_srq(struct ibv_srq_1_0 *srq, struct ibv_srq_attr *attr);
+int ri_v10_destroy_srq(struct ibv_srq_1_0 *srq);
+struct ibv_qp_1_0 *ri_v10_create_qp(struct ibv_pd_1_0 *pd,
+				    struct ibv_qp_init_attr_1_0 *attr);
+int ri_v10_query_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr, int mask,
+		    struct ibv_qp_init_attr_1_0 *init);
+int ri_v10_modify_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr,
+		     int mask);
+int ri_v10_destroy_qp(struct ibv_qp_1_0 *qp);
+int ri_v10_attach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
+			uint16_t lid);
+int ri_v10_detach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
+			uint16_t lid);
+
+/* ------------------------------------------------------------------ */
 /* Data path (the only ops a 1.0 context fills).                        */
 
 /* Chains longer than this are copied on the heap, not the stack. */
@@ -419,31 +475,6 @@ RI_EXPORT int ri_v10_close_device(struct ibv_context_1_0 *context)
 }
 RI_SYMVER(ri_v10_close_device, ibv_close_device@IBVERBS_1.0);
 
-/* The element of an event: which wrapper kind it names. */
-enum ri_v10_elem { RI_V10_NONE, RI_V10_CQ, RI_V10_QP, RI_V10_SRQ };
-
-static enum ri_v10_elem ri_v10_elem(enum ibv_event_type t)
-{
-	switch (t) {
-	case IBV_EVENT_CQ_ERR:
-		return RI_V10_CQ;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return RI_V10_QP;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return RI_V10_SRQ;
-	default:
-		return RI_V10_NONE;
-	}
-}
-
 /* The 1.1 object's context pointer names its wrapper (COMPAT-13). */
 RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
 				     struct ibv_async_event *event)
@@ -457,17 +488,17 @@ RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
 	ret = ibv_get_async_event(context->real_context, event);
 	if (ret)
 		return ret;
-	switch (ri_v10_elem(event->event_type)) {
-	case RI_V10_CQ:
+	switch (ri__event_elem(event->event_type)) {
+	case RI_ELEM_CQ:
 		event->element.cq = event->element.cq->cq_context;
 		break;
-	case RI_V10_QP:
+	case RI_ELEM_QP:
 		event->element.qp = event->element.qp->qp_context;
 		break;
-	case RI_V10_SRQ:
+	case RI_ELEM_SRQ:
 		event->element.srq = event->element.srq->srq_context;
 		break;
-	case RI_V10_NONE:
+	default:	/* no object: port, device; WQs have no 1.0 wrapper */
 		break;
 	}
 	return 0;
@@ -482,17 +513,17 @@ RI_EXPORT void ri_v10_ack_async_event(struct ibv_async_event *event)
 	if (!event)
 		return;
 	real = *event;
-	switch (ri_v10_elem(event->event_type)) {
-	case RI_V10_CQ:
+	switch (ri__event_elem(event->event_type)) {
+	case RI_ELEM_CQ:
 		real.element.cq = ((struct ibv_cq_1_0 *)(void *)event->element.cq)->real_cq;
 		break;
-	case RI_V10_QP:
+	case RI_ELEM_QP:
 		real.element.qp = ((struct ibv_qp_1_0 *)(void *)event->element.qp)->real_qp;
 		break;
-	case RI_V10_SRQ:
+	case RI_ELEM_SRQ:
 		real.element.srq = ((struct ibv_srq_1_0 *)(void *)event->element.srq)->real_srq;
 		break;
-	case RI_V10_NONE:
+	default:	/* no object: port, device; WQs have no 1.0 wrapper */
 		break;
 	}
 	ibv_ack_async_event(&real);

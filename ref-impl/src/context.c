@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device contexts: ibv_open_device/ibv_close_device, the per-context ops
- * table (stubs first, then the provider's overlay: verbs_set_ops), and the
- * app-visible verbs_context slots (XRC-era and later ops) that the inline
- * verbs of <infiniband/verbs.h> jump through. Every slot points somewhere:
- * a core entry point, or a stub that answers EOPNOTSUPP.
+ * Device contexts: their allocation (opened and closed by device.c), the
+ * per-context ops table (stubs first, then the provider's overlay:
+ * verbs_set_ops), and the app-visible verbs_context slots (XRC-era and
+ * later ops) that the inline verbs of <infiniband/verbs.h> jump through.
+ * Every slot points somewhere: a core entry point, or a stub that answers
+ * EOPNOTSUPP.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ri.h"
 
@@ -20,8 +19,17 @@ _Static_assert(sizeof(struct ibv_legacy_device_ops) ==
 	       sizeof(struct _ibv_device_ops), "legacy device ops layout");
 
 /* ------------------------------------------------------------------ */
-/* "Not supported" stubs for the private ops table (keep sorted).       */
+/* "Not supported" stubs (keep sorted).                                 */
 
+/*
+ * One family for every op of the private table and every app-visible
+ * verbs_context slot the core does not serve. They answer as rdma-core
+ * v44.0 libibverbs/dummy_ops.c does: a pointer op NULL with errno
+ * EOPNOTSUPP, an int op EOPNOTSUPP, a void op nothing; two differ from
+ * it: poll_cq returns -1 (dummy_ops.c:359 returns EOPNOTSUPP, which a
+ * caller would count as completions) and the post stubs name the whole
+ * list in *bad (dummy_ops.c:364-386 leave it).
+ */
 #define RI_STUB_PTR(name, type, ...)				\
 	static type ri_stub_##name(__VA_ARGS__)			\
 	{							\
@@ -33,73 +41,98 @@ _Static_assert(sizeof(struct ibv_legacy_device_ops) ==
 	{							\
 		return EOPNOTSUPP;				\
 	}
+#define RI_STUB_VOID(name, ...)					\
+	static void ri_stub_##name(__VA_ARGS__)			\
+	{							\
+	}
+/* A post verb names the whole list as not posted. */
+#define RI_STUB_POST(name, obj, wr)				\
+	static int ri_stub_##name(obj, wr *w, wr **bad)		\
+	{							\
+		*bad = w;					\
+		return EOPNOTSUPP;				\
+	}
 
 RI_STUB_INT(ack_async_event, struct ibv_async_event *e)
+RI_STUB_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
+	    uint32_t f, struct ibv_sge *s, uint32_t n)
+RI_STUB_PTR(alloc_dm, struct ibv_dm *, struct ibv_context *c,
+	    struct ibv_alloc_dm_attr *a)
 RI_STUB_PTR(alloc_mw, struct ibv_mw *, struct ibv_pd *pd, enum ibv_mw_type t)
+RI_STUB_PTR(alloc_null_mr, struct ibv_mr *, struct ibv_pd *pd)
 RI_STUB_PTR(alloc_parent_domain, struct ibv_pd *, struct ibv_context *c,
 	    struct ibv_parent_domain_init_attr *a)
 RI_STUB_PTR(alloc_pd, struct ibv_pd *, struct ibv_context *c)
-RI_STUB_PTR(alloc_td, struct ibv_td *, struct ibv_context *c, struct ibv_td_init_attr *a)
+RI_STUB_PTR(alloc_td, struct ibv_td *, struct ibv_context *c,
+	    struct ibv_td_init_attr *a)
+RI_STUB_INT(attach_counters_point_flow, struct ibv_counters *c,
+	    struct ibv_counter_attach_attr *a, struct ibv_flow *f)
 RI_STUB_INT(attach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
 RI_STUB_INT(bind_mw, struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b)
 RI_STUB_INT(close_xrcd, struct ibv_xrcd *x)
-static void ri_stub_cq_event(struct ibv_cq *cq)
-{
-}
+RI_STUB_VOID(cq_event, struct ibv_cq *cq)
 RI_STUB_PTR(create_ah, struct ibv_ah *, struct ibv_pd *pd, struct ibv_ah_attr *a)
+RI_STUB_PTR(create_counters, struct ibv_counters *, struct ibv_context *c,
+	    struct ibv_counters_init_attr *a)
 RI_STUB_PTR(create_cq, struct ibv_cq *, struct ibv_context *c, int cqe,
 	    struct ibv_comp_channel *ch, int v)
 RI_STUB_PTR(create_cq_ex, struct ibv_cq_ex *, struct ibv_context *c,
 	    struct ibv_cq_init_attr_ex *a)
+RI_STUB_PTR(create_flow, struct ibv_flow *, struct ibv_qp *qp,
+	    struct ibv_flow_attr *a)
+RI_STUB_PTR(create_flow_action_esp, struct ibv_flow_action *,
+	    struct ibv_context *c, struct ibv_flow_action_esp_attr *a)
 RI_STUB_PTR(create_qp, struct ibv_qp *, struct ibv_pd *pd,
 	    struct ibv_qp_init_attr *a)
 RI_STUB_PTR(create_qp_ex, struct ibv_qp *, struct ibv_context *c,
 	    struct ibv_qp_init_attr_ex *a)
+RI_STUB_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table *,
+	    struct ibv_context *c, struct ibv_rwq_ind_table_init_attr *a)
 RI_STUB_PTR(create_srq, struct ibv_srq *, struct ibv_pd *pd,
 	    struct ibv_srq_init_attr *a)
 RI_STUB_PTR(create_srq_ex, struct ibv_srq *, struct ibv_context *c,
 	    struct ibv_srq_init_attr_ex *a)
+RI_STUB_PTR(create_wq, struct ibv_wq *, struct ibv_context *c,
+	    struct ibv_wq_init_attr *a)
 RI_STUB_INT(dealloc_mw, struct ibv_mw *mw)
 RI_STUB_INT(dealloc_pd, struct ibv_pd *pd)
 RI_STUB_INT(dealloc_td, struct ibv_td *td)
 RI_STUB_INT(dereg_mr, struct ibv_mr *mr)
 RI_STUB_INT(destroy_ah, struct ibv_ah *ah)
+RI_STUB_INT(destroy_counters, struct ibv_counters *c)
 RI_STUB_INT(destroy_cq, struct ibv_cq *cq)
+RI_STUB_INT(destroy_flow, struct ibv_flow *f)
+RI_STUB_INT(destroy_flow_action, struct ibv_flow_action *a)
 RI_STUB_INT(destroy_qp, struct ibv_qp *qp)
+RI_STUB_INT(destroy_rwq_ind_table, struct ibv_rwq_ind_table *t)
 RI_STUB_INT(destroy_srq, struct ibv_srq *srq)
+RI_STUB_INT(destroy_wq, struct ibv_wq *wq)
 RI_STUB_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
-static void ri_stub_free_context(struct ibv_context *c)
-{
-}
+RI_STUB_VOID(free_context, struct ibv_context *c)
+RI_STUB_INT(free_dm, struct ibv_dm *dm)
 RI_STUB_INT(get_srq_num, struct ibv_srq *srq, uint32_t *n)
+RI_STUB_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
+RI_STUB_INT(modify_flow_action_esp, struct ibv_flow_action *a,
+	    struct ibv_flow_action_esp_attr *e)
 RI_STUB_INT(modify_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m)
+RI_STUB_INT(modify_qp_rate_limit, struct ibv_qp *qp,
+	    struct ibv_qp_rate_limit_attr *a)
 RI_STUB_INT(modify_srq, struct ibv_srq *srq, struct ibv_srq_attr *a, int m)
+RI_STUB_INT(modify_wq, struct ibv_wq *wq, struct ibv_wq_attr *a)
 RI_STUB_PTR(open_qp, struct ibv_qp *, struct ibv_context *c,
 	    struct ibv_qp_open_attr *a)
 RI_STUB_PTR(open_xrcd, struct ibv_xrcd *, struct ibv_context *c,
 	    struct ibv_xrcd_init_attr *a)
+/* the ABI_placeholder slots and the never-called 1.1 event slots */
+RI_STUB_VOID(placeholder, void)
 static int ri_stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	return -1;	/* poll_cq's error convention is a negative count */
 }
-static int ri_stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			     struct ibv_recv_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-static int ri_stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			     struct ibv_send_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-static int ri_stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-				 struct ibv_recv_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
+RI_STUB_POST(post_recv, struct ibv_qp *qp, struct ibv_recv_wr)
+RI_STUB_POST(post_send, struct ibv_qp *qp, struct ibv_send_wr)
+RI_STUB_POST(post_srq_ops, struct ibv_srq *srq, struct ibv_ops_wr)
+RI_STUB_POST(post_srq_recv, struct ibv_srq *srq, struct ibv_recv_wr)
 RI_STUB_INT(query_device, struct ibv_context *c, struct ibv_device_attr *a)
 RI_STUB_INT(query_device_ex, struct ibv_context *c,
 	    const struct ibv_query_device_ex_input *in,
@@ -109,7 +142,12 @@ RI_STUB_INT(query_pkey, struct ibv_context *c, uint8_t p, int i, __be16 *k)
 RI_STUB_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
 RI_STUB_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
 	    struct ibv_qp_init_attr *i)
+RI_STUB_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
 RI_STUB_INT(query_srq, struct ibv_srq *srq, struct ibv_srq_attr *a)
+RI_STUB_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n,
+	    uint32_t f)
+RI_STUB_PTR(reg_dm_mr, struct ibv_mr *, struct ibv_pd *pd, struct ibv_dm *dm,
+	    uint64_t off, size_t len, unsigned int acc)
 RI_STUB_PTR(reg_mr, struct ibv_mr *, struct ibv_pd *pd, void *addr, size_t len,
 	    uint64_t va, int acc)
 RI_STUB_INT(req_notify_cq, struct ibv_cq *cq, int s)
@@ -166,11 +204,6 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.resize_cq = ri_stub_resize_cq,
 };
 
-void ri__ops_fill_stubs(struct verbs_context_ops *ops)
-{
-	*ops = ri_stub_ops;
-}
-
 /* Overlay: every non-NULL member of src replaces the slot in dst. */
 static void ri_ops_overlay(struct verbs_context_ops *dst,
 			   const struct verbs_context_ops *src)
@@ -209,89 +242,7 @@ RI_EXPORT void ri_v11_verbs_set_ops(struct verbs_context *vctx,
 }
 
 /* ------------------------------------------------------------------ */
-/* App-visible verbs_context slots the core does not implement.         */
-
-#define RI_LSTUB_PTR(name, type, ...)				\
-	static type ri_lstub_##name(__VA_ARGS__)		\
-	{							\
-		errno = EOPNOTSUPP;				\
-		return NULL;					\
-	}
-#define RI_LSTUB_INT(name, ...)					\
-	static int ri_lstub_##name(__VA_ARGS__)			\
-	{							\
-		return EOPNOTSUPP;				\
-	}
-
-RI_LSTUB_INT(advise_mr, struct ibv_pd *pd, enum ibv_advise_mr_advice a,
-	     uint32_t f, struct ibv_sge *s, uint32_t n)
-RI_LSTUB_PTR(alloc_dm, struct ibv_dm *, struct ibv_context *c,
-	     struct ibv_alloc_dm_attr *a)
-RI_LSTUB_PTR(alloc_null_mr, struct ibv_mr *, struct ibv_pd *pd)
-RI_LSTUB_INT(attach_counters_point_flow, struct ibv_counters *c,
-	     struct ibv_counter_attach_attr *a, struct ibv_flow *f)
-RI_LSTUB_PTR(create_counters, struct ibv_counters *, struct ibv_context *c,
-	     struct ibv_counters_init_attr *a)
-RI_LSTUB_PTR(create_flow, struct ibv_flow *, struct ibv_qp *qp,
-	     struct ibv_flow_attr *a)
-RI_LSTUB_PTR(create_flow_action_esp, struct ibv_flow_action *,
-	     struct ibv_context *c, struct ibv_flow_action_esp_attr *a)
-RI_LSTUB_PTR(create_rwq_ind_table, struct ibv_rwq_ind_table *,
-	     struct ibv_context *c, struct ibv_rwq_ind_table_init_attr *a)
-RI_LSTUB_PTR(create_wq, struct ibv_wq *, struct ibv_context *c,
-	     struct ibv_wq_init_attr *a)
-RI_LSTUB_INT(destroy_counters, struct ibv_counters *c)
-RI_LSTUB_INT(destroy_flow, struct ibv_flow *f)
-RI_LSTUB_INT(destroy_flow_action, struct ibv_flow_action *a)
-RI_LSTUB_INT(destroy_rwq_ind_table, struct ibv_rwq_ind_table *t)
-RI_LSTUB_INT(destroy_wq, struct ibv_wq *wq)
-RI_LSTUB_INT(free_dm, struct ibv_dm *dm)
-RI_LSTUB_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
-RI_LSTUB_INT(modify_flow_action_esp, struct ibv_flow_action *a,
-	     struct ibv_flow_action_esp_attr *e)
-RI_LSTUB_INT(modify_qp_rate_limit, struct ibv_qp *qp,
-	     struct ibv_qp_rate_limit_attr *a)
-RI_LSTUB_INT(modify_wq, struct ibv_wq *wq, struct ibv_wq_attr *a)
-static int ri_lstub_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
-				 struct ibv_ops_wr **bad)
-{
-	*bad = op;
-	return EOPNOTSUPP;
-}
-RI_LSTUB_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
-RI_LSTUB_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n,
-	     uint32_t f)
-RI_LSTUB_PTR(reg_dm_mr, struct ibv_mr *, struct ibv_pd *pd, struct ibv_dm *dm,
-	     uint64_t off, size_t len, unsigned int acc)
-static void ri_lstub_placeholder(void)
-{
-}
-
-/* Core entry points of verbs.c / xrc.c reached through the slots. */
-int ri__query_port_ex(struct ibv_context *ctx, uint8_t port,
-		      struct ibv_port_attr *attr, size_t len);
-int ri__query_device_ex(struct ibv_context *ctx,
-			const struct ibv_query_device_ex_input *in,
-			struct ibv_device_attr_ex *attr, size_t size);
-struct ibv_xrcd *ri__open_xrcd(struct ibv_context *ctx,
-			       struct ibv_xrcd_init_attr *attr);
-int ri__close_xrcd(struct ibv_xrcd *xrcd);
-struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
-				  struct ibv_srq_init_attr_ex *attr);
-int ri__get_srq_num(struct ibv_srq *srq, uint32_t *num);
-struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
-				struct ibv_qp_init_attr_ex *attr);
-struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
-			   struct ibv_qp_open_attr *attr);
-struct ibv_mw *ri__alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
-int ri__dealloc_mw(struct ibv_mw *mw);
-int ri__bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b);
-struct ibv_cq_ex *ri__create_cq_ex(struct ibv_context *context,
-				   struct ibv_cq_init_attr_ex *attr);
-struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
-				       struct ibv_parent_domain_init_attr *attr);
-struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
-int ri__dealloc_td(struct ibv_td *td);
+/* App-visible verbs_context slots.                                     */
 
 /* Exported functions old applications may reach through ctx->ops. */
 #define RI_COMPAT_SLOT(fn) ((void *(*)(void))(void (*)(void))(fn))
@@ -302,36 +253,36 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	struct ibv_context_ops *o = &vctx->context.ops;
 
 	vctx->query_port = ri__query_port_ex;
-	vctx->advise_mr = ri_lstub_advise_mr;
-	vctx->alloc_null_mr = ri_lstub_alloc_null_mr;
-	vctx->read_counters = ri_lstub_read_counters;
-	vctx->attach_counters_point_flow = ri_lstub_attach_counters_point_flow;
-	vctx->create_counters = ri_lstub_create_counters;
-	vctx->destroy_counters = ri_lstub_destroy_counters;
-	vctx->reg_dm_mr = ri_lstub_reg_dm_mr;
-	vctx->alloc_dm = ri_lstub_alloc_dm;
-	vctx->free_dm = ri_lstub_free_dm;
-	vctx->modify_flow_action_esp = ri_lstub_modify_flow_action_esp;
-	vctx->destroy_flow_action = ri_lstub_destroy_flow_action;
-	vctx->create_flow_action_esp = ri_lstub_create_flow_action_esp;
-	vctx->modify_qp_rate_limit = ri_lstub_modify_qp_rate_limit;
+	vctx->advise_mr = ri_stub_advise_mr;
+	vctx->alloc_null_mr = ri_stub_alloc_null_mr;
+	vctx->read_counters = ri_stub_read_counters;
+	vctx->attach_counters_point_flow = ri_stub_attach_counters_point_flow;
+	vctx->create_counters = ri_stub_create_counters;
+	vctx->destroy_counters = ri_stub_destroy_counters;
+	vctx->reg_dm_mr = ri_stub_reg_dm_mr;
+	vctx->alloc_dm = ri_stub_alloc_dm;
+	vctx->free_dm = ri_stub_free_dm;
+	vctx->modify_flow_action_esp = ri_stub_modify_flow_action_esp;
+	vctx->destroy_flow_action = ri_stub_destroy_flow_action;
+	vctx->create_flow_action_esp = ri_stub_create_flow_action_esp;
+	vctx->modify_qp_rate_limit = ri_stub_modify_qp_rate_limit;
 	vctx->alloc_parent_domain = ri__alloc_parent_domain;
 	vctx->dealloc_td = ri__dealloc_td;
 	vctx->alloc_td = ri__alloc_td;
-	vctx->modify_cq = ri_lstub_modify_cq;
-	vctx->post_srq_ops = ri_lstub_post_srq_ops;
-	vctx->destroy_rwq_ind_table = ri_lstub_destroy_rwq_ind_table;
-	vctx->create_rwq_ind_table = ri_lstub_create_rwq_ind_table;
-	vctx->destroy_wq = ri_lstub_destroy_wq;
-	vctx->modify_wq = ri_lstub_modify_wq;
-	vctx->create_wq = ri_lstub_create_wq;
-	vctx->query_rt_values = ri_lstub_query_rt_values;
+	vctx->modify_cq = ri_stub_modify_cq;
+	vctx->post_srq_ops = ri_stub_post_srq_ops;
+	vctx->destroy_rwq_ind_table = ri_stub_destroy_rwq_ind_table;
+	vctx->create_rwq_ind_table = ri_stub_create_rwq_ind_table;
+	vctx->destroy_wq = ri_stub_destroy_wq;
+	vctx->modify_wq = ri_stub_modify_wq;
+	vctx->create_wq = ri_stub_create_wq;
+	vctx->query_rt_values = ri_stub_query_rt_values;
 	vctx->create_cq_ex = ri__create_cq_ex;
 	vctx->query_device_ex = ri__query_device_ex;
-	vctx->ibv_destroy_flow = ri_lstub_destroy_flow;
-	vctx->ABI_placeholder2 = ri_lstub_placeholder;
-	vctx->ibv_create_flow = ri_lstub_create_flow;
-	vctx->ABI_placeholder1 = ri_lstub_placeholder;
+	vctx->ibv_destroy_flow = ri_stub_destroy_flow;
+	vctx->ABI_placeholder2 = ri_stub_placeholder;
+	vctx->ibv_create_flow = ri_stub_create_flow;
+	vctx->ABI_placeholder1 = ri_stub_placeholder;
 	vctx->open_qp = ri__open_qp;
 	vctx->create_qp_ex = ri__create_qp_ex;
 	vctx->get_srq_num = ri__get_srq_num;
@@ -353,7 +304,7 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	o->bind_mw = ri__bind_mw;
 	o->dealloc_mw = ri__dealloc_mw;
 	o->_compat_create_cq = RI_COMPAT_SLOT(ibv_create_cq);
-	o->_compat_cq_event = RI_COMPAT_SLOT(ri_lstub_placeholder);
+	o->_compat_cq_event = RI_COMPAT_SLOT(ri_stub_placeholder);
 	o->_compat_resize_cq = RI_COMPAT_SLOT(ibv_resize_cq);
 	o->_compat_destroy_cq = RI_COMPAT_SLOT(ibv_destroy_cq);
 	o->_compat_create_srq = RI_COMPAT_SLOT(ibv_create_srq);
@@ -368,12 +319,12 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	o->_compat_destroy_ah = RI_COMPAT_SLOT(ibv_destroy_ah);
 	o->_compat_attach_mcast = RI_COMPAT_SLOT(ibv_attach_mcast);
 	o->_compat_detach_mcast = RI_COMPAT_SLOT(ibv_detach_mcast);
-	o->_compat_async_event = RI_COMPAT_SLOT(ri_lstub_placeholder);
+	o->_compat_async_event = RI_COMPAT_SLOT(ri_stub_placeholder);
 	ri_set_datapath(vctx);
 }
 
 /* ------------------------------------------------------------------ */
-/* Open and close.                                                      */
+/* The context itself (device.c opens and closes it).                   */
 
 /* A zeroed verbs_context with extra provider bytes and its private part. */
 struct verbs_context *ri__alloc_vctx(size_t extra)
@@ -385,7 +336,7 @@ struct verbs_context *ri__alloc_vctx(size_t extra)
 	vctx->priv = calloc(1, sizeof(*vctx->priv));
 	if (!vctx->priv)
 		goto err_free_vctx;
-	ri__ops_fill_stubs(&vctx->priv->ops);
+	vctx->priv->ops = ri_stub_ops;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->context.cmd_fd = -1;
@@ -402,86 +353,12 @@ err:
 	return NULL;
 }
 
-static void ri_free_vctx(struct verbs_context *vctx)
+void ri__free_vctx(struct verbs_context *vctx)
 {
 	pthread_mutex_destroy(&vctx->context.mutex);
 	free(vctx->priv);
 	free(vctx);
 }
-
-static struct ibv_context *ri_open_extended(struct ri_device *rdev)
-{
-	struct verbs_device *vdev = (struct verbs_device *)rdev->dev;
-	struct verbs_context *vctx;
-	int ret;
-
-	vctx = ri__alloc_vctx(vdev->size_of_context);
-	if (!vctx)
-		goto err;
-	vctx->priv->rdev = rdev;
-	vctx->context.device = rdev->dev;
-	if (!vdev->init_context) {
-		errno = EOPNOTSUPP;
-		goto err_free_vctx;
-	}
-	ret = vdev->init_context(vdev, &vctx->context, -1);
-	if (ret) {
-		errno = ret;
-		goto err_free_vctx;
-	}
-	ri__install_lib_ops(vctx);
-	return &vctx->context;
-
-err_free_vctx:
-	ri_free_vctx(vctx);
-err:
-	return NULL;
-}
-
-__typeof__(ibv_open_device) ri_v11_open_device;
-RI_EXPORT struct ibv_context *ri_v11_open_device(struct ibv_device *device)
-{
-	struct ri_device *rdev;
-
-	if (!device) {
-		errno = EINVAL;
-		return NULL;
-	}
-	rdev = ri__device_lookup(device);
-	if (!rdev) {
-		errno = ENODEV;
-		return NULL;
-	}
-	if (rdev->kind == RI_DRV_LEGACY)
-		return ri__compat_open(rdev);
-	return ri_open_extended(rdev);
-}
-
-__typeof__(ibv_close_device) ri_v11_close_device;
-RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
-{
-	struct verbs_context *vctx;
-	struct verbs_device *vdev;
-
-	if (!context)
-		return EINVAL;
-	vctx = ri__vctx(context);
-	if (vctx->priv->legacy) {
-		ri__compat_close(context);
-		ri_free_vctx(vctx);
-		return 0;
-	}
-	vdev = (struct verbs_device *)vctx->priv->rdev->dev;
-	vctx->priv->ops.free_context(context);
-	if (vdev->uninit_context)
-		vdev->uninit_context(vdev, context);
-	ri_free_vctx(vctx);
-	return 0;
-}
-
-/* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */
-RI_SYMVER(ri_v11_close_device, ibv_close_device@@IBVERBS_1.1);
-RI_SYMVER(ri_v11_open_device, ibv_open_device@@IBVERBS_1.1);
 
 /* ibvct's own; rdma-core's same-named stub is in symver.c. */
 RI_SYMVER(ri_v11_verbs_set_ops, verbs_set_ops@@IBVCT_PRIVATE_1);

@@ -123,8 +123,7 @@ RI_EXPORT int ri_v11_get_cq_event(struct ibv_comp_channel *channel,
 	}
 	c = (struct ibv_cq *)(uintptr_t)v;
 	ctx = channel->context;
-	if (ri__priv(ctx)->legacy)
-		c = ri__compat_unwrap_event_obj(c, RI_OBJ_CQ);
+	c = ri__event_cq(ctx, c);
 	ri__ops(ctx)->cq_event(c);
 	pthread_mutex_lock(&c->mutex);
 	ri_vcq(c)->core.comp_events_reported++;

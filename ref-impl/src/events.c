@@ -3,17 +3,19 @@
  * Asynchronous events: records (struct verbs_async_event_desc) read from
  * ctx->async_fd and turned into ibv_async_event naming the application's
  * objects; per-object counts of events handed out and acknowledged, and
- * the wait a destroy does until they match (LIFE-09).
+ * the wait a destroy does until they match (LIFE-09). Also, for a legacy
+ * provider, the way back from the provider's objects its events name (async
+ * and completion events) to the wrappers the application holds: events are
+ * the one path the compat layer does not wrap (the provider writes them
+ * itself), so the core translates them here.
  */
 #include <unistd.h>
 
 #include "ri.h"
 
-
-enum ri_elem { RI_ELEM_PORT, RI_ELEM_CQ, RI_ELEM_QP, RI_ELEM_SRQ, RI_ELEM_WQ,
-	       RI_ELEM_DEVICE };
-
-static enum ri_elem ri_event_elem(enum ibv_event_type t)
+/* Which element an event names (rdma-core v44.0 libibverbs/device.c:452-496,
+ * ibv_get_async_event). */
+enum ri_elem ri__event_elem(enum ibv_event_type t)
 {
 	switch (t) {
 	case IBV_EVENT_CQ_ERR:
@@ -67,6 +69,43 @@ static pthread_mutex_t *ri_obj_mutex(void *obj, enum ri_elem e)
 	}
 }
 
+/*
+ * A legacy provider names its own objects; the compat layer left in each a
+ * back-pointer to the application's wrapper (COMPAT-13).
+ */
+static void *ri_legacy_app_obj(void *real, enum ri_elem e)
+{
+	switch (e) {
+	case RI_ELEM_CQ:
+		return ((struct ibv_cq *)real)->cq_context;
+	case RI_ELEM_QP:
+		return ((struct ibv_qp *)real)->qp_context;
+	case RI_ELEM_SRQ:
+		return ((struct ibv_srq *)real)->srq_context;
+	default:
+		return NULL;
+	}
+}
+
+struct ibv_cq *ri__event_cq(struct ibv_context *ctx, struct ibv_cq *cq)
+{
+	if (!ri__priv(ctx)->legacy)
+		return cq;
+	return ri_legacy_app_obj(cq, RI_ELEM_CQ);
+}
+
+/* The 1.1 provider's hook run once an async event was read; it sees the
+ * provider's own objects. */
+static void ri_legacy_async_hook(struct ibv_context *ctx,
+				 struct ibv_async_event *ev)
+{
+	struct ibv_legacy_context_ops *lops =
+		ibv_legacy_context_ops(ri__priv(ctx)->real_ctx);
+
+	if (lops->async_event)
+		lops->async_event(ev);
+}
+
 /* Returns 0 or a positive errno, which is also stored in errno. */
 __typeof__(ibv_get_async_event) ri_v11_get_async_event;
 RI_EXPORT int ri_v11_get_async_event(struct ibv_context *context,
@@ -90,7 +129,7 @@ RI_EXPORT int ri_v11_get_async_event(struct ibv_context *context,
 		goto err;
 	}
 	event->event_type = (enum ibv_event_type)d.event_type;
-	e = ri_event_elem(event->event_type);
+	e = ri__event_elem(event->event_type);
 	switch (e) {
 	case RI_ELEM_PORT:
 		event->element.port_num = (int)d.element;
@@ -104,12 +143,9 @@ RI_EXPORT int ri_v11_get_async_event(struct ibv_context *context,
 		break;
 	}
 	if (ri__priv(context)->legacy) {
-		/* the 1.1 hook sees the provider's own objects */
-		ri__compat_async_hook(context, event);
+		ri_legacy_async_hook(context, event);
 		if (obj && e != RI_ELEM_WQ) {
-			obj = ri__compat_unwrap_event_obj(obj,
-				e == RI_ELEM_CQ ? RI_OBJ_CQ :
-				e == RI_ELEM_QP ? RI_OBJ_QP : RI_OBJ_SRQ);
+			obj = ri_legacy_app_obj(obj, e);
 			event->element.qp = obj;
 		}
 	}
@@ -152,7 +188,7 @@ RI_EXPORT void ri_v11_ack_async_event(struct ibv_async_event *event)
 
 	if (!event)
 		return;
-	e = ri_event_elem(event->event_type);
+	e = ri__event_elem(event->event_type);
 	ctx = ri_event_ctx(event, e);
 	/* tell the provider first: once counted, a destroy may free the object */
 	if (ctx)

@@ -75,23 +75,50 @@ static inline const struct verbs_context_ops *ri__ops(struct ibv_context *ctx)
 	return &ri__priv(ctx)->ops;
 }
 
-/* context.c */
-void ri__ops_fill_stubs(struct verbs_context_ops *ops);
-void ri__install_lib_ops(struct verbs_context *vctx);
+/* context.c; device.c opens and closes the context. */
 struct verbs_context *ri__alloc_vctx(size_t extra);
+void ri__free_vctx(struct verbs_context *vctx);
+void ri__install_lib_ops(struct verbs_context *vctx);
 
 /* compat.c: legacy providers. */
-struct ibv_context *ri__compat_open(struct ri_device *rdev);
-void ri__compat_close(struct ibv_context *ctx);
-/* Map a provider object named by an event back to the app's object. */
-void *ri__compat_unwrap_event_obj(void *real_obj, int what);
-void ri__compat_async_hook(struct ibv_context *ctx, struct ibv_async_event *ev);
-enum { RI_OBJ_CQ, RI_OBJ_QP, RI_OBJ_SRQ };
+int ri__compat_init_context(struct verbs_context *vctx);
 
 /* events.c */
+enum ri_elem { RI_ELEM_PORT, RI_ELEM_CQ, RI_ELEM_QP, RI_ELEM_SRQ, RI_ELEM_WQ,
+	       RI_ELEM_DEVICE };
+enum ri_elem ri__event_elem(enum ibv_event_type t);
+/* The CQ a completion event names, as the application holds it. */
+struct ibv_cq *ri__event_cq(struct ibv_context *ctx, struct ibv_cq *cq);
 void ri__wait_events_qp(struct ibv_qp *qp);
 void ri__wait_events_srq(struct ibv_srq *srq);
 void ri__wait_events_cq(struct ibv_cq *cq);
+
+/* verbs.c, qp.c, cq.c: core entry points the verbs_context slots reach
+ * (context.c installs them). */
+int ri__query_port_ex(struct ibv_context *ctx, uint8_t port,
+		      struct ibv_port_attr *attr, size_t len);
+int ri__query_device_ex(struct ibv_context *ctx,
+			const struct ibv_query_device_ex_input *in,
+			struct ibv_device_attr_ex *attr, size_t size);
+struct ibv_mw *ri__alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int ri__dealloc_mw(struct ibv_mw *mw);
+int ri__bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *b);
+struct ibv_xrcd *ri__open_xrcd(struct ibv_context *ctx,
+			       struct ibv_xrcd_init_attr *attr);
+int ri__close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_srq *ri__create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr);
+int ri__get_srq_num(struct ibv_srq *srq, uint32_t *num);
+struct ibv_qp *ri__create_qp_ex(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *ri__open_qp(struct ibv_context *ctx,
+			   struct ibv_qp_open_attr *attr);
+struct ibv_cq_ex *ri__create_cq_ex(struct ibv_context *context,
+				   struct ibv_cq_init_attr_ex *attr);
+struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
+				       struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int ri__dealloc_td(struct ibv_td *td);
 
 /* Legacy ibv_port_attr prefix written by ibv_query_port@IBVERBS_1.1. */
 #define RI_PORT_ATTR_1_1_SIZE offsetof(struct ibv_port_attr, flags)
@@ -106,5 +133,21 @@ int ibv_get_sysfs_path(char *buf, size_t size);
 int ibv_read_ibdev_sysfs_file(char *buf, size_t size, const char *ibdev_path,
 			      const char *fnfmt, ...)
 	__attribute__((format(printf, 4, 5)));
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+
+/* Nor these: rdma-core's marshall.h declares them. */
+struct ib_uverbs_ah_attr;
+struct ib_uverbs_qp_attr;
+struct ib_user_path_rec;
+struct ibv_sa_path_rec;
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
+				struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
+				struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
+				 struct ib_user_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
+			       struct ibv_sa_path_rec *src);
 
 #endif /* RI_H */

@@ -137,6 +137,7 @@ RI_EXPORT void verbs_register_driver_34(const void *ops)
 	      "ibvct; registration ignored\n", stderr);
 }
 
+RI_EXPORT void ri_p34_verbs_set_ops(void *vctx, const void *ops);
 RI_EXPORT void ri_p34_verbs_set_ops(void *vctx, const void *ops)
 {
 }
