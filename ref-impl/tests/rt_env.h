@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +21,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tr.h"
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"

@@ -12,7 +12,6 @@
 #include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +20,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tr.h"
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
@@ -386,8 +385,7 @@ static void xrc_verbs_eopnotsupp_under_legacy_work_under_extended(void **state)
 
 	run_both(NULL, ck_xrc, &leg, &ext);
 	for (i = 0; i < 8; i++) {
-		print_message("# v[%d]: legacy %d extended %d\n", i, leg.v[i],
-			      ext.v[i]);
+		tr_note("v[%d]: legacy %d extended %d", i, leg.v[i], ext.v[i]);
 		assert_int_equal(leg.v[i], EOPNOTSUPP);
 		assert_int_equal(ext.v[i], 0);
 		if (i == 6)
@@ -769,18 +767,17 @@ static void data_path_works_through_the_wrapper(void **state)
 	assert_same(&leg, &ext);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(basic_create_qp_ex_and_srq_ex_work_in_both_modes),
-		cmocka_unit_test(xrc_verbs_eopnotsupp_under_legacy_work_under_extended),
-		cmocka_unit_test(async_events_name_the_applications_objects),
-		cmocka_unit_test(cq_events_name_the_applications_cq),
-		cmocka_unit_test(qp_state_kept_right_in_both_modes),
-		cmocka_unit_test(query_port_inline_and_exported_agree),
-		cmocka_unit_test(data_path_works_through_the_wrapper),
+	static const struct tr_test tests[] = {
+		TR_TEST(basic_create_qp_ex_and_srq_ex_work_in_both_modes),
+		TR_TEST(xrc_verbs_eopnotsupp_under_legacy_work_under_extended),
+		TR_TEST(async_events_name_the_applications_objects),
+		TR_TEST(cq_events_name_the_applications_cq),
+		TR_TEST(qp_state_kept_right_in_both_modes),
+		TR_TEST(query_port_inline_and_exported_agree),
+		TR_TEST(data_path_works_through_the_wrapper),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

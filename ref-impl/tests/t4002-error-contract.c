@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +22,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tr.h"
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
@@ -424,16 +423,15 @@ static void pointer_verbs_set_errno_int_verbs_return_it(void **s)
 	run(ck_pointer_verbs);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
-		cmocka_unit_test(create_qp_ex_unknown_type_or_mask_null_einval),
-		cmocka_unit_test(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
-		cmocka_unit_test(create_srq_ex_masks_and_type_refused_at_boundary),
-		cmocka_unit_test(pointer_verbs_set_errno_int_verbs_return_it),
+	static const struct tr_test tests[] = {
+		TR_TEST(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
+		TR_TEST(create_qp_ex_unknown_type_or_mask_null_einval),
+		TR_TEST(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
+		TR_TEST(create_srq_ex_masks_and_type_refused_at_boundary),
+		TR_TEST(pointer_verbs_set_errno_int_verbs_return_it),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }
