@@ -395,9 +395,9 @@ static int tr_usage(const struct tr_suite *s, const char *argv0)
 
 int tr_run(const struct tr_suite *s, int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *slash = strrchr(argv[0], '/');
 	struct sigaction sa = { .sa_handler = tr_on_chld, .sa_flags = SA_RESTART };
-	char why[1024] = "";
+	char why[1024] = "", name[64];
 	size_t i, sel = 0, num = 0;
 	int fail = 0, a, keep, rc = 0;
 
@@ -432,10 +432,13 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 			tr_want[i] = 1;
 		sel += tr_want[i];
 	}
+	/* no name: the program's, build/t/t5002-qp-table.t -> t5002-qp-table */
+	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : argv[0]);
+	name[strcspn(name, ".")] = 0;
 	keep = getenv("IBVCT_KEEP") && !strcmp(getenv("IBVCT_KEEP"), "1");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(tr_base_dir, sizeof(tr_base_dir), "%s/ibvct-%s.XXXXXX",
-		 tmp && tmp[0] ? tmp : "/tmp", s->name);
+		 tmp && tmp[0] ? tmp : "/tmp", s->name ? s->name : name);
 	if (!mkdtemp(tr_base_dir)) {
 		printf("Bail out! mkdtemp %s: %s\n", tr_base_dir, strerror(errno));
 		rc = 1;
@@ -453,6 +456,8 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 	case TR_FAIL:
 		printf("Bail out! %s\n", why);
 		tr_rm_tree(tr_base_dir);
+		if (s->finish)
+			s->finish(1);
 		rc = 1;
 		goto out;
 	}
@@ -487,13 +492,7 @@ out:
 int tr_main(int argc, char **argv, const struct tr_test *tests, size_t n)
 {
 	struct tr_suite s = { .tests = tests, .n = n };
-	const char *slash = strrchr(argv[0], '/');
-	char name[64];
 
-	/* build/t/t5002-qp-table.t -> t5002-qp-table */
-	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : argv[0]);
-	name[strcspn(name, ".")] = 0;
-	s.name = name;
 	return tr_run(&s, argc, argv);
 }
 

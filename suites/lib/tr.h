@@ -51,7 +51,8 @@ enum tr_verdict { TR_RUN, TR_SKIP, TR_FAIL };
  * A program's tests and what it adds around them; every hook is optional.
  */
 struct tr_suite {
-	const char *name;		/* scratch dirs in $TMPDIR/ibvct-NAME.XXXXXX */
+	/* scratch dirs in $TMPDIR/ibvct-NAME.XXXXXX; NULL: the program's name */
+	const char *name;
 	const struct tr_test *tests;
 	size_t n;
 	unsigned timeout_s;		/* per test, times IBVCT_TIMEOUT_MULT (0: 30) */
