@@ -573,7 +573,7 @@ static void th_leave(const struct tr_test *rt, int failed)
 		th_fail("ibv_close_device failed");
 }
 
-static void th_finish(int failed)
+static int th_finish(int failed)
 {
 	int a;
 
@@ -584,6 +584,7 @@ static void th_finish(int failed)
 		usleep(50000);
 	th__ref_cleanup();
 	free(th_exp);
+	return 0;
 }
 
 int th_main(int argc, char **argv, const struct th_test *tests, size_t n)

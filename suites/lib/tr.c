@@ -451,7 +451,7 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 		printf("1..0 # SKIP %s\n", why);
 		tr_rm_tree(tr_base_dir);
 		if (s->finish)
-			s->finish(0);
+			rc = s->finish(0);
 		goto out;
 	case TR_FAIL:
 		printf("Bail out! %s\n", why);
@@ -481,9 +481,9 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 		tr_rm_tree(tr_base_dir);
 	else
 		rmdir(tr_base_dir);	/* only when no failed test's dir is kept inside */
-	if (s->finish)
-		s->finish(fail);
 	rc = fail;
+	if (s->finish && s->finish(fail))
+		rc = 1;
 out:
 	free(tr_want);
 	return rc;

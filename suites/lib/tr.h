@@ -70,8 +70,9 @@ struct tr_suite {
 	 * setup (inside the cmocka group), leave after the group */
 	void (*enter)(const struct tr_test *t);
 	void (*leave)(const struct tr_test *t, int failed);
-	/* parent, after the last test; failed: any test failed */
-	void (*finish)(int failed);
+	/* parent, after the last test; failed: any test failed. Non-zero fails
+	 * the program (a finding no test's line could carry) */
+	int (*finish)(int failed);
 	/* a `# ` line under a known failure that passes, after "fixed: passes now; " */
 	const char *todo_fixed;
 };

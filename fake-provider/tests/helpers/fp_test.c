@@ -79,7 +79,7 @@ static enum tr_verdict fpt_start(const char *base, char *why, size_t len)
 	return TR_RUN;
 }
 
-static void fpt_finish(int failed)
+static int fpt_finish(int failed)
 {
 	/* the daemon leaves once its last connection has (it makes no file on
 	 * its way out: the tree can go meanwhile) */
@@ -88,6 +88,7 @@ static void fpt_finish(int failed)
 	if (fpt_scratch[0])
 		fp_rmtree(fpt_scratch);
 	fpt_scratch[0] = 0;
+	return 0;
 }
 
 int fpt_main(int argc, char **argv, const struct tr_test *tests, size_t n)
