@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <endian.h>
-#include "tr.h"
 
 #include "fp_script.h"
+#include "tr.h"
 
 static struct fp_script g_s;
 static char g_err[1024];
@@ -245,7 +245,6 @@ static void check_refused(void **state)
 	free(sentinel);
 	free(s);
 }
-
 
 static void build_dynamic(void)
 {

@@ -9,9 +9,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "tr.h"
 
 #include "fp_script.h"
+#include "tr.h"
 
 struct tr {
 	enum ibv_qp_type type;

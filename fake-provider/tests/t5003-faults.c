@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "tr.h"
 
 #include "fp_script.h"
+#include "tr.h"
 
 static struct fp_script g_s;
 

@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tr.h"
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 #define RT_UNUSED __attribute__((unused))
 #define RT_LEGACY 1

@@ -28,9 +28,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tr.h"
-
 #include <infiniband/verbs.h>
+
+#include "tr.h"
 
 /* ---- call recording ------------------------------------------------------ */
 

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tr.h"
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 #define NRES 8
 #define LEGACY 1
