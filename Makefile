@@ -154,8 +154,13 @@ TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t
 TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
-TEST_HELPERS := $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
-TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
+# What the C tests link besides their own object, as one archive (a test
+# takes the members it uses): the runner of every C test (suites/lib/tr.h),
+# the helpers of */tests/helpers/, and the fake kernel's client library,
+# which the daemon tests speak through (a part of the plugin otherwise).
+TEST_HELPERS := suites/lib/tr.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
+TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/engine/fk_client.o
+TEST_LIB := $(B)/lib/ibvct-test.a
 # Tools of the test runs (rules below): the environment fingerprint, and the
 # runner every test program goes through (ci/test-exec).
 FINGERPRINT := $(B)/bin/ibvct-fingerprint
@@ -199,14 +204,20 @@ $(FKD): $(FKD_OBJS) $(FP_SCRIPT_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -pthread
 
-$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
+$(TEST_LIB): $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
+	$(Q)rm -f $@ && ar rcs $@ $^
+# A test's objects find tr.h.
+$(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+
+$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
-$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
+$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_HELPER_OBJS) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
 # The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
@@ -312,12 +323,13 @@ $(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(
 	$(Q)$(CC) $(SUITE_CFLAGS) $(if $(filter app,$*),$(REF_INC)) $(SYS_VERBS_CFLAGS) \
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
-$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/th_ref.o \
+$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/tr.o \
+		$(B)/obj/suites/ref/lib/th_ref.o \
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
-$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o \
+$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)

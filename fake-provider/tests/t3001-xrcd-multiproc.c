@@ -8,6 +8,12 @@
  * real target QPs) and a new domain afterwards; process exit and SIGKILL
  * release a process's handles after its QPs and SRQs.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "fk_test.h"
 
 static struct fkt_res xopen(struct fkt_proc *p, const char *file, uint32_t oflags)
@@ -174,9 +180,9 @@ static void exit_and_sigkill_release_the_processes_uses_xrcd17(void **state)
 	fkt_end_clean(mon);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct tr_test tests[] = {
 		FKT_BOTH(same_inode_same_domain_distinct_handles_xrcd08),
 		FKT_BOTH(fd_minus_one_is_a_private_domain_xrcd03_04),
 		FKT_BOTH(close_is_ebusy_only_for_this_handles_objects_xrcd13),
@@ -185,6 +191,5 @@ int main(void)
 	};
 
 	fkt_setup("t3001");
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

@@ -7,6 +7,11 @@
  * on one real QP (modify through one, query through another); an opened
  * handle blocks its XRCD handle's close.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "fk_test.h"
 
 #define OPEN(p, h, qpn, type) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), (type), 0, NULL)
@@ -162,9 +167,9 @@ static void modify_rules_apply_to_the_real_qp(void **state)
 	fkt_end_clean(mon);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct tr_test tests[] = {
 		FKT_BOTH(open_by_number_from_another_process_shares_the_real_qp),
 		FKT_BOTH(wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval),
 		FKT_BOTH(each_open_is_a_distinct_handle_and_blocks_close_xrcd),
@@ -172,6 +177,5 @@ int main(void)
 	};
 
 	fkt_setup("t3002");
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

@@ -7,6 +7,13 @@
  * destroyed while leftover QPs exist (seed); events reach every handle,
  * each in its own process (LIFE-08). Each test runs once per model.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "fk_test.h"
 
 #define OPEN(p, h, qpn) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), IBV_QPT_XRC_RECV, 0, NULL)
@@ -326,9 +333,9 @@ static void xrcd_close_busy_while_qp_handle_exists_life10(void **state)
 	fkt_end_clean(mon);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct tr_test tests[] = {
 		FKT_BOTH(owner_destroy_keeps_qp_for_other_holder_life02),
 		FKT_BOTH(last_explicit_destroy_destroys_real_qp_life03),
 		FKT_BOTH(owner_exits_without_destroy_life04_life05),
@@ -342,6 +349,5 @@ int main(void)
 	};
 
 	fkt_setup("t3003");
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

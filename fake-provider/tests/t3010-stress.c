@@ -7,7 +7,16 @@
  * half fake1 in the seed model. Every call must answer 0 or a rule's errno.
  * Afterwards the dump shows no object left and the daemon exits cleanly.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "fk_test.h"
 
@@ -176,7 +185,7 @@ static void many_processes_come_and_go_and_nothing_leaks(void **state)
 		close(p[i].to);
 		close(p[i].from);
 	}
-	printf("# %u workers, %u SIGKILLed, %u failed\n", spawned, killed, failed);
+	tr_note("%u workers, %u SIGKILLed, %u failed", spawned, killed, failed);
 	assert_int_equal(failed, 0);
 	assert_int_equal(fkt_objects(mon), 0);
 	fk_disconnect(mon);
@@ -184,13 +193,12 @@ static void many_processes_come_and_go_and_nothing_leaks(void **state)
 	munmap((void *)board, sizeof(uint32_t) * NBOARD);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(many_processes_come_and_go_and_nothing_leaks),
+	static const struct tr_test tests[] = {
+		TR_TEST(many_processes_come_and_go_and_nothing_leaks),
 	};
 
 	fkt_setup("t3010");
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

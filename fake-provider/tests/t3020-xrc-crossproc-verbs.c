@@ -9,8 +9,20 @@
  * process is a forked agent driven over pipes; at the end of every test
  * the daemon holds no object and exits.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 
+#include "fp_script.h"
 #include "fk_test.h"
 
 enum {
@@ -603,8 +615,8 @@ static void xrc_send_a_to_tgt_b_to_srq_c(void **state)
 }
 
 #define BOTH(fn, ids) \
-	{ #fn "_current " ids, fn, NULL, NULL, &fkt_life_current }, \
-	{ #fn "_seed " ids, fn, NULL, NULL, &fkt_life_seed }
+	{ #fn "_current", ids, fn, NULL, NULL, &fkt_life_current }, \
+	{ #fn "_seed", ids, fn, NULL, NULL, &fkt_life_seed }
 
 static void write_script(char *path, const char *name, const char *text)
 {
@@ -616,20 +628,20 @@ static void write_script(char *path, const char *name, const char *text)
 		fkt_die("%s: %s", path, strerror(errno));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		BOTH(owner_destroy_keeps_qp_for_other_process, "[LIFE-02 LIFE-03]"),
-		BOTH(owner_exits_without_destroy, "[LIFE-04 LIFE-05 LIFE-06]"),
-		BOTH(owner_sigkilled_without_destroy, "[LIFE-04 LIFE-05 XRCD-17]"),
-		BOTH(last_holder_closes_device, "[LIFE-04 LIFE-05 XRCD-17]"),
-		BOTH(xrcd_destroyed_with_leftover_qps, "[XRCD-14 XRCD-15 LIFE-05]"),
-		BOTH(events_reach_every_handle_in_its_own_process, "[LIFE-08]"),
-		BOTH(xrc_send_a_to_tgt_b_to_srq_c, "[XRCD-08 SRQX-13 WR-03 LIFE-03]"),
+	static const struct tr_test tests[] = {
+		BOTH(owner_destroy_keeps_qp_for_other_process, "LIFE-02 LIFE-03"),
+		BOTH(owner_exits_without_destroy, "LIFE-04 LIFE-05 LIFE-06"),
+		BOTH(owner_sigkilled_without_destroy, "LIFE-04 LIFE-05 XRCD-17"),
+		BOTH(last_holder_closes_device, "LIFE-04 LIFE-05 XRCD-17"),
+		BOTH(xrcd_destroyed_with_leftover_qps, "XRCD-14 XRCD-15 LIFE-05"),
+		BOTH(events_reach_every_handle_in_its_own_process, "LIFE-08"),
+		BOTH(xrc_send_a_to_tgt_b_to_srq_c, "XRCD-08 SRQX-13 WR-03 LIFE-03"),
 
 	};
 	static const char dev[] = "device fake0\n\tcap xrc\n";
-	char text[256], scratch[PATH_MAX], rundir[PATH_MAX], err[512];
+	char text[256], scratch[PATH_MAX], err[512];
 	int i;
 
 	fkt_setup("t3020");
@@ -640,12 +652,9 @@ int main(void)
 		write_script(scripts[i], err, text);
 	}
 	snprintf(xfile, sizeof(xfile), "%s/xrcd-file", fkt_scratch);
-	/* The fake sysfs tree and provider; the daemon's run dir stays ours. */
-	snprintf(rundir, sizeof(rundir), "%s", getenv("IBVCT_RUNDIR"));
+	/* The fake sysfs tree and provider; each test's run dir is its own (fkt_run). */
 	if (fp_env_setup(scripts[0], getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	setenv("IBVCT_RUNDIR", rundir, 1);
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

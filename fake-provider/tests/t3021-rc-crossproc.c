@@ -9,8 +9,17 @@
  * go process to process. Messages past one transport record (1 MiB) go in
  * segments: WRITE and READ of 3 MiB + 5 bytes arrive whole and in place.
  */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "fp_script.h"
 #include "fk_test.h"
 
 enum {
@@ -563,27 +572,24 @@ static void completion_channel_wakes_receiving_process(void **state)
 	pair_down(&pr);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(send_and_send_imm_cross_process),
-		cmocka_unit_test(rdma_write_and_read_cross_process),
-		cmocka_unit_test(long_write_and_read_cross_process),
-		cmocka_unit_test(long_write_to_a_killed_peer_ends_in_error),
-		cmocka_unit_test(atomics_cross_process),
-		cmocka_unit_test(remote_access_error_reaches_requester),
-		cmocka_unit_test(send_without_receive_is_rnr_error),
-		cmocka_unit_test(write_behind_rnr_send_waits_for_it),
-		cmocka_unit_test(completion_channel_wakes_receiving_process),
+	static const struct tr_test tests[] = {
+		TR_TEST(send_and_send_imm_cross_process),
+		TR_TEST(rdma_write_and_read_cross_process),
+		TR_TEST(long_write_and_read_cross_process),
+		TR_TEST(long_write_to_a_killed_peer_ends_in_error),
+		TR_TEST(atomics_cross_process),
+		TR_TEST(remote_access_error_reaches_requester),
+		TR_TEST(send_without_receive_is_rnr_error),
+		TR_TEST(write_behind_rnr_send_waits_for_it),
+		TR_TEST(completion_channel_wakes_receiving_process),
 	};
-	char scratch[PATH_MAX], rundir[PATH_MAX], err[512];
+	char scratch[PATH_MAX], err[512];
 
 	fkt_setup("t3021");
-	snprintf(rundir, sizeof(rundir), "%s", getenv("IBVCT_RUNDIR"));
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	setenv("IBVCT_RUNDIR", rundir, 1);
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

@@ -9,9 +9,20 @@
  * Afterwards the daemon holds no object, its self-check finds no problem,
  * and it exits.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <infiniband/verbs.h>
 
+#include "fp_script.h"
 #include "fk_test.h"
 
 #define SLOTS	32
@@ -212,7 +223,7 @@ static void workers_come_and_go_leaving_nothing(void **state)
 	(void)state;
 	if (secs < 1 || secs > 15)
 		secs = secs < 1 ? 1 : 15;
-	printf("# seed %u, %ld s\n", seed, secs);
+	tr_note("seed %u, %ld s", seed, secs);
 	end = fkt_ms() + secs * 1000;
 	for (i = 0; i < SLOTS; i++)
 		slot[i] = spawn_life(rnd(&seed));
@@ -243,7 +254,7 @@ static void workers_come_and_go_leaving_nothing(void **state)
 			bad++;
 		}
 	}
-	printf("# %ld lives, %u sends\n", lives, board->sends);
+	tr_note("%ld lives, %u sends", lives, board->sends);
 	assert_int_equal(bad, 0);
 	assert_true(board->sends > 0);
 	pid = fk_daemon_pid(m);
@@ -252,12 +263,12 @@ static void workers_come_and_go_leaving_nothing(void **state)
 	assert_int_equal(fkt_daemon_gone(pid), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(workers_come_and_go_leaving_nothing),
+	static const struct tr_test tests[] = {
+		TR_TEST(workers_come_and_go_leaving_nothing),
 	};
-	char scratch[PATH_MAX], rundir[PATH_MAX], err[512];
+	char scratch[PATH_MAX], err[512];
 
 	fkt_setup("t3030");
 	board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -266,11 +277,8 @@ int main(void)
 		fkt_die("mmap: %s", strerror(errno));
 	memset(board, 0, sizeof(*board));
 	snprintf(xfile, sizeof(xfile), "%s/xrcd-file", fkt_scratch);
-	snprintf(rundir, sizeof(rundir), "%s", getenv("IBVCT_RUNDIR"));
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	setenv("IBVCT_RUNDIR", rundir, 1);
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

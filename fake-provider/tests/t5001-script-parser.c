@@ -6,7 +6,6 @@
  * struct byte-for-byte untouched (compared with a sentinel-filled copy).
  */
 #include <errno.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,9 +14,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <endian.h>
-#include <cmocka.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 static struct fp_script g_s;
 static char g_err[1024];
@@ -246,7 +245,6 @@ static void check_refused(void **state)
 	free(sentinel);
 	free(s);
 }
-
 
 static void build_dynamic(void)
 {
@@ -807,33 +805,33 @@ static void limits_are_reachable(void **state)
 	free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(default_is_extended_current_fake0_with_xrc),
-		cmocka_unit_test(default_fps_fixture_matches_builtin),
-		cmocka_unit_test(every_good_fixture_loads),
-		cmocka_unit_test(every_bad_fixture_is_refused_with_its_line),
-		cmocka_unit_test(load_of_missing_file_names_line_0),
-		cmocka_unit_test(load_refuses_nul_byte_with_its_line),
-		cmocka_unit_test(mode_and_lifetime_are_set),
-		cmocka_unit_test(profile_is_set_and_caps_kept),
-		cmocka_unit_test(comments_blanks_and_crlf_are_ignored),
-		cmocka_unit_test(device_defaults_are_filled_in),
-		cmocka_unit_test(device_directives_take_effect),
-		cmocka_unit_test(every_device_attr_field_is_settable),
-		cmocka_unit_test(every_cap_name_sets_its_flag),
-		cmocka_unit_test(faults_are_recorded_with_default_or_named_errno),
-		cmocka_unit_test(every_errno_name_is_known),
-		cmocka_unit_test(every_op_and_quirk_name_is_accepted),
-		cmocka_unit_test(every_withdraw_name_is_accepted),
-		cmocka_unit_test(every_event_type_is_accepted),
-		cmocka_unit_test(trace_is_relative_to_the_script_dir),
-		cmocka_unit_test(limits_are_reachable),
+	static const struct tr_test fixed[] = {
+		TR_TEST(default_is_extended_current_fake0_with_xrc),
+		TR_TEST(default_fps_fixture_matches_builtin),
+		TR_TEST(every_good_fixture_loads),
+		TR_TEST(every_bad_fixture_is_refused_with_its_line),
+		TR_TEST(load_of_missing_file_names_line_0),
+		TR_TEST(load_refuses_nul_byte_with_its_line),
+		TR_TEST(mode_and_lifetime_are_set),
+		TR_TEST(profile_is_set_and_caps_kept),
+		TR_TEST(comments_blanks_and_crlf_are_ignored),
+		TR_TEST(device_defaults_are_filled_in),
+		TR_TEST(device_directives_take_effect),
+		TR_TEST(every_device_attr_field_is_settable),
+		TR_TEST(every_cap_name_sets_its_flag),
+		TR_TEST(faults_are_recorded_with_default_or_named_errno),
+		TR_TEST(every_errno_name_is_known),
+		TR_TEST(every_op_and_quirk_name_is_accepted),
+		TR_TEST(every_withdraw_name_is_accepted),
+		TR_TEST(every_event_type_is_accepted),
+		TR_TEST(trace_is_relative_to_the_script_dir),
+		TR_TEST(limits_are_reachable),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t nbad = sizeof(bads) / sizeof(bads[0]), i;
-	struct CMUnitTest *tests = calloc(nfixed + nbad, sizeof(*tests));
+	struct tr_test *tests = calloc(nfixed + nbad, sizeof(*tests));
 	int ret;
 
 	if (!tests)
@@ -842,11 +840,10 @@ int main(void)
 	memcpy(tests, fixed, sizeof(fixed));
 	for (i = 0; i < nbad; i++) {
 		tests[nfixed + i].name = bads[i].name;
-		tests[nfixed + i].test_func = check_refused;
-		tests[nfixed + i].initial_state = &bads[i];
+		tests[nfixed + i].fn = check_refused;
+		tests[nfixed + i].state = &bads[i];
 	}
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	ret = _cmocka_run_group_tests("t5001-script-parser", tests, nfixed + nbad, NULL, NULL);
+	ret = tr_main(argc, argv, tests, nfixed + nbad);
 	for (i = 0; i < nbad; i++)
 		free(bad_dyn[i]);
 	free(tests);

@@ -6,13 +6,12 @@
  * without STATE as a cur->cur change, and the QPX-07 uverbs mask strip.
  */
 #include <errno.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <cmocka.h>
 
 #include "qp_modify.h"
+#include "tr.h"
 
 struct tr {
 	enum ibv_qp_type type;
@@ -305,23 +304,22 @@ static void rc_style_masks_accepted_for_xrc_after_strip_qpx07(void **state)
 	      fp_qp_mask_strip(IBV_QPT_XRC_RECV, IBV_QP_STATE | RC_RTS_REQ) & ~IBV_QP_TIMEOUT);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rc_transitions_follow_qpx06),
-		cmocka_unit_test(uc_transitions_follow_ib_table),
-		cmocka_unit_test(ud_transitions_follow_ib_table),
-		cmocka_unit_test(xrc_send_transitions_follow_qpx06),
-		cmocka_unit_test(xrc_recv_transitions_follow_qpx06),
-		cmocka_unit_test(to_reset_and_err_from_every_state_need_only_state),
-		cmocka_unit_test(transitions_not_in_table_fail_einval),
-		cmocka_unit_test(unknown_types_and_states_fail),
-		cmocka_unit_test(cur_state_bit_only_from_rtr_rts_sqd_sqe),
-		cmocka_unit_test(missing_state_bit_means_cur_to_cur),
-		cmocka_unit_test(strip_removes_only_the_xrc_meaningless_bits),
-		cmocka_unit_test(rc_style_masks_accepted_for_xrc_after_strip_qpx07),
+	static const struct tr_test tests[] = {
+		TR_TEST(rc_transitions_follow_qpx06),
+		TR_TEST(uc_transitions_follow_ib_table),
+		TR_TEST(ud_transitions_follow_ib_table),
+		TR_TEST(xrc_send_transitions_follow_qpx06),
+		TR_TEST(xrc_recv_transitions_follow_qpx06),
+		TR_TEST(to_reset_and_err_from_every_state_need_only_state),
+		TR_TEST(transitions_not_in_table_fail_einval),
+		TR_TEST(unknown_types_and_states_fail),
+		TR_TEST(cur_state_bit_only_from_rtr_rts_sqd_sqe),
+		TR_TEST(missing_state_bit_means_cur_to_cur),
+		TR_TEST(strip_removes_only_the_xrc_meaningless_bits),
+		TR_TEST(rc_style_masks_accepted_for_xrc_after_strip_qpx07),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests_name("t5002-qp-table", tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include <cmocka.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 static struct fp_script g_s;
 
@@ -256,22 +255,21 @@ static void trace_lines_carry_the_pid_and_append(void **state)
 	assert_int_equal(child_lines, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(nth_fails_only_that_call),
-		cmocka_unit_test(from_fails_that_call_and_every_later_one),
-		cmocka_unit_test(counters_are_per_op),
-		cmocka_unit_test(two_rules_on_one_op_count_the_same_calls),
-		cmocka_unit_test(no_script_or_no_rule_never_fails),
-		cmocka_unit_test(default_errno_per_op),
-		cmocka_unit_test(name_tables_match_the_def_files),
-		cmocka_unit_test(events_fire_once_on_the_nth_call),
-		cmocka_unit_test(events_due_respects_max),
-		cmocka_unit_test(counting_is_exact_under_threads),
-		cmocka_unit_test(trace_lines_carry_the_pid_and_append),
+	static const struct tr_test tests[] = {
+		TR_TEST(nth_fails_only_that_call),
+		TR_TEST(from_fails_that_call_and_every_later_one),
+		TR_TEST(counters_are_per_op),
+		TR_TEST(two_rules_on_one_op_count_the_same_calls),
+		TR_TEST(no_script_or_no_rule_never_fails),
+		TR_TEST(default_errno_per_op),
+		TR_TEST(name_tables_match_the_def_files),
+		TR_TEST(events_fire_once_on_the_nth_call),
+		TR_TEST(events_due_respects_max),
+		TR_TEST(counting_is_exact_under_threads),
+		TR_TEST(trace_lines_carry_the_pid_and_append),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests_name("t5003-faults", tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

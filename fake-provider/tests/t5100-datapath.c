@@ -4,13 +4,13 @@
  * every opcode on RC, SEND on UC/UD, XRC SEND into the SRQ named by
  * remote_srqn, completion fields, error completions (bad lkey/rkey, access,
  * RNR), flush on ERR, solicited notification on a completion channel, and a
- * scripted async event (in a re-executed child with its own script).
+ * scripted async event (under a script of its own, in the test's process,
+ * which has opened no device before).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,16 +24,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "fp_test.h"
 
 #define BUF 4096
 
-static char scratch[4096];
-static struct ibv_device **devs;
-static struct ibv_context *ctx;
+static struct ibv_context *ctx;		/* the test's, opened by fx_setup */
 
 struct fx {
 	struct ibv_pd *pd;
@@ -47,6 +45,7 @@ static int fx_setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
+	ctx = fpt_open();
 	assert_non_null(f);
 	f->pd = ibv_alloc_pd(ctx);
 	assert_non_null(f->pd);
@@ -78,6 +77,7 @@ static int fx_teardown(void **state)
 	free(f->a);
 	free(f->b);
 	free(f);
+	fpt_close(ctx);
 	return 0;
 }
 
@@ -1039,9 +1039,7 @@ static void rc_send_reads_no_byte_past_72(void **state)
 	munmap(map, 2 * pg);
 }
 
-/* ---- the scripted async event, in a child with its own script ----------------------- */
-static const char *self_path;
-
+/* ---- under scripts of their own, in the test's process ---------------------------- */
 #define CHILD_CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
 
@@ -1253,37 +1251,22 @@ static int child_legacy(void)
 	return 0;
 }
 
-static void run_child(const char *mode)
-{
-	int status;
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(self_path, self_path, mode, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 static void legacy_mode_runs_the_same_data_path(void **state)
 {
 	(void)state;
-	run_child("--child-legacy");
+	assert_int_equal(child_legacy(), 0);
 }
 
 static void scripted_qp_fatal_arrives_on_async_fd(void **state)
 {
 	(void)state;
-	run_child("--child-async");
+	assert_int_equal(child_async(), 0);
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-#define T(n) cmocka_unit_test_setup_teardown(n, fx_setup, fx_teardown)
+	static const struct tr_test tests[] = {
+#define T(n) TR_TEST_FX(n, fx_setup, fx_teardown)
 		T(rc_send_delivers_payload_and_fields),
 		T(rc_send_with_imm_reports_imm),
 		T(rc_inline_send_needs_no_lkey),
@@ -1308,36 +1291,10 @@ int main(int argc, char **argv)
 		T(send_queue_overflow_fails_enomem_at_the_wr),
 		T(solicited_event_wakes_completion_channel),
 		T(rc_send_reads_no_byte_past_72),
-		cmocka_unit_test(scripted_qp_fatal_arrives_on_async_fd),
-		cmocka_unit_test(legacy_mode_runs_the_same_data_path),
+		TR_TEST(scripted_qp_fatal_arrives_on_async_fd),
+		TR_TEST(legacy_mode_runs_the_same_data_path),
 #undef T
 	};
-	char err[512];
-	int n, rc;
 
-	/* argv[0], not /proc/self/exe: the latter is valgrind under valgrind. */
-	self_path = strchr(argv[0], '/') ? argv[0] : "/proc/self/exe";
-	if (argc > 1 && !strcmp(argv[1], "--child-async"))
-		return child_async();
-	if (argc > 1 && !strcmp(argv[1], "--child-legacy"))
-		return child_legacy();
-	/* An optional argument names a script (e.g. one with a quirk that
-	 * must make some test here fail). */
-	if (fp_env_setup(argc > 1 ? argv[1] : NULL, getenv("IBVCT_PROVIDER"), NULL,
-			 scratch, sizeof(scratch),
-			 err, sizeof(err))) {
-		printf("Bail out! fp_env_setup: %s\n", err);
-		return 1;
-	}
-	devs = ibv_get_device_list(&n);
-	if (!devs || n < 1 || !(ctx = ibv_open_device(devs[0]))) {
-		printf("Bail out! no fake device (%s)\n", strerror(errno));
-		return 1;
-	}
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
-	rm_tree(scratch);
-	return rc;
+	return fpt_main(argc, argv, tests, TR_N(tests));
 }

@@ -3,14 +3,14 @@
  * t5101: the fake provider's objects through the normal verbs API: XRC
  * domains (XRCD-*), SRQs (SRQX-*), QP creation and modify rules (QPX-*),
  * ibv_open_qp (OPENQP-*), target-QP lifetime in one process (LIFE-01..03),
- * EBUSY rules, and scripted faults (in re-executed children with their own
- * scripts, so fault counters start from zero).
+ * EBUSY rules, and scripted faults (under scripts of their own, in the
+ * test's process, which has opened no device before: fault counters start
+ * from zero).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,16 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "fp_test.h"
 
-static char scratch[4096];
-static struct ibv_device **devs;
-static struct ibv_context *ctx;
+static struct ibv_context *ctx;		/* the test's, opened by fx_setup */
 
 struct fx {
 	struct ibv_pd *pd;
@@ -41,6 +38,7 @@ static int fx_setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 	int i;
 
+	ctx = fpt_open();
 	assert_non_null(f);
 	f->pd = ibv_alloc_pd(ctx);
 	f->cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
@@ -68,6 +66,7 @@ static int fx_teardown(void **state)
 		unlink(f->path[i]);
 	}
 	free(f);
+	fpt_close(ctx);
 	return 0;
 }
 
@@ -759,7 +758,7 @@ static void busy_rules_for_cq_pd_srq(void **state)
 	assert_int_equal(ibv_dereg_mr(mr), 0);
 }
 
-/* ---- scripted faults, in children with their own scripts ---------------------------------- */
+/* ---- under scripts of their own, in the test's process ---------------------------------- */
 #define CHILD_CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
 
@@ -1026,57 +1025,40 @@ static int child_no_xrc(void)
 	return 0;
 }
 
-static const char *self_path;
-
-static void run_child(const char *mode)
-{
-	int status;
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(self_path, self_path, mode, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 static void scripted_faults_fail_exactly_those_calls(void **state)
 {
 	(void)state;
-	run_child("--child-faults");
+	assert_int_equal(child_faults(), 0);
 }
 
 static void device_without_xrc_cap_refuses_xrc_objects(void **state)
 {
 	(void)state;
-	run_child("--child-noxrc");
+	assert_int_equal(child_no_xrc(), 0);
 }
 
 static void close_device_releases_leftover_objects(void **state)
 {
 	(void)state;
-	run_child("--child-close");
+	assert_int_equal(child_close_releases(), 0);
 }
 
 static void tgt_qp_left_at_close_current_model_destroys(void **state)
 {
 	(void)state;
-	run_child("--child-life-current");
+	assert_int_equal(child_lifetime(false), 0);
 }
 
 static void tgt_qp_left_at_close_seed_model_keeps(void **state)
 {
 	(void)state;
-	run_child("--child-life-seed");
+	assert_int_equal(child_lifetime(true), 0);
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-#define T(n) cmocka_unit_test_setup_teardown(n, fx_setup, fx_teardown)
+	static const struct tr_test tests[] = {
+#define T(n) TR_TEST_FX(n, fx_setup, fx_teardown)
 		T(xrc_capability_is_what_the_device_does),
 		T(xrcd_fd_minus_one_makes_private_domains),
 		T(xrcd_inode_open_rules),
@@ -1091,45 +1073,13 @@ int main(int argc, char **argv)
 		T(open_qp_rules),
 		T(post_on_missing_xrc_queue_fails_with_bad_wr),
 		T(busy_rules_for_cq_pd_srq),
-		cmocka_unit_test(scripted_faults_fail_exactly_those_calls),
-		cmocka_unit_test(device_without_xrc_cap_refuses_xrc_objects),
-		cmocka_unit_test(close_device_releases_leftover_objects),
-		cmocka_unit_test(tgt_qp_left_at_close_current_model_destroys),
-		cmocka_unit_test(tgt_qp_left_at_close_seed_model_keeps),
+		TR_TEST(scripted_faults_fail_exactly_those_calls),
+		TR_TEST(device_without_xrc_cap_refuses_xrc_objects),
+		TR_TEST(close_device_releases_leftover_objects),
+		TR_TEST(tgt_qp_left_at_close_current_model_destroys),
+		TR_TEST(tgt_qp_left_at_close_seed_model_keeps),
 #undef T
 	};
-	char err[512];
-	int n, rc;
 
-	/* argv[0], not /proc/self/exe: the latter is valgrind under valgrind. */
-	self_path = strchr(argv[0], '/') ? argv[0] : "/proc/self/exe";
-	if (argc > 1 && !strcmp(argv[1], "--child-faults"))
-		return child_faults();
-	if (argc > 1 && !strcmp(argv[1], "--child-noxrc"))
-		return child_no_xrc();
-	if (argc > 1 && !strcmp(argv[1], "--child-close"))
-		return child_close_releases();
-	if (argc > 1 && !strcmp(argv[1], "--child-life-current"))
-		return child_lifetime(false);
-	if (argc > 1 && !strcmp(argv[1], "--child-life-seed"))
-		return child_lifetime(true);
-	/* An optional argument names a script (e.g. one with a quirk that
-	 * must make some test here fail). */
-	if (fp_env_setup(argc > 1 ? argv[1] : NULL, getenv("IBVCT_PROVIDER"), NULL,
-			 scratch, sizeof(scratch),
-			 err, sizeof(err))) {
-		printf("Bail out! fp_env_setup: %s\n", err);
-		return 1;
-	}
-	devs = ibv_get_device_list(&n);
-	if (!devs || n < 1 || !(ctx = ibv_open_device(devs[0]))) {
-		printf("Bail out! no fake device (%s)\n", strerror(errno));
-		return 1;
-	}
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
-	rm_tree(scratch);
-	return rc;
+	return fpt_main(argc, argv, tests, TR_N(tests));
 }

@@ -30,7 +30,7 @@ for q in $quirks; do
 	printf 'device fake0\n\tcap xrc\nquirk %s\n' "$q" > "$tmp/$q.fps"
 	fails=0
 	for t in t5100-datapath t5101-objects t5104-new-api; do
-		out=$("$build/t/$t.t" "$tmp/$q.fps" 2>/dev/null)
+		out=$(TMPDIR="$tmp" "$build/t/$t.t" "$tmp/$q.fps" 2>/dev/null)
 		c=$(printf '%s\n' "$out" | grep -c '^not ok')
 		fails=$((fails + c))
 		if printf '%s\n' "$out" | grep -q '^Bail out!'; then

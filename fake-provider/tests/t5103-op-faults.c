@@ -283,13 +283,12 @@ static void device_event_and_cq_overflow(void **state)
 	rt_run_both(events_script, ck_events);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_op_fails_once_with_its_default_errno),
-		cmocka_unit_test(device_event_and_cq_overflow),
+	static const struct tr_test tests[] = {
+		TR_TEST(every_op_fails_once_with_its_default_errno),
+		TR_TEST(device_event_and_cq_overflow),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -4,34 +4,29 @@
  * builder and setter the QP types carry (their WR fields as the receiver
  * and the completions show them), wr_start/complete/abort and their error
  * rules, each ibv_wc_read_* function of an extended CQ, the extended device
- * query. The legacy provider mode runs in a re-executed child with its own
- * script: there a provider has none of these ops and every one answers as
- * rdma-core does without it. An optional argument names a script (t5102
- * runs each quirk's through here).
+ * query. The legacy provider mode runs under a script of its own (in the
+ * test's process, which has opened no device before): there a provider has
+ * none of these ops and every one answers as rdma-core does without it. An
+ * optional argument names a script (t5102 runs each quirk's through here).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "fp_test.h"
 
 #define BUF 4096
 
-static char scratch[4096];
-static const char *self_path;
-static struct ibv_device **devs;
-static struct ibv_context *ctx;
+static struct ibv_context *ctx;		/* the test's, opened by dev_setup */
 
 struct fx {
 	struct ibv_pd *pd;
@@ -43,6 +38,19 @@ struct fx {
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
 };
+
+/* The test's device, for every test but the legacy one. */
+static int dev_setup(void **state)
+{
+	ctx = fpt_open();
+	return 0;
+}
+
+static int dev_teardown(void **state)
+{
+	fpt_close(ctx);
+	return 0;
+}
 
 static uint16_t port_lid(void)
 {
@@ -757,7 +765,7 @@ static void windows_bind_grant_and_invalidate(void **state)
 	free(win);
 }
 
-/* ---- legacy provider mode (a child with its own script) ---------------------- */
+/* ---- legacy provider mode (its own script, in the test's process) ---------- */
 static int child_legacy(void)
 {
 	char scr[4096], err[512], path[4200];
@@ -772,7 +780,7 @@ static int child_legacy(void)
 	FILE *fp;
 	int n;
 
-	snprintf(path, sizeof(path), "%s/legacy.fps", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(path, sizeof(path), "%s/legacy.fps", tr_dir());
 	fp = fopen(path, "w");
 	if (!fp)
 		return 2;
@@ -823,58 +831,29 @@ static int child_legacy(void)
 
 static void legacy_provider_has_none_of_them(void **state)
 {
-	int status;
-	pid_t pid = fork();
-
-	(void)state;
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(self_path, self_path, "--child-legacy", (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(child_legacy(), 0);
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rc_send_builders_and_sge_setters),
-		cmocka_unit_test(rc_inline_setters_copy_at_once),
-		cmocka_unit_test(rc_rdma_and_atomic_builders),
-		cmocka_unit_test(ud_set_ud_addr_and_builders_per_type),
-		cmocka_unit_test(uc_builders),
-		cmocka_unit_test(complete_keeps_the_first_error_and_abort_drops),
-		cmocka_unit_test(send_ops_flags_per_type),
-		cmocka_unit_test(cq_ex_read_functions_follow_the_fields_asked),
-		cmocka_unit_test(cq_ex_poll_takes_each_cqe_once),
-		cmocka_unit_test(query_device_ex_fills_the_extended_fields),
-		cmocka_unit_test(rereg_mr_moves_the_region_in_place),
-		cmocka_unit_test(td_and_parent_domain_attributes),
-		cmocka_unit_test(windows_bind_grant_and_invalidate),
-		cmocka_unit_test(legacy_provider_has_none_of_them),
+	static const struct tr_test tests[] = {
+#define T(n) TR_TEST_FX(n, dev_setup, dev_teardown)
+		T(rc_send_builders_and_sge_setters),
+		T(rc_inline_setters_copy_at_once),
+		T(rc_rdma_and_atomic_builders),
+		T(ud_set_ud_addr_and_builders_per_type),
+		T(uc_builders),
+		T(complete_keeps_the_first_error_and_abort_drops),
+		T(send_ops_flags_per_type),
+		T(cq_ex_read_functions_follow_the_fields_asked),
+		T(cq_ex_poll_takes_each_cqe_once),
+		T(query_device_ex_fills_the_extended_fields),
+		T(rereg_mr_moves_the_region_in_place),
+		T(td_and_parent_domain_attributes),
+		T(windows_bind_grant_and_invalidate),
+		TR_TEST(legacy_provider_has_none_of_them),
+#undef T
 	};
-	char err[512];
-	int n, rc;
 
-	self_path = strchr(argv[0], '/') ? argv[0] : "/proc/self/exe";
-	if (argc > 1 && !strcmp(argv[1], "--child-legacy"))
-		return child_legacy();
-	if (fp_env_setup(argc > 1 ? argv[1] : NULL, getenv("IBVCT_PROVIDER"), NULL,
-			 scratch, sizeof(scratch), err, sizeof(err))) {
-		printf("Bail out! fp_env_setup: %s\n", err);
-		return 1;
-	}
-	devs = ibv_get_device_list(&n);
-	if (!devs || n < 1 || !(ctx = ibv_open_device(devs[0]))) {
-		printf("Bail out! no fake device (%s)\n", strerror(errno));
-		return 1;
-	}
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	ibv_close_device(ctx);
-	ibv_free_device_list(devs);
-	fp_rmtree(scratch);
-	return rc;
+	return fpt_main(argc, argv, tests, TR_N(tests));
 }

@@ -10,7 +10,16 @@
  * connection. Real processes and sockets; nothing is mocked.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "fk_test.h"
 
@@ -380,7 +389,7 @@ static void another_uid_is_refused_by_so_peercred(void **state)
 
 	if (geteuid() != 0) {
 		/* not root: the uid switch is impossible; the check still ran in CI */
-		printf("# not root: SO_PEERCRED refusal checked only as root\n");
+		tr_note("not root: SO_PEERCRED refusal checked only as root");
 		fkt_end_clean(mon);
 		return;
 	}
@@ -532,23 +541,22 @@ static void dump_names_every_object_and_checks_the_counts(void **state)
 	fkt_end_clean(mon);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(first_connect_starts_daemon_and_last_close_stops_it),
-		cmocka_unit_test(eight_concurrent_first_connects_start_one_daemon),
-		cmocka_unit_test(version_mismatch_is_refused_with_eprotonosupport),
-		cmocka_unit_test(malformed_messages_get_error_replies_and_others_are_served),
-		cmocka_unit_test(a_handle_of_another_connection_is_never_accepted),
-		cmocka_unit_test(handles_count_from_zero_per_connection_and_alias),
-		cmocka_unit_test(lifetime_models_must_agree_per_device),
-		cmocka_unit_test(another_uid_is_refused_by_so_peercred),
-		cmocka_unit_test(xrcd_is_keyed_by_the_inode_of_the_passed_fd),
-		cmocka_unit_test(a_client_cannot_name_an_inode_or_smuggle_fds),
-		cmocka_unit_test(dump_names_every_object_and_checks_the_counts),
+	static const struct tr_test tests[] = {
+		TR_TEST(first_connect_starts_daemon_and_last_close_stops_it),
+		TR_TEST(eight_concurrent_first_connects_start_one_daemon),
+		TR_TEST(version_mismatch_is_refused_with_eprotonosupport),
+		TR_TEST(malformed_messages_get_error_replies_and_others_are_served),
+		TR_TEST(a_handle_of_another_connection_is_never_accepted),
+		TR_TEST(handles_count_from_zero_per_connection_and_alias),
+		TR_TEST(lifetime_models_must_agree_per_device),
+		TR_TEST(another_uid_is_refused_by_so_peercred),
+		TR_TEST(xrcd_is_keyed_by_the_inode_of_the_passed_fd),
+		TR_TEST(a_client_cannot_name_an_inode_or_smuggle_fds),
+		TR_TEST(dump_names_every_object_and_checks_the_counts),
 	};
 
 	fkt_setup("t5201");
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

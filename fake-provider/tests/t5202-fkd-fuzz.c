@@ -8,6 +8,15 @@
  * inconsistency, a client that never reads is dropped at its queue bound,
  * and at the end nothing is left and the daemon exits cleanly.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include "fk_test.h"
@@ -150,7 +159,7 @@ static void random_and_mutated_messages_never_hurt_the_daemon(void **state)
 		}
 	}
 	for (k = 0; k < NCONN; k++) {
-		printf("# conn %d: %u messages, %u replies, %u reconnects\n", k, rc[k].msgs,
+		tr_note("conn %d: %u messages, %u replies, %u reconnects", k, rc[k].msgs,
 		       rc[k].replies, rc[k].closes);
 		close(rc[k].fd);
 	}
@@ -184,7 +193,7 @@ static void a_client_that_never_reads_is_dropped(void **state)
 		else if (fkt_raw_req(fd, FK_MSG_DUMP, (uint32_t)i, &dump, sizeof(dump)))
 			err = 1;
 	}
-	printf("# dropped after %d requests\n", i);
+	tr_note("dropped after %d requests", i);
 	assert_true(err);
 	close(fd);
 	assert_int_equal(fkt_objects(mon), 0);
@@ -192,17 +201,16 @@ static void a_client_that_never_reads_is_dropped(void **state)
 	assert_int_equal(fkt_daemon_gone(pid), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(random_and_mutated_messages_never_hurt_the_daemon),
-		cmocka_unit_test(a_client_that_never_reads_is_dropped),
+	static const struct tr_test tests[] = {
+		TR_TEST(random_and_mutated_messages_never_hurt_the_daemon),
+		TR_TEST(a_client_that_never_reads_is_dropped),
 	};
 	const char *s = getenv("IBVCT_SEED");
 
 	fkt_setup("t5202");
 	seed = s && s[0] ? (unsigned)strtoul(s, NULL, 0) : (unsigned)time(NULL) ^ (unsigned)getpid();
 	printf("# seed %u (IBVCT_SEED=%u repeats this run)\n", seed, seed);
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return fkt_finish(cmocka_run_group_tests(tests, NULL, NULL));
+	return fkt_run(argc, argv, tests, TR_N(tests));
 }

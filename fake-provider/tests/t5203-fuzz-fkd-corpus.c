@@ -15,7 +15,7 @@ static void every_corpus_input_keeps_the_promises(void **state)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/fkd");
 
-	printf("# %d corpus inputs\n", n);
+	tr_note("%d corpus inputs", n);
 	assert_true(n >= 20);		/* a lost corpus is a failure, not a pass */
 }
 
@@ -23,7 +23,7 @@ static void every_former_crash_keeps_the_promises(void **state)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/fkd/crashes-fixed");
 
-	printf("# %d former crash inputs\n", n < 0 ? 0 : n);
+	tr_note("%d former crash inputs", n < 0 ? 0 : n);
 	assert_true(n != 0);		/* a dir that exists holds its inputs */
 }
 
@@ -58,14 +58,13 @@ static void the_generated_seeds_keep_the_promises(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_corpus_input_keeps_the_promises),
-		cmocka_unit_test(every_former_crash_keeps_the_promises),
-		cmocka_unit_test(the_generated_seeds_keep_the_promises),
+	static const struct tr_test tests[] = {
+		TR_TEST(every_corpus_input_keeps_the_promises),
+		TR_TEST(every_former_crash_keeps_the_promises),
+		TR_TEST(the_generated_seeds_keep_the_promises),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

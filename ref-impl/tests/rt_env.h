@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by ref-impl's verb tests (t0020, t4003, t4004): each check runs
- * in a forked child with a fake host of its own (fp_env_setup: the fake
- * sysfs, run dir and the fake provider under a script), so no check sees
- * another's leftovers; the parent asserts that the child exited 0, which
- * it does only when none of its RT_CHECKs failed. Also the small helpers
- * these tests share: open the device, bring a QP to RTS, poll, wait.
+ * Shared by ref-impl's verb tests (t0020, t0021, t4003, t4004) and t5103:
+ * each check runs in a peer of the test (tr_peer_start) with a fake host of
+ * its own (fp_env_setup: the fake sysfs, run dir and the fake provider under
+ * a script), so no check sees another's leftovers; the test asserts that
+ * the peer exited 0, which it does only when none of its RT_CHECKs failed.
+ * Also the small helpers these tests share: open the device, bring a QP to
+ * RTS, poll, wait.
  */
 #ifndef RT_ENV_H
 #define RT_ENV_H
@@ -13,19 +14,17 @@
 #include <errno.h>
 #include <ftw.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 #define RT_UNUSED __attribute__((unused))
 #define RT_LEGACY 1
@@ -85,32 +84,38 @@ static void rt_child(int legacy, const char *extra, rt_fn fn)
 	_exit(t.failed ? 1 : 0);
 }
 
-/* Runs fn in a child under one provider mode; fails the test unless the
- * child ends cleanly with every check passed. */
+struct rt_arg {
+	int legacy;
+	const char *extra;
+	rt_fn fn;
+};
+
+static void rt_peer(struct tr_peer *self, void *arg)
+{
+	const struct rt_arg *a = arg;
+
+	/* a crash must end the peer, not jump back into cmocka */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
+	rt_child(a->legacy, a->extra, a->fn);
+}
+
+/* Runs fn in a peer of the test under one provider mode; fails the test
+ * unless the peer ends cleanly with every check passed. */
 static RT_UNUSED void rt_run(int legacy, const char *extra, rt_fn fn)
 {
+	struct rt_arg a = { .legacy = legacy, .extra = extra, .fn = fn };
+	struct tr_peer p;
 	int status;
-	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* a crash must end the child, not jump back into cmocka */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		alarm(30);	/* a hang is a failure, not a stuck run */
-		rt_child(legacy, extra, fn);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		print_message("# %s child: status 0x%x\n",
-			      legacy ? "legacy" : "extended", status);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	tr_peer_start(&p, rt_peer, &a);
+	status = tr_peer_wait(&p);
+	if (status)
+		print_message("# %s child: status %d\n", legacy ? "legacy" : "extended", status);
+	assert_int_equal(status, 0);
 }
 
 /* Both provider modes, legacy first. */

@@ -23,15 +23,14 @@
  * header, which is how its expectations were checked.
  */
 #include <errno.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
-
 #include <infiniband/verbs.h>
+
+#include "tr.h"
 
 /* ---- call recording ------------------------------------------------------ */
 
@@ -778,11 +777,11 @@ static void is_qpt_supported_tests_bit_qp_type(void **state)
 	assert_int_equal(ibv_is_qpt_supported(caps, IBV_QPT_UD), 0);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) TR_TEST_FX(f, setup, teardown)
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct tr_test tests[] = {
 		T(abi_is_extended_marker_is_all_ones),
 		T(verbs_get_ctx_is_container_of_only_when_extended),
 		T(verbs_get_ctx_op_boundary_is_sizeof_minus_offset),
@@ -806,6 +805,5 @@ int main(void)
 		T(is_qpt_supported_tests_bit_qp_type),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

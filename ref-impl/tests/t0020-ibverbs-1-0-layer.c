@@ -809,17 +809,16 @@ static void events_name_the_1_0_objects(void **state)
 	rt_run_both(events_script, ck_events);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_1_0_entry_point_is_its_own_symbol),
-		cmocka_unit_test(device_list_wraps_the_1_1_devices),
-		cmocka_unit_test(context_fills_only_the_data_path),
-		cmocka_unit_test(objects_wrap_the_1_1_objects),
-		cmocka_unit_test(data_path_through_the_1_0_ops),
-		cmocka_unit_test(events_name_the_1_0_objects),
+	static const struct tr_test tests[] = {
+		TR_TEST(every_1_0_entry_point_is_its_own_symbol),
+		TR_TEST(device_list_wraps_the_1_1_devices),
+		TR_TEST(context_fills_only_the_data_path),
+		TR_TEST(objects_wrap_the_1_1_objects),
+		TR_TEST(data_path_through_the_1_0_ops),
+		TR_TEST(events_name_the_1_0_objects),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

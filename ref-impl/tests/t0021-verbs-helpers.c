@@ -357,16 +357,15 @@ static void unoffered_verbs_answer_eopnotsupp(void **state)
 	rt_run(RT_EXTENDED, NULL, ck_unoffered);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(str_functions_name_every_value),
-		cmocka_unit_test(rate_conversions_are_rdma_core_44s),
-		cmocka_unit_test(kernel_struct_copies_carry_every_field),
-		cmocka_unit_test(device_and_sysfs_helpers),
-		cmocka_unit_test(unoffered_verbs_answer_eopnotsupp),
+	static const struct tr_test tests[] = {
+		TR_TEST(str_functions_name_every_value),
+		TR_TEST(rate_conversions_are_rdma_core_44s),
+		TR_TEST(kernel_struct_copies_carry_every_field),
+		TR_TEST(device_and_sysfs_helpers),
+		TR_TEST(unoffered_verbs_answer_eopnotsupp),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4001: the compat layer (COMPAT-*). Every check runs twice, in forked
- * children set up with fp_env_setup(): once with the fake provider
- * registered as a legacy (1.1) provider, which ref-impl wraps, and once as
- * an extended one. Each child reports a few result numbers over a pipe;
- * the parent asserts them and compares the two modes: the same results,
+ * t4001: the compat layer (COMPAT-*). Every check runs twice, in peers of
+ * the test (tr_peer_start) set up with fp_env_setup(): once with the fake
+ * provider registered as a legacy (1.1) provider, which ref-impl wraps, and
+ * once as an extended one. Each peer reports a few result numbers over its
+ * pipe; the test asserts them and compares the two modes: the same results,
  * except that XRC verbs fail with EOPNOTSUPP under legacy.
  */
 #include <errno.h>
@@ -12,19 +12,17 @@
 #include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 #define NRES 8
 #define LEGACY 1
@@ -104,37 +102,41 @@ static void child(int legacy, const char *extra, check_fn fn, int wfd)
 	_exit(0);
 }
 
-/* Runs fn in a child under one mode; asserts the child ran cleanly. */
+struct mode_arg {
+	int legacy;
+	const char *extra;
+	check_fn fn;
+};
+
+static void mode_peer(struct tr_peer *self, void *arg)
+{
+	const struct mode_arg *m = arg;
+
+	/* a crash must end the peer, not jump back into cmocka */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
+	child(m->legacy, m->extra, m->fn, self->to);
+}
+
+/* Runs fn in a peer under one mode; asserts the peer ran cleanly. */
 static void run_mode(int legacy, const char *extra, check_fn fn, struct res *out)
 {
-	int p[2], status;
-	pid_t pid;
+	struct mode_arg m = { .legacy = legacy, .extra = extra, .fn = fn };
+	struct tr_peer p;
+	int status;
 
-	assert_int_equal(pipe(p), 0);
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(p[0]);
-		/* a crash must end the child, not jump back into cmocka */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		alarm(20);	/* a hang is a failure, not a stuck run */
-		child(legacy, extra, fn, p[1]);
-	}
-	close(p[1]);
+	tr_peer_start(&p, mode_peer, &m);
 	memset(out, 0, sizeof(*out));
 	out->failed = -1;
-	if (read(p[0], out, sizeof(*out)) != sizeof(*out))
+	if (read(p.from, out, sizeof(*out)) != sizeof(*out))
 		out->failed = -1;
-	close(p[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		print_message("# %s child: status 0x%x\n", mode_name[legacy], status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	status = tr_peer_wait(&p);
+	if (status)
+		print_message("# %s child: status %d\n", mode_name[legacy], status);
+	assert_int_equal(status, 0);
 	if (out->failed)
 		print_message("# %s child reported failed checks\n", mode_name[legacy]);
 	assert_int_equal(out->failed, 0);
@@ -386,8 +388,7 @@ static void xrc_verbs_eopnotsupp_under_legacy_work_under_extended(void **state)
 
 	run_both(NULL, ck_xrc, &leg, &ext);
 	for (i = 0; i < 8; i++) {
-		print_message("# v[%d]: legacy %d extended %d\n", i, leg.v[i],
-			      ext.v[i]);
+		tr_note("v[%d]: legacy %d extended %d", i, leg.v[i], ext.v[i]);
 		assert_int_equal(leg.v[i], EOPNOTSUPP);
 		assert_int_equal(ext.v[i], 0);
 		if (i == 6)
@@ -769,18 +770,17 @@ static void data_path_works_through_the_wrapper(void **state)
 	assert_same(&leg, &ext);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(basic_create_qp_ex_and_srq_ex_work_in_both_modes),
-		cmocka_unit_test(xrc_verbs_eopnotsupp_under_legacy_work_under_extended),
-		cmocka_unit_test(async_events_name_the_applications_objects),
-		cmocka_unit_test(cq_events_name_the_applications_cq),
-		cmocka_unit_test(qp_state_kept_right_in_both_modes),
-		cmocka_unit_test(query_port_inline_and_exported_agree),
-		cmocka_unit_test(data_path_works_through_the_wrapper),
+	static const struct tr_test tests[] = {
+		TR_TEST(basic_create_qp_ex_and_srq_ex_work_in_both_modes),
+		TR_TEST(xrc_verbs_eopnotsupp_under_legacy_work_under_extended),
+		TR_TEST(async_events_name_the_applications_objects),
+		TR_TEST(cq_events_name_the_applications_cq),
+		TR_TEST(qp_state_kept_right_in_both_modes),
+		TR_TEST(query_port_inline_and_exported_agree),
+		TR_TEST(data_path_works_through_the_wrapper),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -8,25 +8,23 @@
  * errno. "Before the provider is called" is proved with the fake
  * provider's fault injection: the script fails the provider's FIRST call
  * of the op with EIO, so after the NULL refusals, the first call with
- * arguments must come back EIO; the rule checks follow it. Each test runs in its own forked child with its own
- * environment (fp_env_setup), so no test sees another's leftovers.
+ * arguments must come back EIO; the rule checks follow it. Each test sets
+ * up its own environment (fp_env_setup) in its own process (the runner's),
+ * so no test sees another's leftovers or fault counts.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tr.h"
 
 static const char script_text[] =
 	"mode extended\n"
@@ -67,7 +65,9 @@ static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
 	return remove(p);
 }
 
-static void child(void (*fn)(struct fx *))
+/* In the test's own process, which has called no verb before: the fake host
+ * under the script, the objects, the check (every CHECK runs), the teardown. */
+static void run(void (*fn)(struct fx *))
 {
 	char tmpl[] = "/tmp/t4002.XXXXXX", script[64], scratch[4096], err[512];
 	struct ibv_device **list;
@@ -75,19 +75,15 @@ static void child(void (*fn)(struct fx *))
 	FILE *s;
 	int n = 0;
 
-	if (!mkdtemp(tmpl))
-		_exit(3);
+	assert_non_null(mkdtemp(tmpl));
 	snprintf(script, sizeof(script), "%s/s.fps", tmpl);
 	s = fopen(script, "w");
-	if (!s)
-		_exit(3);
+	assert_non_null(s);
 	fputs(script_text, s);
 	fclose(s);
 	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), tmpl, scratch,
-			 sizeof(scratch), err, sizeof(err))) {
-		printf("# fp_env_setup: %s\n", err);
-		_exit(3);
-	}
+			 sizeof(scratch), err, sizeof(err)))
+		fail_msg("fp_env_setup: %s", err);
 	list = ibv_get_device_list(&n);
 	CHECK(&f, list && n == 1);
 	f.ctx = list && n ? ibv_open_device(list[0]) : NULL;
@@ -105,32 +101,7 @@ static void child(void (*fn)(struct fx *))
 	if (list)
 		ibv_free_device_list(list);
 	nftw(tmpl, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	_exit(f.failed ? 1 : 0);
-}
-
-static void run(void (*fn)(struct fx *))
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* a crash must end the child, not jump back into cmocka */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		alarm(20);
-		child(fn);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		print_message("# child status 0x%x\n", status);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(f.failed, 0);
 }
 
 static struct ibv_qp *rc_qp(struct fx *f)
@@ -424,16 +395,15 @@ static void pointer_verbs_set_errno_int_verbs_return_it(void **s)
 	run(ck_pointer_verbs);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
-		cmocka_unit_test(create_qp_ex_unknown_type_or_mask_null_einval),
-		cmocka_unit_test(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
-		cmocka_unit_test(create_srq_ex_masks_and_type_refused_at_boundary),
-		cmocka_unit_test(pointer_verbs_set_errno_int_verbs_return_it),
+	static const struct tr_test tests[] = {
+		TR_TEST(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
+		TR_TEST(create_qp_ex_unknown_type_or_mask_null_einval),
+		TR_TEST(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
+		TR_TEST(create_srq_ex_masks_and_type_refused_at_boundary),
+		TR_TEST(pointer_verbs_set_errno_int_verbs_return_it),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

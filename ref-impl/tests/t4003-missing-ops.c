@@ -641,16 +641,15 @@ static void rdma_core_provider_interface_answers_eopnotsupp(void **state)
 	rt_run(RT_EXTENDED, NULL, ck_p34);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(extended_provider_without_ops_answers_eopnotsupp),
-		cmocka_unit_test(extended_provider_without_init_context_opens_nothing),
-		cmocka_unit_test(legacy_provider_missing_ops_answer_eopnotsupp),
-		cmocka_unit_test(legacy_provider_without_context_opens_nothing),
-		cmocka_unit_test(rdma_core_provider_interface_answers_eopnotsupp),
+	static const struct tr_test tests[] = {
+		TR_TEST(extended_provider_without_ops_answers_eopnotsupp),
+		TR_TEST(extended_provider_without_init_context_opens_nothing),
+		TR_TEST(legacy_provider_missing_ops_answer_eopnotsupp),
+		TR_TEST(legacy_provider_without_context_opens_nothing),
+		TR_TEST(rdma_core_provider_interface_answers_eopnotsupp),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -358,16 +358,15 @@ static void long_ud_chain_maps_bad_wr_in_both_modes(void **state)
 	rt_run_both(NULL, ck_long_ud_chain);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(gids_and_pkeys_agree_in_both_modes),
-		cmocka_unit_test(port_and_device_queries_honour_the_callers_size),
-		cmocka_unit_test(address_handles_from_a_completion),
-		cmocka_unit_test(mr_and_mw_rules_agree_in_both_modes),
-		cmocka_unit_test(long_ud_chain_maps_bad_wr_in_both_modes),
+	static const struct tr_test tests[] = {
+		TR_TEST(gids_and_pkeys_agree_in_both_modes),
+		TR_TEST(port_and_device_queries_honour_the_callers_size),
+		TR_TEST(address_handles_from_a_completion),
+		TR_TEST(mr_and_mw_rules_agree_in_both_modes),
+		TR_TEST(long_ud_chain_maps_bad_wr_in_both_modes),
 	};
 
-	cmocka_set_message_output(CM_OUTPUT_TAP);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tr_main(argc, argv, tests, TR_N(tests));
 }

@@ -1,25 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The suite runner: TAP, device selection and skips, one process per test
- * with a timeout, scratch dirs, expected results. The parent never calls
- * ibv_*: device probing runs in a child too, so every test starts from a
- * process with no verbs state (and on the reference target, a fresh fake
- * provider).
+ * The suites on the runner (tr.c): device selection and skips, targets,
+ * expected results, the device each test gets, and the verbs helpers the
+ * suites share. The parent never calls ibv_*: device probing runs in a
+ * child too, so every test starts from a process with no verbs state (and
+ * on the reference target, a fresh fake provider).
  */
 #include <ctype.h>
 #include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "th.h"
@@ -27,8 +23,6 @@
 #ifndef TH_SRCDIR
 #define TH_SRCDIR "."
 #endif
-#define TH_SKIP_STATUS	77
-#define TH_DIAG_MAX	60
 
 /* What the probe child found; shared with test children through fork. */
 static struct {
@@ -41,69 +35,16 @@ static struct {
 	char xrc_why[256];
 } th_dev;
 
-static int th_res_fd = -1;		/* test child -> parent: S/N lines */
-static char th_test_dir[PATH_MAX + 256];
 /* Fake-kernel run dirs live under a short path of their own: a Unix socket
  * path holds at most 107 bytes, scratch dirs nest deeper than that. */
 static char th_fk_base[64];
 static unsigned th_fk_seq;
-static unsigned char *th_want;
 /* IBVCT_KEEP=1: every scratch and fake-kernel run dir is kept (and named in
  * the TAP), so that a caller can read test logs and the daemons' logs. */
 static int th_keep;
 static void th_fk_rundir(void);
 
 /* ---- small utilities ------------------------------------------------- */
-static void th_res_write(char kind, const char *fmt, va_list ap)
-{
-	char buf[1024];
-	int n;
-
-	buf[0] = kind;
-	buf[1] = ' ';
-	n = vsnprintf(buf + 2, sizeof(buf) - 3, fmt, ap);
-	if (n < 0)
-		return;
-	n = (int)strlen(buf);
-	for (int i = 2; i < n; i++)
-		if (buf[i] == '\n')
-			buf[i] = ' ';
-	buf[n++] = '\n';
-	if (th_res_fd >= 0 && write(th_res_fd, buf, (size_t)n) < 0)
-		return;
-}
-
-void th_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	th_res_write('S', fmt, ap);
-	va_end(ap);
-	_exit(TH_SKIP_STATUS);
-}
-
-void th_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	th_res_write('N', fmt, ap);
-	va_end(ap);
-}
-
-void th_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(NULL);
-	_exit(1);
-}
-
 void th_ext_missing(const char *fmt, ...)
 {
 	const char *mode = th_mode();
@@ -117,11 +58,8 @@ void th_ext_missing(const char *fmt, ...)
 		fflush(NULL);
 		_exit(1);
 	}
-	th_res_write('S', fmt, ap);
-	va_end(ap);
-	_exit(TH_SKIP_STATUS);
+	tr_vskip(fmt, ap);
 }
-
 int th_strict(void)
 {
 #ifdef TH_TARGET_REF
@@ -184,42 +122,18 @@ void th_errno_strict(int got, int want, const char *what)
 		strerror(got), want, strerror(want));
 }
 
-int th_file(const char *name)
-{
-	int fd = open(name, O_RDWR | O_CREAT, 0600);
-
-	assert_true(fd >= 0);
-	return fd;
-}
-
-static long th_timeout_ms(void)
-{
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long mult = m ? strtol(m, NULL, 10) : 1;
-
-	return 30000L * (mult > 0 ? mult : 1);
-}
-
-static long th_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static int th_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(p);
 }
 
-static int th_rm_tree(const char *dir)
+/* Only our own mkdtemp() dir of fake-kernel run dirs. */
+static int th_rm_fk_base(void)
 {
-	/* Only our own mkdtemp() dirs reach here. */
-	if (!dir[0] || dir[0] != '/' ||
-	    (!strstr(dir, "ibvct-suite.") && strncmp(dir, "/tmp/ibvct-fk.", 14)))
+	if (strncmp(th_fk_base, "/tmp/ibvct-fk.", 14))
 		return -1;
-	return nftw(dir, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return nftw(th_fk_base, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- device selection (in a child) ------------------------------------ */
@@ -437,7 +351,7 @@ static int th_probe(char *why, size_t len, const char *base)
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		alarm((unsigned)(th_timeout_ms() / 1000));
+		alarm((unsigned)(30 * tr_timeout_mult()));
 		_exit(th_probe_child(pfd[1], base));
 	}
 	close(pfd[1]);
@@ -496,7 +410,7 @@ void th_reenv(const char *mode, int xrc, const char *extra)
 	char err[512], cwd[PATH_MAX];
 
 	/* the current dir: peers of one test re-create in dirs of their own */
-	if (th__ref_reenv(getcwd(cwd, sizeof(cwd)) ? cwd : th_test_dir, mode, xrc, extra, 1, err,
+	if (th__ref_reenv(getcwd(cwd, sizeof(cwd)) ? cwd : tr_dir(), mode, xrc, extra, 1, err,
 			  sizeof(err)))
 		th_skip("%s", err);
 	th_fk_rundir();		/* fp_env_setup's own is under the (deep) cwd */
@@ -561,14 +475,9 @@ static const char *th_expect_todo(const char *name)
 	return NULL;
 }
 
-/* ---- running one test ---------------------------------------------------- */
-static const struct th_test *th_cur;
-static struct th_ctx *th_cur_ctx;
-
-static void th_cm_run(void **state)
-{
-	th_cur->fn(th_cur_ctx);
-}
+/* ---- the suite on the runner ------------------------------------------------ */
+static struct th_ctx th_c;		/* the running test's, in its process */
+static char th_fixed[128];		/* under a TODO that passes */
 
 /* A fresh fake-kernel run dir for this process (when one is in use). */
 static void th_fk_rundir(void)
@@ -582,254 +491,26 @@ static void th_fk_rundir(void)
 		setenv("IBVCT_RUNDIR", fk, 1);
 }
 
-static void th_child(const struct th_test *t, int wfd, const char *dir)
+static enum tr_verdict th_start(const char *base, char *why, size_t len)
 {
-	struct th_ctx c = { .dev_name = th_dev.dev, .port = th_dev.port, .dir = dir };
-	int log;
-
-	setpgid(0, 0);
-	th_res_fd = wfd;
-	snprintf(th_test_dir, sizeof(th_test_dir), "%s", dir);
-	log = open("log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (log >= 0) {
-		dup2(log, 1);
-		dup2(log, 2);
-		close(log);
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* a private fake-kernel run dir per test, when one is in use */
-	th_fk_rundir();
-	if ((t->flags & TH_NOXRC) && th_dev.xrc_cap)
-		th_reenv(NULL, 0, NULL);	/* ref only; skips elsewhere */
-	if (!(t->flags & (TH_NO_CTX | TH_NOXRC)))
-		c.ctx = th_open();
-	/* A one-test cmocka group, its output into the log: a failed assert
-	 * is reported there (cmocka keeps the message otherwise) and ends the
-	 * test function. */
-	th_cur = t;
-	th_cur_ctx = &c;
-	{
-		const struct CMUnitTest one[] = { { .name = t->name, .test_func = th_cm_run } };
-
-		cmocka_set_message_output(CM_OUTPUT_STDOUT);
-		if (_cmocka_run_group_tests(t->name, one, 1, NULL, NULL)) {
-			fflush(NULL);
-			_exit(1);
-		}
-	}
-	if (c.ctx && ibv_close_device(c.ctx))
-		th_fail("ibv_close_device failed");
-	fflush(NULL);
-	_exit(0);
-}
-
-static void th_print_file(const char *path, int max)
-{
-	char line[512];
-	FILE *f = fopen(path, "r");
-	int n = 0;
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (++n > max) {
-			printf("# ... (more in %s)\n", path);
-			break;
-		}
-		line[strcspn(line, "\n")] = 0;
-		printf("#   %s\n", line);
-	}
-	fclose(f);
-}
-
-static int th_run_one(size_t num, const struct th_test *t, const char *base)
-{
-	char dir[PATH_MAX + 256], skip[1024] = "", notes[8192] = "", buf[4096];
-	char path[PATH_MAX + 300];
-	const char *todo = th_expect_todo(t->name);
-	long deadline;
-	int pfd[2], st = 0, timed_out = 0, pass, skipped;
-	ssize_t n;
-	size_t nl = 0;
-	pid_t pid, w;
-
-	/* decided without a process */
-	if ((t->flags & TH_XRC) && th_dev.xrc < 0) {
-		printf("not ok %zu - %s [%s]%s%s\n# %s: %s\n", num, t->name, t->ids,
-		       todo ? " # TODO " : "", todo ? todo : "", t->name, th_dev.xrc_why);
-		return todo ? 0 : 1;
-	}
-	if ((t->flags & TH_XRC) && !th_dev.xrc)
-		snprintf(skip, sizeof(skip), "%s", th_dev.xrc_why);
-	else if ((t->flags & TH_NOXRC) && th_dev.xrc_cap && !th_mode())
-		snprintf(skip, sizeof(skip), "%s has IBV_DEVICE_XRC", th_dev.dev);
-	else if ((t->flags & TH_REF_ONLY) && !th_mode())
-		snprintf(skip, sizeof(skip), "needs the reference target's scripted fake device");
-	if (skip[0]) {
-		printf("ok %zu - %s [%s] # SKIP %s\n", num, t->name, t->ids, skip);
-		return 0;
-	}
-	snprintf(dir, sizeof(dir), "%s/%s", base, t->name);
-	if (mkdir(dir, 0700) || pipe(pfd)) {
-		printf("Bail out! %s: %s\n", dir, strerror(errno));
-		exit(1);
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		printf("Bail out! fork: %s\n", strerror(errno));
-		exit(1);
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		if (chdir(dir))
-			_exit(1);
-		th_child(t, pfd[1], dir);
-	}
-	setpgid(pid, pid);
-	close(pfd[1]);
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	deadline = th_now_ms() + th_timeout_ms();
-	for (;;) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-
-		w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (th_now_ms() > deadline) {
-			timed_out = 1;
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			break;
-		}
-		if (poll(&p, 1, 10) > 0) {
-			n = read(pfd[0], buf, sizeof(buf));
-			if (n > 0 && nl + (size_t)n < sizeof(notes) - 1) {
-				memcpy(notes + nl, buf, (size_t)n);
-				nl += (size_t)n;
-			}
-		}
-	}
-	/* peers the test left behind go with its group */
-	kill(-pid, SIGKILL);
-	while ((n = read(pfd[0], buf, sizeof(buf))) > 0)
-		if (nl + (size_t)n < sizeof(notes) - 1) {
-			memcpy(notes + nl, buf, (size_t)n);
-			nl += (size_t)n;
-		}
-	notes[nl] = 0;
-	close(pfd[0]);
-
-	skipped = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TH_SKIP_STATUS;
-	pass = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-	if (skipped) {
-		char *s = strstr(notes, "S ");
-
-		while (s && s != notes && s[-1] != '\n')
-			s = strstr(s + 1, "S ");
-		snprintf(skip, sizeof(skip), "%s", s ? s + 2 : "skipped");
-		skip[strcspn(skip, "\n")] = 0;
-		printf("ok %zu - %s [%s] # SKIP %s\n", num, t->name, t->ids, skip);
-	} else if (pass) {
-		printf("ok %zu - %s [%s]%s%s\n", num, t->name, t->ids, todo ? " # TODO " : "",
-		       todo ? todo : "");
-		if (todo)
-			printf("# %s: fixed: passes now; remove it from fixtures/expect/%s.txt\n",
-			       t->name, th_dev.provider);
-	} else {
-		printf("not ok %zu - %s [%s]%s%s\n", num, t->name, t->ids, todo ? " # TODO " : "",
-		       todo ? todo : "");
-		if (timed_out)
-			printf("# %s: timeout: killed after %ld s\n", t->name, th_timeout_ms() / 1000);
-		else if (WIFSIGNALED(st))
-			printf("# %s: killed by signal %d (%s)%s\n", t->name, WTERMSIG(st),
-			       strsignal(WTERMSIG(st)),
-			       WTERMSIG(st) == SIGSEGV ? ": an access past a struct's end hits its guard page" : "");
-		else
-			printf("# %s: exit status %d\n", t->name, WEXITSTATUS(st));
-		snprintf(path, sizeof(path), "%s/log", dir);
-		th_print_file(path, TH_DIAG_MAX);
-		printf("# %s: scratch dir kept: %s\n", t->name, dir);
-	}
-	/* notes, whatever the result */
-	for (char *l = strtok(notes, "\n"); l; l = strtok(NULL, "\n"))
-		if (l[0] == 'N' && l[1] == ' ')
-			printf("# %s: %s\n", t->name, l + 2);
-	fflush(stdout);
-	if ((pass || skipped) && !th_keep)
-		th_rm_tree(dir);
-	return pass || skipped || todo ? 0 : 1;
-}
-
-int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
-{
-	char base[PATH_MAX], why[1024], err[1024];
-	const char *tmp = getenv("TMPDIR");
-	size_t i, sel = 0, num = 0;
-	int fail = 0, a;
-	unsigned char *want;
-
-	/* static: still reachable in forked children that _exit (valgrind) */
-	th_want = want = calloc(n ? n : 1, 1);
-	if (!want)
-		return 1;
-	if (argc > 1 && !strcmp(argv[1], "-l")) {
-		for (i = 0; i < n; i++)
-			printf("%s [%s]\n", tests[i].name, tests[i].ids);
-		free(th_want);
-		return 0;
-	}
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: %s [-l | NAME...]\n  -l      list the tests and their requirement IDs\n"
-		       "  NAME... run only these tests\n"
-		       "env: IBVCT_DEVICE, IBVCT_TIMEOUT_MULT, IBVCT_SCRIPT (TARGET=ref), "
-		       "IBVCT_EXPECT, IBVCT_DRIVER, IBVCT_LIFETIME (system target), IBVCT_KEEP=1 (keep scratch dirs)\n", argv[0]);
-		free(th_want);
-		return 0;
-	}
-	for (a = 1; a < argc; a++) {
-		for (i = 0; i < n; i++)
-			if (!strcmp(argv[a], tests[i].name))
-				break;
-		if (i == n) {
-			printf("Bail out! no test named %s (see -l)\n", argv[a]);
-			free(th_want);
-			return 2;
-		}
-		want[i] = 1;
-	}
-	for (i = 0; i < n; i++) {
-		if (argc == 1)
-			want[i] = 1;
-		sel += want[i];
-	}
 	th_keep = getenv("IBVCT_KEEP") && !strcmp(getenv("IBVCT_KEEP"), "1");
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (th__ref_setup(err, sizeof(err))) {
-		printf("Bail out! %s\n", err);
-		free(th_want);
-		return 1;
-	}
-	snprintf(base, sizeof(base), "%s/ibvct-suite.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-	if (!mkdtemp(base)) {
-		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
-		free(th_want);
-		return 1;
-	}
-	if (th_probe(why, sizeof(why), base)) {
-		printf("1..0 # SKIP %s\n", why);
-		th_rm_tree(base);
-		th__ref_cleanup();
-		free(th_want);
-		return 0;
-	}
+	if (th__ref_setup(why, len))
+		return TR_FAIL;
+	if (th_probe(why, len, base))
+		return TR_SKIP;
 	th_expect_load();
+	snprintf(th_fixed, sizeof(th_fixed), "remove it from fixtures/expect/%s.txt",
+		 th_dev.provider);
 	if (getenv("IBVCT_RUNDIR")) {
 		snprintf(th_fk_base, sizeof(th_fk_base), "/tmp/ibvct-fk.XXXXXX");
 		if (!mkdtemp(th_fk_base))
 			th_fk_base[0] = 0;
 	}
-	printf("1..%zu\n", sel);
+	return TR_RUN;
+}
+
+static void th_banner(void)
+{
 	printf("# target %s, device %s port %u%s%s%s%s, XRC %s\n",
 #ifdef TH_TARGET_REF
 	       "ref",
@@ -841,98 +522,97 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 	       th_dev.xrc > 0 ? "yes" : th_dev.xrc_why);
 	printf("# expectations: fixtures/expect/%s.txt (%s)\n", th_dev.provider,
 	       th_dev.provider_how);
-	for (i = 0; i < n; i++)
-		if (want[i])
-			fail |= th_run_one(++num, &tests[i], base);
-	if (th_keep) {
-		printf("# scratch dirs kept: %s\n", base);
-		if (th_fk_base[0])
-			printf("# fake-kernel run dirs kept: %s\n", th_fk_base);
-	} else if (!fail) {
-		th_rm_tree(base);
-	} else {
-		rmdir(base);	/* only when no failed test's dir is kept inside */
+}
+
+static enum tr_verdict th_decide(const struct tr_test *rt, const char **todo, char *why,
+				 size_t len)
+{
+	const struct th_test *t = rt->state;
+
+	*todo = th_expect_todo(t->name);
+	if ((t->flags & TH_XRC) && th_dev.xrc < 0) {
+		snprintf(why, len, "%s", th_dev.xrc_why);
+		return TR_FAIL;
 	}
+	if ((t->flags & TH_XRC) && !th_dev.xrc)
+		snprintf(why, len, "%s", th_dev.xrc_why);
+	else if ((t->flags & TH_NOXRC) && th_dev.xrc_cap && !th_mode())
+		snprintf(why, len, "%s has IBV_DEVICE_XRC", th_dev.dev);
+	else if ((t->flags & TH_REF_ONLY) && !th_mode())
+		snprintf(why, len, "needs the reference target's scripted fake device");
+	else
+		return TR_RUN;
+	return TR_SKIP;
+}
+
+static void th_enter(const struct tr_test *rt)
+{
+	const struct th_test *t = rt->state;
+
+	th_c.dev_name = th_dev.dev;
+	th_c.port = th_dev.port;
+	th_c.dir = tr_dir();
+	/* a private fake-kernel run dir per test, when one is in use */
+	th_fk_rundir();
+	if ((t->flags & TH_NOXRC) && th_dev.xrc_cap)
+		th_reenv(NULL, 0, NULL);	/* ref only; skips elsewhere */
+	if (!(t->flags & (TH_NO_CTX | TH_NOXRC)))
+		th_c.ctx = th_open();
+}
+
+static void th_run_fn(void **state)
+{
+	const struct th_test *t = *state;
+
+	t->fn(&th_c);
+}
+
+static void th_leave(const struct tr_test *rt, int failed)
+{
+	if (!failed && th_c.ctx && ibv_close_device(th_c.ctx))
+		th_fail("ibv_close_device failed");
+}
+
+static int th_finish(int failed)
+{
+	int a;
+
+	if (th_keep && th_fk_base[0])
+		printf("# fake-kernel run dirs kept: %s\n", th_fk_base);
 	/* fake-kernel daemons leave on their own once their clients are gone */
-	for (a = 0; th_fk_base[0] && !th_keep && a < 40 && th_rm_tree(th_fk_base); a++)
+	for (a = 0; th_fk_base[0] && !th_keep && a < 40 && th_rm_fk_base(); a++)
 		usleep(50000);
 	th__ref_cleanup();
-	free(th_want);
 	free(th_exp);
-	return fail;
+	return 0;
 }
 
-/* ---- processes ----------------------------------------------------------- */
-void th_peer_start(struct th_peer *p, void (*fn)(struct th_peer *self, void *arg), void *arg)
+int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 {
-	int a[2], b[2];
-	pid_t pid;
+	/* static: still reachable in forked children that _exit (valgrind) */
+	static struct tr_test *rt;
+	struct tr_suite s = {
+		.name = "suite", .env_help = "IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
+		"IBVCT_EXPECT, IBVCT_DRIVER, IBVCT_LIFETIME (system target)",
+		.start = th_start, .banner = th_banner, .decide = th_decide, .enter = th_enter,
+		.leave = th_leave, .finish = th_finish, .todo_fixed = th_fixed,
+	};
+	int rc;
 
-	assert_int_equal(pipe(a), 0);
-	assert_int_equal(pipe(b), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct th_peer self = { .pid = 0, .to = b[1], .from = a[0] };
-
-		close(a[1]);
-		close(b[0]);
-		fn(&self, arg);
-		fflush(NULL);
-		_exit(0);
+	rt = calloc(n ? n : 1, sizeof(*rt));
+	if (!rt)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		rt[i].name = tests[i].name;
+		rt[i].ids = tests[i].ids;
+		rt[i].fn = th_run_fn;
+		rt[i].state = (void *)&tests[i];
 	}
-	close(a[0]);
-	close(b[1]);
-	p->pid = pid;
-	p->to = a[1];
-	p->from = b[0];
-}
-
-void th_send(struct th_peer *p, uint32_t v)
-{
-	assert_int_equal(write(p->to, &v, sizeof(v)), sizeof(v));
-}
-
-uint32_t th_recv(struct th_peer *p)
-{
-	uint32_t v;
-	ssize_t n = read(p->from, &v, sizeof(v));
-
-	if (n != sizeof(v))
-		th_fail("th_recv: the other side went away (%zd)", n);
-	return v;
-}
-
-int th_peer_wait(struct th_peer *p)
-{
-	int st;
-
-	close(p->to);
-	close(p->from);
-	if (waitpid(p->pid, &st, 0) != p->pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* ---- guard pages ----------------------------------------------------------- */
-void *th_guard_alloc(size_t size)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	size_t span = (size + pg - 1) / pg * pg;
-	char *m = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	assert_true(m != MAP_FAILED);
-	assert_int_equal(mprotect(m + span, pg, PROT_NONE), 0);
-	return m + span - size;
-}
-
-void th_guard_free(void *p, size_t size)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	size_t span = (size + pg - 1) / pg * pg;
-
-	munmap((char *)p + size - span, span + pg);
+	s.tests = rt;
+	s.n = n;
+	rc = tr_run(&s, argc, argv);
+	free(rt);
+	return rc;
 }
 
 /* ---- verbs helpers ----------------------------------------------------------- */
@@ -1021,14 +701,14 @@ int th_qp_to_rts(struct ibv_qp *qp)
 
 int th_poll(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	long end = th_now_ms() + 1000;
+	long long end = tr_now_ms() + 1000;
 	int n;
 
 	do {
 		n = ibv_poll_cq(cq, 1, wc);
 		if (n)
 			return n < 0 ? 0 : 1;
-	} while (th_now_ms() < end);
+	} while (tr_now_ms() < end);
 	return 0;
 }
 

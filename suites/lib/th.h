@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * th_: the conformance-suite library. It owns the TAP stream (one plan,
- * one line per test, `# ` diagnostics), target and device selection,
- * skips with their real reason, one forked process per test with a
- * timeout that kills the whole process group, a scratch dir per test
- * (kept on failure), peers in other processes, guard-page placement and
- * the expected results of fixtures/expect/<provider>.txt.
+ * th_: the conformance-suite library, on the test runner (tr.h: the TAP
+ * stream, one process per test with a timeout that kills its process
+ * group, scratch dirs, skips and notes, peers, guard pages). It adds target
+ * and device selection, skips with their real reason (a device without
+ * XRC), the device each test gets, the expected results of
+ * fixtures/expect/<provider>.txt, and the verbs helpers the suites share.
  *
  * The same source builds for TARGET=ref (our verbs.h; th_ref.c sets up
  * the fake provider with fp_env_setup) and TARGET=system (the system's
  * verbs.h through pkg-config; th_ref.c is not linked, see th_ref_stub.c).
- * Inside a test use cmocka's assert_* macros: outside a cmocka runner a
- * failed assert prints file:line and exits the test process non-zero.
+ * Inside a test use cmocka's assert_* macros (tr.h says how they end a test).
  */
 #ifndef TH_H
 #define TH_H
@@ -19,9 +18,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <infiniband/verbs.h>
+
+#include "tr.h"
 
 /* Test flags. */
 #define TH_XRC		0x01	/* needs a device with working XRC */
@@ -49,16 +48,17 @@ struct th_test {
 int th_main(int argc, char **argv, const struct th_test *tests, size_t n);
 
 /* ---- inside a test ----------------------------------------------------- */
-/* Skip the running test with a reason (exits the test process). */
-void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The runner's, under the names the suites use: skip the running test with
+ * a reason, a note printed as a `# ` line after its result (pass or fail),
+ * fail it with a message, a file in its scratch dir. */
+#define th_skip		tr_skip
+#define th_note		tr_note
+#define th_fail		tr_fail
+#define th_file		tr_file
 /* An extension the device does not offer (EOPNOTSUPP): a skip with the
  * reason, except on the reference target's strict extended provider, which
  * offers every one (there it fails). */
 void th_ext_missing(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-/* A note printed as a `# ` line after the test's result, pass or fail. */
-void th_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Fail the running test with a message. */
-void th_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* true on TARGET=ref under the strict profile: rules are checked strictly
  * (errno the spec names even where upstream leaves it unset; one lifetime
@@ -91,28 +91,14 @@ void th_reenv(const char *mode, int xrc, const char *extra);
  * (spec: "errno not set upstream"). */
 void th_errno_strict(int got, int want, const char *what);
 
-/* A file in the scratch dir, opened O_RDWR|O_CREAT; returns the fd. */
-int th_file(const char *name);
-
-/* ---- processes --------------------------------------------------------- */
-struct th_peer {
-	int pid;
-	int to;			/* write end towards the other side */
-	int from;		/* read end from the other side */
-};
-/* Fork a peer running fn(self, arg) then exiting 0; an assert failing in
- * it exits non-zero. The peer is in the test's process group. */
-void th_peer_start(struct th_peer *p, void (*fn)(struct th_peer *self, void *arg), void *arg);
-void th_send(struct th_peer *p, uint32_t v);
-uint32_t th_recv(struct th_peer *p);
-/* Wait for the peer; returns its exit status (0 ok), 128+sig if killed. */
-int th_peer_wait(struct th_peer *p);
-
-/* ---- guard pages ------------------------------------------------------- */
-/* size bytes (zeroed) ending exactly at a PROT_NONE page: any access past
- * the end faults. th_guard_free() releases it. */
-void *th_guard_alloc(size_t size);
-void th_guard_free(void *p, size_t size);
+/* ---- processes and guard pages: the runner's ---------------------------- */
+#define th_peer		tr_peer
+#define th_peer_start	tr_peer_start
+#define th_send		tr_send
+#define th_recv		tr_recv
+#define th_peer_wait	tr_peer_wait
+#define th_guard_alloc	tr_guard_alloc
+#define th_guard_free	tr_guard_free
 
 /* ---- small verbs helpers shared by the suites -------------------------- */
 struct ibv_xrcd *th_xrcd(struct ibv_context *ctx, int fd, int oflags);

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test runner (tr.h): arguments, the TAP stream, one forked process per
+ * test in its own process group with a timeout, scratch dirs and logs,
+ * skips and notes from the test's processes over a pipe, peers, guard
+ * pages. The parent runs no test code: every test starts from the state
+ * the program had before its first test, whatever the tests before it did.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tr.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define TR_SKIP_STATUS	77
+#define TR_DIAG_MAX	60
+#define TR_NOTES_MAX	16384
+
+static int tr_res_fd = -1;		/* test process -> parent: S/N lines */
+static char tr_base_dir[PATH_MAX];
+static char tr_test_dir[PATH_MAX + 256];
+static unsigned tr_test_num;
+static const struct tr_suite *tr_cur_suite;
+static const struct tr_test *tr_cur;
+/* static: still reachable in forked children that _exit (valgrind) */
+static unsigned char *tr_want;
+/* SIGCHLD wakes the parent's wait for a test at once (a self-pipe) */
+static int tr_chld[2] = { -1, -1 };
+
+/* ---- inside a test ---------------------------------------------------- */
+static void tr_res_write(char kind, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n;
+
+	buf[0] = kind;
+	buf[1] = ' ';
+	n = vsnprintf(buf + 2, sizeof(buf) - 3, fmt, ap);
+	if (n < 0)
+		return;
+	n = (int)strlen(buf);
+	for (int i = 2; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	buf[n++] = '\n';
+	/* one write of at most PIPE_BUF bytes: lines of peers never mix */
+	if (tr_res_fd >= 0 && write(tr_res_fd, buf, (size_t)n) < 0)
+		return;
+}
+
+void tr_vskip(const char *fmt, va_list ap)
+{
+	tr_res_write('S', fmt, ap);
+	fflush(NULL);
+	_exit(TR_SKIP_STATUS);
+}
+
+void tr_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr_vskip(fmt, ap);
+}
+
+void tr_vnote(const char *fmt, va_list ap)
+{
+	tr_res_write('N', fmt, ap);
+}
+
+void tr_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr_vnote(fmt, ap);
+	va_end(ap);
+}
+
+void tr_vfail(const char *fmt, va_list ap)
+{
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	fflush(NULL);
+	_exit(1);
+}
+
+void tr_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr_vfail(fmt, ap);
+}
+
+const char *tr_dir(void)
+{
+	return tr_test_dir;
+}
+
+const char *tr_base(void)
+{
+	return tr_base_dir;
+}
+
+unsigned tr_num(void)
+{
+	return tr_test_num;
+}
+
+long tr_timeout_mult(void)
+{
+	const char *m = getenv("IBVCT_TIMEOUT_MULT");
+	long mult = m ? strtol(m, NULL, 10) : 1;
+
+	return mult > 0 ? mult : 1;
+}
+
+long long tr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tr_file(const char *name)
+{
+	int fd = open(name, O_RDWR | O_CREAT, 0600);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* ---- scratch dirs ------------------------------------------------------- */
+static int tr_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+/* Only the run's base and what is below it. */
+static int tr_rm_tree(const char *dir)
+{
+	size_t l = strlen(tr_base_dir);
+
+	if (!l || strncmp(dir, tr_base_dir, l) || (dir[l] && dir[l] != '/'))
+		return -1;
+	return nftw(dir, tr_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void tr_print_file(const char *path, int max)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (++n > max) {
+			printf("# ... (more in %s)\n", path);
+			break;
+		}
+		line[strcspn(line, "\n")] = 0;
+		printf("#   %s\n", line);
+	}
+	fclose(f);
+}
+
+/* ---- the test's process ----------------------------------------------- */
+static int tr_cm_setup(void **state)
+{
+	if (tr_cur_suite->enter)
+		tr_cur_suite->enter(tr_cur);
+	return tr_cur->setup ? tr_cur->setup(state) : 0;
+}
+
+static void tr_child(const struct tr_suite *s, const struct tr_test *t, int wfd)
+{
+	const struct CMUnitTest one[] = { {
+		.name = t->name, .test_func = t->fn, .setup_func = tr_cm_setup,
+		.teardown_func = t->teardown, .initial_state = t->state,
+	} };
+	int log, failed;
+
+	setpgid(0, 0);
+	signal(SIGCHLD, SIG_DFL);
+	close(tr_chld[0]);
+	close(tr_chld[1]);
+	tr_res_fd = wfd;
+	tr_cur_suite = s;
+	tr_cur = t;
+	log = open("log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (log >= 0) {
+		dup2(log, 1);
+		dup2(log, 2);
+		close(log);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	cmocka_set_message_output(CM_OUTPUT_STDOUT);
+	failed = _cmocka_run_group_tests(t->name, one, 1, NULL, NULL) != 0;
+	if (s->leave)
+		s->leave(t, failed);
+#ifdef __SANITIZE_ADDRESS__
+	/* the test's process ends in _exit: LeakSanitizer's check at exit()
+	 * never runs, so it runs here (0 when ASAN_OPTIONS turns leaks off) */
+	if (!failed && __lsan_do_recoverable_leak_check()) {
+		fputs("LeakSanitizer: the test leaked (above)\n", stderr);
+		failed = 1;
+	}
+#endif
+	fflush(NULL);
+	_exit(failed);
+}
+
+/* ---- the parent ----------------------------------------------------------- */
+static void tr_on_chld(int sig)
+{
+	int e = errno;
+
+	if (write(tr_chld[1], "c", 1) < 0)
+		errno = e;	/* full: a wake-up is pending anyway */
+	errno = e;
+}
+
+static long long tr_timeout_ms(const struct tr_suite *s)
+{
+	return (s->timeout_s ? s->timeout_s : 30) * 1000LL * tr_timeout_mult();
+}
+
+static void tr_tap_line(int ok, size_t num, const struct tr_test *t, const char *directive,
+			const char *reason)
+{
+	printf("%s %zu - %s", ok ? "ok" : "not ok", num, t->name);
+	if (t->ids && t->ids[0])
+		printf(" [%s]", t->ids);
+	if (directive)
+		printf(" # %s %s", directive, reason);
+	putchar('\n');
+}
+
+/* Reads what the test's processes have written so far into notes. */
+static void tr_read_notes(int fd, char *notes, size_t *nl)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (*nl + (size_t)n < TR_NOTES_MAX - 1) {
+			memcpy(notes + *nl, buf, (size_t)n);
+			*nl += (size_t)n;
+		}
+}
+
+static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test *t, int keep)
+{
+	static char notes[TR_NOTES_MAX];
+	char dir[PATH_MAX + 256], why[1024] = "", path[PATH_MAX + 300];
+	const char *todo = NULL;
+	long long deadline;
+	int pfd[2], st = 0, timed_out = 0, pass, skipped, ends = 0;
+	size_t nl = 0;
+	pid_t pid;
+
+	/* decided without a process */
+	switch (s->decide ? s->decide(t, &todo, why, sizeof(why)) : TR_RUN) {
+	case TR_RUN:
+		break;
+	case TR_SKIP:
+		tr_tap_line(1, num, t, "SKIP", why);
+		return 0;
+	case TR_FAIL:
+		tr_tap_line(0, num, t, todo ? "TODO" : NULL, todo);
+		printf("# %s: %s\n", t->name, why);
+		return todo ? 0 : 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", tr_base_dir, t->name);
+	if (mkdir(dir, 0700) || pipe2(pfd, O_CLOEXEC)) {
+		printf("Bail out! %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	fflush(NULL);
+	tr_test_num = (unsigned)num;
+	snprintf(tr_test_dir, sizeof(tr_test_dir), "%s", dir);
+	pid = fork();
+	if (pid < 0) {
+		printf("Bail out! fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		if (chdir(dir))
+			_exit(1);
+		tr_child(s, t, pfd[1]);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	deadline = tr_now_ms() + tr_timeout_ms(s);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = tr_chld[0], .events = POLLIN },
+				       { .fd = ends ? -1 : pfd[0], .events = POLLIN } };
+		long long left = deadline - tr_now_ms();
+		char c[64];
+
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		if (left < 0) {
+			timed_out = 1;
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		if (poll(p, 2, (int)(left > 1000 ? 1000 : left + 1)) <= 0)
+			continue;
+		if (p[0].revents && read(tr_chld[0], c, sizeof(c)) < 0)
+			continue;
+		if (p[1].revents & POLLIN)
+			tr_read_notes(pfd[0], notes, &nl);
+		else if (p[1].revents)
+			ends = 1;	/* every writer gone: only the exit is left */
+	}
+	/* peers the test left behind go with its group */
+	kill(-pid, SIGKILL);
+	fcntl(pfd[0], F_SETFL, 0);
+	tr_read_notes(pfd[0], notes, &nl);
+	notes[nl] = 0;
+	close(pfd[0]);
+	tr_test_num = 0;
+
+	skipped = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TR_SKIP_STATUS;
+	pass = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (skipped) {
+		char *sk = strstr(notes, "S ");
+
+		while (sk && sk != notes && sk[-1] != '\n')
+			sk = strstr(sk + 1, "S ");
+		snprintf(why, sizeof(why), "%s", sk ? sk + 2 : "skipped");
+		why[strcspn(why, "\n")] = 0;
+		tr_tap_line(1, num, t, "SKIP", why);
+	} else if (pass) {
+		tr_tap_line(1, num, t, todo ? "TODO" : NULL, todo);
+		if (todo)
+			printf("# %s: fixed: passes now%s%s\n", t->name, s->todo_fixed ? "; " : "",
+			       s->todo_fixed ? s->todo_fixed : "");
+	} else {
+		tr_tap_line(0, num, t, todo ? "TODO" : NULL, todo);
+		if (timed_out)
+			printf("# %s: timeout: killed after %lld s\n", t->name,
+			       tr_timeout_ms(s) / 1000);
+		else if (WIFSIGNALED(st))
+			printf("# %s: killed by signal %d (%s)%s\n", t->name, WTERMSIG(st),
+			       strsignal(WTERMSIG(st)),
+			       WTERMSIG(st) == SIGSEGV ? ": an access past a struct's end hits its guard page" : "");
+		else
+			printf("# %s: exit status %d\n", t->name, WEXITSTATUS(st));
+		snprintf(path, sizeof(path), "%s/log", dir);
+		tr_print_file(path, TR_DIAG_MAX);
+		printf("# %s: scratch dir kept: %s\n", t->name, dir);
+	}
+	/* notes, whatever the result */
+	for (char *l = strtok(notes, "\n"); l; l = strtok(NULL, "\n"))
+		if (l[0] == 'N' && l[1] == ' ')
+			printf("# %s: %s\n", t->name, l + 2);
+	fflush(stdout);
+	if ((pass || skipped) && !keep)
+		tr_rm_tree(dir);
+	return pass || skipped || todo ? 0 : 1;
+}
+
+static int tr_usage(const struct tr_suite *s, const char *argv0)
+{
+	printf("usage: %s [-l | NAME...]\n  -l      list the tests%s\n"
+	       "  NAME... run only these tests\n"
+	       "env: IBVCT_TIMEOUT_MULT, IBVCT_KEEP=1 (keep scratch dirs)%s%s\n", argv0,
+	       " (and their requirement IDs)", s->env_help ? ", " : "",
+	       s->env_help ? s->env_help : "");
+	return 0;
+}
+
+int tr_run(const struct tr_suite *s, int argc, char **argv)
+{
+	const char *tmp = getenv("TMPDIR"), *slash = strrchr(argv[0], '/');
+	struct sigaction sa = { .sa_handler = tr_on_chld, .sa_flags = SA_RESTART };
+	char why[1024] = "", name[64];
+	size_t i, sel = 0, num = 0;
+	int fail = 0, a, keep, rc = 0;
+
+	tr_want = calloc(s->n ? s->n : 1, 1);
+	if (!tr_want)
+		return 1;
+	if (argc > 1 && !strcmp(argv[1], "-l")) {
+		for (i = 0; i < s->n; i++)
+			if (s->tests[i].ids && s->tests[i].ids[0])
+				printf("%s [%s]\n", s->tests[i].name, s->tests[i].ids);
+			else
+				printf("%s\n", s->tests[i].name);
+		goto out;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		rc = tr_usage(s, argv[0]);
+		goto out;
+	}
+	for (a = 1; a < argc; a++) {
+		for (i = 0; i < s->n; i++)
+			if (!strcmp(argv[a], s->tests[i].name))
+				break;
+		if (i == s->n) {
+			printf("Bail out! no test named %s (see -l)\n", argv[a]);
+			rc = 2;
+			goto out;
+		}
+		tr_want[i] = 1;
+	}
+	for (i = 0; i < s->n; i++) {
+		if (argc <= 1)
+			tr_want[i] = 1;
+		sel += tr_want[i];
+	}
+	/* no name: the program's, build/t/t5002-qp-table.t -> t5002-qp-table */
+	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : argv[0]);
+	name[strcspn(name, ".")] = 0;
+	keep = getenv("IBVCT_KEEP") && !strcmp(getenv("IBVCT_KEEP"), "1");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(tr_base_dir, sizeof(tr_base_dir), "%s/ibvct-%s.XXXXXX",
+		 tmp && tmp[0] ? tmp : "/tmp", s->name ? s->name : name);
+	if (!mkdtemp(tr_base_dir)) {
+		printf("Bail out! mkdtemp %s: %s\n", tr_base_dir, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	switch (s->start ? s->start(tr_base_dir, why, sizeof(why)) : TR_RUN) {
+	case TR_RUN:
+		break;
+	case TR_SKIP:
+		printf("1..0 # SKIP %s\n", why);
+		tr_rm_tree(tr_base_dir);
+		if (s->finish)
+			rc = s->finish(0);
+		goto out;
+	case TR_FAIL:
+		printf("Bail out! %s\n", why);
+		tr_rm_tree(tr_base_dir);
+		if (s->finish)
+			s->finish(1);
+		rc = 1;
+		goto out;
+	}
+	if (pipe2(tr_chld, O_CLOEXEC | O_NONBLOCK) || sigaction(SIGCHLD, &sa, NULL)) {
+		printf("Bail out! SIGCHLD pipe: %s\n", strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	printf("1..%zu\n", sel);
+	if (s->banner)
+		s->banner();
+	for (i = 0; i < s->n; i++)
+		if (tr_want[i])
+			fail |= tr_run_one(s, ++num, &s->tests[i], keep);
+	signal(SIGCHLD, SIG_DFL);
+	close(tr_chld[0]);
+	close(tr_chld[1]);
+	if (keep)
+		printf("# scratch dirs kept: %s\n", tr_base_dir);
+	else if (!fail)
+		tr_rm_tree(tr_base_dir);
+	else
+		rmdir(tr_base_dir);	/* only when no failed test's dir is kept inside */
+	rc = fail;
+	if (s->finish && s->finish(fail))
+		rc = 1;
+out:
+	free(tr_want);
+	return rc;
+}
+
+int tr_main(int argc, char **argv, const struct tr_test *tests, size_t n)
+{
+	struct tr_suite s = { .tests = tests, .n = n };
+
+	return tr_run(&s, argc, argv);
+}
+
+/* ---- peers ------------------------------------------------------------------ */
+void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg), void *arg)
+{
+	int a[2], b[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(a), 0);
+	assert_int_equal(pipe(b), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tr_peer self = { .pid = 0, .to = b[1], .from = a[0] };
+
+		close(a[1]);
+		close(b[0]);
+		fn(&self, arg);
+		fflush(NULL);
+		_exit(0);
+	}
+	close(a[0]);
+	close(b[1]);
+	p->pid = pid;
+	p->to = a[1];
+	p->from = b[0];
+}
+
+void tr_send(struct tr_peer *p, uint32_t v)
+{
+	assert_int_equal(write(p->to, &v, sizeof(v)), sizeof(v));
+}
+
+uint32_t tr_recv(struct tr_peer *p)
+{
+	uint32_t v;
+	ssize_t n = read(p->from, &v, sizeof(v));
+
+	if (n != sizeof(v))
+		tr_fail("tr_recv: the other side went away (%zd)", n);
+	return v;
+}
+
+int tr_peer_wait(struct tr_peer *p)
+{
+	int st;
+
+	close(p->to);
+	close(p->from);
+	if (waitpid(p->pid, &st, 0) != p->pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- guard pages -------------------------------------------------------------- */
+void *tr_guard_alloc(size_t size)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (size + pg - 1) / pg * pg;
+	char *m = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + span, pg, PROT_NONE), 0);
+	return m + span - size;
+}
+
+void tr_guard_free(void *p, size_t size)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (size + pg - 1) / pg * pg;
+
+	munmap((char *)p + size - span, span + pg);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tr_: the one runner of the C tests: the conformance suites (through th_,
+ * which adds the device, targets and expectations) and the unit tests of
+ * ref-impl and the fake provider. It owns the TAP stream (one plan, one
+ * `ok`/`not ok` line per test, `# SKIP reason`, `# TODO reason`,
+ * diagnostics as `# ` lines), runs each test in a forked process of its own
+ * in a process group of its own with a timeout that kills the whole group,
+ * gives each test a scratch dir (its cwd, with its stdout and stderr in
+ * `log`; removed when it passes, kept and named when it fails, its log
+ * printed), lists the tests (`-l`) and runs only those named. It knows
+ * nothing of verbs.
+ *
+ * A test is void fn(void **state) with cmocka's assert_* macros inside: the
+ * test's process runs it as a one-test cmocka group with the test's setup
+ * and teardown around it, so that a failed assert ends the test function,
+ * the teardown still runs, and the message with its file:line goes to the
+ * log (cmocka 1.1.5 prints nothing for an assert outside a group).
+ */
+#ifndef TR_H
+#define TR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+struct tr_test {
+	const char *name;
+	const char *ids;		/* requirement IDs, "XRCD-13 LIFE-10"; NULL: none */
+	void (*fn)(void **state);
+	/* In the test's process, NULL or: setup before fn (non-zero or a
+	 * failed assert fails the test, fn does not run), teardown after fn,
+	 * also when fn failed. *state is .state on entry to setup. */
+	int (*setup)(void **state);
+	int (*teardown)(void **state);
+	void *state;
+};
+
+#define TR_TEST(fn)			{ #fn, NULL, fn, NULL, NULL, NULL }
+#define TR_TEST_FX(fn, setup, teardown)	{ #fn, NULL, fn, setup, teardown, NULL }
+/* One function under several names, each with its own state. */
+#define TR_TEST_STATE(name, fn, state)	{ name, NULL, fn, NULL, NULL, state }
+#define TR_N(a)				(sizeof(a) / sizeof((a)[0]))
+
+/* What a start or decide hook answers. */
+enum tr_verdict { TR_RUN, TR_SKIP, TR_FAIL };
+
+/*
+ * A program's tests and what it adds around them; every hook is optional.
+ */
+struct tr_suite {
+	/* scratch dirs in $TMPDIR/ibvct-NAME.XXXXXX; NULL: the program's name */
+	const char *name;
+	const struct tr_test *tests;
+	size_t n;
+	unsigned timeout_s;		/* per test, times IBVCT_TIMEOUT_MULT (0: 30) */
+	const char *env_help;		/* -h: the environment variables it reads */
+	/* parent, before the plan, base made: TR_SKIP prints `1..0 # SKIP why`,
+	 * TR_FAIL `Bail out! why` */
+	enum tr_verdict (*start)(const char *base, char *why, size_t len);
+	/* parent, `# ` lines about the run, after the plan */
+	void (*banner)(void);
+	/* parent, each test, before its process: TR_RUN, or TR_SKIP/TR_FAIL
+	 * with why, decided without a process; *todo may name a known failure */
+	enum tr_verdict (*decide)(const struct tr_test *t, const char **todo, char *why,
+				  size_t len);
+	/* the test's process, in the scratch dir: enter before the test's
+	 * setup (inside the cmocka group), leave after the group */
+	void (*enter)(const struct tr_test *t);
+	void (*leave)(const struct tr_test *t, int failed);
+	/* parent, after the last test; failed: any test failed. Non-zero fails
+	 * the program (a finding no test's line could carry) */
+	int (*finish)(int failed);
+	/* a `# ` line under a known failure that passes, after "fixed: passes now; " */
+	const char *todo_fixed;
+};
+
+/* Run the program's tests: -l lists, NAME... runs those. The exit status. */
+int tr_run(const struct tr_suite *s, int argc, char **argv);
+/* The same for a plain table, its name from argv[0]. */
+int tr_main(int argc, char **argv, const struct tr_test *tests, size_t n);
+
+/* ---- inside a test (its process, its peers) ------------------------------ */
+/* End the test as `ok # SKIP reason`. */
+void tr_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void tr_vskip(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0), noreturn));
+/* A `# name: text` line under the test's result, pass or fail. */
+void tr_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tr_vnote(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Fail the test with a message (into its log), ending this process. */
+void tr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void tr_vfail(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0), noreturn));
+/* cmocka's skip() has no reason: here it is the runner's, with its place. */
+#undef skip
+#define skip() tr_skip("skip() at %s:%d", __FILE__, __LINE__)
+
+/* The running test's scratch dir (also its cwd at the start), the run's
+ * base dir above every test's (made before the start hook), the test's
+ * number in the plan (0 in the parent). */
+const char *tr_dir(void);
+const char *tr_base(void);
+unsigned tr_num(void);
+/* IBVCT_TIMEOUT_MULT (at least 1): slow runs (valgrind) stretch waits. */
+long tr_timeout_mult(void);
+/* A monotonic clock in milliseconds. */
+long long tr_now_ms(void);
+
+/* A file in the scratch dir (cwd), opened O_RDWR|O_CREAT; asserts, returns the fd. */
+int tr_file(const char *name);
+
+/* ---- peers: other processes of one test -------------------------------- */
+struct tr_peer {
+	int pid;
+	int to;			/* write end towards the other side */
+	int from;		/* read end from the other side */
+};
+/* Fork a peer running fn(self, arg) then exiting 0; a failed assert or
+ * tr_fail in it exits non-zero. The peer is in the test's process group,
+ * killed with it. */
+void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg), void *arg);
+void tr_send(struct tr_peer *p, uint32_t v);
+/* The next value; the test fails when the other side has gone. */
+uint32_t tr_recv(struct tr_peer *p);
+/* Close the pipes and wait: the peer's exit status (0 ok), 128+sig if killed. */
+int tr_peer_wait(struct tr_peer *p);
+
+/* ---- guard pages ------------------------------------------------------- */
+/* size bytes (zeroed) ending exactly at a PROT_NONE page: any access past
+ * the end faults. tr_guard_free() releases it. */
+void *tr_guard_alloc(size_t size);
+void tr_guard_free(void *p, size_t size);
+
+#endif /* TR_H */
