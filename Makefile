@@ -368,9 +368,9 @@ coverage: | $(DEPS_FIRST)
 	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
-# The report bundle for the reference target. The four conformance suites
-# arrive with the suites issue; until then this runs the smoke and every
-# existing test, and writes reports/<date>-ref-fake0/.
+# The conformance run and its report folder reports/<date>-TARGET-DEVICE/,
+# by `ci/ibvct conformance` (the installed `ibvct conformance`: one
+# implementation for both).
 TARGET ?= ref
 DEVICE ?= fake0
 # TARGET=system: the suites built against the system's libibverbs, on
@@ -378,19 +378,12 @@ DEVICE ?= fake0
 # TAP in the report dir, a skip with its reason where there is no device.
 # On ref it is the conformance run only: the smoke, the four suites in every
 # configuration and the interop runs of unmodified ibverbs-utils clients
-# (INTEROP_BINS, with requirement IDs); the self-tests stay in `make check`.
+# (INTEROP_BINS, with requirement IDs; ci/ibvct names the same three); the
+# self-tests stay in `make check`.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
 conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	$(Q)if [ "$(TARGET)" = system ]; then \
-		mkdir -p $(REPORT_DIR) && \
-		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
-			>$(REPORT_DIR)/suites-summary.txt; rc=$$?; \
-		$(TEST_ENV) sh ci/report-all $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) || rc=1; \
-		exit $$rc; \
-	fi; \
-	test "$(TARGET)" = ref || { echo "conformance: TARGET is ref or system" >&2; exit 2; }; \
-	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) IBVCT_SUITES=1 \
-		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(INTEROP_BINS)
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
@@ -423,10 +416,10 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 # run (its failures do not stop this), then the vendor bundle
 # reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
 # ci/verify-bundle: this target fails when the bundle would be rejected.
-certify: | $(DEPS_FIRST)
-	$(Q)$(MAKE) --no-print-directory conformance TARGET=$(TARGET) DEVICE=$(DEVICE) REPORT_DIR=$(REPORT_DIR) || true
-	$(Q)test -d $(REPORT_DIR) || { echo "certify: no report in $(REPORT_DIR)" >&2; exit 1; }
-	$(Q)perl ci/certify $(if $(WAIVERS),--waivers $(WAIVERS)) $(REPORT_DIR)
+# `ci/ibvct certify` does it all, as the installed `ibvct certify`.
+certify: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct certify $(CONFORMANCE_ARGS) \
+		--report $(REPORT_DIR) $(if $(WAIVERS),--waivers $(WAIVERS))
 
 # ---- fuzzing: make fuzz (AFL++, fake-provider/fuzz/; not part of check) ---
 # Each harness built by afl-cc with ASan+UBSan (persistent mode) into
@@ -473,6 +466,7 @@ fuzz: $(FUZZ_DIR)/fz-script $(FUZZ_DIR)/fz-fkd
 # succeeds on 0 (no change) and 4 (compatible changes only), fails when a
 # break no waiver accepts (8) or a check that could not run (1, 2) is in it.
 # ABI_WAIVERS= (empty) checks without the project's waivers.
+# `ibvct abi-check` runs the same gate with the same defaults and status rule.
 # make abi-baseline: rewrites fixtures/abi/ref-impl.abi (abidw of our library)
 # after an intended change of ref-impl's exported interface.
 ABI_BASELINE ?= rdma-core-44
