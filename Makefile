@@ -44,16 +44,28 @@ TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 FP_INC  := -I$(TOP)/fake-provider/script -I$(TOP)/fake-provider/engine
 
-# Paths compiled into the library (provider dir) and ibvct-run (library dir):
-# the build tree normally, the install tree for `make install`.
+# The install tree (`make install`, `make deb`): LIBDIR/ibvct is laid out as
+# build/ is (bin/ lib/ suites/ t/), PREFIX/share/ibvct as the checkout's ci/
+# and fixtures/ are (its build links to LIBDIR/ibvct).
+LIBDIR     ?= $(PREFIX)/lib
+INST_LIB   := $(LIBDIR)/ibvct
+INST_SHARE := $(PREFIX)/share/ibvct
+# Paths compiled into the library (provider dir), ibvct-run (library dir),
+# the plugin (daemon dir) and the ref suites (plugin; library as their
+# rpath): the build tree normally, the install tree for `make install`,
+# where the suites find the library beside them wherever the tree sits.
+# Each is a fallback, behind the environment (RDMAV_DRIVERS, IBVCT_LIBDIR,
+# IBVCT_PROVIDER) or a search beside the program.
 ifeq ($(INSTALL_BUILD),1)
-RUN_LIBDIR := $(PREFIX)/lib/ibvct
+RUN_LIBDIR  := $(INST_LIB)/lib
+RUN_BINDIR  := $(INST_LIB)/bin
+SUITE_RPATH := '$$ORIGIN/../../lib'
 else
-RUN_LIBDIR := $(TOP)/$(B)/lib
+RUN_LIBDIR  := $(TOP)/$(B)/lib
+RUN_BINDIR  := $(TOP)/$(B)/bin
+SUITE_RPATH := $(TOP)/$(B)/lib
 endif
 REF_DRIVER_DIR := $(RUN_LIBDIR)/ibvct
-# Where the plugin finds ibvct-fkd when neither IBVCT_FKD nor <plugin dir>/../../bin has it.
-RUN_BINDIR := $(if $(filter 1,$(INSTALL_BUILD)),$(PREFIX)/lib/ibvct/libexec,$(TOP)/$(B)/bin)
 DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"' \
 	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
@@ -267,7 +279,7 @@ $(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
-		-DTH_PROVIDER='"$(TOP)/$(FP_PLUGIN)"' -MMD -MP -c $< -o $@
+		-DTH_PROVIDER='"$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $< -o $@
 $(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
@@ -283,7 +295,7 @@ $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/o
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
-		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
@@ -484,35 +496,71 @@ abi-baseline: all | $(DEPS_FIRST)
 	mv fixtures/abi/ref-impl.abi.new fixtures/abi/ref-impl.abi
 
 # ---- install --------------------------------------------------------------
-# A separate build (build-inst/) whose compiled-in provider dir points at
-# PREFIX, installed as:
-#   $(PREFIX)/lib/ibvct/libibverbs.so.1 (+ .so)   the reference library
-#   $(PREFIX)/lib/ibvct/ibvct/libibvct-fake.so    the plugin (its driver dir)
-#   $(PREFIX)/lib/ibvct/libexec/ibvct-run         the launcher itself
-#   $(PREFIX)/lib/ibvct/libexec/ibvct-fkd         the fake kernel daemon (compiled-in path)
-#   $(PREFIX)/bin/ibvct-run                       a two-line wrapper giving it
-#                                                 IBVCT_LIBDIR (it otherwise looks
-#                                                 in <its dir>/../lib)
-#   $(PREFIX)/include/ibvct/infiniband/*.h        verbs.h, driver.h
-#   $(PREFIX)/share/ibvct/scripts/                example scripts
-# Nothing is installed over the system's libibverbs.
-INST_LIB := $(PREFIX)/lib/ibvct
+# A separate build (build-inst/) whose compiled-in paths point at the
+# install tree (INST_LIB, INST_SHARE above), installed as:
+#   $(LIBDIR)/ibvct/            laid out as build/ is, so that everything that
+#     bin/ibvct-run, ibvct-fkd,  looks beside itself finds the rest: ibvct-run
+#       ibvct-fingerprint,       its lib/, the plugin its daemon in ../../bin,
+#       ibvct-reap               the suites the library through their rpath
+#     lib/libibverbs.so.1 (+ .so)  the reference library, in this private
+#     lib/ibvct/libibvct-fake.so   dir only (never over the system's)
+#     suites/ref/, suites/system/  the prebuilt suites of both targets
+#     t/                        the conformance run's interop tests
+#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for ci/ibvct:
+#     ci/                       the scripts of the ibvct commands (INST_CI)
+#     fixtures/                 ABI tables, expectations, requirement
+#                               catalogue, mandatory list, example scripts
+#     VERSION                   ci/version's answer at install time
+#     build -> $(LIBDIR)/ibvct, ref-impl/include -> $(PREFIX)/include/ibvct
+#   $(PREFIX)/bin/ibvct         ci/ibvct, which finds share/ibvct beside it
+#   $(PREFIX)/bin/ibvct-run     -> $(LIBDIR)/ibvct/bin/ibvct-run
+#   $(PREFIX)/include/ibvct/infiniband/*.h   verbs.h, driver.h, ...
+#   $(PREFIX)/share/man/man1/   ibvct(1) and a page per command (doc/man/)
+# Symlinks are relative, so that the tree works wherever DESTDIR puts it.
+ifeq ($(INSTALL_BUILD),1)
+# The suites' fixtures dir when IBVCT_SRC is unset: the install tree's.
+$(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
+endif
+INST_CI := ibvct version conformance suites-run test-exec test-lib.sh report-all \
+	report-fingerprint report-html report-junit report-summary report-lib.pm certify \
+	compare-runs verify-bundle abi-gate abi-table abi-dwarf rxe-setup \
+	$(notdir $(wildcard ci/*.awk))
+INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
+	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
+	fixtures/scripts/*.fps)
+INST_MAN := $(wildcard doc/man/*.1)
+# ln -s from $(1) to $(2), both install-tree paths, as a relative link
+inst_ln = ln -sfn "$$(realpath -ms --relative-to=$(dir $(1)) $(2))" $(DESTDIR)$(1)
 install: | $(DEPS_FIRST)
-	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) install-files
+	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
-install-files: all | $(DEPS_FIRST)
-	install -d $(DESTDIR)$(INST_LIB)/ibvct $(DESTDIR)$(INST_LIB)/libexec $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband $(DESTDIR)$(PREFIX)/share/ibvct/scripts
-	install -m 0755 $(REF_LIB) $(DESTDIR)$(INST_LIB)/libibverbs.so.1
-	ln -sf libibverbs.so.1 $(DESTDIR)$(INST_LIB)/libibverbs.so
-	install -m 0755 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/ibvct/libibvct-fake.so
-	install -m 0755 $(IBVCT_RUN) $(DESTDIR)$(INST_LIB)/libexec/ibvct-run
-	$(if $(FKD_SRCS),install -m 0755 $(FKD) $(DESTDIR)$(INST_LIB)/libexec/ibvct-fkd)
-	printf '#!/bin/sh\n# SPDX-License-Identifier: MIT\nexport IBVCT_LIBDIR="$${IBVCT_LIBDIR:-%s}"\nexec %s "$$@"\n' \
-		'$(INST_LIB)' '$(INST_LIB)/libexec/ibvct-run' >$(DESTDIR)$(PREFIX)/bin/ibvct-run
-	chmod 0755 $(DESTDIR)$(PREFIX)/bin/ibvct-run
+install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
+		$(addprefix $(DESTDIR)$(INST_SHARE)/,ci ref-impl $(sort $(dir $(INST_FIXTURES)))) \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(DESTDIR)$(INST_LIB)/bin/
+	install -m 0644 $(REF_LIB) $(DESTDIR)$(INST_LIB)/lib/libibverbs.so.1
+	ln -sfn libibverbs.so.1 $(DESTDIR)$(INST_LIB)/lib/libibverbs.so
+	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
+	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
+	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
+	install -m 0755 $(INTEROP_BINS) $(DESTDIR)$(INST_LIB)/t/
+	for f in $(INST_CI); do \
+		m=0644; head -c 2 ci/$$f | grep -q '^#!' && m=0755; \
+		install -m $$m ci/$$f $(DESTDIR)$(INST_SHARE)/ci/$$f || exit 1; \
+	done
+	for f in $(INST_FIXTURES:fixtures/%=%); do \
+		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
+	done
+	sh ci/version >$(DESTDIR)$(INST_SHARE)/VERSION
+	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
+	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
+	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
+	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
+	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
-	$(if $(wildcard fixtures/scripts/*.fps),install -m 0644 $(wildcard fixtures/scripts/*.fps fixtures/scripts/README.md) $(DESTDIR)$(PREFIX)/share/ibvct/scripts/)
+	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
 # Removes every build flavour; reports/ is left alone.
 clean:
