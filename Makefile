@@ -82,7 +82,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test abi valgrind
+DEPS_check        := build test abi valgrind deb
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
@@ -92,6 +92,8 @@ DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
 DEPS_install      := build
 DEPS_install-files := build
+DEPS_deb          := build deb
+DEPS_deb-package  := build deb
 DEPS_deps         := build test valgrind coverage abi
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
@@ -313,7 +315,8 @@ TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
-check: tests | $(DEPS_FIRST)
+# t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
+check: tests $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind: | $(DEPS_FIRST)
@@ -532,6 +535,7 @@ INST_MAN := $(wildcard doc/man/*.1)
 # ln -s from $(1) to $(2), both install-tree paths, as a relative link
 inst_ln = ln -sfn "$$(realpath -ms --relative-to=$(dir $(1)) $(2))" $(DESTDIR)$(1)
 install: | $(DEPS_FIRST)
+	$(Q)$(call inst_paths,$(PREFIX),$(LIBDIR))
 	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
 install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
@@ -562,6 +566,30 @@ install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
 	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
+# ---- Debian package -------------------------------------------------------
+# make deb: build/deb/ibvct_<version>_<arch>.deb (ci/deb-build; the version
+# is ci/version's), from the install tree of PREFIX=/usr and the multiarch
+# LIBDIR, staged in build-inst/deb-root/; then lintian, which must report no
+# error and no warning. make deb-package: the same without lintian (t6050
+# runs it on the package). build-inst/ is rebuilt from scratch when its
+# paths (PREFIX, LIBDIR) are not those it was built with.
+DEB_OUT  := $(TOP)/$(B)/deb
+DEB_ROOT := $(TOP)/build-inst/deb-root
+# inst_paths P L: clears build-inst/ unless it was built for PREFIX P, LIBDIR L
+inst_paths = { want="PREFIX=$(1) LIBDIR=$(2)"; \
+	[ "$$(cat build-inst/.paths 2>/dev/null)" = "$$want" ] || \
+	{ rm -rf build-inst && mkdir -p build-inst && echo "$$want" >build-inst/.paths; }; }
+deb-package: | $(DEPS_FIRST)
+	$(Q)ma=$$(dpkg-architecture -qDEB_HOST_MULTIARCH) && \
+	$(call inst_paths,/usr,/usr/lib/$$ma) && rm -rf $(DEB_ROOT) && \
+	$(MAKE) --no-print-directory INSTALL_BUILD=1 SANITIZE= COVERAGE= VALGRIND= \
+		PREFIX=/usr LIBDIR=/usr/lib/$$ma DESTDIR=$(DEB_ROOT) install-files >build-inst/install.log || \
+		{ cat build-inst/install.log; exit 1; }
+	$(Q)sh ci/deb-build $(DEB_ROOT) $(DEB_OUT)
+
+deb: deb-package | $(DEPS_FIRST)
+	lintian --fail-on error,warning $(DEB_OUT)/ibvct_*.deb
+
 # Removes every build flavour; reports/ is left alone.
 clean:
 	rm -rf build build-san build-cov build-inst build-san-cov build-fuzz
@@ -587,13 +615,14 @@ help:
 	@echo "                      (default 1000000) or FUZZ_SECONDS= each; FUZZ_CMIN=1 keeps the corpus"
 	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44, ABI_WAIVERS="
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
-	@echo "make install          PREFIX=$(PREFIX) DESTDIR=  (separate build-inst/)"
+	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
+	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
 
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
