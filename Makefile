@@ -56,16 +56,28 @@ FP_KERNEL_INC := -I$(TOP)/fake-provider/kernel
 FP_ENGINE_INC := -I$(TOP)/fake-provider/engine
 FP_INC  := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC) $(FP_ENGINE_INC)
 
-# Paths compiled into the library (provider dir) and ibvct-run (library dir):
-# the build tree normally, the install tree for `make install`.
+# The install tree (`make install`, `make deb`): LIBDIR/ibvct is laid out as
+# build/ is (bin/ lib/ suites/ t/), PREFIX/share/ibvct as the checkout's ci/
+# and fixtures/ are (its build links to LIBDIR/ibvct).
+LIBDIR     ?= $(PREFIX)/lib
+INST_LIB   := $(LIBDIR)/ibvct
+INST_SHARE := $(PREFIX)/share/ibvct
+# Paths compiled into the library (provider dir), ibvct-run (library dir),
+# the plugin (daemon dir) and the ref suites (plugin; library as their
+# rpath): the build tree normally, the install tree for `make install`,
+# where the suites find the library beside them wherever the tree sits.
+# Each is a fallback, behind the environment (RDMAV_DRIVERS, IBVCT_LIBDIR,
+# IBVCT_PROVIDER) or a search beside the program.
 ifeq ($(INSTALL_BUILD),1)
-RUN_LIBDIR := $(PREFIX)/lib/ibvct
+RUN_LIBDIR  := $(INST_LIB)/lib
+RUN_BINDIR  := $(INST_LIB)/bin
+SUITE_RPATH := '$$ORIGIN/../../lib'
 else
-RUN_LIBDIR := $(TOP)/$(B)/lib
+RUN_LIBDIR  := $(TOP)/$(B)/lib
+RUN_BINDIR  := $(TOP)/$(B)/bin
+SUITE_RPATH := $(TOP)/$(B)/lib
 endif
 REF_DRIVER_DIR := $(RUN_LIBDIR)/ibvct
-# Where the plugin finds ibvct-fkd when neither IBVCT_FKD nor <plugin dir>/../../bin has it.
-RUN_BINDIR := $(if $(filter 1,$(INSTALL_BUILD)),$(PREFIX)/lib/ibvct/libexec,$(TOP)/$(B)/bin)
 DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"' \
 	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
@@ -82,7 +94,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test abi valgrind
+DEPS_check        := build test abi valgrind deb
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
@@ -92,6 +104,8 @@ DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
 DEPS_install      := build
 DEPS_install-files := build
+DEPS_deb          := build deb
+DEPS_deb-package  := build deb
 DEPS_deps         := build test valgrind coverage abi
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
@@ -311,7 +325,7 @@ $(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
-		-DTH_PROVIDER='"$(TOP)/$(FP_PLUGIN)"' -MMD -MP -c $< -o $@
+		-DTH_PROVIDER='"$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $< -o $@
 $(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
@@ -328,7 +342,7 @@ $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/o
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
-		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
+		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
@@ -346,7 +360,8 @@ TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
-check: tests | $(DEPS_FIRST)
+# t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
+check: tests $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind: | $(DEPS_FIRST)
@@ -414,9 +429,9 @@ coverage: | $(DEPS_FIRST)
 	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
-# The report bundle for the reference target. The four conformance suites
-# arrive with the suites issue; until then this runs the smoke and every
-# existing test, and writes reports/<date>-ref-fake0/.
+# The conformance run and its report folder reports/<date>-TARGET-DEVICE/,
+# by `ci/ibvct conformance` (the installed `ibvct conformance`: one
+# implementation for both).
 TARGET ?= ref
 DEVICE ?= fake0
 # TARGET=system: the suites built against the system's libibverbs, on
@@ -424,19 +439,12 @@ DEVICE ?= fake0
 # TAP in the report dir, a skip with its reason where there is no device.
 # On ref it is the conformance run only: the smoke, the four suites in every
 # configuration and the interop runs of unmodified ibverbs-utils clients
-# (INTEROP_BINS, with requirement IDs); the self-tests stay in `make check`.
+# (INTEROP_BINS, with requirement IDs; ci/ibvct names the same three); the
+# self-tests stay in `make check`.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
 conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	$(Q)if [ "$(TARGET)" = system ]; then \
-		mkdir -p $(REPORT_DIR) && \
-		$(TEST_ENV) sh ci/suites-run $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) \
-			>$(REPORT_DIR)/suites-summary.txt; rc=$$?; \
-		$(TEST_ENV) sh ci/report-all $(REPORT_DIR) system $(filter-out fake0,$(DEVICE)) || rc=1; \
-		exit $$rc; \
-	fi; \
-	test "$(TARGET)" = ref || { echo "conformance: TARGET is ref or system" >&2; exit 2; }; \
-	$(TEST_ENV) IBVCT_DEVICE=$(DEVICE) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DIR=$(REPORT_DIR) IBVCT_SUITES=1 \
-		sh ci/conformance $(TOP)/reports $(TARGET) $(DEVICE) $(INTEROP_BINS)
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
@@ -471,10 +479,10 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 # run (its failures do not stop this), then the vendor bundle
 # reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
 # ci/verify-bundle: this target fails when the bundle would be rejected.
-certify: | $(DEPS_FIRST)
-	$(Q)$(MAKE) --no-print-directory conformance TARGET=$(TARGET) DEVICE=$(DEVICE) REPORT_DIR=$(REPORT_DIR) || true
-	$(Q)test -d $(REPORT_DIR) || { echo "certify: no report in $(REPORT_DIR)" >&2; exit 1; }
-	$(Q)perl ci/certify $(if $(WAIVERS),--waivers $(WAIVERS)) $(REPORT_DIR)
+# `ci/ibvct certify` does it all, as the installed `ibvct certify`.
+certify: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct certify $(CONFORMANCE_ARGS) \
+		--report $(REPORT_DIR) $(if $(WAIVERS),--waivers $(WAIVERS))
 
 # ---- fuzzing: make fuzz (AFL++, fake-provider/fuzz/; not part of check) ---
 # Each harness built by afl-cc with ASan+UBSan (persistent mode) into
@@ -521,6 +529,7 @@ fuzz: $(FUZZ_DIR)/fz-script $(FUZZ_DIR)/fz-fkd
 # succeeds on 0 (no change) and 4 (compatible changes only), fails when a
 # break no waiver accepts (8) or a check that could not run (1, 2) is in it.
 # ABI_WAIVERS= (empty) checks without the project's waivers.
+# `ibvct abi-check` runs the same gate with the same defaults and status rule.
 # make abi-baseline: rewrites fixtures/abi/ref-impl.abi (abidw of our library)
 # after an intended change of ref-impl's exported interface.
 ABI_BASELINE ?= rdma-core-44
@@ -538,35 +547,96 @@ abi-baseline: all | $(DEPS_FIRST)
 	mv fixtures/abi/ref-impl.abi.new fixtures/abi/ref-impl.abi
 
 # ---- install --------------------------------------------------------------
-# A separate build (build-inst/) whose compiled-in provider dir points at
-# PREFIX, installed as:
-#   $(PREFIX)/lib/ibvct/libibverbs.so.1 (+ .so)   the reference library
-#   $(PREFIX)/lib/ibvct/ibvct/libibvct-fake.so    the plugin (its driver dir)
-#   $(PREFIX)/lib/ibvct/libexec/ibvct-run         the launcher itself
-#   $(PREFIX)/lib/ibvct/libexec/ibvct-fkd         the fake kernel daemon (compiled-in path)
-#   $(PREFIX)/bin/ibvct-run                       a two-line wrapper giving it
-#                                                 IBVCT_LIBDIR (it otherwise looks
-#                                                 in <its dir>/../lib)
-#   $(PREFIX)/include/ibvct/infiniband/*.h        verbs.h, driver.h
-#   $(PREFIX)/share/ibvct/scripts/                example scripts
-# Nothing is installed over the system's libibverbs.
-INST_LIB := $(PREFIX)/lib/ibvct
+# A separate build (build-inst/) whose compiled-in paths point at the
+# install tree (INST_LIB, INST_SHARE above), installed as:
+#   $(LIBDIR)/ibvct/            laid out as build/ is, so that everything that
+#     bin/ibvct-run, ibvct-fkd,  looks beside itself finds the rest: ibvct-run
+#       ibvct-fingerprint,       its lib/, the plugin its daemon in ../../bin,
+#       ibvct-reap               the suites the library through their rpath
+#     lib/libibverbs.so.1 (+ .so)  the reference library, in this private
+#     lib/ibvct/libibvct-fake.so   dir only (never over the system's)
+#     suites/ref/, suites/system/  the prebuilt suites of both targets
+#     t/                        the conformance run's interop tests
+#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for ci/ibvct:
+#     ci/                       the scripts of the ibvct commands (INST_CI)
+#     fixtures/                 ABI tables, expectations, requirement
+#                               catalogue, mandatory list, example scripts
+#     VERSION                   ci/version's answer at install time
+#     build -> $(LIBDIR)/ibvct, ref-impl/include -> $(PREFIX)/include/ibvct
+#   $(PREFIX)/bin/ibvct         ci/ibvct, which finds share/ibvct beside it
+#   $(PREFIX)/bin/ibvct-run     -> $(LIBDIR)/ibvct/bin/ibvct-run
+#   $(PREFIX)/include/ibvct/infiniband/*.h   verbs.h, driver.h, ...
+#   $(PREFIX)/share/man/man1/   ibvct(1) and a page per command (doc/man/)
+# Symlinks are relative, so that the tree works wherever DESTDIR puts it.
+ifeq ($(INSTALL_BUILD),1)
+# The suites' fixtures dir when IBVCT_SRC is unset: the install tree's.
+$(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
+endif
+INST_CI := ibvct version conformance suites-run test-exec test-lib.sh report-all \
+	report-fingerprint report-html report-junit report-summary report-lib.pm certify \
+	compare-runs verify-bundle abi-gate abi-table abi-dwarf rxe-setup \
+	$(notdir $(wildcard ci/*.awk))
+INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
+	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
+	fixtures/scripts/*.fps)
+INST_MAN := $(wildcard doc/man/*.1)
+# ln -s from $(1) to $(2), both install-tree paths, as a relative link
+inst_ln = ln -sfn "$$(realpath -ms --relative-to=$(dir $(1)) $(2))" $(DESTDIR)$(1)
 install: | $(DEPS_FIRST)
-	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) install-files
+	$(Q)$(call inst_paths,$(PREFIX),$(LIBDIR))
+	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
-install-files: all | $(DEPS_FIRST)
-	install -d $(DESTDIR)$(INST_LIB)/ibvct $(DESTDIR)$(INST_LIB)/libexec $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband $(DESTDIR)$(PREFIX)/share/ibvct/scripts
-	install -m 0755 $(REF_LIB) $(DESTDIR)$(INST_LIB)/libibverbs.so.1
-	ln -sf libibverbs.so.1 $(DESTDIR)$(INST_LIB)/libibverbs.so
-	install -m 0755 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/ibvct/libibvct-fake.so
-	install -m 0755 $(IBVCT_RUN) $(DESTDIR)$(INST_LIB)/libexec/ibvct-run
-	$(if $(FKD_SRCS),install -m 0755 $(FKD) $(DESTDIR)$(INST_LIB)/libexec/ibvct-fkd)
-	printf '#!/bin/sh\n# SPDX-License-Identifier: MIT\nexport IBVCT_LIBDIR="$${IBVCT_LIBDIR:-%s}"\nexec %s "$$@"\n' \
-		'$(INST_LIB)' '$(INST_LIB)/libexec/ibvct-run' >$(DESTDIR)$(PREFIX)/bin/ibvct-run
-	chmod 0755 $(DESTDIR)$(PREFIX)/bin/ibvct-run
+install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
+		$(addprefix $(DESTDIR)$(INST_SHARE)/,ci ref-impl $(sort $(dir $(INST_FIXTURES)))) \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(DESTDIR)$(INST_LIB)/bin/
+	install -m 0644 $(REF_LIB) $(DESTDIR)$(INST_LIB)/lib/libibverbs.so.1
+	ln -sfn libibverbs.so.1 $(DESTDIR)$(INST_LIB)/lib/libibverbs.so
+	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
+	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
+	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
+	install -m 0755 $(INTEROP_BINS) $(DESTDIR)$(INST_LIB)/t/
+	for f in $(INST_CI); do \
+		m=0644; head -c 2 ci/$$f | grep -q '^#!' && m=0755; \
+		install -m $$m ci/$$f $(DESTDIR)$(INST_SHARE)/ci/$$f || exit 1; \
+	done
+	for f in $(INST_FIXTURES:fixtures/%=%); do \
+		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
+	done
+	sh ci/version >$(DESTDIR)$(INST_SHARE)/VERSION
+	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
+	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
+	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
+	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
+	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
-	$(if $(wildcard fixtures/scripts/*.fps),install -m 0644 $(wildcard fixtures/scripts/*.fps fixtures/scripts/README.md) $(DESTDIR)$(PREFIX)/share/ibvct/scripts/)
+	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
+
+# ---- Debian package -------------------------------------------------------
+# make deb: build/deb/ibvct_<version>_<arch>.deb (ci/deb-build; the version
+# is ci/version's), from the install tree of PREFIX=/usr and the multiarch
+# LIBDIR, staged in build-inst/deb-root/; then lintian, which must report no
+# error and no warning. make deb-package: the same without lintian (t6050
+# runs it on the package). build-inst/ is rebuilt from scratch when its
+# paths (PREFIX, LIBDIR) are not those it was built with.
+DEB_OUT  := $(TOP)/$(B)/deb
+DEB_ROOT := $(TOP)/build-inst/deb-root
+# inst_paths P L: clears build-inst/ unless it was built for PREFIX P, LIBDIR L
+inst_paths = { want="PREFIX=$(1) LIBDIR=$(2)"; \
+	[ "$$(cat build-inst/.paths 2>/dev/null)" = "$$want" ] || \
+	{ rm -rf build-inst && mkdir -p build-inst && echo "$$want" >build-inst/.paths; }; }
+deb-package: | $(DEPS_FIRST)
+	$(Q)ma=$$(dpkg-architecture -qDEB_HOST_MULTIARCH) && \
+	$(call inst_paths,/usr,/usr/lib/$$ma) && rm -rf $(DEB_ROOT) && \
+	$(MAKE) --no-print-directory INSTALL_BUILD=1 SANITIZE= COVERAGE= VALGRIND= \
+		PREFIX=/usr LIBDIR=/usr/lib/$$ma DESTDIR=$(DEB_ROOT) install-files >build-inst/install.log || \
+		{ cat build-inst/install.log; exit 1; }
+	$(Q)sh ci/deb-build $(DEB_ROOT) $(DEB_OUT)
+
+deb: deb-package | $(DEPS_FIRST)
+	lintian --fail-on error,warning $(DEB_OUT)/ibvct_*.deb
 
 # Removes every build flavour; reports/ is left alone.
 clean:
@@ -593,13 +663,14 @@ help:
 	@echo "                      (default 1000000) or FUZZ_SECONDS= each; FUZZ_CMIN=1 keeps the corpus"
 	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44, ABI_WAIVERS="
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
-	@echo "make install          PREFIX=$(PREFIX) DESTDIR=  (separate build-inst/)"
+	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
+	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
 
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files clean help
+.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
