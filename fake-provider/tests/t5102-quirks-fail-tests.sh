@@ -28,8 +28,11 @@ suite_fails() {
 
 for q in $quirks; do
 	printf 'device fake0\n\tcap xrc\nquirk %s\n' "$q" > "$tmp/$q.fps"
+	# the unit programs in turn, up to the first that notices the quirk (one
+	# is enough, and each runs every test in a process of its own)
 	fails=0
 	for t in t5100-datapath t5101-objects t5104-new-api; do
+		[ "$fails" -eq 0 ] || break
 		out=$(TMPDIR="$tmp" "$build/t/$t.t" "$tmp/$q.fps" 2>/dev/null)
 		c=$(printf '%s\n' "$out" | grep -c '^not ok')
 		fails=$((fails + c))
