@@ -106,6 +106,7 @@ DEPS_install      := build
 DEPS_install-files := build
 DEPS_deb          := build deb
 DEPS_deb-package  := build deb
+DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
 DEPS_deps         := build test valgrind coverage abi
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
@@ -638,6 +639,14 @@ deb-package: | $(DEPS_FIRST)
 deb: deb-package | $(DEPS_FIRST)
 	lintian --fail-on error,warning $(DEB_OUT)/ibvct_*.deb
 
+# make deb-chroot-check: the package on a clean machine. A fresh Debian 12
+# chroot (debootstrap minbase), the package installed there with apt-get,
+# its `ibvct conformance` run there and compared with this make run's own
+# report (ci/deb-chroot-check). Root, and the Debian mirror; not in make
+# check (minutes, and the network).
+deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
+	$(Q)sh ci/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
+
 # Removes every build flavour; reports/ is left alone.
 clean:
 	rm -rf build build-san build-cov build-inst build-san-cov build-fuzz
@@ -665,12 +674,13 @@ help:
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
 	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
+	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
 
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package clean help
+.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
