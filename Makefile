@@ -292,6 +292,9 @@ TEST_ENV += IBVCT_SANITIZE=1 IBVCT_PRELOAD=$(shell $(CC) -print-file-name=libasa
 	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(TOP)/ci/lsan.supp:print_suppressions=0
+# The sanitizers slow a program two to three times (more for fork and exit):
+# the time limits and waits grow with them, as they do under valgrind.
+TEST_ENV += IBVCT_TIMEOUT_MULT=$(or $(IBVCT_TIMEOUT_MULT),3)
 endif
 ifeq ($(VALGRIND),1)
 ifeq ($(SANITIZE),1)
