@@ -355,6 +355,10 @@ static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* Wrappers: every 1.0 create verb makes one around its 1.1 object, and */
+/* every 1.0 destroy verb frees it once that object is gone.            */
+
 /* A zeroed wrapper for a 1.0 object, or NULL with errno: EINVAL when the
  * caller's arguments are unusable, ENOMEM. */
 static void *ri_v10_wrap_new(bool invalid, size_t size)
@@ -370,6 +374,44 @@ static void *ri_v10_wrap_new(bool invalid, size_t size)
 		errno = ENOMEM;
 	return w;
 }
+
+/*
+ * The start of a 1.0 create verb: w becomes a new wrapper whose real
+ * member holds the 1.1 object that create returns, or NULL with errno
+ * (EINVAL when invalid, ENOMEM, or the 1.1 verb's), leaving nothing
+ * allocated. create is evaluated only once the wrapper exists, so it may
+ * use the arguments that invalid has vouched for. A macro, so that the
+ * assignment to w->real is type-checked for each object.
+ */
+#define RI_V10_WRAP(w, invalid, real, create)				\
+	do {								\
+		(w) = ri_v10_wrap_new((invalid), sizeof(*(w)));		\
+		if ((w) && !((w)->real = (create))) {			\
+			free(w);					\
+			(w) = NULL;					\
+		}							\
+	} while (0)
+
+/* The end of a 1.0 destroy verb, ret what the 1.1 one returned: the
+ * wrapper goes only with its 1.1 object; on an error both stay usable. */
+static int ri_v10_unwrap(void *w, int ret)
+{
+	if (!ret)
+		free(w);
+	return ret;
+}
+
+/*
+ * The 1.0 destroy verb ibv_VERB@IBVERBS_1.0 (ri_v10_VERB): EINVAL for no
+ * wrapper, else the 1.1 ibv_VERB on its real member, the wrapper freed
+ * once that succeeded. Every 1.0 destroy verb is this one.
+ */
+#define RI_V10_DESTROY(verb, type, real)				\
+	RI_EXPORT int ri_v10_##verb(struct type *w)			\
+	{								\
+		return w ? ri_v10_unwrap(w, ibv_##verb(w->real)) : EINVAL; \
+	}								\
+	RI_SYMVER(ri_v10_##verb, ibv_##verb@IBVERBS_1.0)
 
 /* ------------------------------------------------------------------ */
 /* Devices and contexts                                                 */
@@ -441,14 +483,10 @@ RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *devi
 {
 	struct ibv_context_1_0 *ctx;
 
-	ctx = ri_v10_wrap_new(!device, sizeof(*ctx));
+	RI_V10_WRAP(ctx, !device, real_context,
+		    ibv_open_device(device->real_device));
 	if (!ctx)
 		return NULL;
-	ctx->real_context = ibv_open_device(device->real_device);
-	if (!ctx->real_context) {
-		free(ctx);
-		return NULL;
-	}
 	ctx->device = device;
 	ctx->cmd_fd = ctx->real_context->cmd_fd;
 	ctx->async_fd = ctx->real_context->async_fd;
@@ -462,18 +500,7 @@ RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *devi
 }
 RI_SYMVER(ri_v10_open_device, ibv_open_device@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_close_device(struct ibv_context_1_0 *context)
-{
-	int ret;
-
-	if (!context)
-		return EINVAL;
-	ret = ibv_close_device(context->real_context);
-	if (!ret)
-		free(context);
-	return ret;
-}
-RI_SYMVER(ri_v10_close_device, ibv_close_device@IBVERBS_1.0);
+RI_V10_DESTROY(close_device, ibv_context_1_0, real_context);
 
 /* The 1.1 object's context pointer names its wrapper (COMPAT-13). */
 RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
@@ -579,46 +606,26 @@ RI_EXPORT struct ibv_pd_1_0 *ri_v10_alloc_pd(struct ibv_context_1_0 *context)
 {
 	struct ibv_pd_1_0 *pd;
 
-	pd = ri_v10_wrap_new(!context, sizeof(*pd));
+	RI_V10_WRAP(pd, !context, real_pd, ibv_alloc_pd(context->real_context));
 	if (!pd)
 		return NULL;
-	pd->real_pd = ibv_alloc_pd(context->real_context);
-	if (!pd->real_pd) {
-		free(pd);
-		return NULL;
-	}
 	pd->context = context;
 	pd->handle = pd->real_pd->handle;
 	return pd;
 }
 RI_SYMVER(ri_v10_alloc_pd, ibv_alloc_pd@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_dealloc_pd(struct ibv_pd_1_0 *pd)
-{
-	int ret;
-
-	if (!pd)
-		return EINVAL;
-	ret = ibv_dealloc_pd(pd->real_pd);
-	if (!ret)
-		free(pd);
-	return ret;
-}
-RI_SYMVER(ri_v10_dealloc_pd, ibv_dealloc_pd@IBVERBS_1.0);
+RI_V10_DESTROY(dealloc_pd, ibv_pd_1_0, real_pd);
 
 RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
 					   size_t length, int access)
 {
 	struct ibv_mr_1_0 *mr;
 
-	mr = ri_v10_wrap_new(!pd, sizeof(*mr));
+	RI_V10_WRAP(mr, !pd, real_mr,
+		    ibv_reg_mr(pd->real_pd, addr, length, access));
 	if (!mr)
 		return NULL;
-	mr->real_mr = ibv_reg_mr(pd->real_pd, addr, length, access);
-	if (!mr->real_mr) {
-		free(mr);
-		return NULL;
-	}
 	mr->context = pd->context;
 	mr->pd = pd;
 	mr->handle = mr->real_mr->handle;
@@ -628,32 +635,16 @@ RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
 }
 RI_SYMVER(ri_v10_reg_mr, ibv_reg_mr@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_dereg_mr(struct ibv_mr_1_0 *mr)
-{
-	int ret;
-
-	if (!mr)
-		return EINVAL;
-	ret = ibv_dereg_mr(mr->real_mr);
-	if (!ret)
-		free(mr);
-	return ret;
-}
-RI_SYMVER(ri_v10_dereg_mr, ibv_dereg_mr@IBVERBS_1.0);
+RI_V10_DESTROY(dereg_mr, ibv_mr_1_0, real_mr);
 
 RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
 					      struct ibv_ah_attr *attr)
 {
 	struct ibv_ah_1_0 *ah;
 
-	ah = ri_v10_wrap_new(!pd, sizeof(*ah));
+	RI_V10_WRAP(ah, !pd, real_ah, ibv_create_ah(pd->real_pd, attr));
 	if (!ah)
 		return NULL;
-	ah->real_ah = ibv_create_ah(pd->real_pd, attr);
-	if (!ah->real_ah) {
-		free(ah);
-		return NULL;
-	}
 	ah->context = pd->context;
 	ah->pd = pd;
 	ah->handle = ah->real_ah->handle;
@@ -661,18 +652,7 @@ RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
 }
 RI_SYMVER(ri_v10_create_ah, ibv_create_ah@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_ah(struct ibv_ah_1_0 *ah)
-{
-	int ret;
-
-	if (!ah)
-		return EINVAL;
-	ret = ibv_destroy_ah(ah->real_ah);
-	if (!ret)
-		free(ah);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_ah, ibv_destroy_ah@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_ah, ibv_ah_1_0, real_ah);
 
 /* ------------------------------------------------------------------ */
 /* CQ and completion events                                             */
@@ -684,15 +664,11 @@ RI_EXPORT struct ibv_cq_1_0 *ri_v10_create_cq(struct ibv_context_1_0 *context,
 {
 	struct ibv_cq_1_0 *cq;
 
-	cq = ri_v10_wrap_new(!context, sizeof(*cq));
+	RI_V10_WRAP(cq, !context, real_cq,
+		    ibv_create_cq(context->real_context, cqe, cq_context,
+				  channel, comp_vector));
 	if (!cq)
 		return NULL;
-	cq->real_cq = ibv_create_cq(context->real_context, cqe, cq_context,
-				    channel, comp_vector);
-	if (!cq->real_cq) {
-		free(cq);
-		return NULL;
-	}
 	cq->context = context;
 	cq->cq_context = cq_context;
 	cq->handle = cq->real_cq->handle;
@@ -715,18 +691,7 @@ RI_EXPORT int ri_v10_resize_cq(struct ibv_cq_1_0 *cq, int cqe)
 }
 RI_SYMVER(ri_v10_resize_cq, ibv_resize_cq@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_cq(struct ibv_cq_1_0 *cq)
-{
-	int ret;
-
-	if (!cq)
-		return EINVAL;
-	ret = ibv_destroy_cq(cq->real_cq);
-	if (!ret)
-		free(cq);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_cq, ibv_destroy_cq@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_cq, ibv_cq_1_0, real_cq);
 
 /* The 1.1 event names the 1.1 CQ, whose cq_context is the wrapper. */
 RI_EXPORT int ri_v10_get_cq_event(struct ibv_comp_channel *channel,
@@ -764,14 +729,9 @@ RI_EXPORT struct ibv_srq_1_0 *ri_v10_create_srq(struct ibv_pd_1_0 *pd,
 {
 	struct ibv_srq_1_0 *srq;
 
-	srq = ri_v10_wrap_new(!pd || !attr, sizeof(*srq));
+	RI_V10_WRAP(srq, !pd || !attr, real_srq, ibv_create_srq(pd->real_pd, attr));
 	if (!srq)
 		return NULL;
-	srq->real_srq = ibv_create_srq(pd->real_pd, attr);
-	if (!srq->real_srq) {
-		free(srq);
-		return NULL;
-	}
 	srq->context = pd->context;
 	srq->srq_context = attr->srq_context;
 	srq->pd = pd;
@@ -795,43 +755,38 @@ RI_EXPORT int ri_v10_query_srq(struct ibv_srq_1_0 *srq,
 }
 RI_SYMVER(ri_v10_query_srq, ibv_query_srq@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_srq(struct ibv_srq_1_0 *srq)
-{
-	int ret;
-
-	if (!srq)
-		return EINVAL;
-	ret = ibv_destroy_srq(srq->real_srq);
-	if (!ret)
-		free(srq);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_srq, ibv_destroy_srq@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_srq, ibv_srq_1_0, real_srq);
 
 /* ------------------------------------------------------------------ */
 /* QP                                                                   */
 
+/* The 1.1 request for a 1.0 one: the same, naming the 1.1 objects. */
+static struct ibv_qp_init_attr *
+ri_v10_qp_init_attr(struct ibv_qp_init_attr *a,
+		    const struct ibv_qp_init_attr_1_0 *attr)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_context = attr->qp_context;
+	a->send_cq = attr->send_cq->real_cq;
+	a->recv_cq = attr->recv_cq->real_cq;
+	a->srq = attr->srq ? attr->srq->real_srq : NULL;
+	a->cap = attr->cap;
+	a->qp_type = attr->qp_type;
+	a->sq_sig_all = attr->sq_sig_all;
+	return a;
+}
+
 RI_EXPORT struct ibv_qp_1_0 *ri_v10_create_qp(struct ibv_pd_1_0 *pd,
 					      struct ibv_qp_init_attr_1_0 *attr)
 {
-	struct ibv_qp_init_attr a = {};
+	struct ibv_qp_init_attr a;
 	struct ibv_qp_1_0 *qp;
 
-	qp = ri_v10_wrap_new(!pd || !attr || !attr->send_cq || !attr->recv_cq, sizeof(*qp));
+	RI_V10_WRAP(qp, !pd || !attr || !attr->send_cq || !attr->recv_cq,
+		    real_qp,
+		    ibv_create_qp(pd->real_pd, ri_v10_qp_init_attr(&a, attr)));
 	if (!qp)
 		return NULL;
-	a.qp_context = attr->qp_context;
-	a.send_cq = attr->send_cq->real_cq;
-	a.recv_cq = attr->recv_cq->real_cq;
-	a.srq = attr->srq ? attr->srq->real_srq : NULL;
-	a.cap = attr->cap;
-	a.qp_type = attr->qp_type;
-	a.sq_sig_all = attr->sq_sig_all;
-	qp->real_qp = ibv_create_qp(pd->real_pd, &a);
-	if (!qp->real_qp) {
-		free(qp);
-		return NULL;
-	}
 	attr->cap = a.cap;			/* the sizes the provider gave */
 	qp->context = pd->context;
 	qp->qp_context = attr->qp_context;
@@ -887,18 +842,7 @@ RI_EXPORT int ri_v10_modify_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr,
 }
 RI_SYMVER(ri_v10_modify_qp, ibv_modify_qp@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_qp(struct ibv_qp_1_0 *qp)
-{
-	int ret;
-
-	if (!qp)
-		return EINVAL;
-	ret = ibv_destroy_qp(qp->real_qp);
-	if (!ret)
-		free(qp);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_qp, ibv_destroy_qp@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_qp, ibv_qp_1_0, real_qp);
 
 RI_EXPORT int ri_v10_attach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
 				  uint16_t lid)
