@@ -114,23 +114,8 @@ struct ibv_send_wr_1_0 {
 	enum ibv_wr_opcode opcode;
 	int send_flags;
 	__be32 imm_data;
-	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
-		struct {
-			struct ibv_ah_1_0 *ah;
-			uint32_t remote_qpn;
-			uint32_t remote_qkey;
-		} ud;
-	} wr;
+	/* the 1.1 union, the same layout; ud.ah holds a struct ibv_ah_1_0 * */
+	__typeof__(((struct ibv_send_wr *)0)->wr) wr;
 };
 
 struct ibv_recv_wr_1_0 {
@@ -170,8 +155,6 @@ struct ibv_context_1_0 {
 /* Layout facts of the 1.0 ABI (rdma-core v44.0 compat-1_0.c:44-226). */
 _Static_assert(sizeof(struct ibv_context_ops_1_0) == 27 * sizeof(void *),
 	       "1.0 context ops: 27 slots");
-_Static_assert(sizeof(((struct ibv_send_wr_1_0 *)0)->wr) ==
-	       sizeof(((struct ibv_send_wr *)0)->wr), "1.0 and 1.1 wr unions");
 
 /* ------------------------------------------------------------------ */
 /* The 1.0 entry points: reached only as name@IBVERBS_1.0 (RI_SYMVER),  */
@@ -232,9 +215,6 @@ int ri_v10_detach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
 /* ------------------------------------------------------------------ */
 /* Data path (the only ops a 1.0 context fills).                        */
 
-/* Chains longer than this are copied on the heap, not the stack. */
-#define RI_V10_WR_STACK_MAX 64
-
 static int ri_v10_poll_cq(struct ibv_cq_1_0 *cq, int n, struct ibv_wc *wc)
 {
 	return ibv_poll_cq(cq->real_cq, n, wc);
@@ -245,51 +225,45 @@ static int ri_v10_req_notify_cq(struct ibv_cq_1_0 *cq, int solicited_only)
 	return ibv_req_notify_cq(cq->real_cq, solicited_only);
 }
 
-static size_t ri_v10_count_recv(struct ibv_recv_wr_1_0 *wr)
+/* The 1.1 copy of a 1.0 receive chain. */
+static struct ibv_recv_wr *ri_v10_recv_copy(struct ibv_recv_wr *copy,
+					    const struct ibv_recv_wr_1_0 *wr)
 {
-	size_t n = 0;
+	const struct ibv_recv_wr_1_0 *w;
+	size_t i;
 
-	for (; wr; wr = wr->next)
-		n++;
-	return n;
-}
-
-/* Copies a 1.0 receive chain into 1.1 WRs, posts it, maps bad back. */
-static int ri_v10_post_recv_chain(void *real_obj, bool srq,
-				  struct ibv_recv_wr_1_0 *wr,
-				  struct ibv_recv_wr_1_0 **bad)
-{
-	struct ibv_recv_wr *copy, *rbad = NULL;
-	struct ibv_recv_wr_1_0 *w;
-	size_t n = ri_v10_count_recv(wr), i;
-	bool heap = n > RI_V10_WR_STACK_MAX;
-	int ret;
-
-	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
-	if (!copy) {
-		*bad = wr;
-		return ENOMEM;
-	}
 	for (w = wr, i = 0; w; w = w->next, i++) {
 		copy[i].wr_id = w->wr_id;
 		copy[i].sg_list = w->sg_list;
 		copy[i].num_sge = w->num_sge;
 		copy[i].next = w->next ? &copy[i + 1] : NULL;
 	}
-	if (srq)
-		ret = ibv_post_srq_recv(real_obj, n ? copy : NULL, &rbad);
-	else
-		ret = ibv_post_recv(real_obj, n ? copy : NULL, &rbad);
-	if (ret) {
-		*bad = wr;
-		for (w = wr, i = 0; w && rbad; w = w->next, i++)
-			if (&copy[i] == rbad) {
-				*bad = w;
-				break;
-			}
+	return copy;
+}
+
+/* Posts a 1.0 receive chain as its 1.1 copy, maps bad back. */
+static int ri_v10_post_recv_chain(void *real_obj, bool srq,
+				  struct ibv_recv_wr_1_0 *wr,
+				  struct ibv_recv_wr_1_0 **bad)
+{
+	struct ibv_recv_wr *copy, *rbad = NULL;
+	struct ibv_recv_wr_1_0 *w;
+	size_t n = 0, pos;
+	int ret = ENOMEM;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	copy = RI_WR_COPY_ALLOC(n, sizeof(*copy));
+	if (copy) {
+		struct ibv_recv_wr *c = n ? ri_v10_recv_copy(copy, wr) : NULL;
+
+		ret = srq ? ibv_post_srq_recv(real_obj, c, &rbad)
+			  : ibv_post_recv(real_obj, c, &rbad);
 	}
-	if (heap)
-		free(copy);
+	pos = ri__wr_copy_end(copy, sizeof(*copy), n, rbad);
+	if (ret)
+		for (*bad = wr; pos; pos--)
+			*bad = (*bad)->next;
 	return ret;
 }
 
@@ -306,25 +280,16 @@ static int ri_v10_post_srq_recv(struct ibv_srq_1_0 *srq,
 	return ri_v10_post_recv_chain(srq->real_srq, true, wr, bad);
 }
 
-/* Only what a 1.0 WR has; the 1.1-only members (qp_type, bind_mw, tso)
- * are zero, where rdma-core leaves them unset (WR-07). */
-static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
-			    struct ibv_send_wr_1_0 **bad)
+/* The 1.1 copy of a 1.0 send chain: only what a 1.0 WR has; the 1.1-only
+ * members (qp_type, bind_mw, tso) are zero, where rdma-core leaves them
+ * unset (WR-07). A UD WR names the 1.1 AH of its 1.0 one. */
+static struct ibv_send_wr *ri_v10_send_copy(struct ibv_send_wr *copy,
+					    const struct ibv_send_wr_1_0 *wr,
+					    bool ud)
 {
-	struct ibv_send_wr *copy, *rbad = NULL;
-	struct ibv_send_wr_1_0 *w;
-	size_t n = 0, i;
-	bool heap;
-	int ret;
+	const struct ibv_send_wr_1_0 *w;
+	size_t i;
 
-	for (w = wr; w; w = w->next)
-		n++;
-	heap = n > RI_V10_WR_STACK_MAX;
-	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
-	if (!copy) {
-		*bad = wr;
-		return ENOMEM;
-	}
 	for (w = wr, i = 0; w; w = w->next, i++) {
 		struct ibv_send_wr *c = &copy[i];
 
@@ -336,22 +301,34 @@ static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
 		c->opcode = w->opcode;
 		c->send_flags = (unsigned int)w->send_flags;
 		c->imm_data = w->imm_data;
-		/* the same union in both layouts; UD names the 1.1 AH */
-		memcpy(&c->wr, &w->wr, sizeof(c->wr));
-		if (qp->qp_type == IBV_QPT_UD)
-			c->wr.ud.ah = w->wr.ud.ah ? w->wr.ud.ah->real_ah : NULL;
+		c->wr = w->wr;
+		if (ud && w->wr.ud.ah)
+			c->wr.ud.ah = ((struct ibv_ah_1_0 *)(void *)w->wr.ud.ah)->real_ah;
 	}
-	ret = ibv_post_send(qp->real_qp, n ? copy : NULL, &rbad);
-	if (ret) {
-		*bad = wr;
-		for (w = wr, i = 0; w && rbad; w = w->next, i++)
-			if (&copy[i] == rbad) {
-				*bad = w;
-				break;
-			}
+	return copy;
+}
+
+static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
+			    struct ibv_send_wr_1_0 **bad)
+{
+	struct ibv_send_wr *copy, *rbad = NULL;
+	struct ibv_send_wr_1_0 *w;
+	size_t n = 0, pos;
+	int ret = ENOMEM;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	copy = RI_WR_COPY_ALLOC(n, sizeof(*copy));
+	if (copy) {
+		bool ud = qp->qp_type == IBV_QPT_UD;
+
+		ret = ibv_post_send(qp->real_qp,
+				    n ? ri_v10_send_copy(copy, wr, ud) : NULL, &rbad);
 	}
-	if (heap)
-		free(copy);
+	pos = ri__wr_copy_end(copy, sizeof(*copy), n, rbad);
+	if (ret)
+		for (*bad = wr; pos; pos--)
+			*bad = (*bad)->next;
 	return ret;
 }
 
