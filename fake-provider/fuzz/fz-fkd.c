@@ -54,12 +54,12 @@
 #define FZ_RAW_MAX	320
 #define FZ_FD_SCAN	256
 
-/* The daemon's logging (main.c is not linked): quiet unless FZ_VERBOSE;
- * a "BUG:" line is the daemon finding itself inconsistent, a broken promise. */
-int fk_verbose;
 static bool fz_verbose;		/* FZ_VERBOSE: the daemon's log and every reply */
 
-static void fz_vlog(const char *fmt, va_list ap)
+/* The daemon's log sink (main.c, the daemon's, is not linked): quiet
+ * unless FZ_VERBOSE; a "BUG:" line is the daemon finding itself
+ * inconsistent, a broken promise. */
+void fk__vlog(const char *fmt, va_list ap)
 {
 	char line[1024];
 
@@ -70,26 +70,6 @@ static void fz_vlog(const char *fmt, va_list ap)
 		fprintf(stderr, "fz-fkd: broken promise: the daemon logged: %s\n", line);
 		abort();
 	}
-}
-
-void fk_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fz_vlog(fmt, ap);
-	va_end(ap);
-}
-
-void fk_logv(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!fk_verbose)
-		return;
-	va_start(ap, fmt);
-	fz_vlog(fmt, ap);
-	va_end(ap);
 }
 
 struct fz_slot {

@@ -2,8 +2,8 @@
 /*
  * Internals of the fake kernel daemon (ibvct-fkd): connections (server.c),
  * the device-wide object tables and their lifetime rules (state.c), the
- * text dump (dump.c), logging and start-up (main.c). Single-threaded: one
- * poll loop owns everything, so nothing here locks.
+ * text dump (dump.c), logging (log.c) and start-up (main.c).
+ * Single-threaded: one poll loop owns everything, so nothing here locks.
  */
 #ifndef FKD_H
 #define FKD_H
@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -142,8 +143,10 @@ extern struct fp_link fk_conns;		/* every connection */
 extern struct fp_link fk_devs;		/* every device with a connection */
 extern int fk_verbose;
 
+/* log.c; each line goes to fk__vlog, the daemon's (main.c) or a harness's */
 void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fk_logv(const char *fmt, ...) __attribute__((format(printf, 1, 2)));	/* -v only */
+void fk__vlog(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 const char *fk_msg_name(uint32_t type);
 
 /* Queue a message on a connection (two payload parts); a connection whose

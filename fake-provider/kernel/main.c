@@ -24,9 +24,8 @@
 #include "fkd.h"
 #include "fp_script.h"
 
-int fk_verbose;
-
-static void fk_vlog(const char *fmt, va_list ap)
+/* The daemon's sink of fk_log and fk_logv (log.c): stderr, the log. */
+void fk__vlog(const char *fmt, va_list ap)
 {
 	char line[1024];
 	struct timespec ts;
@@ -41,26 +40,6 @@ static void fk_vlog(const char *fmt, va_list ap)
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
-}
-
-void fk_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fk_vlog(fmt, ap);
-	va_end(ap);
-}
-
-void fk_logv(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!fk_verbose)
-		return;
-	va_start(ap, fmt);
-	fk_vlog(fmt, ap);
-	va_end(ap);
 }
 
 /*

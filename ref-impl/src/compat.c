@@ -25,7 +25,6 @@ struct ri_csrq { struct verbs_srq vsrq; struct ibv_srq *real; };
 struct ri_cqp { struct verbs_qp vqp; struct ibv_qp *real; };
 
 #define RI_WR_1_1_SIZE offsetof(struct ibv_send_wr, qp_type)
-#define RI_UD_WR_STACK_MAX 64
 
 static struct ibv_pd *rpd(struct ibv_pd *pd)
 {
@@ -583,23 +582,13 @@ static int c_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	return real->context->ops.post_recv(real, wr, bad);
 }
 
-/* UD only: copy the chain with the provider's AHs, map bad_wr back. */
-static int c_post_send_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
-			  struct ibv_send_wr **bad)
+/* The provider's copy of a UD chain: the same WRs, naming its AHs. */
+static struct ibv_send_wr *c_ud_copy(struct ibv_send_wr *copy,
+				     const struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *copy, *rbad = NULL, *w;
-	size_t n = 0, i;
-	bool heap;
-	int ret;
+	const struct ibv_send_wr *w;
+	size_t i;
 
-	for (w = wr; w; w = w->next)
-		n++;
-	heap = n > RI_UD_WR_STACK_MAX;
-	copy = heap ? calloc(n, sizeof(*copy)) : alloca(n * sizeof(*copy));
-	if (!copy) {
-		*bad = wr;
-		return ENOMEM;
-	}
 	for (w = wr, i = 0; w; w = w->next, i++) {
 		/* a pre-XRC caller may own only the 72-byte prefix (WR-02) */
 		size_t sz = w->opcode == IBV_WR_TSO ? sizeof(*w) : RI_WR_1_1_SIZE;
@@ -611,17 +600,28 @@ static int c_post_send_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
 			copy[i].wr.ud.ah = ri_container_of(w->wr.ud.ah,
 							   struct ri_cah, ah)->real;
 	}
-	ret = real->context->ops.post_send(real, n ? copy : NULL, &rbad);
-	if (ret) {
-		*bad = wr;
-		for (w = wr, i = 0; w && rbad; w = w->next, i++)
-			if (&copy[i] == rbad) {
-				*bad = w;
-				break;
-			}
-	}
-	if (heap)
-		free(copy);
+	return copy;
+}
+
+/* UD only: post the copy, and map bad_wr back onto the caller's chain. */
+static int c_post_send_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	struct ibv_send_wr *copy, *rbad = NULL, *w;
+	size_t n = 0, pos;
+	int ret = ENOMEM;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	copy = RI_WR_COPY_ALLOC(n, sizeof(*copy));
+	if (copy)
+		ret = real->context->ops.post_send(real,
+						   n ? c_ud_copy(copy, wr) : NULL,
+						   &rbad);
+	pos = ri__wr_copy_end(copy, sizeof(*copy), n, rbad);
+	if (ret)
+		for (*bad = wr; pos; pos--)
+			*bad = (*bad)->next;
 	return ret;
 }
 

@@ -114,23 +114,8 @@ struct ibv_send_wr_1_0 {
 	enum ibv_wr_opcode opcode;
 	int send_flags;
 	__be32 imm_data;
-	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
-		struct {
-			struct ibv_ah_1_0 *ah;
-			uint32_t remote_qpn;
-			uint32_t remote_qkey;
-		} ud;
-	} wr;
+	/* the 1.1 union, the same layout; ud.ah holds a struct ibv_ah_1_0 * */
+	__typeof__(((struct ibv_send_wr *)0)->wr) wr;
 };
 
 struct ibv_recv_wr_1_0 {
@@ -170,8 +155,6 @@ struct ibv_context_1_0 {
 /* Layout facts of the 1.0 ABI (rdma-core v44.0 compat-1_0.c:44-226). */
 _Static_assert(sizeof(struct ibv_context_ops_1_0) == 27 * sizeof(void *),
 	       "1.0 context ops: 27 slots");
-_Static_assert(sizeof(((struct ibv_send_wr_1_0 *)0)->wr) ==
-	       sizeof(((struct ibv_send_wr *)0)->wr), "1.0 and 1.1 wr unions");
 
 /* ------------------------------------------------------------------ */
 /* The 1.0 entry points: reached only as name@IBVERBS_1.0 (RI_SYMVER),  */
@@ -232,9 +215,6 @@ int ri_v10_detach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
 /* ------------------------------------------------------------------ */
 /* Data path (the only ops a 1.0 context fills).                        */
 
-/* Chains longer than this are copied on the heap, not the stack. */
-#define RI_V10_WR_STACK_MAX 64
-
 static int ri_v10_poll_cq(struct ibv_cq_1_0 *cq, int n, struct ibv_wc *wc)
 {
 	return ibv_poll_cq(cq->real_cq, n, wc);
@@ -245,51 +225,45 @@ static int ri_v10_req_notify_cq(struct ibv_cq_1_0 *cq, int solicited_only)
 	return ibv_req_notify_cq(cq->real_cq, solicited_only);
 }
 
-static size_t ri_v10_count_recv(struct ibv_recv_wr_1_0 *wr)
+/* The 1.1 copy of a 1.0 receive chain. */
+static struct ibv_recv_wr *ri_v10_recv_copy(struct ibv_recv_wr *copy,
+					    const struct ibv_recv_wr_1_0 *wr)
 {
-	size_t n = 0;
+	const struct ibv_recv_wr_1_0 *w;
+	size_t i;
 
-	for (; wr; wr = wr->next)
-		n++;
-	return n;
-}
-
-/* Copies a 1.0 receive chain into 1.1 WRs, posts it, maps bad back. */
-static int ri_v10_post_recv_chain(void *real_obj, bool srq,
-				  struct ibv_recv_wr_1_0 *wr,
-				  struct ibv_recv_wr_1_0 **bad)
-{
-	struct ibv_recv_wr *copy, *rbad = NULL;
-	struct ibv_recv_wr_1_0 *w;
-	size_t n = ri_v10_count_recv(wr), i;
-	bool heap = n > RI_V10_WR_STACK_MAX;
-	int ret;
-
-	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
-	if (!copy) {
-		*bad = wr;
-		return ENOMEM;
-	}
 	for (w = wr, i = 0; w; w = w->next, i++) {
 		copy[i].wr_id = w->wr_id;
 		copy[i].sg_list = w->sg_list;
 		copy[i].num_sge = w->num_sge;
 		copy[i].next = w->next ? &copy[i + 1] : NULL;
 	}
-	if (srq)
-		ret = ibv_post_srq_recv(real_obj, n ? copy : NULL, &rbad);
-	else
-		ret = ibv_post_recv(real_obj, n ? copy : NULL, &rbad);
-	if (ret) {
-		*bad = wr;
-		for (w = wr, i = 0; w && rbad; w = w->next, i++)
-			if (&copy[i] == rbad) {
-				*bad = w;
-				break;
-			}
+	return copy;
+}
+
+/* Posts a 1.0 receive chain as its 1.1 copy, maps bad back. */
+static int ri_v10_post_recv_chain(void *real_obj, bool srq,
+				  struct ibv_recv_wr_1_0 *wr,
+				  struct ibv_recv_wr_1_0 **bad)
+{
+	struct ibv_recv_wr *copy, *rbad = NULL;
+	struct ibv_recv_wr_1_0 *w;
+	size_t n = 0, pos;
+	int ret = ENOMEM;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	copy = RI_WR_COPY_ALLOC(n, sizeof(*copy));
+	if (copy) {
+		struct ibv_recv_wr *c = n ? ri_v10_recv_copy(copy, wr) : NULL;
+
+		ret = srq ? ibv_post_srq_recv(real_obj, c, &rbad)
+			  : ibv_post_recv(real_obj, c, &rbad);
 	}
-	if (heap)
-		free(copy);
+	pos = ri__wr_copy_end(copy, sizeof(*copy), n, rbad);
+	if (ret)
+		for (*bad = wr; pos; pos--)
+			*bad = (*bad)->next;
 	return ret;
 }
 
@@ -306,25 +280,16 @@ static int ri_v10_post_srq_recv(struct ibv_srq_1_0 *srq,
 	return ri_v10_post_recv_chain(srq->real_srq, true, wr, bad);
 }
 
-/* Only what a 1.0 WR has; the 1.1-only members (qp_type, bind_mw, tso)
- * are zero, where rdma-core leaves them unset (WR-07). */
-static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
-			    struct ibv_send_wr_1_0 **bad)
+/* The 1.1 copy of a 1.0 send chain: only what a 1.0 WR has; the 1.1-only
+ * members (qp_type, bind_mw, tso) are zero, where rdma-core leaves them
+ * unset (WR-07). A UD WR names the 1.1 AH of its 1.0 one. */
+static struct ibv_send_wr *ri_v10_send_copy(struct ibv_send_wr *copy,
+					    const struct ibv_send_wr_1_0 *wr,
+					    bool ud)
 {
-	struct ibv_send_wr *copy, *rbad = NULL;
-	struct ibv_send_wr_1_0 *w;
-	size_t n = 0, i;
-	bool heap;
-	int ret;
+	const struct ibv_send_wr_1_0 *w;
+	size_t i;
 
-	for (w = wr; w; w = w->next)
-		n++;
-	heap = n > RI_V10_WR_STACK_MAX;
-	copy = heap ? calloc(n, sizeof(*copy)) : alloca((n + 1) * sizeof(*copy));
-	if (!copy) {
-		*bad = wr;
-		return ENOMEM;
-	}
 	for (w = wr, i = 0; w; w = w->next, i++) {
 		struct ibv_send_wr *c = &copy[i];
 
@@ -336,24 +301,40 @@ static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
 		c->opcode = w->opcode;
 		c->send_flags = (unsigned int)w->send_flags;
 		c->imm_data = w->imm_data;
-		/* the same union in both layouts; UD names the 1.1 AH */
-		memcpy(&c->wr, &w->wr, sizeof(c->wr));
-		if (qp->qp_type == IBV_QPT_UD)
-			c->wr.ud.ah = w->wr.ud.ah ? w->wr.ud.ah->real_ah : NULL;
+		c->wr = w->wr;
+		if (ud && w->wr.ud.ah)
+			c->wr.ud.ah = ((struct ibv_ah_1_0 *)(void *)w->wr.ud.ah)->real_ah;
 	}
-	ret = ibv_post_send(qp->real_qp, n ? copy : NULL, &rbad);
-	if (ret) {
-		*bad = wr;
-		for (w = wr, i = 0; w && rbad; w = w->next, i++)
-			if (&copy[i] == rbad) {
-				*bad = w;
-				break;
-			}
+	return copy;
+}
+
+static int ri_v10_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
+			    struct ibv_send_wr_1_0 **bad)
+{
+	struct ibv_send_wr *copy, *rbad = NULL;
+	struct ibv_send_wr_1_0 *w;
+	size_t n = 0, pos;
+	int ret = ENOMEM;
+
+	for (w = wr; w; w = w->next)
+		n++;
+	copy = RI_WR_COPY_ALLOC(n, sizeof(*copy));
+	if (copy) {
+		bool ud = qp->qp_type == IBV_QPT_UD;
+
+		ret = ibv_post_send(qp->real_qp,
+				    n ? ri_v10_send_copy(copy, wr, ud) : NULL, &rbad);
 	}
-	if (heap)
-		free(copy);
+	pos = ri__wr_copy_end(copy, sizeof(*copy), n, rbad);
+	if (ret)
+		for (*bad = wr; pos; pos--)
+			*bad = (*bad)->next;
 	return ret;
 }
+
+/* ------------------------------------------------------------------ */
+/* Wrappers: every 1.0 create verb makes one around its 1.1 object, and */
+/* every 1.0 destroy verb frees it once that object is gone.            */
 
 /* A zeroed wrapper for a 1.0 object, or NULL with errno: EINVAL when the
  * caller's arguments are unusable, ENOMEM. */
@@ -370,6 +351,44 @@ static void *ri_v10_wrap_new(bool invalid, size_t size)
 		errno = ENOMEM;
 	return w;
 }
+
+/*
+ * The start of a 1.0 create verb: w becomes a new wrapper whose real
+ * member holds the 1.1 object that create returns, or NULL with errno
+ * (EINVAL when invalid, ENOMEM, or the 1.1 verb's), leaving nothing
+ * allocated. create is evaluated only once the wrapper exists, so it may
+ * use the arguments that invalid has vouched for. A macro, so that the
+ * assignment to w->real is type-checked for each object.
+ */
+#define RI_V10_WRAP(w, invalid, real, create)				\
+	do {								\
+		(w) = ri_v10_wrap_new((invalid), sizeof(*(w)));		\
+		if ((w) && !((w)->real = (create))) {			\
+			free(w);					\
+			(w) = NULL;					\
+		}							\
+	} while (0)
+
+/* The end of a 1.0 destroy verb, ret what the 1.1 one returned: the
+ * wrapper goes only with its 1.1 object; on an error both stay usable. */
+static int ri_v10_unwrap(void *w, int ret)
+{
+	if (!ret)
+		free(w);
+	return ret;
+}
+
+/*
+ * The 1.0 destroy verb ibv_VERB@IBVERBS_1.0 (ri_v10_VERB): EINVAL for no
+ * wrapper, else the 1.1 ibv_VERB on its real member, the wrapper freed
+ * once that succeeded. Every 1.0 destroy verb is this one.
+ */
+#define RI_V10_DESTROY(verb, type, real)				\
+	RI_EXPORT int ri_v10_##verb(struct type *w)			\
+	{								\
+		return w ? ri_v10_unwrap(w, ibv_##verb(w->real)) : EINVAL; \
+	}								\
+	RI_SYMVER(ri_v10_##verb, ibv_##verb@IBVERBS_1.0)
 
 /* ------------------------------------------------------------------ */
 /* Devices and contexts                                                 */
@@ -441,14 +460,10 @@ RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *devi
 {
 	struct ibv_context_1_0 *ctx;
 
-	ctx = ri_v10_wrap_new(!device, sizeof(*ctx));
+	RI_V10_WRAP(ctx, !device, real_context,
+		    ibv_open_device(device->real_device));
 	if (!ctx)
 		return NULL;
-	ctx->real_context = ibv_open_device(device->real_device);
-	if (!ctx->real_context) {
-		free(ctx);
-		return NULL;
-	}
 	ctx->device = device;
 	ctx->cmd_fd = ctx->real_context->cmd_fd;
 	ctx->async_fd = ctx->real_context->async_fd;
@@ -462,18 +477,7 @@ RI_EXPORT struct ibv_context_1_0 *ri_v10_open_device(struct ibv_device_1_0 *devi
 }
 RI_SYMVER(ri_v10_open_device, ibv_open_device@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_close_device(struct ibv_context_1_0 *context)
-{
-	int ret;
-
-	if (!context)
-		return EINVAL;
-	ret = ibv_close_device(context->real_context);
-	if (!ret)
-		free(context);
-	return ret;
-}
-RI_SYMVER(ri_v10_close_device, ibv_close_device@IBVERBS_1.0);
+RI_V10_DESTROY(close_device, ibv_context_1_0, real_context);
 
 /* The 1.1 object's context pointer names its wrapper (COMPAT-13). */
 RI_EXPORT int ri_v10_get_async_event(struct ibv_context_1_0 *context,
@@ -579,46 +583,26 @@ RI_EXPORT struct ibv_pd_1_0 *ri_v10_alloc_pd(struct ibv_context_1_0 *context)
 {
 	struct ibv_pd_1_0 *pd;
 
-	pd = ri_v10_wrap_new(!context, sizeof(*pd));
+	RI_V10_WRAP(pd, !context, real_pd, ibv_alloc_pd(context->real_context));
 	if (!pd)
 		return NULL;
-	pd->real_pd = ibv_alloc_pd(context->real_context);
-	if (!pd->real_pd) {
-		free(pd);
-		return NULL;
-	}
 	pd->context = context;
 	pd->handle = pd->real_pd->handle;
 	return pd;
 }
 RI_SYMVER(ri_v10_alloc_pd, ibv_alloc_pd@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_dealloc_pd(struct ibv_pd_1_0 *pd)
-{
-	int ret;
-
-	if (!pd)
-		return EINVAL;
-	ret = ibv_dealloc_pd(pd->real_pd);
-	if (!ret)
-		free(pd);
-	return ret;
-}
-RI_SYMVER(ri_v10_dealloc_pd, ibv_dealloc_pd@IBVERBS_1.0);
+RI_V10_DESTROY(dealloc_pd, ibv_pd_1_0, real_pd);
 
 RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
 					   size_t length, int access)
 {
 	struct ibv_mr_1_0 *mr;
 
-	mr = ri_v10_wrap_new(!pd, sizeof(*mr));
+	RI_V10_WRAP(mr, !pd, real_mr,
+		    ibv_reg_mr(pd->real_pd, addr, length, access));
 	if (!mr)
 		return NULL;
-	mr->real_mr = ibv_reg_mr(pd->real_pd, addr, length, access);
-	if (!mr->real_mr) {
-		free(mr);
-		return NULL;
-	}
 	mr->context = pd->context;
 	mr->pd = pd;
 	mr->handle = mr->real_mr->handle;
@@ -628,32 +612,16 @@ RI_EXPORT struct ibv_mr_1_0 *ri_v10_reg_mr(struct ibv_pd_1_0 *pd, void *addr,
 }
 RI_SYMVER(ri_v10_reg_mr, ibv_reg_mr@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_dereg_mr(struct ibv_mr_1_0 *mr)
-{
-	int ret;
-
-	if (!mr)
-		return EINVAL;
-	ret = ibv_dereg_mr(mr->real_mr);
-	if (!ret)
-		free(mr);
-	return ret;
-}
-RI_SYMVER(ri_v10_dereg_mr, ibv_dereg_mr@IBVERBS_1.0);
+RI_V10_DESTROY(dereg_mr, ibv_mr_1_0, real_mr);
 
 RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
 					      struct ibv_ah_attr *attr)
 {
 	struct ibv_ah_1_0 *ah;
 
-	ah = ri_v10_wrap_new(!pd, sizeof(*ah));
+	RI_V10_WRAP(ah, !pd, real_ah, ibv_create_ah(pd->real_pd, attr));
 	if (!ah)
 		return NULL;
-	ah->real_ah = ibv_create_ah(pd->real_pd, attr);
-	if (!ah->real_ah) {
-		free(ah);
-		return NULL;
-	}
 	ah->context = pd->context;
 	ah->pd = pd;
 	ah->handle = ah->real_ah->handle;
@@ -661,18 +629,7 @@ RI_EXPORT struct ibv_ah_1_0 *ri_v10_create_ah(struct ibv_pd_1_0 *pd,
 }
 RI_SYMVER(ri_v10_create_ah, ibv_create_ah@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_ah(struct ibv_ah_1_0 *ah)
-{
-	int ret;
-
-	if (!ah)
-		return EINVAL;
-	ret = ibv_destroy_ah(ah->real_ah);
-	if (!ret)
-		free(ah);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_ah, ibv_destroy_ah@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_ah, ibv_ah_1_0, real_ah);
 
 /* ------------------------------------------------------------------ */
 /* CQ and completion events                                             */
@@ -684,15 +641,11 @@ RI_EXPORT struct ibv_cq_1_0 *ri_v10_create_cq(struct ibv_context_1_0 *context,
 {
 	struct ibv_cq_1_0 *cq;
 
-	cq = ri_v10_wrap_new(!context, sizeof(*cq));
+	RI_V10_WRAP(cq, !context, real_cq,
+		    ibv_create_cq(context->real_context, cqe, cq_context,
+				  channel, comp_vector));
 	if (!cq)
 		return NULL;
-	cq->real_cq = ibv_create_cq(context->real_context, cqe, cq_context,
-				    channel, comp_vector);
-	if (!cq->real_cq) {
-		free(cq);
-		return NULL;
-	}
 	cq->context = context;
 	cq->cq_context = cq_context;
 	cq->handle = cq->real_cq->handle;
@@ -715,18 +668,7 @@ RI_EXPORT int ri_v10_resize_cq(struct ibv_cq_1_0 *cq, int cqe)
 }
 RI_SYMVER(ri_v10_resize_cq, ibv_resize_cq@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_cq(struct ibv_cq_1_0 *cq)
-{
-	int ret;
-
-	if (!cq)
-		return EINVAL;
-	ret = ibv_destroy_cq(cq->real_cq);
-	if (!ret)
-		free(cq);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_cq, ibv_destroy_cq@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_cq, ibv_cq_1_0, real_cq);
 
 /* The 1.1 event names the 1.1 CQ, whose cq_context is the wrapper. */
 RI_EXPORT int ri_v10_get_cq_event(struct ibv_comp_channel *channel,
@@ -764,14 +706,9 @@ RI_EXPORT struct ibv_srq_1_0 *ri_v10_create_srq(struct ibv_pd_1_0 *pd,
 {
 	struct ibv_srq_1_0 *srq;
 
-	srq = ri_v10_wrap_new(!pd || !attr, sizeof(*srq));
+	RI_V10_WRAP(srq, !pd || !attr, real_srq, ibv_create_srq(pd->real_pd, attr));
 	if (!srq)
 		return NULL;
-	srq->real_srq = ibv_create_srq(pd->real_pd, attr);
-	if (!srq->real_srq) {
-		free(srq);
-		return NULL;
-	}
 	srq->context = pd->context;
 	srq->srq_context = attr->srq_context;
 	srq->pd = pd;
@@ -795,43 +732,38 @@ RI_EXPORT int ri_v10_query_srq(struct ibv_srq_1_0 *srq,
 }
 RI_SYMVER(ri_v10_query_srq, ibv_query_srq@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_srq(struct ibv_srq_1_0 *srq)
-{
-	int ret;
-
-	if (!srq)
-		return EINVAL;
-	ret = ibv_destroy_srq(srq->real_srq);
-	if (!ret)
-		free(srq);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_srq, ibv_destroy_srq@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_srq, ibv_srq_1_0, real_srq);
 
 /* ------------------------------------------------------------------ */
 /* QP                                                                   */
 
+/* The 1.1 request for a 1.0 one: the same, naming the 1.1 objects. */
+static struct ibv_qp_init_attr *
+ri_v10_qp_init_attr(struct ibv_qp_init_attr *a,
+		    const struct ibv_qp_init_attr_1_0 *attr)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_context = attr->qp_context;
+	a->send_cq = attr->send_cq->real_cq;
+	a->recv_cq = attr->recv_cq->real_cq;
+	a->srq = attr->srq ? attr->srq->real_srq : NULL;
+	a->cap = attr->cap;
+	a->qp_type = attr->qp_type;
+	a->sq_sig_all = attr->sq_sig_all;
+	return a;
+}
+
 RI_EXPORT struct ibv_qp_1_0 *ri_v10_create_qp(struct ibv_pd_1_0 *pd,
 					      struct ibv_qp_init_attr_1_0 *attr)
 {
-	struct ibv_qp_init_attr a = {};
+	struct ibv_qp_init_attr a;
 	struct ibv_qp_1_0 *qp;
 
-	qp = ri_v10_wrap_new(!pd || !attr || !attr->send_cq || !attr->recv_cq, sizeof(*qp));
+	RI_V10_WRAP(qp, !pd || !attr || !attr->send_cq || !attr->recv_cq,
+		    real_qp,
+		    ibv_create_qp(pd->real_pd, ri_v10_qp_init_attr(&a, attr)));
 	if (!qp)
 		return NULL;
-	a.qp_context = attr->qp_context;
-	a.send_cq = attr->send_cq->real_cq;
-	a.recv_cq = attr->recv_cq->real_cq;
-	a.srq = attr->srq ? attr->srq->real_srq : NULL;
-	a.cap = attr->cap;
-	a.qp_type = attr->qp_type;
-	a.sq_sig_all = attr->sq_sig_all;
-	qp->real_qp = ibv_create_qp(pd->real_pd, &a);
-	if (!qp->real_qp) {
-		free(qp);
-		return NULL;
-	}
 	attr->cap = a.cap;			/* the sizes the provider gave */
 	qp->context = pd->context;
 	qp->qp_context = attr->qp_context;
@@ -887,18 +819,7 @@ RI_EXPORT int ri_v10_modify_qp(struct ibv_qp_1_0 *qp, struct ibv_qp_attr *attr,
 }
 RI_SYMVER(ri_v10_modify_qp, ibv_modify_qp@IBVERBS_1.0);
 
-RI_EXPORT int ri_v10_destroy_qp(struct ibv_qp_1_0 *qp)
-{
-	int ret;
-
-	if (!qp)
-		return EINVAL;
-	ret = ibv_destroy_qp(qp->real_qp);
-	if (!ret)
-		free(qp);
-	return ret;
-}
-RI_SYMVER(ri_v10_destroy_qp, ibv_destroy_qp@IBVERBS_1.0);
+RI_V10_DESTROY(destroy_qp, ibv_qp_1_0, real_qp);
 
 RI_EXPORT int ri_v10_attach_mcast(struct ibv_qp_1_0 *qp, union ibv_gid *gid,
 				  uint16_t lid)

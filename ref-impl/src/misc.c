@@ -11,6 +11,16 @@
 
 #include "ri.h"
 
+/* The name of v in a table of names indexed by value: "unknown" for a
+ * value past its end, below it, or without a name. */
+static const char *ri_name(const char *const *names, size_t count, long v)
+{
+	if (v < 0 || (size_t)v >= count || !names[v])
+		return "unknown";
+	return names[v];
+}
+#define RI_NAME(names, v) ri_name((names), sizeof(names) / sizeof((names)[0]), (v))
+
 RI_EXPORT const char *ibv_node_type_str(enum ibv_node_type node_type)
 {
 	static const char *const names[] = {
@@ -23,10 +33,7 @@ RI_EXPORT const char *ibv_node_type_str(enum ibv_node_type node_type)
 		[IBV_NODE_UNSPECIFIED] = "unspecified",
 	};
 
-	if (node_type < IBV_NODE_CA ||
-	    (size_t)node_type >= sizeof(names) / sizeof(names[0]))
-		return "unknown";
-	return names[node_type];
+	return RI_NAME(names, node_type);
 }
 
 RI_EXPORT const char *ibv_port_state_str(enum ibv_port_state port_state)
@@ -40,9 +47,7 @@ RI_EXPORT const char *ibv_port_state_str(enum ibv_port_state port_state)
 		[IBV_PORT_ACTIVE_DEFER] = "active defer",
 	};
 
-	if (port_state < IBV_PORT_NOP || port_state > IBV_PORT_ACTIVE_DEFER)
-		return "unknown";
-	return names[port_state];
+	return RI_NAME(names, port_state);
 }
 
 RI_EXPORT const char *ibv_event_type_str(enum ibv_event_type event)
@@ -70,10 +75,7 @@ RI_EXPORT const char *ibv_event_type_str(enum ibv_event_type event)
 		[IBV_EVENT_WQ_FATAL] = "WQ fatal",
 	};
 
-	if (event < IBV_EVENT_CQ_ERR ||
-	    (size_t)event >= sizeof(names) / sizeof(names[0]) || !names[event])
-		return "unknown";
-	return names[event];
+	return RI_NAME(names, event);
 }
 
 RI_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
@@ -105,10 +107,7 @@ RI_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
 		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
 	};
 
-	if (status < IBV_WC_SUCCESS ||
-	    (size_t)status >= sizeof(names) / sizeof(names[0]))
-		return "unknown";
-	return names[status];
+	return RI_NAME(names, status);
 }
 
 /* ------------------------------------------------------------------ */
@@ -117,7 +116,9 @@ RI_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
  * lane rates answer -1 and no multiplier names them, as in rdma-core
  * v44.0 libibverbs/verbs.c ibv_rate_to_mult/mult_to_ibv_rate. */
 
-static const struct { enum ibv_rate rate; int mult; int mbps; } ri_rates[] = {
+struct ri_rate { enum ibv_rate rate; int mult; int mbps; };
+
+static const struct ri_rate ri_rates[] = {
 	{ IBV_RATE_2_5_GBPS, 1, 2500 },
 	{ IBV_RATE_5_GBPS, 2, 5000 },
 	{ IBV_RATE_10_GBPS, 4, 10000 },
@@ -144,14 +145,22 @@ static const struct { enum ibv_rate rate; int mult; int mbps; } ri_rates[] = {
 };
 #define RI_NRATES (sizeof(ri_rates) / sizeof(ri_rates[0]))
 
-RI_EXPORT int ibv_rate_to_mult(enum ibv_rate rate)
+/* The row of an ibv_rate, or NULL. */
+static const struct ri_rate *ri_rate_row(enum ibv_rate rate)
 {
 	size_t i;
 
 	for (i = 0; i < RI_NRATES; i++)
 		if (ri_rates[i].rate == rate)
-			return ri_rates[i].mult ? ri_rates[i].mult : -1;
-	return -1;
+			return &ri_rates[i];
+	return NULL;
+}
+
+RI_EXPORT int ibv_rate_to_mult(enum ibv_rate rate)
+{
+	const struct ri_rate *r = ri_rate_row(rate);
+
+	return r && r->mult ? r->mult : -1;
 }
 
 RI_EXPORT enum ibv_rate mult_to_ibv_rate(int mult)
@@ -166,12 +175,9 @@ RI_EXPORT enum ibv_rate mult_to_ibv_rate(int mult)
 
 RI_EXPORT int ibv_rate_to_mbps(enum ibv_rate rate)
 {
-	size_t i;
+	const struct ri_rate *r = ri_rate_row(rate);
 
-	for (i = 0; i < RI_NRATES; i++)
-		if (ri_rates[i].rate == rate)
-			return ri_rates[i].mbps;
-	return -1;
+	return r ? r->mbps : -1;
 }
 
 RI_EXPORT enum ibv_rate mbps_to_ibv_rate(int mbps)
@@ -236,28 +242,27 @@ RI_EXPORT void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
 	dst->alt_timeout = src->alt_timeout;
 }
 
+/*
+ * The members the two path records name and type alike (a scalar each, of
+ * the same width), copied as they are either way; the gids, raw_traffic,
+ * reversible and mtu differ in type and are copied one by one.
+ */
+#define RI_PATH_REC_ALIKE(X)						\
+	X(dlid) X(slid) X(flow_label) X(pkey) X(hop_limit)		\
+	X(traffic_class) X(numb_path) X(sl) X(mtu_selector)		\
+	X(rate_selector) X(rate) X(packet_life_time) X(preference)	\
+	X(packet_life_time_selector)
+#define RI_COPY_MEMBER(m) dst->m = src->m;
+
 RI_EXPORT void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
 					   struct ib_user_path_rec *src)
 {
 	memcpy(dst->dgid.raw, src->dgid, sizeof(dst->dgid));
 	memcpy(dst->sgid.raw, src->sgid, sizeof(dst->sgid));
-	dst->dlid = src->dlid;
-	dst->slid = src->slid;
 	dst->raw_traffic = (int)src->raw_traffic;
-	dst->flow_label = src->flow_label;
 	dst->reversible = (int)src->reversible;
 	dst->mtu = (uint8_t)src->mtu;
-	dst->pkey = src->pkey;
-	dst->hop_limit = src->hop_limit;
-	dst->traffic_class = src->traffic_class;
-	dst->numb_path = src->numb_path;
-	dst->sl = src->sl;
-	dst->mtu_selector = src->mtu_selector;
-	dst->rate_selector = src->rate_selector;
-	dst->rate = src->rate;
-	dst->packet_life_time = src->packet_life_time;
-	dst->preference = src->preference;
-	dst->packet_life_time_selector = src->packet_life_time_selector;
+	RI_PATH_REC_ALIKE(RI_COPY_MEMBER)
 }
 
 RI_EXPORT void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
@@ -265,23 +270,10 @@ RI_EXPORT void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 {
 	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
 	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
-	dst->dlid = src->dlid;
-	dst->slid = src->slid;
 	dst->raw_traffic = (uint32_t)src->raw_traffic;
-	dst->flow_label = src->flow_label;
 	dst->reversible = (uint32_t)src->reversible;
 	dst->mtu = src->mtu;
-	dst->pkey = src->pkey;
-	dst->hop_limit = src->hop_limit;
-	dst->traffic_class = src->traffic_class;
-	dst->numb_path = src->numb_path;
-	dst->sl = src->sl;
-	dst->mtu_selector = src->mtu_selector;
-	dst->rate_selector = src->rate_selector;
-	dst->rate = src->rate;
-	dst->packet_life_time = src->packet_life_time;
-	dst->preference = src->preference;
-	dst->packet_life_time_selector = src->packet_life_time_selector;
+	RI_PATH_REC_ALIKE(RI_COPY_MEMBER)
 }
 
 /* ------------------------------------------------------------------ */

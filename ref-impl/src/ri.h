@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <infiniband/verbs.h>
 #include <infiniband/driver.h>
 
@@ -119,6 +120,39 @@ struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
 				       struct ibv_parent_domain_init_attr *attr);
 struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
 int ri__dealloc_td(struct ibv_td *td);
+
+/* ------------------------------------------------------------------ */
+/* A caller's WR chain posted as a copy in the provider's layout        */
+/* (compat.c: UD with the provider's AHs; compat10.c: the 1.0 layout):   */
+/* copy[i] stands for the caller's i-th WR.                             */
+
+/* Longer chains are copied on the heap, shorter ones on the stack. */
+#define RI_WR_STACK_MAX 64
+
+/* Room for the copies of n WRs of size bytes, or NULL (ENOMEM). A macro,
+ * as the stack it takes is its caller's (<alloca.h>, <stdlib.h>). */
+#define RI_WR_COPY_ALLOC(n, size)					\
+	((n) > RI_WR_STACK_MAX ? calloc((n), (size))			\
+			       : alloca(((n) + 1) * (size)))
+
+/*
+ * Frees the copies (NULL: there were none) and returns the position in
+ * the caller's chain of the WR the provider named in its bad_wr: the
+ * index of rbad among the n copies, or 0, the caller's first WR, when it
+ * names none of them (nothing was posted, or the provider named none).
+ */
+static inline size_t ri__wr_copy_end(void *copy, size_t size, size_t n,
+				     const void *rbad)
+{
+	uintptr_t off = (uintptr_t)rbad - (uintptr_t)copy;
+	size_t pos = 0;
+
+	if (copy && rbad && off < n * size && off % size == 0)
+		pos = off / size;
+	if (n > RI_WR_STACK_MAX)
+		free(copy);
+	return pos;
+}
 
 /* Legacy ibv_port_attr prefix written by ibv_query_port@IBVERBS_1.1. */
 #define RI_PORT_ATTR_1_1_SIZE offsetof(struct ibv_port_attr, flags)
