@@ -23,9 +23,9 @@ quirks=$(sed -n 's/^FP_QUIRK([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)".*/\1/p' "$d
 # SCRIPT, stopping at the first suite that fails any
 suite_fails() {
 	sf=0
-	for s in "$build"/suites/ref/t*.t; do
-		[ -x "$s" ] && [ "$sf" -eq 0 ] || continue
-		c=$(TMPDIR="$tmp" IBVCT_SCRIPT="$1" "$s" 2>/dev/null |
+	for sf_s in "$build"/suites/ref/t*.t; do
+		[ -x "$sf_s" ] && [ "$sf" -eq 0 ] || continue
+		c=$(TMPDIR="$tmp" IBVCT_SCRIPT="$1" "$sf_s" 2>/dev/null |
 			grep '^not ok' | grep -vc '# TODO')
 		sf=$((sf + c))
 	done
