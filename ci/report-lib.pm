@@ -14,7 +14,8 @@
 #   ok # TODO reason        fixed (a known deviation that now passes)
 #   not ok # SKIP reason    fail (cmocka 1.1.5's form; prove fails it too)
 # A requirement takes the worst status of the tests naming it (order below);
-# one no test names is "notrun".
+# one no test names is "notrun". parse_run does this over the whole run and
+# over each configuration (tap/NAME.CONFIG.tap, split_config).
 package IBVCT::Report;
 use strict;
 use warnings;

@@ -162,7 +162,7 @@ grep "^cfg\." "$tmp/findings" | test_note
 
 # ---- the checks, each a function of one frame's findings ---------------------
 val() { sed -n "s/^$1\.$2=//p" "$tmp/findings" | head -n 1; }
-is_int() { case $1 in ''|-|*[!0-9-]*) return 1 ;; esac; }
+is_int() { [ -n "$1" ] && [ "$1" -eq "$1" ] 2>/dev/null; }
 # first_screen F: the verdict, the first failure entry (or "no failures")
 # and the first matrix row end within the first 800px
 first_screen() {
