@@ -14,7 +14,8 @@
 #   ok # TODO reason        fixed (a known deviation that now passes)
 #   not ok # SKIP reason    fail (cmocka 1.1.5's form; prove fails it too)
 # A requirement takes the worst status of the tests naming it (order below);
-# one no test names is "notrun".
+# one no test names is "notrun". parse_run does this over the whole run and
+# over each configuration (tap/NAME.CONFIG.tap, split_config).
 package IBVCT::Report;
 use strict;
 use warnings;
@@ -172,45 +173,94 @@ sub parse_program {
 	};
 }
 
-# A whole run: programs by name plus the requirement aggregation.
+# A program's configuration: ci/suites-run names each run of a suite
+# NAME.CONFIG (t2100-xrc-create.ref-extended-current, .system-on-ref, ...),
+# one CONFIG per provider mode, lifetime model, driver profile or target; a
+# program run once (tap/NAME.tap: the unit, interop and hand-collected ones)
+# has the configuration "" (DEFAULT_CONFIG_LABEL on the page).
+our $DEFAULT_CONFIG_LABEL = 'default';
+sub split_config {
+	my ($pn) = @_;
+	return $pn =~ /^([^.]+)\.(.+)$/ ? ($1, $2) : ($pn, '');
+}
+
+# aggregate \%KNOWN, TESTS...: per requirement ID the worst status of the
+# tests naming it, those tests and the reasons of the ones that gave the
+# status; and the tests naming IDs outside KNOWN.
+sub aggregate {
+	my ($known, @tests) = @_;
+	my (%req, %unknown);
+	for my $id (keys %$known) {
+		$req{$id} = { status => 'notrun', tests => [], reasons => [] };
+	}
+	for my $t (@tests) {
+		for my $id (@{ $t->{ids} }) {
+			if (!$known->{$id}) { push @{ $unknown{$id} }, $t; next }
+			my $r = $req{$id};
+			push @{ $r->{tests} }, $t;
+			if ($r->{status} eq 'notrun' || $RANK{ $t->{status} } > $RANK{ $r->{status} }) {
+				$r->{status} = $t->{status};
+			}
+		}
+	}
+	for my $r (values %req) {
+		my %u;
+		$r->{reasons} = [ grep { $_ ne '' && !$u{$_}++ }
+			map { $_->{reason} } grep { $_->{status} eq $r->{status} } @{ $r->{tests} } ];
+	}
+	return (\%req, \%unknown);
+}
+
+# A whole run: programs by name plus the requirement aggregation, over the
+# whole run (req: a requirement takes the worst status of all its tests)
+# and per configuration (configs: the configurations in sorted order, ""
+# last; cfg{CONFIG}{req}, cfg{CONFIG}{programs}: the names of its programs).
 #   $reqs: from read_requirements (may be empty: all IDs are then "unknown")
 sub parse_run {
 	my ($dir, $reqs) = @_;
 	my $files = tap_files($dir);
 	my %prog = map { $_ => parse_program($_, $files->{$_}) } keys %$files;
 	my %known = map { $_->[0] => 1 } @{ $reqs || [] };
-	my (%req, %unknown);
-	for my $id (keys %known) {
-		$req{$id} = { status => 'notrun', tests => [], reasons => [] };
-	}
+	my (@all, %by_cfg);
 	for my $pn (sort keys %prog) {
+		my ($base, $cfg) = split_config($pn);
+		@{ $prog{$pn} }{qw(base config)} = ($base, $cfg);
+		push @{ $by_cfg{$cfg}{programs} }, $pn;
 		for my $t (@{ $prog{$pn}{tests} }) {
 			$t->{program} = $pn;
-			for my $id (@{ $t->{ids} }) {
-				if (!$known{$id}) { push @{ $unknown{$id} }, $t; next }
-				my $r = $req{$id};
-				push @{ $r->{tests} }, $t;
-				if ($r->{status} eq 'notrun' || $RANK{ $t->{status} } > $RANK{ $r->{status} }) {
-					$r->{status} = $t->{status};
-				}
-			}
+			$t->{config} = $cfg;
+			push @all, $t;
+			push @{ $by_cfg{$cfg}{tests} }, $t;
 		}
 	}
-	# Reasons of the tests that gave the requirement its status.
-	for my $r (values %req) {
-		my %u;
-		$r->{reasons} = [ grep { $_ ne '' && !$u{$_}++ }
-			map { $_->{reason} } grep { $_->{status} eq $r->{status} } @{ $r->{tests} } ];
+	my ($req, $unknown) = aggregate(\%known, @all);
+	my @configs = sort { ($a eq '') <=> ($b eq '') || $a cmp $b } keys %by_cfg;
+	my %cfg;
+	for my $c (@configs) {
+		my ($r) = aggregate(\%known, @{ $by_cfg{$c}{tests} || [] });
+		$cfg{$c} = { req => $r, programs => $by_cfg{$c}{programs} };
 	}
-	return { dir => $dir, programs => \%prog, req => \%req, unknown => \%unknown };
+	return { dir => $dir, programs => \%prog, req => $req, unknown => $unknown,
+		configs => \@configs, cfg => \%cfg };
 }
 
-# Per-ID status counts over the catalogue (for summaries).
+# Per-ID status counts over the catalogue (for summaries): over the whole
+# run, or over one configuration of it when CONFIG is given.
 sub count_status {
-	my ($run, $ids) = @_;
+	my ($run, $ids, $config) = @_;
+	my $req = defined $config ? $run->{cfg}{$config}{req} : $run->{req};
 	my %n = map { $_ => 0 } @STATUS_ORDER;
-	$n{ $run->{req}{$_}{status} }++ for @$ids;
+	$n{ $req->{$_}{status} }++ for @$ids;
 	return \%n;
+}
+
+# A requirement's status as the page shows it: with a waiver (waivers.txt),
+# a failure, deviation or missing result is "waived". (status, reasons).
+sub waived_status {
+	my ($q, $waiver) = @_;
+	my @why = @{ $q->{reasons} };
+	return ($q->{status}, \@why) unless defined $waiver && $q->{status} =~ /^(fail|deviation|notrun)$/;
+	return ('waived', [ @why, "waiver: $waiver" ]);
 }
 
 # key=value lines (fingerprint.txt); later keys win; order kept.

@@ -63,3 +63,34 @@ rt_run_mustpass() {
 	echo "${RT_RC:-$rt_bad}" >"$1/tap/t9100-all.rc"
 	printf 'target=system\ndevice=mlx5_0\nattr.fw_ver=16.35.1012\nattr.xrc=yes\n' >"$1/fingerprint.txt"
 }
+
+# rt_run_configs DIR: one suite, t9301-suite, run in two configurations as
+# ci/suites-run names them (tap/NAME.CONFIG.tap), where results differ:
+#                 ref-extended-current     ref-legacy-seed (exit 1)
+#   XRCD-01       pass                     pass
+#   XRCD-02       pass                     FAIL ("expected errno 22, got 0")
+#   XRCD-03       skip ("no xrc")          pass
+#   XRCD-04       pass                     known deviation ("returns EINVAL")
+#   XRCD-05       pass                     (no test: not run)
+rt_run_configs() {
+	mkdir -p "$1/tap"
+	cat >"$1/tap/t9301-suite.ref-extended-current.tap" <<'EOF2'
+1..5
+ok 1 - xrcd_open_needs_fd_and_oflags [XRCD-01]
+ok 2 - xrcd_open_reserved_mask_refused [XRCD-02]
+ok 3 - xrcd_private_o_creat [XRCD-03] # SKIP no xrc
+ok 4 - xrcd_private_no_o_creat [XRCD-04]
+ok 5 - xrcd_bound_o_creat [XRCD-05]
+EOF2
+	echo 0 >"$1/tap/t9301-suite.ref-extended-current.rc"
+	cat >"$1/tap/t9301-suite.ref-legacy-seed.tap" <<'EOF2'
+1..4
+ok 1 - xrcd_open_needs_fd_and_oflags [XRCD-01]
+not ok 2 - xrcd_open_reserved_mask_refused [XRCD-02]
+# expected errno 22, got 0
+ok 3 - xrcd_private_o_creat [XRCD-03]
+not ok 4 - xrcd_private_no_o_creat [XRCD-04] # TODO known deviation: returns EINVAL
+EOF2
+	echo 1 >"$1/tap/t9301-suite.ref-legacy-seed.rc"
+	printf 'target=ref\ndevice=fake0\nlibrary.path=/x/libibverbs.so.1\nkernel=6.1.0\n' >"$1/fingerprint.txt"
+}
