@@ -16,6 +16,10 @@
 /* The most fds one receive takes; the kernel closes any more (MSG_CTRUNC). */
 #define FP_FDPASS_MAX	4
 
+/* The most fds one send attaches: more than a receive takes, so that the
+ * tests and the fuzzer can offer the daemon a surplus. */
+#define FP_FDPASS_SEND_MAX	8
+
 /*
  * sendmsg() of len bytes at buf, with fd attached when fd >= 0 (the
  * receiver gets its own copy; the caller's stays open). flags are
@@ -24,6 +28,13 @@
  * (EBADF when fd is not open).
  */
 ssize_t fp_fd_send(int sock, const void *buf, size_t len, int fd, int flags);
+
+/*
+ * The same with nfds fds (0..FP_FDPASS_SEND_MAX) from fds attached; more
+ * is -1 and EINVAL, nothing sent.
+ */
+ssize_t fp_fds_send(int sock, const void *buf, size_t len, const int *fds, unsigned nfds,
+		    int flags);
 
 /*
  * recvmsg() of one message into buf (cap bytes; a longer one is cut,

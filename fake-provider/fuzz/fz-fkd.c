@@ -47,6 +47,7 @@
 #include <infiniband/verbs.h>
 
 #include "fkd.h"
+#include "fp_fdpass.h"
 #define FZ_HAVE_SEEDS
 #include "fz_main.h"
 
@@ -203,20 +204,12 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 
 	*eof = false;
 	for (;;) {
-		union {
-			struct cmsghdr align;
-			char space[CMSG_SPACE(sizeof(int) * 8)];
-		} ctl;
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-		struct msghdr mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctl.space, .msg_controllen = sizeof(ctl.space),
-		};
-		struct cmsghdr *cm;
+		int fds[FP_FDPASS_MAX], mflags;
 		struct fk_hdr h;
 		struct fk_rep r;
-		int nfds = 0;
-		ssize_t n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		unsigned nfds, k;
+		ssize_t n = fp_fd_recv(s->fd, buf, sizeof(buf), fds, FP_FDPASS_MAX, &nfds,
+				       MSG_DONTWAIT, &mflags);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
@@ -230,19 +223,11 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 			*eof = true;
 			break;
 		}
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			size_t k, cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			for (k = 0; k < cnt; k++) {
-				int fd;
-
-				memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
-				fz_saw_fd(fd);
-				close(fd);
-				nfds++;
-			}
+		for (k = 0; k < nfds; k++) {
+			fz_saw_fd(fds[k]);
+			close(fds[k]);
 		}
-		if ((size_t)n < sizeof(h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		if ((size_t)n < sizeof(h) || (mflags & (MSG_TRUNC | MSG_CTRUNC)))
 			fz_broken("conn %u: a %zd-byte message from the daemon", s->id, n);
 		memcpy(&h, buf, sizeof(h));
 		if (h.magic != FK_MAGIC || h.version != FK_PROTO_VERSION ||
@@ -470,29 +455,11 @@ static uint64_t fz_fingerprint(void)
 /* Send one message on a slot and have the daemon read it; then the reply. */
 static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds, int nfds)
 {
-	union {
-		struct cmsghdr align;
-		char space[CMSG_SPACE(sizeof(int) * 8)];
-	} ctl;
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = n };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct fk_conn *c;
 	struct fk_hdr h;
 	bool dead, quiet, other_version = false;
 	uint64_t before = 0;
 
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.space;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-	}
 	/* the reply it must earn: a runt's names type 0, seq 0 */
 	s->want_type = 0;
 	s->want_seq = 0;
@@ -510,7 +477,7 @@ static void fz_send(struct fz_slot *s, const void *msg, size_t n, const int *fds
 	quiet = fz_all_live();
 	if (quiet)
 		before = fz_fingerprint();
-	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL) != (ssize_t)n)
+	if (fp_fds_send(s->fd, msg, n, fds, (unsigned)nfds, 0) != (ssize_t)n)
 		fz_broken("sendmsg of %zu bytes: %s", n, strerror(errno));
 	fk__conn_read(c);
 	dead = c->dead;

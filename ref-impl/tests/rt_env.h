@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -94,12 +93,6 @@ static void rt_peer(struct tr_peer *self, void *arg)
 {
 	const struct rt_arg *a = arg;
 
-	/* a crash must end the peer, not jump back into cmocka */
-	signal(SIGSEGV, SIG_DFL);
-	signal(SIGBUS, SIG_DFL);
-	signal(SIGILL, SIG_DFL);
-	signal(SIGFPE, SIG_DFL);
-	signal(SIGABRT, SIG_DFL);
 	rt_child(a->legacy, a->extra, a->fn);
 }
 

@@ -12,7 +12,6 @@
 #include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -112,12 +111,6 @@ static void mode_peer(struct tr_peer *self, void *arg)
 {
 	const struct mode_arg *m = arg;
 
-	/* a crash must end the peer, not jump back into cmocka */
-	signal(SIGSEGV, SIG_DFL);
-	signal(SIGBUS, SIG_DFL);
-	signal(SIGILL, SIG_DFL);
-	signal(SIGFPE, SIG_DFL);
-	signal(SIGABRT, SIG_DFL);
 	child(m->legacy, m->extra, m->fn, self->to);
 }
 

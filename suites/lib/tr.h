@@ -117,7 +117,8 @@ struct tr_peer {
 	int from;		/* read end from the other side */
 };
 /* Fork a peer running fn(self, arg) then exiting 0; a failed assert or
- * tr_fail in it exits non-zero. The peer is in the test's process group,
+ * tr_fail in it exits non-zero, a crash kills it (its signal, not
+ * cmocka's handler). The peer is in the test's process group,
  * killed with it. */
 void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg), void *arg);
 void tr_send(struct tr_peer *p, uint32_t v);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fp_fdpass.h"
 #include "fp_script.h"		/* fp_rmtree */
 #include "../fk_test.h"
 
@@ -615,32 +616,13 @@ int fkt_raw_send(int fd, uint32_t magic, uint16_t version, uint16_t type,
 	static unsigned char buf[sizeof(struct fk_hdr) + 2 * FK_REPLY_MAX];
 	struct fk_hdr h = { .magic = magic, .version = version, .type = type,
 			    .length = lenfield, .seq = seq };
-	union {
-		struct cmsghdr align;
-		char space[CMSG_SPACE(sizeof(int) * 8)];
-	} ctl;
-	struct iovec iov = { .iov_base = buf };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (len > sizeof(buf) - sizeof(h) || nfds > 8)
+	if (len > sizeof(buf) - sizeof(h) || nfds < 0 || nfds > FP_FDPASS_SEND_MAX)
 		return -1;
 	memcpy(buf, &h, sizeof(h));
 	if (len)
 		memcpy(buf + sizeof(h), p, len);
-	iov.iov_len = sizeof(h) + len;
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.space;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	return fp_fds_send(fd, buf, sizeof(h) + len, fds, (unsigned)nfds, 0) < 0 ? -1 : 0;
 }
 
 /* A well-formed request. */
