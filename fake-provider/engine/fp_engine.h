@@ -27,6 +27,7 @@
 #include "fp_script.h"
 #include "fk_client.h"
 #include "fp_clock.h"
+#include "fp_self.h"
 #include "fp_list.h"
 
 /* ---- limits of the fake HCA (beyond what the script sets) --------------- */

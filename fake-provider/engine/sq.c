@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fp_engine.h"
 #include "sq.h"
@@ -127,7 +126,7 @@ void fe_sq_due_update(void)
  * send from: start empty. */
 static void fp_sq_own(void)
 {
-	pid_t pid = getpid();
+	pid_t pid = fp_self_pid();
 
 	if (fp_sq_pid == pid)
 		return;

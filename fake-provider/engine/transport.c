@@ -146,27 +146,6 @@ struct fe_xport {
 	struct fp_reasm *reasm;		/* messages arriving in segments */
 };
 
-/* getpid() is a system call in this glibc: the data path asks this. */
-static pid_t fp_pid_cache;
-static pthread_once_t fp_pid_once = PTHREAD_ONCE_INIT;
-
-static void fp_pid_refresh(void)
-{
-	fp_pid_cache = getpid();
-}
-
-static void fp_pid_init(void)
-{
-	fp_pid_refresh();
-	pthread_atfork(NULL, NULL, fp_pid_refresh);
-}
-
-static pid_t fp_self_pid(void)
-{
-	pthread_once(&fp_pid_once, fp_pid_init);
-	return fp_pid_cache;
-}
-
 static char *fp_ib_data(struct fp_inbox *ib)
 {
 	return (char *)ib + FP_INBOX_HDR;
