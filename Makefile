@@ -203,10 +203,11 @@ $(FP_SCRIPT_LIB): $(FP_SCRIPT_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
+$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) fake-provider/verbs/plugin.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_COMMON) -shared -o $@ $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -shared -Wl,--version-script=fake-provider/verbs/plugin.map \
+		-o $@ $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -pthread
 
 $(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)

@@ -42,6 +42,7 @@ struct fp_response;
 /* A memory region: the PD is an identity only (the verbs layer's object). */
 struct fe_mr {
 	struct fp_link link;		/* in the device's key table */
+	struct fp_link lhash, rhash;	/* in the buckets of its lkey and rkey */
 	const void *pd;
 	char *addr;
 	size_t length;
@@ -84,6 +85,7 @@ struct fp_rq {
 
 struct fe_srq {
 	struct fp_link link;		/* in the device's SRQ table */
+	struct fp_link hlink;		/* in its bucket of the table */
 	enum ibv_srq_type type;
 	uint32_t srqn;
 	const void *pd;
@@ -101,6 +103,7 @@ struct fe_srq {
 struct fe_qp {
 	struct fe_dev *dev;
 	struct fp_link link;		/* in the device's QP table */
+	struct fp_link hlink;		/* in its bucket of the table */
 	enum ibv_qp_type type;
 	uint32_t qpn;
 	enum ibv_qp_state state;
@@ -391,5 +394,8 @@ void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
 struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
+/* 1 + the highest index of a device this process attached (fe_dev_xport_at
+ * is NULL past it). */
+int fe_dev_span(void);
 
 #endif /* FP_ENGINE_H */

@@ -25,9 +25,9 @@ struct fe_xport *fe_leave(struct fe_dev *dev, struct fk_client *fk)
 
 void fe_progress(void)
 {
-	int i;
+	int i, n = fe_dev_span();
 
-	for (i = 0; i < FP_MAX_DEVS; i++) {
+	for (i = 0; i < n; i++) {
 		struct fe_xport *xp = fe_dev_xport_at(i);
 
 		if (xp) {

@@ -16,14 +16,25 @@
 
 #include "fp_engine.h"
 
+#define FE_HASH		64		/* buckets of each lookup table (a power of 2) */
+
 struct fe_dev {
 	bool ready;
 	int devidx;
 	unsigned users;
-	struct fp_link qps, srqs, mrs, mws, doms;
+	struct fp_link qps, srqs, mrs, mws, doms;	/* all, in creation order */
+	/* the data path's lookups, by number and by key */
+	struct fp_link qp_hash[FE_HASH], srq_hash[FE_HASH], lkey_hash[FE_HASH], rkey_hash[FE_HASH];
 	uint32_t key_state;
 	struct fe_xport *xp;		/* this process's receive ring, while joined */
 };
+
+/* One bucket per value of a number's or key's low bits (QPNs count up, keys
+ * look random). */
+static unsigned fe_bucket(uint32_t v)
+{
+	return (v ^ (v >> 8)) & (FE_HASH - 1);
+}
 
 struct fe_dom {
 	struct fe_dev *dev;
@@ -35,6 +46,7 @@ struct fe_dom {
 /* Recursive: a scripted event or fault path may re-enter a helper. */
 static pthread_mutex_t fe_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct fe_dev fe_devs[FP_MAX_DEVS];
+static int fe_devs_span;		/* 1 + the highest index attached */
 
 /* ---- upcalls ------------------------------------------------------------- */
 static void fe_no_cq(struct fe_cq *cq) { (void)cq; }
@@ -109,6 +121,7 @@ void fe_fork_init(void)
 struct fe_dev *fe_dev_attach(int devidx)
 {
 	struct fe_dev *dev = &fe_devs[devidx];
+	int i;
 
 	if (!dev->ready) {
 		dev->ready = true;
@@ -118,9 +131,17 @@ struct fe_dev *fe_dev_attach(int devidx)
 		fp_list_init(&dev->mrs);
 		fp_list_init(&dev->mws);
 		fp_list_init(&dev->doms);
+		for (i = 0; i < FE_HASH; i++) {
+			fp_list_init(&dev->qp_hash[i]);
+			fp_list_init(&dev->srq_hash[i]);
+			fp_list_init(&dev->lkey_hash[i]);
+			fp_list_init(&dev->rkey_hash[i]);
+		}
 		dev->key_state = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 12) ^ 0x9e3779b9u;
 		if (!dev->key_state)
 			dev->key_state = 1;
+		if (devidx >= fe_devs_span)
+			fe_devs_span = devidx + 1;
 	}
 	dev->users++;
 	return dev;
@@ -152,25 +173,32 @@ struct fe_xport *fe_dev_xport_at(int devidx)
 	return fe_devs[devidx].xp;
 }
 
+int fe_dev_span(void)
+{
+	return fe_devs_span;
+}
+
 /* ---- numbers (the daemon hands them out) ---------------------------------- */
 void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn)
 {
 	qp->qpn = qpn;
 	qp->dev = dev;
 	fp_list_add_tail(&dev->qps, &qp->link);
+	fp_list_add_tail(&dev->qp_hash[fe_bucket(qpn)], &qp->hlink);
 }
 
 void fe_qp_del(struct fe_qp *qp)
 {
 	fp_list_del(&qp->link);
+	fp_list_del(&qp->hlink);
 }
 
 struct fe_qp *fe_qp_find(struct fe_dev *dev, uint32_t qpn)
 {
 	struct fp_link *p, *t;
 
-	fp_list_for_each_safe(p, t, &dev->qps) {
-		struct fe_qp *qp = fp_container_of(p, struct fe_qp, link);
+	fp_list_for_each_safe(p, t, &dev->qp_hash[fe_bucket(qpn)]) {
+		struct fe_qp *qp = fp_container_of(p, struct fe_qp, hlink);
 
 		if (qp->qpn == qpn)
 			return qp;
@@ -182,19 +210,21 @@ void fe_srq_add(struct fe_dev *dev, struct fe_srq *srq, uint32_t srqn)
 {
 	srq->srqn = srqn;
 	fp_list_add_tail(&dev->srqs, &srq->link);
+	fp_list_add_tail(&dev->srq_hash[fe_bucket(srqn)], &srq->hlink);
 }
 
 void fe_srq_del(struct fe_srq *srq)
 {
 	fp_list_del(&srq->link);
+	fp_list_del(&srq->hlink);
 }
 
 struct fe_srq *fe_srq_find(struct fe_dev *dev, uint32_t srqn)
 {
 	struct fp_link *p, *t;
 
-	fp_list_for_each_safe(p, t, &dev->srqs) {
-		struct fe_srq *s = fp_container_of(p, struct fe_srq, link);
+	fp_list_for_each_safe(p, t, &dev->srq_hash[fe_bucket(srqn)]) {
+		struct fe_srq *s = fp_container_of(p, struct fe_srq, hlink);
 
 		if (s->srqn == srqn)	/* @rule SRQX-11 */
 			return s;
@@ -218,15 +248,7 @@ struct fe_srq *fe_dom_first_srq(struct fe_dev *dev, struct fe_dom *dom)
 /* ---- memory keys -------------------------------------------------------- */
 static bool fe_key_used(struct fe_dev *dev, uint32_t key)
 {
-	struct fp_link *p, *t;
-
-	fp_list_for_each_safe(p, t, &dev->mrs) {
-		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
-
-		if (m->lkey == key || m->rkey == key)
-			return true;
-	}
-	return false;
+	return fe_mr_by_lkey(dev, key) || fe_mr_by_rkey(dev, key);
 }
 
 static uint32_t fe_new_key(struct fe_dev *dev)
@@ -246,12 +268,13 @@ static uint32_t fe_new_key(struct fe_dev *dev)
 
 void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr)
 {
-	mr->lkey = mr->rkey = 0;
 	mr->lkey = fe_new_key(dev);
 	fp_list_add_tail(&dev->mrs, &mr->link);
+	fp_list_add_tail(&dev->lkey_hash[fe_bucket(mr->lkey)], &mr->lhash);
 	do
 		mr->rkey = fe_new_key(dev);
 	while (mr->rkey == mr->lkey);
+	fp_list_add_tail(&dev->rkey_hash[fe_bucket(mr->rkey)], &mr->rhash);
 }
 
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
@@ -266,6 +289,8 @@ void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
 			fe_mw_unbind(w);
 	}
 	fp_list_del(&mr->link);
+	fp_list_del(&mr->lhash);
+	fp_list_del(&mr->rhash);
 }
 
 /* ---- memory windows: keys of the same table ------------------------------ */
@@ -330,8 +355,8 @@ struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey)
 {
 	struct fp_link *p, *t;
 
-	fp_list_for_each_safe(p, t, &dev->mrs) {
-		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
+	fp_list_for_each_safe(p, t, &dev->lkey_hash[fe_bucket(lkey)]) {
+		struct fe_mr *m = fp_container_of(p, struct fe_mr, lhash);
 
 		if (m->lkey == lkey)
 			return m;
@@ -343,8 +368,8 @@ struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey)
 {
 	struct fp_link *p, *t;
 
-	fp_list_for_each_safe(p, t, &dev->mrs) {
-		struct fe_mr *m = fp_container_of(p, struct fe_mr, link);
+	fp_list_for_each_safe(p, t, &dev->rkey_hash[fe_bucket(rkey)]) {
+		struct fe_mr *m = fp_container_of(p, struct fe_mr, rhash);
 
 		if (m->rkey == rkey)
 			return m;

@@ -248,12 +248,13 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
  * WAIT for another try. */
 static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)
 {
-	long long wait_ns = -1, now = fp_now_ns();
+	long long wait_ns = -1, now;
 
 	if (resp->status != FP_ACK_BUSY)
 		w->busy_check = 0;
 	switch (resp->status) {
 	case FP_ACK_BUSY:		/* the peer's inbox is full: soon again */
+		now = fp_now_ns();
 		/* full for long, and its owner gone: the request is lost */
 		if (!w->busy_check) {
 			w->busy_check = now + FP_PEER_CHECK_NS;
@@ -301,6 +302,7 @@ lost:
 		break;
 	}
 	if (wait_ns >= 0) {
+		now = fp_now_ns();
 		w->state = FP_SWQE_WAIT;
 		w->due = wait_ns == LLONG_MAX ? LLONG_MAX : now + wait_ns;
 		if (!w->due)
@@ -333,7 +335,7 @@ static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
 	fe_deliver(r, &w->pkt, &resp, &w->sent);
 	if (resp.status == FP_ACK_PENDING) {
 		w->state = FP_SWQE_SENT;
-		w->sent_at = fp_now_ns();
+		w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
 		w->due = w->sent_at + FP_PEER_CHECK_NS;
 		return;
 	}
@@ -403,10 +405,15 @@ long long fe_sq_progress(void)
 {
 	static bool busy;
 	struct fp_link *p, *t, *qps;
-	long long now;
+	long long now, due;
 
 	if (!fe_sq_waiting())
 		return 0;
+	/* Every verb asks: the coarse clock answers "not yet" for a fifth of
+	 * the price, and requests on their way are due only tens of ms on. */
+	due = fe_sq_next_due();
+	if (!due || due > fp_now_coarse_ns() + fp_coarse_slack_ns())
+		return due;
 	qps = fe_sq_retry_qps();
 	if (busy || fp_list_empty(qps))
 		return 0;
@@ -499,12 +506,12 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	    (r->type == IBV_QPT_UD &&
 	     w->len > fp_mtu_bytes(spec->port[w->s.ah->port_num - 1].attr.active_mtu)))
 		w->local = IBV_WC_LOC_LEN_ERR;
-	if (w->local == IBV_WC_SUCCESS && w->len) {
-		w->buf = malloc(w->len);
-		if (!w->buf) {
-			fe_swqe_put(r, w);
-			return ENOMEM;
-		}
+	/* room for what it carries (a READ or an atomic carries nothing) */
+	if (w->local == IBV_WC_SUCCESS && w->len && s->opcode != IBV_WR_RDMA_READ &&
+	    s->opcode != IBV_WR_ATOMIC_CMP_AND_SWP && s->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
+	    fe_swqe_buf(w, w->len)) {
+		fe_swqe_put(r, w);
+		return ENOMEM;
 	}
 	w->seq = ++r->sq_posted;
 	if (w->local == IBV_WC_SUCCESS)

@@ -5,6 +5,7 @@
  * due time, and the completions of send WQEs (signaled or retired quietly,
  * flushed when the QP leaves RTS).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,26 +73,54 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 		w = fp_container_of(r->sq_free.next, struct fp_swqe, link);
 		fp_list_del(&w->link);
 	} else {
-		w = malloc(sizeof(*w));
+		w = calloc(1, sizeof(*w));
 		if (!w) {
 			free(sgl);
 			return NULL;
 		}
 	}
-	memset(w, 0, sizeof(*w));
+	/* everything but the packet, which the requester builds before the
+	 * WQE is first sent, and the payload buffer a spare keeps */
 	fp_list_init(&w->link);
 	w->s = *s;
 	/* the caller may reuse its SGE array once post_send returns */
 	w->s.sg_list = sgl ? sgl : w->sge;
 	if (s->num_sge > 0)
 		memcpy(w->s.sg_list, s->sg_list, (size_t)s->num_sge * sizeof(*sgl));
+	w->seq = w->len = 0;
+	w->local = IBV_WC_SUCCESS;
+	w->state = FP_SWQE_WAIT;
+	w->due = w->sent_at = w->busy_check = 0;
+	memset(&w->sent, 0, sizeof(w->sent));
+	w->rerouted = false;
+	w->result = IBV_WC_SUCCESS;
+	w->retry_left = w->rnr_left = 0;
 	return w;
+}
+
+int fe_swqe_buf(struct fp_swqe *w, uint64_t len)
+{
+	char *b;
+
+	if (len <= w->buf_cap)
+		return 0;
+	b = malloc(len);
+	if (!b)
+		return ENOMEM;
+	free(w->buf);
+	w->buf = b;
+	w->buf_cap = len;
+	return 0;
 }
 
 void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w)
 {
-	free(w->buf);
-	w->buf = NULL;
+	/* a spare keeps a buffer of the size small messages need */
+	if (w->buf_cap > FP_SWQE_KEEP) {
+		free(w->buf);
+		w->buf = NULL;
+		w->buf_cap = 0;
+	}
 	if (w->s.sg_list != w->sge)
 		free(w->s.sg_list);
 	w->s.sg_list = NULL;
@@ -104,6 +133,7 @@ void fe_sq_release(struct fe_qp *r)
 		struct fp_swqe *w = fp_container_of(r->sq_free.next, struct fp_swqe, link);
 
 		fp_list_del(&w->link);
+		free(w->buf);
 		free(w);
 	}
 }

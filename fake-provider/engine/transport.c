@@ -48,17 +48,27 @@
 #define FP_REC_MAX	(1u << 20)		/* largest payload one record carries */
 #define FP_WAIT_MS	10000			/* a full inbox still full by then: its owner is stuck */
 #define FP_ACTIVE_NS	100000			/* a data path verb keeps us "active" this long */
+#define FP_LINE		64			/* a cache line: what one side writes has one of its own */
 #define FP_HOT_NS	50000			/* the progress thread polls this long after serving */
 
+/*
+ * The shared header of an inbox. Each side writes its own cache line:
+ * producers the lock and tail, the consumer its head, the sleeping
+ * progress thread sleepers (seq is bumped only to wake it). A producer
+ * keeps the last head it read (struct fe_peer) and reads the consumer's
+ * line again only when that says full.
+ */
 struct fp_inbox {
 	uint32_t magic;
 	int32_t owner_pid;
-	uint64_t head;			/* consumer's position (bytes, monotonic) */
+	/* producers */
+	pthread_mutex_t lock __attribute__((aligned(FP_LINE)));
 	uint64_t tail;			/* committed producers' position */
-	uint32_t seq;			/* futex word: bumped by every commit */
+	/* the consumer */
+	uint64_t head __attribute__((aligned(FP_LINE)));	/* bytes, monotonic */
+	/* the progress thread's sleep */
+	uint32_t seq __attribute__((aligned(FP_LINE)));	/* futex word */
 	uint32_t sleepers;		/* > 0: someone waits on seq */
-	int64_t active_until;		/* ns: the owner is in data path verbs till then */
-	pthread_mutex_t lock;		/* producers */
 };
 
 enum { FP_REC_PAD = 1, FP_REC_REQ, FP_REC_RESP };
@@ -85,6 +95,7 @@ struct fp_rec {
 
 struct fe_peer {
 	struct fe_peer *next;
+	uint64_t head_seen;		/* its consumer's head when last read (at most the head) */
 	dev_t st_dev;
 	ino_t st_ino;
 	struct fp_inbox *ib;
@@ -128,6 +139,7 @@ struct fp_route_ent {
 struct fe_xport {
 	struct fe_dev *dev;
 	pid_t pid;			/* the process it belongs to (fork check) */
+	uint64_t app_gen;		/* bumped by every verb (the progress thread reads it) */
 	int memfd;
 	struct fp_inbox *ib;
 	struct stat st;
@@ -194,22 +206,24 @@ static int fp_ib_lock(struct fp_inbox *ib)
 	return err;
 }
 
-/* Commit one record (header + up to two data parts); EAGAIN when full. */
-static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uint32_t n1)
+/* Commit one record (header + data) into p's inbox; EAGAIN when full. */
+static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const void *d1, uint32_t n1)
 {
+	struct fp_inbox *ib = pe->ib;
 	uint32_t len = (uint32_t)((sizeof(*h) + n1 + 7) & ~(size_t)7);
-	uint64_t head, tail, pad = 0;
+	uint64_t tail, pad = 0;
 	char *data = fp_ib_data(ib);
 	int err;
 
 	err = fp_ib_lock(ib);
 	if (err)
 		return err;
-	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
 	tail = ib->tail;
 	if (tail % FP_INBOX_DATA + len > FP_INBOX_DATA)
 		pad = FP_INBOX_DATA - tail % FP_INBOX_DATA;	/* records never wrap */
-	if (tail - head + pad + len > FP_INBOX_DATA) {
+	if (tail - pe->head_seen + pad + len > FP_INBOX_DATA)
+		pe->head_seen = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
+	if (tail - pe->head_seen + pad + len > FP_INBOX_DATA) {
 		pthread_mutex_unlock(&ib->lock);
 		return EAGAIN;
 	}
@@ -226,11 +240,16 @@ static int fp_ib_push(struct fp_inbox *ib, struct fp_rec *h, const void *d1, uin
 		memcpy(data + tail % FP_INBOX_DATA + sizeof(*h), d1, n1);
 	__atomic_store_n(&ib->tail, tail + len, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ib->lock);
-	__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
-	/* An owner busy in verbs serves it inline: no thread to wake then. */
-	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST) &&
-	    fp_now_ns() >= __atomic_load_n(&ib->active_until, __ATOMIC_RELAXED))
+	/* The tail before the sleepers, as a sleeper counts itself before it
+	 * looks at the tail (fp_ib_sleep): one of the two sees the other. Only
+	 * the owner's progress thread sleeps, and only while its application
+	 * calls no verb: one in its verbs serves the inbox itself and costs
+	 * its producers no wake-up. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ib->sleepers, __ATOMIC_SEQ_CST)) {
+		__atomic_add_fetch(&ib->seq, 1, __ATOMIC_SEQ_CST);
 		fp_futex_wake(&ib->seq);
+	}
 	return 0;
 }
 
@@ -258,13 +277,14 @@ static bool fp_pid_alive(pid_t pid)
 }
 
 /* Push, waiting for room (serving our own inbox meanwhile if serve). */
-static int fp_push_wait(struct fe_xport *xp, struct fp_inbox *ib, struct fp_rec *h,
+static int fp_push_wait(struct fe_xport *xp, struct fe_peer *pe, struct fp_rec *h,
 			const void *d1, uint32_t n1, bool serve)
 {
+	struct fp_inbox *ib = pe->ib;
 	long long end = 0;
 	int err;
 
-	while ((err = fp_ib_push(ib, h, d1, n1)) == EAGAIN) {
+	while ((err = fp_ib_push(pe, h, d1, n1)) == EAGAIN) {
 		/* the clock and the multiplier only once it was full */
 		if (!end)
 			end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_timeout_mult();
@@ -480,14 +500,14 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
 	uint32_t len = r->u.resp.len, off, n;
 
 	if (len <= FP_REC_MAX) {
-		fp_push_wait(xp, p->ib, r, data, len, false);
+		fp_push_wait(xp, p, r, data, len, false);
 		return;
 	}
 	r->seg_total = len;
 	for (off = 0; off < len; off += n) {
 		n = fp_seg_len(len, off);
 		r->seg_off = off;
-		if (fp_push_wait(xp, p->ib, r, data + off, n, false))
+		if (fp_push_wait(xp, p, r, data + off, n, false))
 			return;			/* the requester is stuck or gone */
 	}
 }
@@ -556,12 +576,12 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		fp_reasm_free(m);
 }
 
-/* The application is in a data path verb: it serves the inbox inline. */
+/* The application is in a verb, which serves the inbox inline: the
+ * progress thread sees the count move and keeps out of the way. */
 void fe_xport_touch(struct fe_xport *xp)
 {
-	if (xp && xp->pid == fp_self_pid())
-		__atomic_store_n(&xp->ib->active_until, fp_now_ns() + FP_ACTIVE_NS,
-				 __ATOMIC_RELAXED);
+	if (xp)
+		__atomic_store_n(&xp->app_gen, xp->app_gen + 1, __ATOMIC_RELAXED);
 }
 
 void fe_xport_drain(struct fe_xport *xp)
@@ -569,7 +589,9 @@ void fe_xport_drain(struct fe_xport *xp)
 	struct fp_inbox *ib;
 	uint64_t head;
 
-	if (!xp || xp->draining || xp->pid != fp_self_pid())
+	/* an empty inbox first: what every verb finds on the data path (the
+	 * mapping is there, if inherited through fork, to be looked at) */
+	if (!xp || fp_ib_empty(xp->ib) || xp->draining || xp->pid != fp_self_pid())
 		return;
 	ib = xp->ib;
 	xp->draining = true;
@@ -621,8 +643,8 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 		/* unreliable: fire and forget, as soon as there is room;
 		 * reliable: the requester keeps the WQE and tries again later
 		 * when full */
-		err = want ? fp_ib_push(p->ib, &r, data + off, n)
-			   : fp_push_wait(xp, p->ib, &r, data + off, n, true);
+		err = want ? fp_ib_push(p, &r, data + off, n)
+			   : fp_push_wait(xp, p, &r, data + off, n, true);
 		if (err)
 			break;
 		off += n;
@@ -666,9 +688,10 @@ void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
 static void *fp_progress(void *arg)
 {
 	struct fe_xport *xp = arg;
+	struct timespec active = { 0, FP_ACTIVE_NS };
+	uint64_t seen = __atomic_load_n(&xp->app_gen, __ATOMIC_RELAXED), gen;
+	long long hot_until = 0;	/* just served: stay awake till then */
 	sigset_t all;
-	long long hot_until = 0;	/* just served: stay awake till then, */
-	int64_t hot_act = 0;		/* unless the application calls a verb meanwhile */
 
 	/* signals are the application's business, not this thread's */
 	sigfillset(&all);
@@ -676,36 +699,35 @@ static void *fp_progress(void *arg)
 	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
 	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
-		long long now = fp_now_ns(),
-			  idle_in = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) - now,
-			  due = xp->work->next_due();	/* a retransmission */
+		long long now, due;
 
+		gen = __atomic_load_n(&xp->app_gen, __ATOMIC_RELAXED);
+		if (gen != seen) {
+			/* The application called a verb since we looked: its verbs
+			 * serve the inbox. Look again once it may have gone idle
+			 * (asleep on a completion channel, say); producers do not
+			 * wake us meanwhile (no sleeper). */
+			seen = gen;
+			hot_until = 0;
+			nanosleep(&active, NULL);
+			continue;
+		}
+		now = fp_now_ns();
+		due = xp->work->next_due();	/* a retransmission */
 		if (fp_ib_empty(xp->ib) && !(due && due <= now)) {
 			/* Right after serving a passive side's inbox (one-sided
 			 * traffic to an application that calls no verb), the next
 			 * request is likely microseconds away: poll for it rather
 			 * than pay a futex wake-up on both sides. */
-			if (now < hot_until &&
-			    __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED) == hot_act) {
+			if (now < hot_until) {
 				sched_yield();
 				continue;
 			}
-			/* While the application is active, producers do not wake us:
-			 * look again when that window ends (it may have gone to sleep
-			 * on a completion channel meanwhile), or when a
-			 * retransmission is due. */
-			long long ns = idle_in > 0 ? idle_in + FP_ACTIVE_NS / 4 : 200000000LL;
+			long long ns = 200000000LL;
 
 			if (due && due - now < ns)
 				ns = due - now;
 			fp_ib_sleep(xp->ib, ns);
-			continue;
-		}
-		if (idle_in > 0) {
-			/* the application serves it; look again once it went idle */
-			struct timespec ts = { 0, idle_in };
-
-			nanosleep(&ts, NULL);
 			continue;
 		}
 		/* a lock held means a verb runs, which serves the inbox itself */
@@ -719,7 +741,6 @@ static void *fp_progress(void *arg)
 		xp->work->retry();
 		fe_unlock();
 		hot_until = fp_now_ns() + FP_HOT_NS;
-		hot_act = __atomic_load_n(&xp->ib->active_until, __ATOMIC_RELAXED);
 	}
 
 	return NULL;

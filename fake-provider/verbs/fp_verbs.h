@@ -224,12 +224,35 @@ static inline struct fp_rqp *fp_rqp_of(struct fe_qp *e) { return e ? fp_containe
 enum fp_subj { FP_SUBJ_NONE, FP_SUBJ_QP, FP_SUBJ_CQ, FP_SUBJ_SRQ };
 
 /* Lock, serve what arrived, then the fault decision: 0 to proceed, else
- * the errno to fail with. */
-int fp__op_begin(enum fp_op op);
+ * the errno to fail with. (Inline: every verb of the data path pays it.) */
+static inline int fp__op_begin(enum fp_op op)
+{
+	fe_lock();
+	/* Serve what other processes sent before this op acts, as an HCA would
+	 * have on arrival: the data path's fast path (no thread hop), and a
+	 * destroy never strands packets that came in before it. */
+	fe_progress();
+	return fp__script->nfaults ? fp_fault_check(fp__script, op) : 0;
+}
 /* Trace "name args -> ret", raise scripted events due, unlock. */
-void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
-		void *subj, int ret, const char *fmt, ...)
+void fp__op_end_slow(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
+		     void *subj, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+/* An op ends with nothing to do but unlock when no trace is asked for and
+ * the script has no event rules (their counts are of calls of ops with
+ * rules: fp_events_due); the trace line's arguments are not even
+ * evaluated then, so they must have no side effects. */
+static inline bool fp__op_quiet(void)
+{
+	return !fp__script->trace_path[0] && !fp__script->nevents;
+}
+#define fp__op_end(ctx, op, kind, subj, ret, ...)					\
+	do {										\
+		if (fp__op_quiet())							\
+			fe_unlock();							\
+		else									\
+			fp__op_end_slow(ctx, op, kind, subj, ret, __VA_ARGS__);		\
+	} while (0)
 /* The engine's upcalls, once at load. */
 void fp__install_upcalls(void);
 

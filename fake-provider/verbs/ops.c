@@ -12,17 +12,6 @@
 
 #include "fp_verbs.h"
 
-int fp__op_begin(enum fp_op op)
-{
-	fe_lock();
-	/* Serve what other processes sent before this op acts, as an HCA would
-	 * have on arrival: the data path's fast path (no thread hop), and a
-	 * destroy never strands packets that came in before it. */
-	fe_progress();
-	return fp_fault_check(fp__script, op);
-}
-
-
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element)
 {
 	struct verbs_async_event_desc d = {
@@ -118,8 +107,8 @@ static void fp_raise_rule(struct fp_context *ctx, const struct fp_event_rule *r,
 		 ibv_event_type_str(r->type));
 }
 
-void fp__op_end(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
-		void *subj, int ret, const char *fmt, ...)
+void fp__op_end_slow(struct fp_context *ctx, enum fp_op op, enum fp_subj kind,
+		     void *subj, int ret, const char *fmt, ...)
 {
 	struct fp_event_rule *due[FP_MAX_EVENTS];
 	char args[512];
