@@ -622,7 +622,10 @@ void fe_xport_drain(struct fe_xport *xp)
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
 		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
 {
-	uint32_t len = pkt->op == FP_PKT_READ ? 0 : pkt->len, off, n;
+	/* a READ or an atomic carries no data: len is what it asks for */
+	bool asks = pkt->op == FP_PKT_READ || pkt->op == FP_PKT_CMP_SWAP ||
+		    pkt->op == FP_PKT_FETCH_ADD;
+	uint32_t len = asks ? 0 : pkt->len, off, n;
 	const char *data = pkt->payload;
 	struct fp_rec r;
 	int err;
