@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <infiniband/verbs.h>
 #include "fp_script.h"
 #include "fk_client.h"
@@ -295,6 +296,35 @@ long long fe_sq_next_due(void);
 void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp);
 
 /* ---- packets: what travels between requester and responder -------------- */
+/*
+ * A stretch of a message's data where it lies: the sender's registered
+ * memory, read when the HCA sends (and again for a retransmission, as a
+ * DMA engine reads it), its WQE's copy of inline data, or an inbox record.
+ */
+struct fp_piece {
+	const char *p;
+	uint64_t len;
+};
+
+/* Copy len bytes of the n pieces, from byte off of them on, to dst. */
+static inline void fe_pieces_copy(char *dst, const struct fp_piece *pc, unsigned n,
+				  uint64_t off, uint64_t len)
+{
+	for (; n && len; pc++, n--) {
+		uint64_t k;
+
+		if (off >= pc->len) {
+			off -= pc->len;
+			continue;
+		}
+		k = pc->len - off < len ? pc->len - off : len;
+		memmove(dst, pc->p + off, k);	/* a loopback may send from where it receives */
+		dst += k;
+		len -= k;
+		off = 0;
+	}
+}
+
 enum fp_pkt_op {
 	FP_PKT_SEND, FP_PKT_SEND_IMM, FP_PKT_WRITE, FP_PKT_WRITE_IMM,
 	FP_PKT_READ, FP_PKT_CMP_SWAP, FP_PKT_FETCH_ADD,
@@ -320,8 +350,10 @@ struct fp_packet {
 	bool grh;			/* UD: a GRH travels with the packet */
 	union ibv_gid sgid, dgid;
 	uint64_t compare_add, swap;
-	const void *payload;
-	uint32_t len;			/* payload length; READ: bytes requested */
+	/* the data, in pieces (never in an inbox: it follows the record) */
+	const struct fp_piece *pieces;
+	unsigned npieces;
+	uint32_t len;			/* data length; READ, atomics: bytes asked for */
 };
 
 enum fp_ack {

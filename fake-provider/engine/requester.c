@@ -102,33 +102,64 @@ static int fp_swr_check(const struct fe_qp *r, const struct fp_swr *s, uint64_t 
 	return 0;
 }
 
-/* Gather (or, for READ/atomics, check) the local buffers. */
-static enum ibv_wc_status fp_swr_gather(struct fe_qp *r, const struct fp_swr *s,
-					uint64_t len, char *buf)
+static bool fp_op_asks(enum ibv_wr_opcode op)
 {
-	bool to_local = s->opcode == IBV_WR_RDMA_READ ||
-			s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-			s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* At post time: what cannot wait until the WQE is sent, an atomic's length,
+ * and inline data, which the application may reuse once post_send returns
+ * (copied into the WQE; no key is checked for it). */
+static enum ibv_wc_status fp_swr_take(const struct fp_swr *s, uint64_t len, char *buf)
+{
 	uint64_t off = 0;
 	int i;
 
 	if ((s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	     s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) && len != 8)
 		return IBV_WC_LOC_LEN_ERR;
+	if (!(s->send_flags & IBV_SEND_INLINE))
+		return IBV_WC_SUCCESS;
 	for (i = 0; i < s->num_sge; i++) {
 		const struct ibv_sge *g = &s->sg_list[i];
-		const char *p;
 
-		if (s->send_flags & IBV_SEND_INLINE) {
-			p = (const char *)(uintptr_t)g->addr;	/* no key for inline data */
-		} else {
-			p = fe_mr_local(r->dev, r->pd, g, to_local);
-			if (!p)
-				return IBV_WC_LOC_PROT_ERR;
-		}
-		if (!to_local && g->length)
-			memcpy(buf + off, p, g->length);
+		if (g->length)
+			memcpy(buf + off, (const char *)(uintptr_t)g->addr, g->length);
 		off += g->length;
+	}
+	return IBV_WC_SUCCESS;
+}
+
+/*
+ * At send time, as an HCA reads memory when it sends (and again when it
+ * sends again): the pieces of the WQE's data in registered memory, each
+ * SGE checked against its key (for READ and atomics, where the answer will
+ * land, with local write). *n: how many pieces.
+ */
+static enum ibv_wc_status fp_swqe_read(struct fe_qp *r, struct fp_swqe *w, unsigned *n)
+{
+	bool to_local = fp_op_asks(w->s.opcode);
+	int i;
+
+	*n = 0;
+	if (w->s.send_flags & IBV_SEND_INLINE) {
+		w->pc[0].p = w->buf;
+		w->pc[0].len = w->len;
+		*n = w->len ? 1 : 0;
+		return IBV_WC_SUCCESS;
+	}
+	for (i = 0; i < w->s.num_sge; i++) {
+		const struct ibv_sge *g = &w->s.sg_list[i];
+		const char *p = fe_mr_local(r->dev, r->pd, g, to_local);
+
+		if (!p)
+			return IBV_WC_LOC_PROT_ERR;
+		if (!to_local && g->length) {
+			w->pc[*n].p = p;
+			w->pc[*n].len = g->length;
+			(*n)++;
+		}
 	}
 	return IBV_WC_SUCCESS;
 }
@@ -325,14 +356,19 @@ lost:
 static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
 {
 	struct fp_response resp = { 0 };
+	unsigned n;
 
+	if (w->local == IBV_WC_SUCCESS)
+		w->local = fp_swqe_read(r, w, &n);
 	if (w->local != IBV_WC_SUCCESS) {
 		w->state = FP_SWQE_DONE;
 		w->result = w->local;
 		return;
 	}
-	w->pkt.payload = w->buf;
+	w->pkt.pieces = w->pc;
+	w->pkt.npieces = n;
 	fe_deliver(r, &w->pkt, &resp, &w->sent);
+	w->pkt.pieces = NULL;		/* read again at the next try */
 	if (resp.status == FP_ACK_PENDING) {
 		w->state = FP_SWQE_SENT;
 		w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
@@ -506,16 +542,15 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	    (r->type == IBV_QPT_UD &&
 	     w->len > fp_mtu_bytes(spec->port[w->s.ah->port_num - 1].attr.active_mtu)))
 		w->local = IBV_WC_LOC_LEN_ERR;
-	/* room for what it carries (a READ or an atomic carries nothing) */
-	if (w->local == IBV_WC_SUCCESS && w->len && s->opcode != IBV_WR_RDMA_READ &&
-	    s->opcode != IBV_WR_ATOMIC_CMP_AND_SWP && s->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
-	    fe_swqe_buf(w, w->len)) {
+	/* inline data is copied now (a READ or an atomic has none) */
+	if (w->local == IBV_WC_SUCCESS && w->len && (s->send_flags & IBV_SEND_INLINE) &&
+	    !fp_op_asks(s->opcode) && fe_swqe_buf(w, w->len)) {
 		fe_swqe_put(r, w);
 		return ENOMEM;
 	}
 	w->seq = ++r->sq_posted;
 	if (w->local == IBV_WC_SUCCESS)
-		w->local = fp_swr_gather(r, &w->s, w->len, w->buf);
+		w->local = fp_swr_take(&w->s, w->len, w->buf);
 	if (w->local == IBV_WC_SUCCESS) {
 		fp_swr_packet(r, &w->s, &w->pkt);
 		w->pkt.len = (uint32_t)w->len;

@@ -126,7 +126,7 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 					memcpy(p + k, grh + off, chunk);
 			} else {
 				chunk = n - k;
-				memcpy(p + k, (const char *)pkt->payload + (off - hdr), chunk);
+				fe_pieces_copy(p + k, pkt->pieces, pkt->npieces, off - hdr, chunk);
 			}
 			k += chunk;
 		}
@@ -150,7 +150,7 @@ static enum fp_ack fe_rx_write(struct fe_dest *d, const struct fp_packet *pkt)
 	if (pkt->op == FP_PKT_WRITE_IMM && !d->rq->count)
 		return FP_NAK_RNR;
 	if (pkt->len)
-		memcpy(dst, pkt->payload, pkt->len);
+		fe_pieces_copy(dst, pkt->pieces, pkt->npieces, 0, pkt->len);
 	if (pkt->op == FP_PKT_WRITE_IMM) {
 		fe_rq_pop(d->rq, &w);
 		fe_rx_complete(d, pkt, w->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM,

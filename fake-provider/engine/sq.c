@@ -64,8 +64,9 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 	struct fp_swqe *w;
 	struct ibv_sge *sgl = NULL;
 
+	/* more SGEs than a WQE holds: their copy and their pieces, in one */
 	if (s->num_sge > FP_SWQE_SGE) {
-		sgl = malloc((size_t)s->num_sge * sizeof(*sgl));
+		sgl = malloc((size_t)s->num_sge * (sizeof(*sgl) + sizeof(struct fp_piece)));
 		if (!sgl)
 			return NULL;
 	}
@@ -80,11 +81,12 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 		}
 	}
 	/* everything but the packet, which the requester builds before the
-	 * WQE is first sent, and the payload buffer a spare keeps */
+	 * WQE is first sent, and the inline buffer a spare keeps */
 	fp_list_init(&w->link);
 	w->s = *s;
 	/* the caller may reuse its SGE array once post_send returns */
 	w->s.sg_list = sgl ? sgl : w->sge;
+	w->pc = sgl ? (struct fp_piece *)(void *)(sgl + s->num_sge) : w->pc_in;
 	if (s->num_sge > 0)
 		memcpy(w->s.sg_list, s->sg_list, (size_t)s->num_sge * sizeof(*sgl));
 	w->seq = w->len = 0;

@@ -24,7 +24,7 @@
 #include "fp_engine.h"
 
 #define FP_SWQE_SGE	4		/* SGEs kept in the WQE itself; more are allocated */
-#define FP_SWQE_KEEP	4096		/* the payload buffer a spare WQE keeps, at most */
+#define FP_SWQE_KEEP	4096		/* the inline buffer a spare WQE keeps, at most */
 
 enum fp_swqe_state { FP_SWQE_WAIT, FP_SWQE_SENT, FP_SWQE_DONE };
 
@@ -32,9 +32,11 @@ struct fp_swqe {
 	struct fp_link link;		/* in the QP's sq_wait, or its sq_free */
 	struct fp_swr s;		/* s.sg_list: the copy below, not the caller's */
 	struct ibv_sge sge[FP_SWQE_SGE];
+	struct fp_piece pc_in[FP_SWQE_SGE];
+	struct fp_piece *pc;		/* s.num_sge of them: pc_in, or after s.sg_list */
 	uint64_t seq, len;
 	enum ibv_wc_status local;	/* a local error found at post time */
-	char *buf;			/* the gathered payload (buf_cap bytes) */
+	char *buf;			/* inline data, copied at post time (buf_cap bytes) */
 	uint64_t buf_cap;
 	struct fp_packet pkt;
 	enum fp_swqe_state state;
@@ -55,7 +57,7 @@ void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 /* A WQE for the QP (from its spares), its SGEs copied from s; NULL: no memory. */
 struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s);
 void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w);
-/* Room for a payload of len bytes in w->buf: 0 or ENOMEM. */
+/* Room for len bytes of inline data in w->buf: 0 or ENOMEM. */
 int fe_swqe_buf(struct fp_swqe *w, uint64_t len);
 /* The QPs of this process that have outstanding WQEs (struct fe_qp.retry_link). */
 struct fp_link *fe_sq_retry_qps(void);

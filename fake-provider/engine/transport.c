@@ -206,8 +206,10 @@ static int fp_ib_lock(struct fp_inbox *ib)
 	return err;
 }
 
-/* Commit one record (header + data) into p's inbox; EAGAIN when full. */
-static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const void *d1, uint32_t n1)
+/* Commit one record into pe's inbox: the header, then n1 bytes of the npc
+ * pieces from byte off of them on; EAGAIN when full. */
+static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const struct fp_piece *pc,
+		      unsigned npc, uint64_t off, uint32_t n1)
 {
 	struct fp_inbox *ib = pe->ib;
 	uint32_t len = (uint32_t)((sizeof(*h) + n1 + 7) & ~(size_t)7);
@@ -237,7 +239,7 @@ static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const void *d1, uint
 	h->len = len;
 	memcpy(data + tail % FP_INBOX_DATA, h, sizeof(*h));
 	if (n1)
-		memcpy(data + tail % FP_INBOX_DATA + sizeof(*h), d1, n1);
+		fe_pieces_copy(data + tail % FP_INBOX_DATA + sizeof(*h), pc, npc, off, n1);
 	__atomic_store_n(&ib->tail, tail + len, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ib->lock);
 	/* The tail before the sleepers, as a sleeper counts itself before it
@@ -278,13 +280,14 @@ static bool fp_pid_alive(pid_t pid)
 
 /* Push, waiting for room (serving our own inbox meanwhile if serve). */
 static int fp_push_wait(struct fe_xport *xp, struct fe_peer *pe, struct fp_rec *h,
-			const void *d1, uint32_t n1, bool serve)
+			const struct fp_piece *pc, unsigned npc, uint64_t off, uint32_t n1,
+			bool serve)
 {
 	struct fp_inbox *ib = pe->ib;
 	long long end = 0;
 	int err;
 
-	while ((err = fp_ib_push(pe, h, d1, n1)) == EAGAIN) {
+	while ((err = fp_ib_push(pe, h, pc, npc, off, n1)) == EAGAIN) {
 		/* the clock and the multiplier only once it was full */
 		if (!end)
 			end = fp_now_ns() + (long long)FP_WAIT_MS * 1000000LL * fp_timeout_mult();
@@ -498,16 +501,17 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
 			 const char *data)
 {
 	uint32_t len = r->u.resp.len, off, n;
+	struct fp_piece pc = { data, len };
 
 	if (len <= FP_REC_MAX) {
-		fp_push_wait(xp, p, r, data, len, false);
+		fp_push_wait(xp, p, r, &pc, 1, 0, len, false);
 		return;
 	}
 	r->seg_total = len;
 	for (off = 0; off < len; off += n) {
 		n = fp_seg_len(len, off);
 		r->seg_off = off;
-		if (fp_push_wait(xp, p, r, data + off, n, false))
+		if (fp_push_wait(xp, p, r, &pc, 1, off, n, false))
 			return;			/* the requester is stuck or gone */
 	}
 }
@@ -520,14 +524,18 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 	struct fk_route rt;
 	struct fe_peer *p;
 	struct fp_rec r;
+	/* the data follows the record (a READ's or an atomic's len is what it
+	 * asks for: nothing follows) */
+	struct fp_piece pc = { (const char *)(h + 1), pkt.len };
 
-	pkt.payload = h + 1;
 	if (h->seg_total) {
 		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn);
 		if (!m)
 			return;			/* more to come (or dropped) */
-		pkt.payload = m->buf;
+		pc.p = m->buf;
 	}
+	pkt.pieces = &pc;
+	pkt.npieces = 1;
 	fe_rx(xp->dev, &pkt, &resp);
 	if (!h->want)
 		goto out;
@@ -626,7 +634,6 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 	bool asks = pkt->op == FP_PKT_READ || pkt->op == FP_PKT_CMP_SWAP ||
 		    pkt->op == FP_PKT_FETCH_ADD;
 	uint32_t len = asks ? 0 : pkt->len, off, n;
-	const char *data = pkt->payload;
 	struct fp_rec r;
 	int err;
 
@@ -635,7 +642,8 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 	r.id = *done ? *id : ++xp->next_id;
 	r.from = from;
 	r.u.pkt = *pkt;
-	r.u.pkt.payload = NULL;
+	r.u.pkt.pieces = NULL;
+	r.u.pkt.npieces = 0;
 	if (len > FP_REC_MAX)
 		r.seg_total = len;
 	off = *done;
@@ -646,8 +654,8 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 		/* unreliable: fire and forget, as soon as there is room;
 		 * reliable: the requester keeps the WQE and tries again later
 		 * when full */
-		err = want ? fp_ib_push(p, &r, data + off, n)
-			   : fp_push_wait(xp, p, &r, data + off, n, true);
+		err = want ? fp_ib_push(p, &r, pkt->pieces, pkt->npieces, off, n)
+			   : fp_push_wait(xp, p, &r, pkt->pieces, pkt->npieces, off, n, true);
 		if (err)
 			break;
 		off += n;
