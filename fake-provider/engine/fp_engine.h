@@ -375,6 +375,10 @@ struct fp_response {
 	uint32_t len;
 	uint64_t atomic_orig;
 	uint8_t rnr_timer;		/* RNR NAK: the responder QP's min_rnr_timer */
+	/* a cumulative ACK (transport.c): it completes every request of the QP
+	 * sent to the inbox of peer from, up to the one it names */
+	bool upto;
+	const struct fe_peer *from;
 };
 
 /* ---- where packets go (route.c) and what happens there (responder.c) ---- */

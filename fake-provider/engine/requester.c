@@ -476,7 +476,18 @@ void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct 
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
 
-		if (w->state != FP_SWQE_SENT || w->sent.id != id)
+		if (w->state != FP_SWQE_SENT)
+			continue;
+		if (resp->upto) {
+			/* a cumulative ACK: the requests sent there up to id (the
+			 * queue's requests on their way are in the order sent) */
+			if (w->sent.id > id)
+				break;
+			if (w->sent.peer == resp->from)
+				fp_swqe_answer(r, w, resp);
+			continue;
+		}
+		if (w->sent.id != id)
 			continue;
 		fp_swqe_answer(r, w, resp);
 		/* what it made due is sent by the next serve, not from inside

@@ -12,6 +12,8 @@
 
 #include "fp_engine.h"
 
+#define FE_RX_SGE_KEPT	4		/* receive SGEs whose address the check keeps */
+
 /* Where a message is executed. */
 struct fe_dest {
 	struct fe_dev *dev;
@@ -85,16 +87,21 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 	const void *wpd = d->srq ? d->srq->pd : d->pd;
 	uint32_t total = hdr + pkt->len, room = 0, done = 0;
 	unsigned char grh[FP_UD_GRH_LEN];
+	char *at[FE_RX_SGE_KEPT];	/* where the first SGEs land, from the check */
 	struct fp_rwqe *w;
 	int i;
 
 	if (!fe_rq_pop(d->rq, &w))
 		return FP_NAK_RNR;
 	for (i = 0; i < w->num_sge; i++) {
-		if (!fe_mr_local(d->dev, wpd, &w->sge[i], true)) {
+		char *p = fe_mr_local(d->dev, wpd, &w->sge[i], true);
+
+		if (!p) {
 			fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_LOC_PROT_ERR);
 			return FP_NAK_REM_OP;
 		}
+		if (i < FE_RX_SGE_KEPT)
+			at[i] = p;
 		room += w->sge[i].length;
 	}
 	if (room < total) {
@@ -112,7 +119,7 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 	if (hdr && pkt->grh)
 		fe_grh(pkt, grh);
 	for (i = 0; i < w->num_sge && done < total; i++) {
-		char *p = fe_mr_local(d->dev, wpd, &w->sge[i], true);
+		char *p = i < FE_RX_SGE_KEPT ? at[i] : fe_mr_local(d->dev, wpd, &w->sge[i], true);
 		uint32_t n = w->sge[i].length < total - done ? w->sge[i].length : total - done;
 		uint32_t k;
 

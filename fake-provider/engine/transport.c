@@ -89,6 +89,8 @@ struct fp_rec {
 			uint64_t atomic_orig;
 			uint32_t rnr_timer;
 			uint32_t qpn;	/* the requesting QP */
+			uint32_t upto;	/* a cumulative ACK (fp_ack_flush) */
+			uint64_t ib_dev, ib_ino;	/* from the inbox of (upto) */
 		} resp;			/* RESP: data follows */
 	} u;
 };
@@ -156,6 +158,14 @@ struct fe_xport {
 	bool draining;
 	uint64_t next_id;		/* of requests: their responses name them */
 	struct fp_reasm *reasm;		/* messages arriving in segments */
+	/* The responder's ACK not sent yet: it answers the run of requests of
+	 * QP qpn of connection conn executed, up to request id (fp_ack_flush). */
+	struct {
+		bool on;
+		uint32_t conn, qpn, n;
+		uint64_t id;
+		struct fe_peer *to;
+	} ack;
 };
 
 static char *fp_ib_data(struct fp_inbox *ib)
@@ -301,6 +311,17 @@ static int fp_push_wait(struct fe_xport *xp, struct fe_peer *pe, struct fp_rec *
 }
 
 /* ---- peers and routes ------------------------------------------------------- */
+/* The peer whose inbox is (st_dev, st_ino), if we mapped it. */
+static struct fe_peer *fp_peer_find(struct fe_xport *xp, dev_t st_dev, ino_t st_ino)
+{
+	struct fe_peer *p;
+
+	for (p = xp->peers; p; p = p->next)
+		if (p->st_dev == st_dev && p->st_ino == st_ino)
+			return p;
+	return NULL;
+}
+
 static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 {
 	struct fe_peer *p;
@@ -309,9 +330,9 @@ static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 
 	if (fstat(fd, &st))
 		return NULL;
-	for (p = xp->peers; p; p = p->next)
-		if (p->st_dev == st.st_dev && p->st_ino == st.st_ino)
-			return p;
+	p = fp_peer_find(xp, st.st_dev, st.st_ino);
+	if (p)
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -516,9 +537,56 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
 	}
 }
 
-static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
+/*
+ * The responder's ACKs are coalesced, as an RC responder may acknowledge
+ * a run of requests with one ACK of the last (IBA vol 1 9.7.5.1.2: an ACK
+ * acknowledges every earlier request): a request answered with a plain ACK
+ * (no data, no NAK) joins the run of its requester's connection and QP,
+ * which is sent, as one cumulative ACK naming this inbox, before any other
+ * answer, when the run changes hands or grows long, and at the end of
+ * every drain. The requester completes every request of that QP it sent
+ * to this inbox up to the one named (fe_sq_response).
+ */
+#define FP_ACK_RUN	32
+
+static void fp_ack_flush(struct fe_xport *xp)
 {
-	struct fp_packet pkt = h->u.pkt;
+	struct fp_rec r;
+
+	if (!xp->ack.on)
+		return;
+	xp->ack.on = false;
+	memset(&r, 0, sizeof(r));
+	r.kind = FP_REC_RESP;
+	r.id = xp->ack.id;
+	r.u.resp.status = FP_ACK_OK;
+	r.u.resp.qpn = xp->ack.qpn;
+	r.u.resp.upto = 1;
+	r.u.resp.ib_dev = (uint64_t)xp->st.st_dev;
+	r.u.resp.ib_ino = (uint64_t)xp->st.st_ino;
+	fp_push_wait(xp, xp->ack.to, &r, NULL, 0, 0, 0, false);
+}
+
+/* A plain ACK of request h to peer p: into the run, or a run of its own. */
+static void fp_ack_add(struct fe_xport *xp, struct fe_peer *p, const struct fp_rec *h)
+{
+	if (xp->ack.on && (xp->ack.conn != h->from || xp->ack.qpn != h->u.pkt.src_qpn ||
+			   xp->ack.n >= FP_ACK_RUN))
+		fp_ack_flush(xp);
+	if (!xp->ack.on) {
+		xp->ack.on = true;
+		xp->ack.conn = h->from;
+		xp->ack.qpn = h->u.pkt.src_qpn;
+		xp->ack.to = p;
+		xp->ack.n = 0;
+	}
+	xp->ack.id = h->id;
+	xp->ack.n++;
+}
+
+static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
+{
+	struct fp_packet *pkt = &h->u.pkt;	/* in our own inbox, ours till we pass it */
 	struct fp_response resp = { 0 };
 	struct fp_reasm *m = NULL;
 	struct fk_route rt;
@@ -526,7 +594,7 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 	struct fp_rec r;
 	/* the data follows the record (a READ's or an atomic's len is what it
 	 * asks for: nothing follows) */
-	struct fp_piece pc = { (const char *)(h + 1), pkt.len };
+	struct fp_piece pc = { (const char *)(h + 1), pkt->len };
 
 	if (h->seg_total) {
 		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn);
@@ -534,14 +602,26 @@ static void fp_handle_req(struct fe_xport *xp, const struct fp_rec *h)
 			return;			/* more to come (or dropped) */
 		pc.p = m->buf;
 	}
-	pkt.pieces = &pc;
-	pkt.npieces = 1;
-	fe_rx(xp->dev, &pkt, &resp);
+	pkt->pieces = &pc;
+	pkt->npieces = 1;
+	fe_rx(xp->dev, pkt, &resp);
 	if (!h->want)
 		goto out;
-	p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt, NULL);
+	/* the requester of the ACK run (a stream): no need to ask the way */
+	if (xp->ack.on && xp->ack.conn == h->from)
+		p = xp->ack.to;
+	else
+		p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt,
+			     NULL);
 	if (!p)
 		goto out;			/* the requester is gone */
+	if (resp.status == FP_ACK_OK && !resp.data && !p->self &&
+	    (pkt->op == FP_PKT_SEND || pkt->op == FP_PKT_SEND_IMM || pkt->op == FP_PKT_SEND_INV ||
+	     pkt->op == FP_PKT_WRITE || pkt->op == FP_PKT_WRITE_IMM)) {
+		fp_ack_add(xp, p, h);
+		goto out;
+	}
+	fp_ack_flush(xp);		/* answers go in the order of their requests */
 	memset(&r, 0, sizeof(r));
 	r.kind = FP_REC_RESP;
 	r.id = h->id;
@@ -570,9 +650,16 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		.rnr_timer = (uint8_t)h->u.resp.rnr_timer,
 		.len = h->u.resp.len,
 		.data = h->u.resp.len ? (void *)(h + 1) : NULL,	/* valid during the call */
+		.upto = h->u.resp.upto != 0,
 	};
 	struct fp_reasm *m = NULL;
 
+	if (resp.upto) {
+		/* from an inbox we sent to: else it acknowledges nothing of ours */
+		resp.from = fp_peer_find(xp, (dev_t)h->u.resp.ib_dev, (ino_t)h->u.resp.ib_ino);
+		if (!resp.from)
+			return;
+	}
 	if (h->seg_total) {
 		m = fp_reasm_add(xp, h, true, h->u.resp.qpn);
 		if (!m)
@@ -605,8 +692,7 @@ void fe_xport_drain(struct fe_xport *xp)
 	xp->draining = true;
 	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
 	while (head != __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE)) {
-		const struct fp_rec *h = (const struct fp_rec *)(const void *)
-					 (fp_ib_data(ib) + head % FP_INBOX_DATA);
+		struct fp_rec *h = (struct fp_rec *)(void *)(fp_ib_data(ib) + head % FP_INBOX_DATA);
 
 		if (h->kind == FP_REC_REQ)
 			fp_handle_req(xp, h);
@@ -615,6 +701,7 @@ void fe_xport_drain(struct fe_xport *xp)
 		head += h->len;
 		__atomic_store_n(&ib->head, head, __ATOMIC_RELEASE);
 	}
+	fp_ack_flush(xp);
 	xp->draining = false;
 }
 
