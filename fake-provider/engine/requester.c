@@ -379,23 +379,33 @@ static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
 	free(resp.data);
 }
 
+/* Complete an answered WQE off its queue: false when it failed, which moved
+ * the QP to ERR. */
+static bool fp_swqe_retire(struct fe_qp *r, struct fp_swqe *w)
+{
+	enum ibv_wc_status st = w->result;
+
+	fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
+	fe_swqe_put(r, w);
+	if (st != IBV_WC_SUCCESS) {
+		fe_qp_set_error(r);		/* later WQEs are flushed */
+		return false;
+	}
+	return true;
+}
+
 /* Complete the answered WQEs at the head of the queue, in order; an error
  * moves the QP to ERR, which flushes the rest. */
 static void fp_sq_retire(struct fe_qp *r)
 {
 	while (!fp_list_empty(&r->sq_wait)) {
 		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
-		enum ibv_wc_status st = w->result;
 
 		if (w->state != FP_SWQE_DONE)
 			return;
 		fp_list_del(&w->link);
-		fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
-		fe_swqe_put(r, w);
-		if (st != IBV_WC_SUCCESS) {
-			fe_qp_set_error(r);		/* later WQEs are flushed */
+		if (!fp_swqe_retire(r, w))
 			return;
-		}
 	}
 	fe_sq_done(r);
 }
@@ -573,6 +583,12 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	 * behind ones on their way it goes at once. */
 	if (!fp_sq_any_wait(r))
 		fp_swqe_try(r, w);
+	/* answered at once, behind nothing: it completes without queueing */
+	if (w->state == FP_SWQE_DONE && fp_list_empty(&r->sq_wait)) {
+		if (fp_swqe_retire(r, w))
+			fe_sq_done(r);
+		return 0;
+	}
 	fe_sq_wait_add(r, w);
 	if (w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) {
 		long long due = w->due ? w->due : fp_now_ns();

@@ -21,7 +21,8 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	bool xrc = pkt->src_type == IBV_QPT_XRC_SEND;
 	struct fe_dev *dev = src->dev;
 	struct fe_xport *xp = fe_dev_xport(dev);
-	struct fp_packet p2 = *pkt;
+	const struct fp_packet *out = pkt;
+	struct fp_packet p2;
 	struct fk_route rt;
 	struct fe_peer *p, *was = sent->peer;
 	uint32_t done = sent->seg_done;
@@ -51,21 +52,24 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 		return;
 	}
 	if (xrc) {
+		/* with what the daemon's gate said of the target QP */
+		p2 = *pkt;
 		p2.xrc_srqn = rt.srqn;
 		p2.xrc_access = rt.qp_access;
 		p2.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
 		p2.xrc_dom = rt.xrcd_id;
+		out = &p2;
 	}
 	if (fe_peer_self(p)) {
 		/* ours after all (an XRC SRQ of this process) */
-		fe_rx(dev, &p2, resp);
+		fe_rx(dev, out, resp);
 		return;
 	}
 	/* the rest of a long message goes where its first part went, else
 	 * all of it again to where the route leads now */
 	if (p != was)
 		done = 0;
-	err = fe_xport_send(xp, p, &p2, fk_conn_id(src->fk), reliable, &id, &done);
+	err = fe_xport_send(xp, p, out, fk_conn_id(src->fk), reliable, &id, &done);
 	sent->id = id;
 	if (err == EAGAIN) {
 		resp->status = FP_ACK_BUSY;
