@@ -396,6 +396,10 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);
+/* The same for a packet whose QP the caller found (fe_qp_find; NULL: none, or
+ * XRC, whose target QP is the daemon's). */
+void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+	      struct fp_response *resp);
 
 /* ---- the transport between processes (transport.c) ----------------------- */
 /* What the progress thread does besides serving the inbox (hca.c). */

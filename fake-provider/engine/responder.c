@@ -146,7 +146,7 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 static enum fp_ack fe_rx_write(struct fe_dest *d, const struct fp_packet *pkt)
 {
 	char *dst = NULL;
-	struct fp_rwqe *w;
+	struct fp_rwqe *w = NULL;
 
 	if (pkt->len) {		/* a zero-length write checks no key */
 		dst = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey,
@@ -154,12 +154,12 @@ static enum fp_ack fe_rx_write(struct fe_dest *d, const struct fp_packet *pkt)
 		if (!dst)
 			return FP_NAK_REM_ACCESS;
 	}
-	if (pkt->op == FP_PKT_WRITE_IMM && !d->rq->count)
+	/* WRITE_IMM consumes a receive WQE: none, an RNR NAK before any write */
+	if (pkt->op == FP_PKT_WRITE_IMM && !fe_rq_pop(d->rq, &w))
 		return FP_NAK_RNR;
 	if (pkt->len)
 		fe_pieces_copy(dst, pkt->pieces, pkt->npieces, 0, pkt->len);
 	if (pkt->op == FP_PKT_WRITE_IMM) {
-		fe_rq_pop(d->rq, &w);
 		fe_rx_complete(d, pkt, w->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM,
 			       pkt->len);
 	}
@@ -280,8 +280,14 @@ static bool fe_types_match(enum ibv_qp_type src, enum ibv_qp_type dst)
 
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp)
 {
+	fe_rx_qp(dev, pkt->src_type == IBV_QPT_XRC_SEND ? NULL : fe_qp_find(dev, pkt->dst_qpn),
+		 pkt, resp);
+}
+
+void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+	      struct fp_response *resp)
+{
 	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
-	struct fe_qp *qp;
 	struct fe_dest d;
 
 	resp->data = NULL;
@@ -292,7 +298,6 @@ void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *
 		fe_rx_xrc(dev, pkt, resp);
 		return;
 	}
-	qp = fe_qp_find(dev, pkt->dst_qpn);
 	/* Not able to receive, or the wrong transport: the packet is lost. */
 	if (!qp || (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
 		    qp->state != IBV_QPS_SQD) || !fe_types_match(pkt->src_type, qp->type))

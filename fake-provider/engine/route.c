@@ -25,6 +25,7 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	struct fp_packet p2;
 	struct fk_route rt;
 	struct fe_peer *p, *was = sent->peer;
+	struct fe_qp *dq;
 	uint32_t done = sent->seg_done;
 	uint64_t id = sent->id;
 	int err;
@@ -36,8 +37,8 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	sent->id = 0;
 	sent->cached = false;
 	sent->seg_done = 0;
-	if (!xrc && fe_qp_find(dev, pkt->dst_qpn)) {
-		fe_rx(dev, pkt, resp);
+	if (!xrc && (dq = fe_qp_find(dev, pkt->dst_qpn))) {
+		fe_rx_qp(dev, dq, pkt, resp);
 		return;
 	}
 	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
