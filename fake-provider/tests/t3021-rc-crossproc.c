@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -24,7 +27,7 @@
 
 enum {
 	R_SETUP = 1, R_CONNECT, R_POST_RECV, R_SEND, R_RECV, R_ARM_WAIT, R_SET, R_GET,
-	R_SEND_WRITE, R_POLL_SEND, R_FILL, R_SUM, R_POST_WRITE,
+	R_SEND_WRITE, R_POLL_SEND, R_FILL, R_SUM, R_POST_WRITE, R_TRAP_WRITE,
 };
 
 struct cmd {
@@ -161,8 +164,27 @@ static void agent_main(int in, int out, void *arg)
 				r.status = (uint32_t)ibv_post_recv(s.qp, &wr, &bad);
 			break;
 		}
+		case R_TRAP_WRITE: {
+			/* a WRITE of buf[0..3 pages) to b/c whose second page is not
+			 * readable: the HCA faults reading it, inside the peer'"'"'s inbox,
+			 * and this process dies there (no core, no test runner'"'"'s
+			 * handler) */
+			struct rlimit none = { 0, 0 };
+			char *pg = (char *)(((uintptr_t)s.buf + 8191) & ~(uintptr_t)4095);
+
+			setrlimit(RLIMIT_CORE, &none);
+			signal(SIGSEGV, SIG_DFL);
+			signal(SIGBUS, SIG_DFL);
+			if (mprotect(pg, 4096, PROT_NONE)) {
+				r.status = (uint32_t)errno;
+				break;
+			}
+			c.d = (uint64_t)(pg - s.buf) + 8192;
+		}
+			/* fall through */
 		case R_POST_WRITE:	/* a WRITE of buf[0..d) to b/c, not polled */
 			c.a = IBV_WR_RDMA_WRITE;
+			c.op = R_POST_WRITE;
 			/* fall through */
 		case R_SEND: {
 			/* local data at buf[0..len) (READ/atomics land there) */
@@ -325,6 +347,7 @@ struct pair {
 	struct fk_client *m;
 	struct fkt_proc a, b;		/* a requests, b responds */
 	uint64_t b_addr, b_rkey;
+	uint32_t b_qpn;
 };
 
 static void pair_up_rnr(struct pair *pr, uint8_t rnr_retry)
@@ -340,6 +363,7 @@ static void pair_up_rnr(struct pair *pr, uint8_t rnr_retry)
 	assert_int_equal(rb.status, 0);
 	assert_int_equal(cmd(&pr->a, R_CONNECT, (uint32_t)rb.v[0], rnr_retry, 0, 0).status, 0);
 	assert_int_equal(cmd(&pr->b, R_CONNECT, (uint32_t)ra.v[0], rnr_retry, 0, 0).status, 0);
+	pr->b_qpn = (uint32_t)rb.v[0];
 	pr->b_rkey = rb.v[1];
 	pr->b_addr = rb.v[2];
 }
@@ -468,6 +492,52 @@ static void long_write_to_a_killed_peer_ends_in_error(void **state)
 	assert_int_equal(fkt_daemon_gone(pid), 0);
 }
 
+/*
+ * A requester that dies inside the responder's inbox, holding the lock its
+ * producers share (its HCA faults reading the message it copies there),
+ * wedges nothing: another process's request into that inbox still goes,
+ * once the dead holder is found gone, and lands.
+ */
+static void requester_dead_inside_the_inbox_wedges_nothing(void **state)
+{
+	struct pair pr;
+	struct fkt_proc c;
+	struct cmd m = { R_TRAP_WRITE, 0, 0, 0, 0 };
+	struct res r;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pair_up(&pr);
+	m.b = pr.b_addr + 4096;
+	m.c = pr.b_rkey;
+	assert_int_equal(fkt_put(pr.a.to, &m, sizeof(m)), 0);
+	assert_int_not_equal(fkt_get(pr.a.from, &r, sizeof(r)), 0);	/* no answer: it died */
+	st = fkt_wait(pr.a.pid, 10000 * fkt_mult());
+	fkt_fd_track(pr.a.to, false);
+	fkt_fd_track(pr.a.from, false);
+	close(pr.a.to);
+	close(pr.a.from);
+	printf("# requester: wait status %#x\n", st);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	/* a third process writes into the same inbox */
+	c = fkt_spawn(agent_main, NULL);
+	r = cmd(&c, R_SETUP, 0, 0, 0, 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(cmd(&c, R_CONNECT, pr.b_qpn, 0, 0, 0).status, 0);
+	cmd(&c, R_SET, 0, 0, 0, 0x600d600d600d600dull);
+	r = cmd(&c, R_SEND, IBV_WR_RDMA_WRITE, pr.b_addr + 512, pr.b_rkey, 8);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
+	assert_int_equal(cmd(&pr.b, R_GET, 512, 0, 0, 0).v[0], 0x600d600d600d600dull);
+	pid = fk_daemon_pid(pr.m);
+	fkt_reap(&c);
+	fkt_reap(&pr.b);
+	assert_int_equal(fkt_objects(pr.m), 0);
+	fk_disconnect(pr.m);
+	assert_int_equal(fkt_daemon_gone(pid), 0);
+}
+
 /* Atomics run in the target process and return the original value. */
 static void atomics_cross_process(void **state)
 {
@@ -579,6 +649,7 @@ int main(int argc, char **argv)
 		TR_TEST(rdma_write_and_read_cross_process),
 		TR_TEST(long_write_and_read_cross_process),
 		TR_TEST(long_write_to_a_killed_peer_ends_in_error),
+		TR_TEST(requester_dead_inside_the_inbox_wedges_nothing),
 		TR_TEST(atomics_cross_process),
 		TR_TEST(remote_access_error_reaches_requester),
 		TR_TEST(send_without_receive_is_rnr_error),
