@@ -331,29 +331,39 @@ enum fp_pkt_op {
 	FP_PKT_SEND_INV,		/* SEND_WITH_INV: imm holds the rkey to invalidate */
 };
 
+/*
+ * A packet, in the order its parts travel: what every packet carries, then
+ * what only XRC, atomics and UD packets carry (in an inbox a packet takes
+ * as many parts as its kind reads: fp_pkt_wire_len, transport.c), then
+ * where its data lies in this process.
+ */
 struct fp_packet {
 	enum fp_pkt_op op;
 	enum ibv_qp_type src_type;
 	uint32_t src_qpn, dst_qpn;
 	uint32_t psn;
-	uint64_t remote_addr;
 	uint32_t rkey;
 	uint32_t imm;			/* network order, as in the WR */
-	bool solicited;
-	uint32_t xrc_srqn;		/* XRC_SEND only */
-	uint32_t xrc_access;		/* XRC_SEND: the target QP's qp_access_flags, from the daemon's gate */
-	uint8_t xrc_rnr_timer;		/* XRC_SEND: the target QP's min_rnr_timer, likewise */
-	uint32_t xrc_dom;		/* XRC_SEND: the target QP's domain id, likewise */
-	uint32_t qkey;			/* UD */
+	uint32_t len;			/* data length; READ, atomics: bytes asked for */
+	uint64_t remote_addr;
 	uint16_t slid;
 	uint8_t sl, port;
+	bool solicited;
 	bool grh;			/* UD: a GRH travels with the packet */
-	union ibv_gid sgid, dgid;
+	/* XRC_SEND: the SRQ it names; the target QP's qp_access_flags,
+	 * min_rnr_timer and domain id, from the daemon's gate */
+	uint32_t xrc_srqn;
+	uint32_t xrc_access;
+	uint32_t xrc_dom;
+	uint8_t xrc_rnr_timer;
+	/* atomics */
 	uint64_t compare_add, swap;
+	/* UD */
+	uint32_t qkey;
+	union ibv_gid sgid, dgid;
 	/* the data, in pieces (never in an inbox: it follows the record) */
 	const struct fp_piece *pieces;
 	unsigned npieces;
-	uint32_t len;			/* data length; READ, atomics: bytes asked for */
 };
 
 enum fp_ack {

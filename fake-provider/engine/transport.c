@@ -74,8 +74,13 @@ struct fp_inbox {
 
 enum { FP_REC_PAD = 1, FP_REC_REQ, FP_REC_RESP };
 
+/*
+ * A record of an inbox: this header, of hlen bytes (as much of u as the
+ * record's kind takes), then its data.
+ */
 struct fp_rec {
-	uint32_t kind, len;		/* len: the whole record, 8-aligned */
+	uint16_t kind, hlen;
+	uint32_t len;			/* the whole record, 8-aligned */
 	uint64_t id;
 	uint32_t from;			/* REQ: connection id of the requester's inbox */
 	uint32_t want;			/* REQ: a response is awaited */
@@ -83,8 +88,8 @@ struct fp_rec {
 	 * record each: its offset and whole length (seg_total 0: not cut) */
 	uint32_t seg_off, seg_total;
 	union {
-		struct fp_packet pkt;	/* REQ: payload follows */
-		struct {
+		struct fp_packet pkt;	/* REQ: the parts its kind reads */
+		struct fp_rec_resp {
 			enum fp_ack status;
 			uint32_t len;
 			uint64_t atomic_orig;
@@ -92,9 +97,32 @@ struct fp_rec {
 			uint32_t qpn;	/* the requesting QP */
 			uint32_t upto;	/* a cumulative ACK (fp_ack_flush) */
 			uint64_t ib_dev, ib_ino;	/* from the inbox of (upto) */
-		} resp;			/* RESP: data follows */
+		} resp;
 	} u;
 };
+
+/* How much of a packet travels: the parts its kind reads (a responder
+ * reads the XRC part of XRC packets only, the atomic one of atomics, the
+ * UD one of UD packets; never where its data lay in the sender). */
+static uint32_t fp_pkt_wire_len(const struct fp_packet *pkt)
+{
+	if (pkt->src_type == IBV_QPT_UD)
+		return offsetof(struct fp_packet, pieces);
+	if (pkt->src_type == IBV_QPT_XRC_SEND || pkt->op == FP_PKT_CMP_SWAP ||
+	    pkt->op == FP_PKT_FETCH_ADD)
+		return offsetof(struct fp_packet, qkey);
+	return offsetof(struct fp_packet, xrc_srqn);
+}
+
+static uint16_t fp_rec_hlen(size_t part)
+{
+	return (uint16_t)((offsetof(struct fp_rec, u) + part + 7) & ~(size_t)7);
+}
+
+static const char *fp_rec_data(const struct fp_rec *h)
+{
+	return (const char *)h + h->hlen;
+}
 
 struct fe_peer {
 	struct fe_peer *next;
@@ -267,7 +295,7 @@ static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const struct fp_piec
 		      unsigned npc, uint64_t off, uint32_t n1)
 {
 	struct fp_inbox *ib = pe->ib;
-	uint32_t len = (uint32_t)((sizeof(*h) + n1 + 7) & ~(size_t)7);
+	uint32_t len = (uint32_t)((h->hlen + n1 + 7) & ~(size_t)7);
 	uint64_t tail, pad = 0;
 	char *data = fp_ib_data(ib);
 
@@ -289,9 +317,9 @@ static int fp_ib_push(struct fe_peer *pe, struct fp_rec *h, const struct fp_piec
 		tail += pad;
 	}
 	h->len = len;
-	memcpy(data + tail % FP_INBOX_DATA, h, sizeof(*h));
+	memcpy(data + tail % FP_INBOX_DATA, h, h->hlen);
 	if (n1)
-		fe_pieces_copy(data + tail % FP_INBOX_DATA + sizeof(*h), pc, npc, off, n1);
+		fe_pieces_copy(data + tail % FP_INBOX_DATA + h->hlen, pc, npc, off, n1);
 	__atomic_store_n(&ib->tail, tail + len, __ATOMIC_RELEASE);
 	fp_ib_unlock(ib);
 	/* The tail before the sleepers, as a sleeper counts itself before it
@@ -497,7 +525,7 @@ static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h
 			break;
 	}
 	m = *pp;
-	if (!n || sizeof(*h) + n > h->len)
+	if (!n || (uint64_t)h->hlen + n > h->len)
 		return NULL;			/* not a segment this transport made */
 	if (m && (!h->seg_off || m->id != h->id || m->got != h->seg_off ||
 		  m->total != h->seg_total)) {
@@ -526,7 +554,7 @@ static struct fp_reasm *fp_reasm_add(struct fe_xport *xp, const struct fp_rec *h
 		xp->reasm = m;
 		pp = &xp->reasm;
 	}
-	memcpy(m->buf + m->got, h + 1, n);
+	memcpy(m->buf + m->got, fp_rec_data(h), n);
 	m->got += n;
 	if (m->got < m->total)
 		return NULL;
@@ -558,8 +586,9 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
 
 /*
  * The responder's ACKs are coalesced, as an RC responder may acknowledge
- * a run of requests with one ACK of the last (IBA vol 1 9.7.5.1.2: an ACK
- * acknowledges every earlier request): a request answered with a plain ACK
+ * a run of requests with one ACK of the last (an ACK acknowledges every
+ * earlier request, IBA vol 1 9.7.5.1; hfi1 coalesces so: linux v4.5
+ * 7c091e5c0685 "add ACK coalescing logic"): a request answered with a plain ACK
  * (no data, no NAK) joins the run of its requester's connection and QP,
  * which is sent, as one cumulative ACK naming this inbox, before any other
  * answer, when the run changes hands or grows long, and at the end of
@@ -575,8 +604,9 @@ static void fp_ack_flush(struct fe_xport *xp)
 	if (!xp->ack.on)
 		return;
 	xp->ack.on = false;
-	memset(&r, 0, sizeof(r));
+	memset(&r, 0, offsetof(struct fp_rec, u) + sizeof(r.u.resp));
 	r.kind = FP_REC_RESP;
+	r.hlen = fp_rec_hlen(sizeof(r.u.resp));
 	r.id = xp->ack.id;
 	r.u.resp.status = FP_ACK_OK;
 	r.u.resp.qpn = xp->ack.qpn;
@@ -605,7 +635,7 @@ static void fp_ack_add(struct fe_xport *xp, struct fe_peer *p, const struct fp_r
 
 static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 {
-	struct fp_packet *pkt = &h->u.pkt;	/* in our own inbox, ours till we pass it */
+	struct fp_packet pkt_in, *pkt = &pkt_in;
 	struct fp_response resp = { 0 };
 	struct fp_reasm *m = NULL;
 	struct fk_route rt;
@@ -613,8 +643,11 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	struct fp_rec r;
 	/* the data follows the record (a READ's or an atomic's len is what it
 	 * asks for: nothing follows) */
-	struct fp_piece pc = { (const char *)(h + 1), pkt->len };
+	struct fp_piece pc = { fp_rec_data(h), h->u.pkt.len };
 
+	/* the parts of the packet that came (the others its kind does not read) */
+	memset(pkt, 0, sizeof(*pkt));
+	memcpy(pkt, &h->u.pkt, h->hlen - offsetof(struct fp_rec, u));
 	if (h->seg_total) {
 		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn);
 		if (!m)
@@ -641,8 +674,9 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 		goto out;
 	}
 	fp_ack_flush(xp);		/* answers go in the order of their requests */
-	memset(&r, 0, sizeof(r));
+	memset(&r, 0, offsetof(struct fp_rec, u) + sizeof(r.u.resp));
 	r.kind = FP_REC_RESP;
+	r.hlen = fp_rec_hlen(sizeof(r.u.resp));
 	r.id = h->id;
 	r.u.resp.status = resp.status;
 	r.u.resp.len = resp.data ? resp.len : 0;
@@ -668,7 +702,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		.atomic_orig = h->u.resp.atomic_orig,
 		.rnr_timer = (uint8_t)h->u.resp.rnr_timer,
 		.len = h->u.resp.len,
-		.data = h->u.resp.len ? (void *)(h + 1) : NULL,	/* valid during the call */
+		.data = h->u.resp.len ? (void *)fp_rec_data(h) : NULL,	/* valid during the call */
 		.upto = h->u.resp.upto != 0,
 	};
 	struct fp_reasm *m = NULL;
@@ -712,10 +746,13 @@ void fe_xport_drain(struct fe_xport *xp)
 	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
 	while (head != __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE)) {
 		struct fp_rec *h = (struct fp_rec *)(void *)(fp_ib_data(ib) + head % FP_INBOX_DATA);
+		/* a header that is not what fp_ib_push writes is passed over */
+		bool sane = h->hlen >= offsetof(struct fp_rec, u) && h->hlen <= h->len &&
+			    h->hlen <= sizeof(*h);
 
-		if (h->kind == FP_REC_REQ)
+		if (h->kind == FP_REC_REQ && sane)
 			fp_handle_req(xp, h);
-		else if (h->kind == FP_REC_RESP)
+		else if (h->kind == FP_REC_RESP && sane)
 			fp_handle_resp(xp, h);
 		head += h->len;
 		__atomic_store_n(&ib->head, head, __ATOMIC_RELEASE);
@@ -743,13 +780,12 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 	struct fp_rec r;
 	int err;
 
-	memset(&r, 0, sizeof(r));
+	memset(&r, 0, offsetof(struct fp_rec, u));
 	r.kind = FP_REC_REQ;
+	r.hlen = fp_rec_hlen(fp_pkt_wire_len(pkt));
 	r.id = *done ? *id : ++xp->next_id;
 	r.from = from;
-	r.u.pkt = *pkt;
-	r.u.pkt.pieces = NULL;
-	r.u.pkt.npieces = 0;
+	memcpy(&r.u.pkt, pkt, fp_pkt_wire_len(pkt));
 	if (len > FP_REC_MAX)
 		r.seg_total = len;
 	off = *done;
