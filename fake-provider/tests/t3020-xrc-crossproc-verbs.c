@@ -27,7 +27,7 @@
 
 enum {
 	A_OPEN = 1, A_XRCD, A_CLOSE_XRCD, A_CREATE, A_OPEN_QP, A_DESTROY, A_TO_RTR,
-	A_QUERY, A_EVENT, A_CLOSE_DEV, A_EXIT, A_SRQ, A_SRQ_WAIT, A_XSEND,
+	A_QUERY, A_EVENT, A_CLOSE_DEV, A_EXIT, A_SRQ, A_SRQ_WAIT, A_XSEND, A_XPOST, A_XPOLL,
 };
 
 struct cmd {
@@ -81,6 +81,7 @@ static void agent_main(int in, int out, void *arg)
 	struct ibv_qp *sq = NULL;
 	struct ibv_mr *mr = NULL;
 	static char buf[4096];
+	uint64_t posted = 0;		/* A_XPOST's WRs, numbered from 100 */
 	struct ibv_wc wc;
 	struct cmd c;
 
@@ -215,8 +216,10 @@ static void agent_main(int in, int out, void *arg)
 			}
 			break;
 		}
+		case A_XPOST:
 		case A_XSEND: {
-			/* an XRC_SEND QP to target QP c.a; a SEND to XRC SRQ c.b */
+			/* an XRC_SEND QP to target QP c.a; a SEND to XRC SRQ c.b,
+			 * waited for (A_XSEND) or not (A_XPOST) */
 			struct ibv_qp_init_attr_ex qa;
 			struct ibv_qp_attr a;
 			struct ibv_sge sge;
@@ -253,17 +256,35 @@ static void agent_main(int in, int out, void *arg)
 			sge.length = 32;
 			sge.lkey = mr->lkey;
 			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = 5;
+			wr.wr_id = c.op == A_XPOST ? 100 + posted++ : 5;
 			wr.sg_list = &sge;
 			wr.num_sge = 1;
 			wr.opcode = IBV_WR_SEND;
 			wr.send_flags = IBV_SEND_SIGNALED;
 			wr.qp_type.xrc.remote_srqn = c.b;
 			r.status = (uint32_t)ibv_post_send(sq, &wr, &bad);
+			if (c.op == A_XPOST)
+				break;
 			end = fkt_ms() + 10000 * fkt_mult();
 			while (!r.status && ibv_poll_cq(cq, 1, &wc) == 0 && fkt_ms() < end)
 				;
 			r.value = r.status ? 0 : wc.status;
+			break;
+		}
+		case A_XPOLL: {
+			/* A_XPOST'"'"'s completions: up to c.a of them in c.b ms; slot 1
+			 * when each succeeded, in the order posted */
+			long long end = fkt_ms() + (long long)c.b * fkt_mult();
+			uint64_t next = 100;
+
+			r.slot = 1;
+			while (r.value < c.a && fkt_ms() < end) {
+				if (ibv_poll_cq(cq, 1, &wc) != 1)
+					continue;
+				if (wc.status != IBV_WC_SUCCESS || wc.wr_id != next++)
+					r.slot = 0;
+				r.value++;
+			}
 			break;
 		}
 		case A_QUERY: {
@@ -614,6 +635,40 @@ static void xrc_send_a_to_tgt_b_to_srq_c(void **state)
 	all_released(m);
 }
 
+/*
+ * A cumulative ACK completes only what went where it came from: an
+ * XRC_SEND QP'"'"'s first SEND waits in the inbox of a process that is
+ * stopped, its second is executed by another, whose ACK of it must not
+ * complete the first; once the first process runs again, both complete,
+ * in the order posted.
+ */
+static void xrc_ack_completes_only_what_went_to_its_sender(void **state)
+{
+	bool seed = is_seed(state);
+	struct fk_client *m = fkt_monitor();
+	struct fkt_proc a = agent(seed, false), b = agent(seed, false), c = agent(seed, false);
+	uint32_t qpn = ok_cmd(&b, A_CREATE, 0), srq_b, srq_c;
+	struct res r;
+
+	ok_cmd(&b, A_TO_RTR, 0);
+	srq_b = ok_cmd(&b, A_SRQ, 0);
+	srq_c = ok_cmd(&c, A_SRQ, 0);
+	assert_int_equal(kill(b.pid, SIGSTOP), 0);
+	assert_int_equal(do_cmd2(&a, A_XPOST, qpn, srq_b).status, 0);
+	assert_int_equal(do_cmd2(&a, A_XPOST, qpn, srq_c).status, 0);
+	r = do_cmd2(&a, A_XPOLL, 2, 300);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.value, 0);		/* behind the one b has not run */
+	assert_int_equal(kill(b.pid, SIGCONT), 0);
+	r = do_cmd2(&a, A_XPOLL, 2, 10000);
+	assert_int_equal(r.value, 2);
+	assert_int_equal(r.slot, 1);
+	fkt_reap(&a);
+	fkt_reap(&b);
+	fkt_reap(&c);
+	all_released(m);
+}
+
 #define BOTH(fn, ids) \
 	{ #fn "_current", ids, fn, NULL, NULL, &fkt_life_current }, \
 	{ #fn "_seed", ids, fn, NULL, NULL, &fkt_life_seed }
@@ -638,6 +693,7 @@ int main(int argc, char **argv)
 		BOTH(xrcd_destroyed_with_leftover_qps, "XRCD-14 XRCD-15 LIFE-05"),
 		BOTH(events_reach_every_handle_in_its_own_process, "LIFE-08"),
 		BOTH(xrc_send_a_to_tgt_b_to_srq_c, "XRCD-08 SRQX-13 WR-03 LIFE-03"),
+		BOTH(xrc_ack_completes_only_what_went_to_its_sender, "WR-03"),
 
 	};
 	static const char dev[] = "device fake0\n\tcap xrc\n";
