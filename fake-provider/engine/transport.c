@@ -5,13 +5,16 @@
  * context of the device) per device; a requester asks the daemon once where
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
  * its packets straight into it (where a packet goes is the router's
- * decision, route.c). The destination runs the responder (fe_rx,
- * responder.c) on them: inline whenever it is in a data path
- * verb, else on its progress thread, which sleeps on a futex in the inbox.
- * Reliable requests wait for the response in their own inbox, serving
- * their own inbox meanwhile, so two processes sending to each other never
- * wait for each other. XRC packets go to the process of the SRQ they name,
- * after the daemon's gate check of the target QP; its answer is kept while
+ * decision, route.c), data read from the sender's memory as an HCA reads
+ * it: one copy into the inbox, one out. The destination runs the responder
+ * (fe_rx, responder.c) on them: inline whenever it is in a verb, else on
+ * its progress thread, which sleeps on a futex in the inbox once the
+ * application has called no verb for a while (struct fe_xport.app_gen).
+ * A reliable request's answer comes into its requester's own inbox later
+ * (plain ACKs coalesced: fp_ack_flush), so two processes sending to each
+ * other never wait for each other. XRC packets go to the process of the
+ * SRQ they name, after the daemon's gate check of the target QP; its
+ * answer is kept while
  * the daemon's route epoch (fk_epoch) holds, so steady XRC traffic makes no
  * daemon round trip, and any change the daemon serves (a modify, a destroy,
  * a connection gone) sends the next message back to it; the responder there
