@@ -14,11 +14,11 @@
  * (plain ACKs coalesced: fp_ack_flush), so two processes sending to each
  * other never wait for each other. XRC packets go to the process of the
  * SRQ they name, after the daemon's gate check of the target QP; its
- * answer is kept while
- * the daemon's route epoch (fk_epoch) holds, so steady XRC traffic makes no
- * daemon round trip, and any change the daemon serves (a modify, a destroy,
- * a connection gone) sends the next message back to it; the responder there
- * checks that SRQ against the target QP's domain (WR-03).
+ * answer is kept while the daemon's route epoch (fk_epoch) holds, so
+ * steady XRC traffic makes no daemon round trip, and any change the daemon
+ * serves (a modify, a destroy, a connection gone) sends the next message
+ * back to it; the responder there checks that SRQ against the target QP's
+ * domain (WR-03).
  * A message longer than one record (FP_REC_MAX, 1 MiB) goes in segments,
  * one record each and in order, up to the port's max_msg_sz; the receiving
  * side gathers them (struct fp_reasm) and executes the message whole at its
