@@ -306,8 +306,7 @@ void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
 		resp->status = FP_ACK_DROPPED;
 		return;
 	}
-	memset(&d, 0, sizeof(d));
-	d.dev = dev;
+	d.dev = dev;			/* every member */
 	d.qp = qp;
 	d.type = qp->type;
 	d.qpn = qp->qpn;

@@ -648,8 +648,8 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	 * asks for: nothing follows) */
 	struct fp_piece pc = { fp_rec_data(h), h->u.pkt.len };
 
-	/* the parts of the packet that came (the others its kind does not read) */
-	memset(pkt, 0, sizeof(*pkt));
+	/* the parts of the packet that came: the others, which its kind does not
+	 * read (fp_pkt_wire_len), are left unset */
 	memcpy(pkt, &h->u.pkt, h->hlen - offsetof(struct fp_rec, u));
 	if (h->seg_total) {
 		m = fp_reasm_add(xp, h, false, h->u.pkt.src_qpn);
