@@ -179,7 +179,13 @@ static void recv_post(struct fx *f, uint64_t id)
 }
 
 /* One completion through the extended CQ's functions. */
-struct cqe { uint64_t wr_id; int status, opcode; uint32_t len, qpn, src, flags; __be32 imm; uint64_t ts; };
+struct cqe {
+	uint64_t wr_id;
+	int status, opcode;
+	uint32_t len, qpn, src, flags;
+	__be32 imm;
+	uint64_t ts;		/* with a timestamp, else 0 */
+};
 
 static int cqx_take(struct fx *f, struct cqe *out, int max)
 {
