@@ -704,15 +704,16 @@ static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, ui
 
 /* MR-02: a done rereg takes effect at once: the new translation is where
  * the region's key writes, a new access is what it grants, and moved to
- * another PD the region is out of reach of the old PD's QPs. */
+ * another PD the region is out of reach of the old PD's QPs and holds the
+ * new PD instead of the old one. */
 static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *a = calloc(1, 4096), *b = calloc(1, 4096);
-	struct ibv_pd *pd2;
-	struct ibv_mr *mr;
+	struct ibv_pd *pd2, *pd3;
+	struct ibv_mr *mr, *mr3;
 	struct cq_pair p;
-	int st;
+	int st, ret;
 
 	assert_non_null(cq);
 	assert_non_null(a);
@@ -750,6 +751,20 @@ static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 	if (st == IBV_WC_SUCCESS)
 		th_fail("a QP of the old PD still writes into the region moved to another PD");
 	th_note("after the move to another PD: status %d", st);
+	/* the region's use of a PD moves with it: the PD it left can go at
+	 * once, the one it is on not while it lives (EBUSY) */
+	pd3 = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd3);
+	mr3 = ibv_reg_mr(pd3, a, 4096, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr3);
+	assert_int_equal(rereg(mr3, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
+	ret = ibv_dealloc_pd(pd3);
+	if (ret)
+		th_fail("the PD a region left: ibv_dealloc_pd %d, not 0", ret);
+	ret = ibv_dealloc_pd(pd2);
+	if (ret != EBUSY)
+		th_fail("the PD two regions moved to: ibv_dealloc_pd %d, not EBUSY", ret);
+	assert_int_equal(ibv_dereg_mr(mr3), 0);
 	assert_int_equal(ibv_dereg_mr(mr), 0);
 	assert_int_equal(ibv_dealloc_pd(pd2), 0);
 	cq_pair_down(&p);

@@ -763,7 +763,7 @@ int fk__mr_rereg(struct fk_conn *c, const struct fk_req_mr_rereg *r, uint32_t *p
 		fk_uobj_unref(c, old);
 		fk_uobj_hold(mr, FK_REF_PD, pd);
 	}
-	*pd_handle = pd->handle;
+	*pd_handle = mr->ref[FK_REF_PD]->handle;
 	return 0;
 }
 
