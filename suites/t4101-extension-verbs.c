@@ -2,11 +2,12 @@
 /*
  * t4101: the extension verbs of rdma-core 44 beyond XRC, as a program
  * written against that release uses them: the extended device query and
- * the port query (DEVX-), extended CQs and their poll and read functions
- * (CQX-), ibv_rereg_mr (MR-), memory windows of types 1 and 2 (MW-),
- * thread and parent domains with the application's allocators (PD-). Where a provider does not offer an extension,
- * the library's answer for a missing op is accepted and named in a note
- * (a legacy provider on the reference target has none of them).
+ * the port query (DEVX-), extended CQs and their poll and read functions,
+ * completion timestamps and the device clock (CQX-), ibv_rereg_mr (MR-),
+ * memory windows of types 1 and 2 (MW-), thread and parent domains with
+ * the application's allocators (PD-). Where a provider does not offer an
+ * extension, the library's answer for a missing op is accepted and named
+ * in a note (a legacy provider on the reference target has none of them).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -485,6 +486,144 @@ static void completion_channel_reports_the_extended_cq(struct th_ctx *t)
 	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
 }
 
+/* ---- completion timestamps (CQX-06) ------------------------------------------------ */
+/* The timestamp mask mlx5 and mlx4 report whatever the device: their
+ * kernel drivers set it unconditionally (linux v6.1
+ * drivers/infiniband/hw/mlx5/main.c mlx5_ib_query_device,
+ * drivers/infiniband/hw/mlx4/main.c mlx4_ib_query_device); 0 for others. */
+static uint64_t driver_ts_mask(void)
+{
+	const char *d = th_driver();
+
+	if (!strcmp(d, "mlx5"))
+		return 0x7fffffffffffffffULL;
+	if (!strcmp(d, "mlx4"))
+		return 0xffffffffffffULL;
+	return 0;
+}
+
+/* b is not before a on a counter that keeps the bits of mask and wraps:
+ * less than half its range ahead. */
+static int ts_not_before(uint64_t a, uint64_t b, uint64_t mask)
+{
+	return ((b - a) & mask) <= (mask >> 1);
+}
+
+/* The device clock through ibv_query_rt_values_ex: 1 with its count, 0
+ * when the provider has no op (libibverbs' EOPNOTSUPP, or mlx5's without
+ * the clock page mapped). */
+static int raw_clock(struct th_ctx *t, uint64_t *now)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	int ret = ibv_query_rt_values_ex(t->ctx, &v);
+
+	if (ret == EOPNOTSUPP)
+		return 0;
+	if (ret || !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		th_fail("ibv_query_rt_values_ex(IBV_VALUES_MASK_RAW_CLOCK): %d, comp_mask %#x", ret,
+			v.comp_mask);
+	*now = (uint64_t)v.raw_clock.tv_sec * 1000000000u + (uint64_t)v.raw_clock.tv_nsec;
+	return 1;
+}
+
+/* CQX-06: a device with a completion clock reports its rate and the mask
+ * of a timestamp; an extended CQ asked for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
+ * stamps each completion with that clock when it is made: in the mask's
+ * bits, never going back in completion order, between the raw clock read
+ * before the work was posted and after it was polled. */
+static void completion_timestamps_follow_the_device_clock(struct th_ctx *t)
+{
+	struct ibv_values_ex bad = {
+		.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED,
+	};
+	struct ibv_cq_init_attr_ex a;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_device_attr_ex ax;
+	uint64_t want = driver_ts_mask(), mask, ts[8], raw0 = 0, raw1 = 0;
+	struct ibv_cq_ex *cqx;
+	struct cq_pair p;
+	int n = 0, i, ret, tries, raw;
+
+	memset(&ax, 0, sizeof(ax));
+	assert_int_equal(ibv_query_device_ex(t->ctx, NULL, &ax), 0);
+	mask = ax.completion_timestamp_mask;
+	if (want && mask != want)
+		th_fail("the %s driver reports completion_timestamp_mask %#llx, not %#llx",
+			th_driver(), (unsigned long long)mask, (unsigned long long)want);
+	if (!mask)
+		th_skip("the device has no completion clock: ibv_query_device_ex reports "
+			"completion_timestamp_mask 0 (hca_core_clock %llu)",
+			(unsigned long long)ax.hca_core_clock);
+	if (mask & (mask + 1))
+		th_fail("completion_timestamp_mask %#llx is not 2^n - 1", (unsigned long long)mask);
+	th_note("hca_core_clock %llu kHz, completion_timestamp_mask %#llx",
+		(unsigned long long)ax.hca_core_clock, (unsigned long long)mask);
+	/* extended CQs at all (else a skip with the reason), then with timestamps */
+	cqx = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, NULL);
+	assert_int_equal(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	memset(&a, 0, sizeof(a));
+	a.cqe = 32;
+	a.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM |
+		     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	cqx = ibv_create_cq_ex(t->ctx, &a);
+	if (!cqx)
+		th_fail("the device reports a clock, but create_cq_ex with "
+			"IBV_WC_EX_WITH_COMPLETION_TIMESTAMP fails: %s", strerror(errno));
+	if (!cqx->read_completion_ts)
+		th_fail("created without read_completion_ts");
+	/* a comp_mask bit the op does not know: EINVAL, nothing written */
+	ret = ibv_query_rt_values_ex(t->ctx, &bad);
+	if (ret != EOPNOTSUPP && (ret != EINVAL ||
+				  bad.comp_mask != (IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED)))
+		th_fail("ibv_query_rt_values_ex with IBV_VALUES_MASK_RESERVED: %d, comp_mask %#x, "
+			"not EINVAL with it untouched", ret, bad.comp_mask);
+	raw = raw_clock(t, &raw0);
+	cq_pair_up(t, &p, ibv_cq_ex_to_cq(cqx));
+	cq_pair_traffic(&p);
+	for (tries = 0; n < 6 && tries < 3000; tries++) {
+		ret = ibv_start_poll(cqx, &pa);
+		if (ret == ENOENT) {
+			usleep(1000);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		do {
+			assert_true(n < 8);
+			if (cqx->status != IBV_WC_SUCCESS)
+				th_fail("wr_id %#llx: status %d", (unsigned long long)cqx->wr_id,
+					cqx->status);
+			ts[n++] = ibv_wc_read_completion_ts(cqx);
+		} while ((ret = ibv_next_poll(cqx)) == 0);
+		assert_int_equal(ret, ENOENT);
+		ibv_end_poll(cqx);
+	}
+	if (raw && !raw_clock(t, &raw1))
+		th_fail("ibv_query_rt_values_ex answered once, then EOPNOTSUPP");
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	assert_int_equal(n, 6);
+	for (i = 0; i < n; i++) {
+		if (ts[i] & ~mask)
+			th_fail("completion %d: timestamp %#llx has bits outside the mask %#llx", i,
+				(unsigned long long)ts[i], (unsigned long long)mask);
+		if (i && !ts_not_before(ts[i - 1], ts[i], mask))
+			th_fail("completion %d: timestamp %#llx before the one of completion %d, "
+				"%#llx", i, (unsigned long long)ts[i], i - 1,
+				(unsigned long long)ts[i - 1]);
+		if (raw && (!ts_not_before(raw0 & mask, ts[i], mask) ||
+			    !ts_not_before(ts[i], raw1 & mask, mask)))
+			th_fail("completion %d: timestamp %#llx not between the raw clock before "
+				"the post (%#llx) and after the poll (%#llx)", i,
+				(unsigned long long)ts[i], (unsigned long long)(raw0 & mask),
+				(unsigned long long)(raw1 & mask));
+	}
+	if (raw)
+		th_note("6 completions within %llu ticks of the raw clock",
+			(unsigned long long)((raw1 - raw0) & mask));
+	else
+		th_note("no ibv_query_rt_values_ex (EOPNOTSUPP): timestamps checked for order only");
+}
 
 /* ---- ibv_rereg_mr (MR-) --------------------------------------------------------- */
 /* MR-01: the library's own checks: an unknown flag, a translation without
@@ -565,15 +704,16 @@ static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, ui
 
 /* MR-02: a done rereg takes effect at once: the new translation is where
  * the region's key writes, a new access is what it grants, and moved to
- * another PD the region is out of reach of the old PD's QPs. */
+ * another PD the region is out of reach of the old PD's QPs and holds the
+ * new PD instead of the old one. */
 static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *a = calloc(1, 4096), *b = calloc(1, 4096);
-	struct ibv_pd *pd2;
-	struct ibv_mr *mr;
+	struct ibv_pd *pd2, *pd3;
+	struct ibv_mr *mr, *mr3;
 	struct cq_pair p;
-	int st;
+	int st, ret;
 
 	assert_non_null(cq);
 	assert_non_null(a);
@@ -611,6 +751,20 @@ static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 	if (st == IBV_WC_SUCCESS)
 		th_fail("a QP of the old PD still writes into the region moved to another PD");
 	th_note("after the move to another PD: status %d", st);
+	/* the region's use of a PD moves with it: the PD it left can go at
+	 * once, the one it is on not while it lives (EBUSY) */
+	pd3 = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd3);
+	mr3 = ibv_reg_mr(pd3, a, 4096, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr3);
+	assert_int_equal(rereg(mr3, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
+	ret = ibv_dealloc_pd(pd3);
+	if (ret)
+		th_fail("the PD a region left: ibv_dealloc_pd %d, not 0", ret);
+	ret = ibv_dealloc_pd(pd2);
+	if (ret != EBUSY)
+		th_fail("the PD two regions moved to: ibv_dealloc_pd %d, not EBUSY", ret);
+	assert_int_equal(ibv_dereg_mr(mr3), 0);
 	assert_int_equal(ibv_dereg_mr(mr), 0);
 	assert_int_equal(ibv_dealloc_pd(pd2), 0);
 	cq_pair_down(&p);
@@ -1386,6 +1540,7 @@ static const struct th_test tests[] = {
 	TH_TEST(extended_poll_reads_what_poll_cq_reads, "CQX-02", 0),
 	TH_TEST(start_poll_on_an_empty_cq_is_enoent, "CQX-03", 0),
 	TH_TEST(completion_channel_reports_the_extended_cq, "CQX-04", 0),
+	TH_TEST(completion_timestamps_follow_the_device_clock, "CQX-06", 0),
 	TH_TEST(rereg_mr_refuses_bad_input_and_keeps_the_mr, "MR-01", 0),
 	TH_TEST(rereg_mr_moves_translation_access_and_pd, "MR-02", 0),
 	TH_TEST(rereg_mr_kernel_refusals_change_nothing, "MR-03", 0),

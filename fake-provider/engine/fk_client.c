@@ -746,6 +746,17 @@ int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle)
 		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
 }
 
+int fk_mr_rereg(struct fk_client *c, uint32_t mr, unsigned flags, uint32_t pd, int access,
+		uint64_t start, uint64_t hca_va, uint32_t *pd_now)
+{
+	struct fk_req_mr_rereg r = {
+		.mr_handle = mr, .flags = flags, .pd_handle = pd, .access = (uint32_t)access,
+		.start = start, .hca_va = hca_va,
+	};
+
+	return fk_call_pair(c, FK_MSG_MR_REREG, &r, sizeof(r), -1, NULL, pd_now);
+}
+
 int fk_srq_create_xrc(struct fk_client *c, uint32_t pd, uint32_t cq, uint32_t xrcd_handle,
 		      uint32_t *handle, uint32_t *srqn)
 {

@@ -148,6 +148,15 @@ static inline int fk_obj_create_on_pd(struct fk_client *c, int type, uint32_t su
 	return fk_obj_create(c, type, sub, &refs, handle);
 }
 int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle);
+/*
+ * ibv_rereg_mr's command on MR handle mr: flags IBV_REREG_MR_CHANGE_* (the
+ * kernel's IB_MR_REREG_* values); pd is read with the PD flag, access with
+ * the ACCESS one, start and hca_va with TRANSLATION. The MR keeps its
+ * handle, the use of a PD moves to the new one; *pd_now (may be NULL) is
+ * the handle of the PD the MR is on afterwards, as the daemon resolved it.
+ */
+int fk_mr_rereg(struct fk_client *c, uint32_t mr, unsigned flags, uint32_t pd, int access,
+		uint64_t start, uint64_t hca_va, uint32_t *pd_now);
 
 /* XRC SRQs: a number in the domain; holds the domain, the XRCD handle, the
  * CQ and the PD (each resolved as above, XRCD first: SRQX-08/09). */

@@ -58,6 +58,7 @@ struct fp_cqe {
 	struct fe_qp *sq_qp;		/* NULL for receive CQEs */
 	uint64_t sq_seq;
 	bool solicited;
+	uint64_t ts;			/* the device clock's count when it was made (0: none) */
 };
 
 enum fp_cq_arm { FP_CQ_DISARMED = 0, FP_CQ_ARM_SOLICITED, FP_CQ_ARM_ANY };
@@ -68,6 +69,9 @@ struct fe_cq {
 	struct fp_cqe *ring;
 	enum fp_cq_arm arm;
 	bool overflowed;
+	/* the completion clock its CQEs are stamped with (kHz; 0: none), and
+	 * the last stamp */
+	uint64_t clock_khz, ts_last;
 };
 
 /* A receive WQE: sge[] has max_sge slots. */
@@ -248,6 +252,10 @@ void fe_cq_push(struct fe_cq *cq, const struct ibv_wc *wc, struct fe_qp *sq_qp,
 const struct fp_cqe *fe_cq_peek(const struct fe_cq *cq);
 void fe_cq_pop(struct fe_cq *cq);
 void fe_cq_arm(struct fe_cq *cq, bool solicited_only);
+/* A free-running completion clock of khz kHz: its count now (from the
+ * host's boot, CLOCK_MONOTONIC, so every process of the host reads the
+ * same device clock), unmasked. */
+uint64_t fe_clock_ticks(uint64_t khz);
 void fe_cq_purge_qp(struct fe_cq *cq, struct fe_qp *qp);
 
 /* After a receive WQE was taken: the armed limit fires once (SRQX-14). */

@@ -127,6 +127,26 @@ int fe_cq_resize(struct fe_cq *cq, int size)
 	return 0;
 }
 
+uint64_t fe_clock_ticks(uint64_t khz)
+{
+	/* ns * kHz / 10^6, in 128 bits: a count of 64 bits that wraps, as a
+	 * hardware counter does (a timestamp keeps the bits of its mask) */
+	return (uint64_t)((unsigned __int128)(uint64_t)fp_now_ns() * khz / 1000000u);
+}
+
+/* The stamp of a CQE made now (CQX-06): the clock is monotonic, so the
+ * stamps of a CQ never go back in the order its CQEs are made, unless the
+ * cq_ts_backwards quirk makes each one a tick before the one before it. */
+static uint64_t fe_cq_stamp(struct fe_cq *cq)
+{
+	uint64_t t = fe_clock_ticks(cq->clock_khz);
+
+	if (cq->ts_last && fp__quirk(FP_Q_CQ_TS_BACKWARDS))
+		t = cq->ts_last - 1;
+	cq->ts_last = t;
+	return t;
+}
+
 void fe_cq_push(struct fe_cq *cq, const struct ibv_wc *wc, struct fe_qp *sq_qp,
 		uint64_t sq_seq, bool solicited)
 {
@@ -145,6 +165,9 @@ void fe_cq_push(struct fe_cq *cq, const struct ibv_wc *wc, struct fe_qp *sq_qp,
 	e->sq_qp = sq_qp;
 	e->sq_seq = sq_seq;
 	e->solicited = solicited;
+	e->ts = 0;
+	if (cq->clock_khz)	/* @rule CQX-06 */
+		e->ts = fe_cq_stamp(cq);
 	cq->count++;
 
 	/* Solicited-only arming also fires on error completions. */

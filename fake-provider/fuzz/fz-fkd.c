@@ -902,6 +902,47 @@ int fz_write_seeds(const char *dir)
 	sd_plain(&sd, 0, FK_MSG_DUMP, &zero);
 	rc |= sd_write(dir, "objects", &sd);
 
+	/* MR_REREG: PD 0 and 1, MR 2 on PD 0 moved to PD 1 (PD 0 goes, PD 1
+	 * is held), a new access; refusals: no flag, an unknown one, a PD
+	 * handle naming the MR, an MR handle naming nothing */
+	memset(&sd, 0, sizeof(sd));
+	sd_hello(&sd, 0, "fake0", FK_LIFE_CURRENT);
+	ob.type = FK_OBJ_PD;
+	ob.sub = 0;
+	ob.ref[FK_REF_PD] = ob.ref[FK_REF_SCQ] = ob.ref[FK_REF_RCQ] = FK_NO_HANDLE;
+	ob.ref[FK_REF_SRQ] = ob.ref[FK_REF_XRCD] = FK_NO_HANDLE;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	ob.type = FK_OBJ_MR;
+	ob.sub = IBV_ACCESS_LOCAL_WRITE;
+	ob.ref[FK_REF_PD] = 0;
+	sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &ob);
+	{
+		struct fk_req_mr_rereg rr = { .mr_handle = 2, .flags = FK_REREG_PD, .pd_handle = 1 };
+
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);
+		od.handle = 0;
+		od.type = FK_OBJ_PD;
+		sd_plain(&sd, 0, FK_MSG_OBJ_DESTROY, &od);		/* gone: not held */
+		od.handle = 1;
+		sd_plain(&sd, 0, FK_MSG_OBJ_DESTROY, &od);		/* EBUSY: the MR's */
+		rr.flags = FK_REREG_ACCESS | FK_REREG_TRANS;
+		rr.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		rr.start = rr.hca_va = 0x10000040;
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);
+		rr.flags = 0;
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);			/* EINVAL */
+		rr.flags = 0x10;
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);			/* EOPNOTSUPP */
+		rr.flags = FK_REREG_PD;
+		rr.pd_handle = 2;
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);			/* EINVAL: an MR */
+		rr.mr_handle = 7;
+		sd_plain(&sd, 0, FK_MSG_MR_REREG, &rr);			/* ENOENT */
+	}
+	sd_plain(&sd, 0, FK_MSG_DUMP, &zero);
+	rc |= sd_write(dir, "mr-rereg", &sd);
+
 	/* HELLO quirks: unknown handles fall back, leftovers drop the domain */
 	memset(&sd, 0, sizeof(sd));
 	sd_hello_q(&sd, 0, "fake1", FK_LIFE_SEED, FK_HQ__ALL);

@@ -142,6 +142,12 @@ static void fz_check_script(const struct fp_script *s, const char *text)
 			fz_broken("node_type out of range", text, NULL);
 		if (!memchr(d->attr.fw_ver, 0, sizeof(d->attr.fw_ver)))
 			fz_broken("fw_ver not terminated", text, NULL);
+		/* a clock: 1..10000000 kHz, a mask of 2^n - 1, never under rxe */
+		if (d->clock_khz ? d->clock_khz > 10000000 || !d->clock_mask ||
+				   (d->clock_mask & (d->clock_mask + 1)) ||
+				   s->profile == FP_PROF_RXE
+				 : d->clock_mask != 0)
+			fz_broken("clock out of range", text, NULL);
 		if (d->nports < 1 || d->nports > FP_MAX_PORTS ||
 		    d->attr.phys_port_cnt != d->nports)
 			fz_broken("nports out of range or not phys_port_cnt", text, NULL);

@@ -176,6 +176,8 @@ int fk__srq_create_xrc(struct fk_conn *c, const struct fk_req_obj *req, uint32_t
 int fk__srq_destroy(struct fk_conn *c, uint32_t handle);
 int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *req, uint32_t *handle);
 int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type);
+/* ibv_rereg_mr's command: the MR keeps its handle; *pd: the PD it is on now. */
+int fk__mr_rereg(struct fk_conn *c, const struct fk_req_mr_rereg *r, uint32_t *pd);
 int fk__tgt_create(struct fk_conn *c, uint32_t xrcd_handle, uint64_t user,
 		   uint32_t *handle, uint32_t *qpn);
 int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t type,

@@ -10,6 +10,7 @@ static const char *const fk_msg_names[FK_MSG__COUNT] = {
 	[FK_MSG_DUMP] = "dump",
 	[FK_MSG_EVENT_RAISE] = "event_raise",
 	[FK_MSG_HELLO] = "hello",
+	[FK_MSG_MR_REREG] = "mr_rereg",
 	[FK_MSG_QPN_ALLOC] = "qpn_alloc",
 	[FK_MSG_QPN_FREE] = "qpn_free",
 	[FK_MSG_RING_SET] = "ring_set",

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
-#define FK_PROTO_VERSION	4u
+#define FK_PROTO_VERSION	5u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
@@ -54,6 +54,7 @@ enum fk_msg_type {
 	FK_MSG_ROUTE,
 	FK_MSG_OBJ_CREATE,
 	FK_MSG_OBJ_DESTROY,
+	FK_MSG_MR_REREG,
 	FK_MSG__COUNT
 };
 #define FK_MSG_REPLY		0x8000u
@@ -167,6 +168,26 @@ struct fk_req_obj_destroy {
 	uint32_t type;
 };
 
+/*
+ * MR_REREG (version 5): ibv_rereg_mr's command (ib_uverbs_rereg_mr). The MR
+ * keeps its handle; flags say what changes (FK_REREG_*, the kernel's
+ * IB_MR_REREG_* values, which are libibverbs' IBV_REREG_MR_CHANGE_*):
+ * pd_handle is read with FK_REREG_PD, access with FK_REREG_ACCESS, start and
+ * hca_va with FK_REREG_TRANS. Reply fk_rep_pair: a = the MR's handle, b = the
+ * handle of the PD it is on now.
+ */
+#define FK_REREG_TRANS		0x1u
+#define FK_REREG_PD		0x2u
+#define FK_REREG_ACCESS		0x4u
+#define FK_REREG_ALL		0x7u
+struct fk_req_mr_rereg {
+	uint32_t mr_handle;
+	uint32_t flags;
+	uint32_t pd_handle;
+	uint32_t access;		/* enum ibv_access_flags */
+	uint64_t start, hca_va;
+};
+
 struct fk_ah_wire {
 	uint8_t dgid[16];
 	uint32_t flow_label;
@@ -267,6 +288,7 @@ _Static_assert(sizeof(struct fk_req_modify) == 132, "fk_req_modify layout");
 _Static_assert(sizeof(struct fk_event_msg) == 24, "fk_event_msg layout");
 _Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
 _Static_assert(sizeof(struct fk_req_obj) == 32, "fk_req_obj layout");
+_Static_assert(sizeof(struct fk_req_mr_rereg) == 32, "fk_req_mr_rereg layout");
 
 /* The exact payload size of a request type, 0 if the type is unknown. */
 static inline uint32_t fk_proto_req_size(uint32_t type)
@@ -292,6 +314,7 @@ static inline uint32_t fk_proto_req_size(uint32_t type)
 	case FK_MSG_ROUTE:		return sizeof(struct fk_req_route);
 	case FK_MSG_OBJ_CREATE:	return sizeof(struct fk_req_obj);
 	case FK_MSG_OBJ_DESTROY:	return sizeof(struct fk_req_obj_destroy);
+	case FK_MSG_MR_REREG:		return sizeof(struct fk_req_mr_rereg);
 
 	default:			return 0;
 	}

@@ -345,6 +345,13 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 		fk_reply(c, type, seq, fk__obj_destroy(c, r->handle, r->type));
 		break;
 	}
+	case FK_MSG_MR_REREG: {
+		const struct fk_req_mr_rereg *r = payload;
+
+		err = fk__mr_rereg(c, r, &b);
+		fk_reply_pair(c, type, seq, err, r->mr_handle, b);
+		break;
+	}
 	case FK_MSG_TGT_QP_CREATE: {
 		const struct fk_req_tgt_create *r = payload;
 
@@ -446,6 +453,7 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 		struct fk_req_modify m;
 		struct fk_req_hello h;
 		struct fk_req_obj o;
+		struct fk_req_mr_rereg rr;	/* (and its 8-byte alignment) */
 		char raw[FK_REQ_MAX];
 	} pl;
 	struct fk_hdr h;

@@ -717,6 +717,56 @@ int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type)
 	return 0;
 }
 
+/*
+ * ibv_rereg_mr's command, in the order of ib_uverbs_rereg_mr (linux v6.1
+ * drivers/infiniband/core/uverbs_cmd.c): no flag is EINVAL, a flag it
+ * does not know EOPNOTSUPP, a new translation whose start and hca_va lie
+ * at different offsets in their pages EINVAL; then the MR by its handle
+ * (uobj_get_write: ENOENT for a number that names nothing, EINVAL for an
+ * object of another type), the new access (ib_check_mr_access), the new PD
+ * by its handle (uobj_get_obj_read, EINVAL). The driver re-registers in
+ * place, so the MR keeps its uobject and handle, and the use of a PD moves
+ * from the old one to the new (atomic_dec/atomic_inc of pd->usecnt): the
+ * old one can go once nothing else holds it. A refusal changes nothing.
+ */
+int fk__mr_rereg(struct fk_conn *c, const struct fk_req_mr_rereg *r, uint32_t *pd_handle)
+{
+	struct fk_uobj *mr = r->mr_handle < c->tab_len ? c->tab[r->mr_handle] : NULL;
+	struct fk_uobj *pd, *old;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int err;
+
+	if (!r->flags)				/* @rule MR-03 */
+		return EINVAL;
+	if (r->flags & ~FK_REREG_ALL)
+		return EOPNOTSUPP;
+	if ((r->flags & FK_REREG_TRANS) && ((r->start ^ r->hca_va) & (page - 1)))
+		return EINVAL;
+	if (!mr || mr->closed)
+		return ENOENT;
+	if (mr->type != FK_OBJ_MR)
+		return EINVAL;
+	if (r->flags & FK_REREG_ACCESS) {
+		err = fk_mr_access_check(r->access);
+		if (err)			/* @rule MR-03 */
+			return err;
+	}
+	old = mr->ref[FK_REF_PD];
+	pd = old;
+	if (r->flags & FK_REREG_PD) {
+		pd = fk_uobj_get(c, r->pd_handle, FK_OBJ_PD);
+		if (!pd)
+			return EINVAL;
+	}
+	if (pd != old) {			/* @rule MR-02 */
+		mr->ref[FK_REF_PD] = NULL;
+		fk_uobj_unref(c, old);
+		fk_uobj_hold(mr, FK_REF_PD, pd);
+	}
+	*pd_handle = mr->ref[FK_REF_PD]->handle;
+	return 0;
+}
+
 /* ---- target QPs ---------------------------------------------------------------- */
 static struct fk_hqp *fk_hqp_find(struct fk_conn *c, uint32_t handle)
 {

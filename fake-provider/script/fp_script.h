@@ -51,6 +51,7 @@ enum fp_withdraw {
 	FP_X_MW = 1 << 3,		/* "mw": memory windows */
 	FP_X_PARENT_DOMAIN = 1 << 4,	/* "parent_domain": alloc_td, alloc_parent_domain */
 	FP_X_QUERY_DEVICE_EX = 1 << 5,	/* "query_device_ex" */
+	FP_X_QUERY_RT_VALUES = 1 << 6,	/* "query_rt_values" */
 };
 
 struct fp_port_spec {
@@ -68,6 +69,11 @@ struct fp_dev_spec {
 	struct ibv_device_attr attr;	/* device_cap_flags incl. IBV_DEVICE_XRC, limits, phys_port_cnt = nports */
 	int nports;
 	struct fp_port_spec port[FP_MAX_PORTS];	/* port[i] is port number i + 1 */
+	/* A free-running completion clock (`clock KHZ [mask M]`): its rate in kHz
+	 * (0: the script gives the device none) and the mask of the bits a
+	 * completion timestamp keeps (2^n - 1). What a driver profile reports
+	 * is fp_prof_clock()'s. */
+	uint64_t clock_khz, clock_mask;
 };
 
 /* A fault: fail call number nth of op (1-based), or every call from nth on. */

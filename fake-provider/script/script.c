@@ -36,7 +36,8 @@
  *                                   EOPNOTSUPP), cq_ex (create_cq_ex),
  *                                   rereg_mr, mw (memory windows),
  *                                   parent_domain (alloc_td and
- *                                   alloc_parent_domain), query_device_ex
+ *                                   alloc_parent_domain), query_device_ex,
+ *                                   query_rt_values
  *   event TYPE after OP N [port P]  raise async event TYPE right after the Nth
  *                                   call of OP. TYPE: cq_err, qp_fatal,
  *                                   qp_req_err, qp_access_err, comm_est,
@@ -75,8 +76,20 @@
  *   gid PORT INDEX GID              GID in IPv6 text or 32 hex digits; PORT must
  *                                   be declared; INDEX 0..15
  *   pkey PORT INDEX VALUE           INDEX 0..3, VALUE 0..0xffff
- *   guid and node_type may appear once per device; later lines of the
- *   other kinds override earlier ones.
+ *   clock KHZ [mask M]              a free-running completion clock (the HCA's
+ *                                   core clock) counting KHZ kHz (1..10000000,
+ *                                   hca_core_clock) from the host's boot; a
+ *                                   CQE is stamped with its count when made,
+ *                                   and a timestamp keeps the bits of M
+ *                                   (completion_timestamp_mask: 2^n - 1, n
+ *                                   1..64; default all 64). Profile strict:
+ *                                   no clock without this line; mlx5 and
+ *                                   mlx4 always have one (KHZ default
+ *                                   1000000) with their driver's mask, so
+ *                                   `mask` is refused there; rxe has none
+ *                                   (the line is refused)
+ *   guid, node_type and clock may appear once per device; later lines of
+ *   the other kinds override earlier ones.
  *
  * A script must declare at least one device. Defaults for what it leaves
  * out: a device without port lines gets port 1; a port is active IB, 4X EDR,
@@ -107,6 +120,7 @@
 #define FP_LINE_MAX	1024		/* including the newline */
 #define FP_WORDS_MAX	32
 #define FP_FILE_MAX	(1 << 20)
+#define FP_CLOCK_KHZ_MAX	10000000	/* a completion clock of 10 GHz at most */
 
 const char fp_script_default_text[] =
 	"# ibvct fake provider: the built-in default script\n"
@@ -128,6 +142,8 @@ struct fp_dev_aux {
 	int line;
 	int guid_line;
 	int node_type_line;
+	int clock_line;			/* its `clock` line, 0: none */
+	bool clock_mask_set;
 	bool sys_guid_set;
 	struct fp_port_aux port[FP_MAX_PORTS];
 };
@@ -616,7 +632,8 @@ static int fp_d_withdraw(struct fp_pctx *c, int argc, char **argv)
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "cq_ex", FP_X_CQ_EX }, { "mw", FP_X_MW },
 		{ "parent_domain", FP_X_PARENT_DOMAIN }, { "qp_ex", FP_X_QP_EX },
-		{ "query_device_ex", FP_X_QUERY_DEVICE_EX }, { "rereg_mr", FP_X_REREG_MR },
+		{ "query_device_ex", FP_X_QUERY_DEVICE_EX },
+		{ "query_rt_values", FP_X_QUERY_RT_VALUES }, { "rereg_mr", FP_X_REREG_MR },
 	};
 	size_t i;
 
@@ -628,7 +645,7 @@ static int fp_d_withdraw(struct fp_pctx *c, int argc, char **argv)
 			return 0;
 		}
 	return fp_perr(c, "withdraw: unknown extension '%s' (cq_ex, mw, parent_domain, "
-		       "qp_ex, query_device_ex, rereg_mr)", argv[1]);
+		       "qp_ex, query_device_ex, query_rt_values, rereg_mr)", argv[1]);
 }
 
 static int fp_d_event(struct fp_pctx *c, int argc, char **argv)
@@ -730,6 +747,34 @@ static int fp_d_node_type(struct fp_pctx *c, int argc, char **argv)
 		return fp_perr(c, "node_type: expected ca, switch, router or rnic, got '%s'",
 			       argv[1]);
 	fp_cur_dev(c)->node_type = (enum ibv_node_type)v;
+	return 0;
+}
+
+/* A free-running completion clock: its rate and the bits a timestamp keeps. */
+static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
+{
+	static const char usage[] = "clock KHZ [mask M]";
+	struct fp_dev_spec *d = fp_cur_dev(c);
+	uint64_t khz, mask = UINT64_MAX;
+
+	if (fp_nargs(c, argc, argv, 1, 3, usage) ||
+	    fp_once(c, &c->daux[c->dev].clock_line, "clock") ||
+	    fp_num(c, "clock", argv[1], 1, FP_CLOCK_KHZ_MAX, &khz))
+		return -1;
+	if (argc > 2) {
+		if (strcmp(argv[2], "mask"))
+			return fp_perr(c, "clock: unexpected '%s'", argv[2]);
+		if (argc == 3)
+			return fp_perr(c, "clock: mask needs a value (usage: %s)", usage);
+		if (fp_num(c, "clock mask", argv[3], 1, UINT64_MAX, &mask))
+			return -1;
+		/* the low n bits of a counter: 2^n - 1 */
+		if (mask & (mask + 1))
+			return fp_perr(c, "clock mask: %s is not 2^n - 1", argv[3]);
+		c->daux[c->dev].clock_mask_set = true;
+	}
+	d->clock_khz = khz;
+	d->clock_mask = mask;
 	return 0;
 }
 
@@ -1040,6 +1085,7 @@ static const struct {
 } fp_directives[] = {	/* keep sorted by name */
 	{ "attr",	fp_d_attr,	true },
 	{ "cap",	fp_d_cap,	true },
+	{ "clock",	fp_d_clock,	true },
 	{ "device",	fp_d_device,	false },
 	{ "event",	fp_d_event,	false },
 	{ "fault",	fp_d_fault,	false },
@@ -1131,6 +1177,17 @@ static int fp_finish(struct fp_pctx *c)
 				return fp_perr(c, "port %d: mtu %d above max_mtu %d", j + 1,
 					       128 << p->attr.active_mtu, 128 << p->attr.max_mtu);
 			}
+		}
+		/* the clock a driver profile has is its driver's (fp_prof_clock):
+		 * rxe none, mlx5 and mlx4 the mask their kernel driver reports */
+		if (aux->clock_line && s->profile == FP_PROF_RXE) {
+			c->line = aux->clock_line;
+			return fp_perr(c, "clock: profile rxe has no completion clock");
+		}
+		if (aux->clock_mask_set && (s->profile == FP_PROF_MLX5 || s->profile == FP_PROF_MLX4)) {
+			c->line = aux->clock_line;
+			return fp_perr(c, "clock: profile %s reports its driver's mask; no 'mask' here",
+				       fp_profile_name(s->profile));
 		}
 		if (d->nports > maxports)
 			maxports = d->nports;

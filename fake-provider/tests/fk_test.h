@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the fake kernel tests (t3001-t3030, t5201, t5202), which talk to
- * the daemon through its client library (fk_client.h, linked from the test
- * archive: it is part of the plugin, not of a test's link otherwise). The
- * fixture: the program's scratch dir (fkt_scratch: files whose inodes key
- * XRC domains, scripts), and for each test, in its own process, a run dir of
- * its own (fkt_rundir, so a daemon of its own) with the test as the child
- * subreaper (the on-demand daemon becomes its child: it sees the daemon's
- * exit status); a test whose daemon's log has findings (valgrind, sanitizer,
- * BUG lines) fails. Then state dumps, forked helper processes with pipes,
- * agents (helpers holding one connection each) and raw protocol access.
+ * Shared by the fake kernel tests (t3001-t3030, t5201, t5202, t5205), which
+ * talk to the daemon through its client library (fk_client.h, linked from
+ * the test archive: it is part of the plugin, not of a test's link
+ * otherwise). The fixture: the program's scratch dir (fkt_scratch: files
+ * whose inodes key XRC domains, scripts), and for each test, in its own
+ * process, a run dir of its own (fkt_rundir, so a daemon of its own) with
+ * the test as the child subreaper (the on-demand daemon becomes its child:
+ * it sees the daemon's exit status); a test whose daemon's log has findings
+ * (valgrind, sanitizer, BUG lines) fails. Then state dumps, forked helper
+ * processes with pipes, agents (helpers holding one connection each) and
+ * raw protocol access.
  * helpers/fk_test.c has the code.
  *
  * Environment: IBVCT_BUILD (the daemon is $IBVCT_BUILD/bin/ibvct-fkd unless

@@ -119,6 +119,34 @@ static struct bad bads[] = {
 	  "t.fps:2: port width: expected 1x, 2x, 4x, 8x or 12x, got '3x'" },
 	{ "refuses_bad_speed", D "\tport 1 speed fast\n",
 	  "t.fps:2: port speed: expected sdr, ddr, qdr, fdr10, fdr, edr, hdr or ndr, got 'fast'" },
+	{ "refuses_clock_without_rate", D "\tclock\n",
+	  "t.fps:2: clock: missing argument (usage: clock KHZ [mask M])" },
+	{ "refuses_clock_zero", D "\tclock 0\n", "t.fps:2: clock: 0 out of range (1..10000000)" },
+	{ "refuses_clock_above_10_ghz", D "\tclock 10000001\n",
+	  "t.fps:2: clock: 10000001 out of range (1..10000000)" },
+	{ "refuses_clock_bad_rate", D "\tclock fast\n", "t.fps:2: clock: bad number 'fast'" },
+	{ "refuses_clock_unknown_keyword", D "\tclock 1000 bits 48\n",
+	  "t.fps:2: clock: unexpected 'bits'" },
+	{ "refuses_clock_mask_without_value", D "\tclock 1000 mask\n",
+	  "t.fps:2: clock: mask needs a value (usage: clock KHZ [mask M])" },
+	{ "refuses_clock_word_past_mask", D "\tclock 1000 mask 0xff 8\n",
+	  "t.fps:2: clock: unexpected '8'" },
+	{ "refuses_clock_mask_zero", D "\tclock 1000 mask 0\n",
+	  "t.fps:2: clock mask: 0 out of range (1..18446744073709551615)" },
+	{ "refuses_clock_mask_not_the_low_bits", D "\tclock 1000 mask 0xff00\n",
+	  "t.fps:2: clock mask: 0xff00 is not 2^n - 1" },
+	{ "refuses_clock_mask_with_a_hole", D "\tclock 1000 mask 0xfeff\n",
+	  "t.fps:2: clock mask: 0xfeff is not 2^n - 1" },
+	{ "refuses_duplicate_clock", D "\tclock 1000\n\tclock 2000\n",
+	  "t.fps:3: duplicate 'clock' (first on line 2)" },
+	{ "refuses_clock_outside_a_device", "clock 1000\ndevice d\n",
+	  "t.fps:1: 'clock' outside a device block" },
+	{ "refuses_clock_under_profile_rxe", "profile rxe\n" D "\tclock 1000\n",
+	  "t.fps:3: clock: profile rxe has no completion clock" },
+	{ "refuses_clock_mask_under_profile_mlx5", D "\tclock 1000 mask 0xff\nprofile mlx5\n",
+	  "t.fps:2: clock: profile mlx5 reports its driver's mask; no 'mask' here" },
+	{ "refuses_clock_mask_under_profile_mlx4", "profile mlx4\n" D "\tport 1\n\tclock 1 mask 1\n",
+	  "t.fps:4: clock: profile mlx4 reports its driver's mask; no 'mask' here" },
 	{ "refuses_gid_on_undeclared_port", D "\tport 1\n\tgid 2 0 fe80::1\n",
 	  "t.fps:3: gid: port 2 not declared (device d has 1)" },
 	{ "refuses_gid_before_any_port", D "\tgid 1 0 fe80::1\n",
@@ -197,7 +225,7 @@ static struct bad bads[] = {
 	{ "refuses_unknown_quirk", D "quirk no_such_quirk\n", "t.fps:2: quirk: unknown quirk 'no_such_quirk'" },
 	{ "refuses_unknown_withdraw", D "withdraw warp_drive\n",
 	  "t.fps:2: withdraw: unknown extension 'warp_drive' (cq_ex, mw, parent_domain, "
-	  "qp_ex, query_device_ex, rereg_mr)" },
+	  "qp_ex, query_device_ex, query_rt_values, rereg_mr)" },
 	{ "refuses_unknown_event", D "event meteor after poll_cq 1\n",
 	  "t.fps:2: event: unknown event 'meteor'" },
 	{ "refuses_event_without_after", D "event qp_fatal before modify_qp 1\n",
@@ -555,6 +583,34 @@ static void device_directives_take_effect(void **state)
 	assert_int_equal(g_s.dev[2].node_type, IBV_NODE_CA);
 }
 
+
+/* `clock KHZ [mask M]`: the device's completion clock; mask all 64 bits
+ * unless said; a device without the line has none; each device its own. */
+static void clock_sets_the_rate_and_mask(void **state)
+{
+	(void)state;
+	parse_ok("device d\n\tclock 156250 mask 0xffffffffffff\ndevice e\n\tclock 1\ndevice f\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 156250);
+	assert_int_equal(g_s.dev[0].clock_mask, 0xffffffffffffULL);
+	assert_int_equal(g_s.dev[1].clock_khz, 1);
+	assert_int_equal(g_s.dev[1].clock_mask, UINT64_MAX);
+	assert_int_equal(g_s.dev[2].clock_khz, 0);
+	assert_int_equal(g_s.dev[2].clock_mask, 0);
+	parse_ok("device d\n\tclock 10000000 mask 1\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 10000000);
+	assert_int_equal(g_s.dev[0].clock_mask, 1);
+	parse_ok("device d\n\tclock 0x3e8 mask 18446744073709551615\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 1000);
+	assert_int_equal(g_s.dev[0].clock_mask, UINT64_MAX);
+	/* the drivers with a clock of their own take the rate (their mask is
+	 * the driver's, fp_prof_clock) */
+	parse_ok("profile mlx5\ndevice d\n\tclock 156250\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 156250);
+	parse_ok("device d\n\tclock 427000\nprofile mlx4\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 427000);
+	parse_ok("profile rxe\ndevice d\n");
+	assert_int_equal(g_s.dev[0].clock_khz, 0);
+}
 static void every_device_attr_field_is_settable(void **state)
 {
 #define F(name, v) { #name, offsetof(struct ibv_device_attr, name), \
@@ -704,7 +760,8 @@ static void every_withdraw_name_is_accepted(void **state)
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "cq_ex", FP_X_CQ_EX }, { "mw", FP_X_MW },
 		{ "parent_domain", FP_X_PARENT_DOMAIN }, { "qp_ex", FP_X_QP_EX },
-		{ "query_device_ex", FP_X_QUERY_DEVICE_EX }, { "rereg_mr", FP_X_REREG_MR },
+		{ "query_device_ex", FP_X_QUERY_DEVICE_EX },
+		{ "query_rt_values", FP_X_QUERY_RT_VALUES }, { "rereg_mr", FP_X_REREG_MR },
 	};
 	char text[256];
 	size_t i;
@@ -819,6 +876,7 @@ int main(int argc, char **argv)
 		TR_TEST(comments_blanks_and_crlf_are_ignored),
 		TR_TEST(device_defaults_are_filled_in),
 		TR_TEST(device_directives_take_effect),
+		TR_TEST(clock_sets_the_rate_and_mask),
 		TR_TEST(every_device_attr_field_is_settable),
 		TR_TEST(every_cap_name_sets_its_flag),
 		TR_TEST(faults_are_recorded_with_default_or_named_errno),

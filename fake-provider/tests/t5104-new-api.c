@@ -3,11 +3,13 @@
  * t5104: the fake provider's extension verbs, unit by unit: every ibv_wr_*
  * builder and setter the QP types carry (their WR fields as the receiver
  * and the completions show them), wr_start/complete/abort and their error
- * rules, each ibv_wc_read_* function of an extended CQ, the extended device
- * query. The legacy provider mode runs under a script of its own (in the
- * test's process, which has opened no device before): there a provider has
- * none of these ops and every one answers as rdma-core does without it. An
- * optional argument names a script (t5102 runs each quirk's through here).
+ * rules, each ibv_wc_read_* function of an extended CQ (the completion
+ * timestamp on devices with a clock, and ibv_query_rt_values_ex), the
+ * extended device query. The legacy provider mode and the clocks run
+ * under scripts of their own (in the test's process, which has opened no
+ * device before); a legacy provider has none of these ops and every one
+ * answers as rdma-core does without it. An optional argument names a
+ * script (t5102 runs each quirk's through here).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@
 #define BUF 4096
 
 static struct ibv_context *ctx;		/* the test's, opened by dev_setup */
+static uint64_t fx_wc_flags = IBV_WC_STANDARD_FLAGS;	/* the fixture CQ's */
 
 struct fx {
 	struct ibv_pd *pd;
@@ -116,7 +119,7 @@ static void fx_up(struct fx *f, enum ibv_qp_type type, uint64_t ops)
 	assert_non_null(f->pd);
 	memset(&ca, 0, sizeof(ca));
 	ca.cqe = 64;
-	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	ca.wc_flags = fx_wc_flags;
 	f->cqx = ibv_create_cq_ex(ctx, &ca);
 	assert_non_null(f->cqx);
 	f->cq = ibv_cq_ex_to_cq(f->cqx);
@@ -176,7 +179,13 @@ static void recv_post(struct fx *f, uint64_t id)
 }
 
 /* One completion through the extended CQ's functions. */
-struct cqe { uint64_t wr_id; int status, opcode; uint32_t len, qpn, src, flags; __be32 imm; };
+struct cqe {
+	uint64_t wr_id;
+	int status, opcode;
+	uint32_t len, qpn, src, flags;
+	__be32 imm;
+	uint64_t ts;		/* with a timestamp, else 0 */
+};
 
 static int cqx_take(struct fx *f, struct cqe *out, int max)
 {
@@ -201,6 +210,7 @@ static int cqx_take(struct fx *f, struct cqe *out, int max)
 		(void)ibv_wc_read_slid(f->cqx);
 		(void)ibv_wc_read_sl(f->cqx);
 		(void)ibv_wc_read_dlid_path_bits(f->cqx);
+		out[n].ts = f->cqx->read_completion_ts ? ibv_wc_read_completion_ts(f->cqx) : 0;
 		n++;
 	} while ((ret = ibv_next_poll(f->cqx)) == 0);
 	assert_int_equal(ret, ENOENT);
@@ -765,42 +775,243 @@ static void windows_bind_grant_and_invalidate(void **state)
 	free(win);
 }
 
-/* ---- legacy provider mode (its own script, in the test's process) ---------- */
-static int child_legacy(void)
+/* ---- a device of the test's own ---------------------------------------------- */
+/*
+ * For the tests that need another device than the program's script gives
+ * (a completion clock, the legacy provider mode): a script of the test's
+ * own, head's top-level lines and dev's device lines, set up before its
+ * first ibv_* call (the plugin reads its script once, when it is loaded:
+ * these tests run without dev_setup). The program's quirks come along:
+ * t5102 runs each quirk's script through here, and a quirk must reach
+ * these tests too.
+ */
+static char own_scr[4096];
+static struct ibv_device **own_list;
+
+static struct ibv_context *own_open(const char *head, const char *dev)
 {
-	char scr[4096], err[512], path[4200];
+	const char *prog = getenv("IBVCT_SCRIPT");
+	struct fp_script *s = calloc(1, sizeof(*s));
+	char path[4200], err[512];
+	struct ibv_context *c;
+	FILE *fp;
+	int i, n = 0;
+
+	assert_non_null(s);
+	if (prog && prog[0] ? fp_script_load(prog, s, err, sizeof(err)) : (fp_script_default(s), 0))
+		fail_msg("the program's script: %s", err);
+	snprintf(path, sizeof(path), "%s/own.fps", tr_dir());
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(head, fp);
+	for (i = 0; i < FP_Q__COUNT; i++)
+		if (s->quirk[i])
+			fprintf(fp, "quirk %s\n", fp_quirk_name((enum fp_quirk)i));
+	fprintf(fp, "device fake0\n\tport 1 state active\n%s", dev);
+	fclose(fp);
+	free(s);
+	if (fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, own_scr, sizeof(own_scr), err,
+			 sizeof(err)))
+		fail_msg("fp_env_setup: %s", err);
+	own_list = ibv_get_device_list(&n);
+	assert_true(own_list && n > 0);
+	c = ibv_open_device(own_list[0]);
+	assert_non_null(c);
+	return c;
+}
+
+static void own_close(struct ibv_context *c)
+{
+	assert_int_equal(ibv_close_device(c), 0);
+	ibv_free_device_list(own_list);
+	fp_rmtree(own_scr);
+}
+
+/* The raw clock through ibv_query_rt_values_ex, which must answer. */
+static uint64_t raw_clock(struct ibv_context *c)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+
+	assert_int_equal(ibv_query_rt_values_ex(c, &v), 0);
+	assert_int_equal(v.comp_mask, IBV_VALUES_MASK_RAW_CLOCK);
+	assert_int_equal(v.raw_clock.tv_sec, 0);	/* the count is in tv_nsec, as mlx5 puts it */
+	return (uint64_t)v.raw_clock.tv_nsec;
+}
+
+/* Three SENDs and their receives on the fixture's QPs (its extended CQ
+ * with fx_wc_flags); the six completions in completion order. */
+static int ts_traffic(struct fx *f, struct cqe *c)
+{
+	int i, n = 0, tries;
+
+	for (i = 0; i < 3; i++)
+		recv_post(f, 0x80 + i);
+	ibv_wr_start(f->x);
+	for (i = 0; i < 3; i++) {
+		f->x->wr_id = 1 + i;
+		f->x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(f->x);
+		ibv_wr_set_sge(f->x, f->mr->lkey, (uintptr_t)f->buf, 8);
+	}
+	assert_int_equal(ibv_wr_complete(f->x), 0);
+	for (tries = 0; n < 6 && tries < 1000; tries++)
+		n += cqx_take(f, c + n, 8 - n);
+	assert_int_equal(n, 6);
+	return n;
+}
+
+/* ---- completion timestamps (CQX-06) --------------------------------------------- */
+/* A clock of 1 GHz with all 64 bits: each CQE's stamp is the clock's count
+ * when the engine made it, between the raw clock read before the post and
+ * after the poll, never going back in completion order; the device reports
+ * the clock; a plain poll_cq is not affected. */
+static void completion_ts_is_the_clock_when_the_cqe_is_made(void **state)
+{
+	struct ibv_device_attr_ex ax;
+	uint64_t before, after;
+	struct cqe c[8];
+	struct fx f;
+	int i, n;
+
+	(void)state;
+	ctx = own_open("mode extended\n", "\tclock 1000000\n");
+	memset(&ax, 0, sizeof(ax));
+	assert_int_equal(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	assert_int_equal(ax.hca_core_clock, 1000000);
+	assert_true(ax.completion_timestamp_mask == UINT64_MAX);
+	fx_wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	assert_non_null(f.cqx->read_completion_ts);
+	assert_null(f.cqx->read_completion_wallclock_ns);
+	before = raw_clock(ctx);
+	n = ts_traffic(&f, c);
+	after = raw_clock(ctx);
+	assert_true(before <= after);
+	for (i = 0; i < n; i++) {
+		if (c[i].ts < before || c[i].ts > after)
+			fail_msg("completion %d: stamp %#llx outside the clock's %#llx..%#llx", i,
+				 (unsigned long long)c[i].ts, (unsigned long long)before,
+				 (unsigned long long)after);
+		if (i && c[i].ts < c[i - 1].ts)
+			fail_msg("completion %d: stamp %#llx before completion %d's %#llx", i,
+				 (unsigned long long)c[i].ts, i - 1, (unsigned long long)c[i - 1].ts);
+	}
+	/* the next completions come later on the same clock */
+	n = ts_traffic(&f, c);
+	for (i = 0; i < n; i++)
+		assert_true(c[i].ts >= after);
+	fx_down(&f);
+	own_close(ctx);
+}
+
+/* A clock of 1 kHz whose timestamps keep 8 bits: the device reports the
+ * mask, read_completion_ts gives only its bits, the raw clock its whole
+ * count (past 0xff a quarter second after boot). */
+static void completion_ts_keeps_the_bits_of_the_mask(void **state)
+{
+	struct ibv_device_attr_ex ax;
+	struct cqe c[8];
+	struct fx f;
+	int i, n;
+
+	(void)state;
+	ctx = own_open("mode extended\n", "\tclock 1 mask 0xff\n");
+	assert_int_equal(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	assert_int_equal(ax.hca_core_clock, 1);
+	assert_int_equal(ax.completion_timestamp_mask, 0xff);
+	fx_wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	assert_true(raw_clock(ctx) > 0xff);
+	n = ts_traffic(&f, c);
+	for (i = 0; i < n; i++)
+		assert_true(c[i].ts <= 0xff);
+	fx_down(&f);
+	own_close(ctx);
+}
+
+/* No clock (the program's device, strict): no timestamps, and the raw
+ * clock is mlx5's answer without one: EOPNOTSUPP with comp_mask 0; an
+ * unknown comp_mask bit is EINVAL with nothing written; nothing asked is
+ * nothing done. */
+static void rt_values_without_a_clock(void **state)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_device_attr_ex ax;
+
+	(void)state;
+	assert_int_equal(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	assert_int_equal(ax.completion_timestamp_mask, 0);
+	assert_int_equal(ax.hca_core_clock, 0);
+	assert_int_equal(ibv_query_rt_values_ex(ctx, &v), EOPNOTSUPP);
+	assert_int_equal(v.comp_mask, 0);
+	v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED;
+	v.raw_clock.tv_nsec = 77;
+	assert_int_equal(ibv_query_rt_values_ex(ctx, &v), EINVAL);
+	assert_int_equal(v.comp_mask, IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED);
+	assert_int_equal(v.raw_clock.tv_nsec, 77);
+	v.comp_mask = 0;
+	assert_int_equal(ibv_query_rt_values_ex(ctx, &v), 0);
+	assert_int_equal(v.comp_mask, 0);
+	assert_int_equal(v.raw_clock.tv_nsec, 77);
+}
+
+/* A driver without query_rt_values (withdrawn, as rxe has none): the
+ * library's EOPNOTSUPP with nothing written, while the device still
+ * reports its clock and stamps completions. */
+static void withdrawn_rt_values_answer_as_libibverbs(void **state)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_device_attr_ex ax;
+	struct cqe c[8];
+	struct fx f;
+
+	(void)state;
+	ctx = own_open("withdraw query_rt_values\n", "\tclock 1000000\n");
+	assert_int_equal(ibv_query_rt_values_ex(ctx, &v), EOPNOTSUPP);
+	assert_int_equal(v.comp_mask, IBV_VALUES_MASK_RAW_CLOCK);
+	assert_int_equal(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	assert_int_equal(ax.hca_core_clock, 1000000);
+	fx_wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	fx_up(&f, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	assert_int_equal(ts_traffic(&f, c), 6);
+	assert_true(c[0].ts > 0 && c[5].ts >= c[0].ts);
+	fx_down(&f);
+	own_close(ctx);
+}
+
+/* ---- legacy provider mode ------------------------------------------------------ */
+/* A provider of the 1.1 ABI has none of the extension ops: each answers as
+ * rdma-core does without it, whatever the device (here one with a clock). */
+static void legacy_provider_has_none_of_them(void **state)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex ax;
 	struct ibv_cq_init_attr_ex ca;
 	struct ibv_qp_init_attr_ex ia;
 	struct ibv_context *c;
-	struct ibv_device **list;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *q;
-	FILE *fp;
-	int n;
 
-	snprintf(path, sizeof(path), "%s/legacy.fps", tr_dir());
-	fp = fopen(path, "w");
-	if (!fp)
-		return 2;
-	fprintf(fp, "mode legacy\ndevice fake0\n\tport 1 state active\n");
-	fclose(fp);
-	if (fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr), err, sizeof(err)))
-		return 3;
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1 || !(c = ibv_open_device(list[0])))
-		return 4;
+	(void)state;
+	c = own_open("mode legacy\n", "\tclock 1000000\n");
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 4, NULL, NULL, 0);
-	if (!pd || !cq)
-		return 5;
-	/* no create_cq_ex op: the library's EOPNOTSUPP */
+	assert_non_null(pd);
+	assert_non_null(cq);
+	/* no create_cq_ex op: the library's EOPNOTSUPP, with timestamps too */
 	memset(&ca, 0, sizeof(ca));
 	ca.cqe = 4;
 	errno = 0;
-	if (ibv_create_cq_ex(c, &ca) || errno != EOPNOTSUPP)
-		return 6;
+	assert_null(ibv_create_cq_ex(c, &ca));
+	assert_int_equal(errno, EOPNOTSUPP);
+	ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	assert_null(ibv_create_cq_ex(c, &ca));
+	assert_int_equal(errno, EOPNOTSUPP);
+	/* no query_rt_values: EOPNOTSUPP, nothing written */
+	assert_int_equal(ibv_query_rt_values_ex(c, &v), EOPNOTSUPP);
+	assert_int_equal(v.comp_mask, IBV_VALUES_MASK_RAW_CLOCK);
 	/* no new post-send API: send_ops_flags refused, no ibv_qp_ex */
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = IBV_QPT_RC;
@@ -811,27 +1022,24 @@ static int child_legacy(void)
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	errno = 0;
-	if (ibv_create_qp_ex(c, &ia) || errno != EOPNOTSUPP)
-		return 7;
+	assert_null(ibv_create_qp_ex(c, &ia));
+	assert_int_equal(errno, EOPNOTSUPP);
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
 	q = ibv_create_qp_ex(c, &ia);
-	if (!q || ibv_qp_to_qp_ex(q))
-		return 8;
-	/* no extended query: the base attributes, the rest zero */
+	assert_non_null(q);
+	assert_null(ibv_qp_to_qp_ex(q));
+	/* no extended query: the base attributes, the rest zero (no clock) */
 	memset(&ax, 0xa5, sizeof(ax));
-	if (ibv_query_device_ex(c, NULL, &ax) || ax.phys_port_cnt_ex || ax.device_cap_flags_ex ||
-	    ax.orig_attr.phys_port_cnt != 1)
-		return 9;
-	if (ibv_destroy_qp(q) || ibv_destroy_cq(cq) || ibv_dealloc_pd(pd) || ibv_close_device(c))
-		return 10;
-	ibv_free_device_list(list);
-	fp_rmtree(scr);
-	return 0;
-}
-
-static void legacy_provider_has_none_of_them(void **state)
-{
-	assert_int_equal(child_legacy(), 0);
+	assert_int_equal(ibv_query_device_ex(c, NULL, &ax), 0);
+	assert_int_equal(ax.phys_port_cnt_ex, 0);
+	assert_int_equal(ax.device_cap_flags_ex, 0);
+	assert_int_equal(ax.completion_timestamp_mask, 0);
+	assert_int_equal(ax.hca_core_clock, 0);
+	assert_int_equal(ax.orig_attr.phys_port_cnt, 1);
+	assert_int_equal(ibv_destroy_qp(q), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	own_close(c);
 }
 
 int main(int argc, char **argv)
@@ -851,6 +1059,10 @@ int main(int argc, char **argv)
 		T(rereg_mr_moves_the_region_in_place),
 		T(td_and_parent_domain_attributes),
 		T(windows_bind_grant_and_invalidate),
+		T(rt_values_without_a_clock),
+		TR_TEST(completion_ts_is_the_clock_when_the_cqe_is_made),
+		TR_TEST(completion_ts_keeps_the_bits_of_the_mask),
+		TR_TEST(withdrawn_rt_values_answer_as_libibverbs),
 		TR_TEST(legacy_provider_has_none_of_them),
 #undef T
 	};

@@ -6,7 +6,8 @@
 # two shells: they meet on the shared fake host, and their traffic goes
 # process to process through the fake provider. rc (polling and -e events),
 # srq, ud, uc, and xsrq (XRC: XRC domain through a file, XRC SRQs, target
-# QPs). The client must reach the server's QPs, not its own.
+# QPs), and rc with completion timestamps (-t) on a device with a clock.
+# The client must reach the server's QPs, not its own.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
@@ -33,15 +34,17 @@ free_port() {
 }
 
 # pp NAME WANT PROGRAM [ARGS]: server and client, each through its own
-# ibvct-run; both must exit 0 and print a line matching WANT. (A known
-# deviation would be a test_expect_failure with its reason.)
+# ibvct-run (with pp_script set: that script, on the fake host pp_host);
+# both must exit 0 and print a line matching WANT. (A known deviation would
+# be a test_expect_failure with its reason.)
+pp_script= pp_host=
 pp() {
 	name=$1 want=$2
 	shift 2
 	port=$(free_port)
 	so=$tl_tmp/srv.out co=$tl_tmp/cli.out
-	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$TL_RUN" -- "$@" \
-		-p "$port" >"$so" 2>&1 &
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$TL_RUN" \
+		${pp_script:+--script "$pp_script" --host "$pp_host"} -- "$@" -p "$port" >"$so" 2>&1 &
 	spid=$!
 	# readiness: the server's listening socket (a condition, not a delay)
 	i=0
@@ -49,8 +52,9 @@ pp() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$TL_RUN" -- "$@" \
-		-p "$port" 127.0.0.1 >"$co" 2>&1
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} timeout "$limit" "$TL_RUN" \
+		${pp_script:+--script "$pp_script" --host "$pp_host"} -- "$@" -p "$port" 127.0.0.1 \
+		>"$co" 2>&1
 	crc=$?
 	wait "$spid"
 	src_=$?
@@ -82,4 +86,11 @@ pp "srq_pingpong, two processes" "$bytes" ibv_srq_pingpong -n 500
 pp "ud_pingpong, two processes" "$bytes" ibv_ud_pingpong -n 500
 pp "uc_pingpong, two processes" "$bytes" ibv_uc_pingpong -n 500
 pp "xsrq_pingpong (XRC), two processes [XRCD-08 SRQX-13 WR-03]" '^success$' ibv_xsrq_pingpong
+# completion timestamps (-t) need a device with a completion clock: the
+# mlx5 driver's (fixtures/profiles/README.md); both sides report the clock
+# cycles between their receive completions
+printf 'profile mlx5\ndevice fake0\n\tcap xrc\n\tport 1 state active\n' >"$tl_tmp/mlx5.fps"
+pp_script=$tl_tmp/mlx5.fps pp_host=mlx5
+pp "rc_pingpong -t (completion timestamps), two processes, profile mlx5 [CQX-06]" \
+	'^Average receive completion clock cycles = [0-9]' ibv_rc_pingpong -t -n 500
 test_done

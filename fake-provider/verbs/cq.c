@@ -174,8 +174,9 @@ void fp_cq_event(struct ibv_cq *ibcq)
  * The driver's checks, as mlx5's create_cq (rdma-core v44.0
  * providers/mlx5/verbs.c:964): no CQE count is EINVAL, a comp_mask or flag
  * it lacks EINVAL, a wc_flags bit it does not report EOPNOTSUPP. This
- * device reports the standard fields (IBV_WC_STANDARD_FLAGS): it has no
- * clock, VLANs, flow tags or tag matching. The poll functions read the
+ * device reports the standard fields (IBV_WC_STANDARD_FLAGS) and, when it
+ * has a completion clock, the timestamp (fp_prof_cq_wc_flags; CQX-06): no
+ * VLANs, flow tags or tag matching. The poll functions read the
  * engine's ring as fp_poll_cq does, one CQE at a time: start_poll and
  * next_poll take the next one under the plugin's lock into cq->cur, where
  * the read functions find it; end_poll has nothing left to release.
@@ -199,9 +200,11 @@ struct ibv_cq_ex *fp_create_cq_ex(struct ibv_context *context, struct ibv_cq_ini
 	if (!err && (!attr->cqe || (attr->comp_mask & ~masks) || /* @rule CQX-01 */
 		     ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && (attr->flags & ~flags))))
 		err = EINVAL;
-	if (!err && (attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) && /* @rule CQX-01 */
+	if (!err && (attr->wc_flags & ~fp_prof_cq_wc_flags(ctx->spec)) && /* @rule CQX-01 */
 	    !fp__quirk(FP_Q_CQ_EX_ANY_WC_FLAGS))
 		err = EOPNOTSUPP;
+	if (!err)
+		err = fp_prof_cq_wc_combo(attr->wc_flags);
 	if (!err && (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) && attr->parent_domain &&
 	    !fp__pd_is_parent(attr->parent_domain))
 		err = EINVAL;			/* mlx5: the PD must be a parent domain */
@@ -248,6 +251,7 @@ static int fp_cqx_next(struct fp_cq *cq)
 			uint32_t byte_len = cq->cur.byte_len;
 
 			cq->cur = e->wc;
+			cq->cur_ts = e->ts;
 			if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
 				cq->cur.byte_len = byte_len;
 			fe_cq_pop(&cq->e);
@@ -255,6 +259,7 @@ static int fp_cqx_next(struct fp_cq *cq)
 				cq->vcq.cq_ex.status = cq->cur.status;
 				cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 				cq->shown = cq->cur;
+				cq->shown_ts = cq->cur_ts;
 			}
 			cq->cur_valid = true;
 		}
@@ -299,6 +304,16 @@ FP_CQX_READ(slid, uint32_t, wc->slid)
 FP_CQX_READ(sl, uint8_t, wc->sl)
 FP_CQX_READ(dlid_path_bits, uint8_t, wc->dlid_path_bits)
 
+/* The device clock's count when the CQE was made, in the bits of its mask
+ * (rdma-core v44.0 providers/mlx5/cq.c:1581 reads the CQE's 64 bits,
+ * providers/mlx4/cq.c:600 its 48; CQX-06). */
+static uint64_t fp_cqx_read_completion_ts(struct ibv_cq_ex *c)
+{
+	const struct fp_cq *cq = to_fp_cqx(c);
+
+	return cq->shown_ts & cq->ts_mask;
+}
+
 /* The poll functions, and a read function for each field asked (the rest
  * stay NULL, as mlx5 sets them: rdma-core v44.0 providers/mlx5/cq.c:1671 mlx5_cq_fill_pfns). */
 static void fp_cqx_setup(struct fp_cq *cq, uint64_t wc_flags)
@@ -326,6 +341,13 @@ static void fp_cqx_setup(struct fp_cq *cq, uint64_t wc_flags)
 		c->read_sl = fp_cqx_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		c->read_dlid_path_bits = fp_cqx_read_dlid_path_bits;
+	/* the engine stamps the CQEs of a CQ that asked, on a device with a
+	 * clock (under cq_ex_any_wc_flags one without gets no read function) */
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) {
+		cq->e.clock_khz = fp_prof_clock(cq->ctx->spec, &cq->ts_mask);
+		if (cq->e.clock_khz)
+			c->read_completion_ts = fp_cqx_read_completion_ts;
+	}
 }
 
 void fp__cq_cleanup_ctx(struct fp_context *ctx)

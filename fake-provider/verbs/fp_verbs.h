@@ -109,6 +109,9 @@ struct fp_cq {
 	 * the one the read functions show (the same but under a quirk) */
 	bool ex, cur_valid;
 	struct ibv_wc cur, shown;
+	/* with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP: the stamps of cur and
+	 * shown, and the device's mask (CQX-06) */
+	uint64_t cur_ts, shown_ts, ts_mask;
 	struct fp_pdbuf pdbuf;		/* made on a parent domain */
 };
 
@@ -293,6 +296,13 @@ unsigned int fp_prof_cap_flags(unsigned int flags);
 int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup);
 /* Whether the driver lacks an extension op (enum fp_withdraw bits). */
 bool fp_prof_lacks(unsigned x);
+/* The device's completion clock as the driver reports it: kHz (0: none),
+ * and its timestamp mask in *mask (may be NULL). */
+uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask);
+/* The wc_flags create_cq_ex takes (the standard ones, a clock's timestamp),
+ * and the driver's refusal of a combination of them: 0 or an errno. */
+uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d);
+int fp_prof_cq_wc_combo(uint64_t wc_flags);
 /* An extension op the provider does not offer: the script withdrew it, or
  * the driver profile has none. */
 static inline bool fp__ext_off(enum fp_withdraw x)

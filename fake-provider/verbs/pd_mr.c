@@ -196,57 +196,47 @@ void fp__pd_mr_cleanup_ctx(struct fp_context *ctx)
 
 /*
  * ibv_rereg_mr past the library's checks. The kernel's part (linux v6.1
- * drivers/infiniband/core/uverbs_cmd.c ib_uverbs_rereg_mr: no flag is
- * EINVAL; the new PD is resolved by handle, the new access checked by
- * ib_check_mr_access) is the fake kernel's: the region is registered
- * again there, on the PD and with the access it ends with, and the old
- * registration released, so a refusal changes nothing. The keys stay
- * (the fake HCA's key table entry is updated in place).
+ * drivers/infiniband/core/uverbs_cmd.c ib_uverbs_rereg_mr: the flags, the
+ * MR and the new PD by their handles, the new access; MR-03) is the fake
+ * kernel's MR_REREG, with the handles the command carries (as
+ * ibv_cmd_rereg_mr sends the PD's handle member: a PD of another context
+ * whose number names one of ours acts on ours, handles.c). The region
+ * keeps its handle and its keys (the fake HCA's key table entry is
+ * changed in place), and moves to the PD the kernel found; a refusal
+ * changes nothing.
  */
 int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr, size_t length,
 		int access)
 {
 	struct fp_mr *mr = to_fp_mr(ibmr);
 	struct fp_context *ctx = mr->ctx;
-	struct fp_pd *npd = mr->pd;
-	int nacc = mr->e.access;
-	uint32_t handle = ibmr->handle;
+	struct fp_pd *npd;
+	uint32_t pdh = 0;
 	int err;
 
 	err = fp__op_begin(FP_OP_REREG_MR);
 	if (!err && fp__ext_off(FP_X_REREG_MR))
 		err = EOPNOTSUPP;		/* a driver without the op */
-	if (!err && !flags) /* @rule MR-03 */
-		err = EINVAL;
-	if (!err && (flags & IBV_REREG_MR_CHANGE_PD)) {
-		if (ibpd->context != ibmr->context)
-			err = EINVAL;		/* a handle of another uverbs file */
-		else
-			npd = fp__pd_prot(ibpd);
-	}
-	if (!err && (flags & IBV_REREG_MR_CHANGE_ACCESS))
-		nacc = access;
 	if (!err && (flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
 	    (ctx->spec->attr.max_mr_size && length > ctx->spec->attr.max_mr_size))
 		err = EINVAL;
-	/* the kernel's checks of the PD and the access: a new registration */
-	if (!err && (flags & (IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS)))
-		err = fk_obj_create_on_pd(ctx->fk, FK_O_MR, (uint32_t)nacc, npd->pd.handle, &handle);
-	if (!err && handle != ibmr->handle) {
-		err = fk_obj_destroy(ctx->fk, FK_O_MR, ibmr->handle);
-		if (err)
-			fk_obj_destroy(ctx->fk, FK_O_MR, handle);
-	}
+	/* start and hca_va: the new address, as mlx5_rereg_mr passes both
+	 * (rdma-core v44.0 providers/mlx5/verbs.c:730) */
+	if (!err)
+		err = fk_mr_rereg(ctx->fk, ibmr->handle, (unsigned)flags,
+				  (flags & IBV_REREG_MR_CHANGE_PD) ? ibpd->handle : FK_O_NONE, access,
+				  (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)addr, &pdh);
 	if (err)
 		goto out;
-	ibmr->handle = handle;
-	if (npd != mr->pd) {
+	npd = fp__pd_by_handle(ctx, pdh);
+	if (npd && npd != mr->pd) {
 		mr->pd->usecnt--;
 		npd->usecnt++;
 		mr->pd = npd;
 		mr->e.pd = npd;
 	}
-	mr->e.access = nacc;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		mr->e.access = access;
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION)) {
 		mr->e.addr = addr;
 		mr->e.length = length;

@@ -275,17 +275,91 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 /*
  * The extension ops a driver does not have (its ops table leaves them to
  * libibverbs' EOPNOTSUPP): rxe has no rereg_mr, thread or parent domains
- * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops); mlx4 no thread
- * or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops).
+ * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops) nor query_rt_values;
+ * mlx4 no thread or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops).
  */
 bool fp_prof_lacks(unsigned x)
 {
 	switch (fp_prof()) {
 	case FP_PROF_RXE:
-		return x & (FP_X_REREG_MR | FP_X_PARENT_DOMAIN);
+		return x & (FP_X_REREG_MR | FP_X_PARENT_DOMAIN | FP_X_QUERY_RT_VALUES);
 	case FP_PROF_MLX4:
 		return x & FP_X_PARENT_DOMAIN;
 	default:
 		return false;
 	}
+}
+
+/*
+ * The completion clock the driver reports (CQX-06): its rate in kHz (0:
+ * none) and the mask of a completion timestamp. The kernel answers both in
+ * the extended device query; which it answers is the driver's:
+ * - mlx5: always a clock, the firmware's device_frequency_khz, mask
+ *   0x7fffffffffffffff (linux v6.1 drivers/infiniband/hw/mlx5/main.c
+ *   mlx5_ib_query_device); the CQE carries a 64-bit timestamp (rdma-core
+ *   v44.0 providers/mlx5/cq.c:1581);
+ * - mlx4: always a mask, 0xffffffffffff (linux v6.1
+ *   drivers/infiniband/hw/mlx4/main.c mlx4_ib_query_device), the CQE's 48
+ *   timestamp bits (rdma-core v44.0 providers/mlx4/cq.c:600);
+ * - rxe: none (rdma-core v44.0 providers/rxe/rxe.c:67 rxe_query_device
+ *   passes the kernel's answer on, and rxe's device attributes set neither
+ *   field: linux v6.1 drivers/infiniband/sw/rxe/rxe.c rxe_init_device_param);
+ * - strict: the script's `clock` line, or none.
+ * The rate is a property of the device (its firmware), not of the driver:
+ * the script's, else FP_PROF_CLOCK_KHZ for the drivers that always have one.
+ */
+#define FP_PROF_CLOCK_KHZ	1000000ULL	/* 1 GHz: a tick a nanosecond */
+
+uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask)
+{
+	uint64_t khz = d->clock_khz ? d->clock_khz : FP_PROF_CLOCK_KHZ, m;
+
+	switch (fp_prof()) {
+	case FP_PROF_MLX5:
+		m = 0x7fffffffffffffffULL;
+		break;
+	case FP_PROF_MLX4:
+		m = 0xffffffffffffULL;
+		break;
+	case FP_PROF_RXE:
+		khz = m = 0;
+		break;
+	default:
+		khz = d->clock_khz;
+		m = d->clock_mask;
+		break;
+	}
+	if (mask)
+		*mask = khz ? m : 0;
+	return khz;	/* @rule CQX-06 @driver mlx5 mlx4 */
+}
+
+/*
+ * The wc_flags a driver's create_cq_ex takes beyond the standard fields:
+ * the completion timestamp where there is a clock (mlx5
+ * CREATE_CQ_SUPPORTED_WC_FLAGS, rdma-core v44.0 providers/mlx5/verbs.c:920;
+ * mlx4, providers/mlx4/verbs.c:414; rxe has neither, providers/rxe/rxe.c:406).
+ * No wallclock: mlx5 converts a timestamp to nanoseconds through the
+ * kernel's clock info page and refuses the flag without one
+ * (providers/mlx5/cq.c:1718: EOPNOTSUPP), which the fake device does not
+ * have; mlx4 never takes it.
+ */
+uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d)
+{
+	uint64_t flags = IBV_WC_STANDARD_FLAGS;
+
+	if (fp_prof_clock(d, NULL))	/* @rule CQX-06 */
+		flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	return flags;
+}
+
+/* mlx4 cannot give SLID and SL with a timestamp (its CQE holds the
+ * timestamp's bits there): ENOTSUP (rdma-core v44.0
+ * providers/mlx4/verbs.c:504). */
+int fp_prof_cq_wc_combo(uint64_t wc_flags)
+{
+	if (fp_prof() == FP_PROF_MLX4 && (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) &&
+	    (wc_flags & (IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL)))
+		return ENOTSUP;
+	return 0;
 }

@@ -197,6 +197,7 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.query_pkey = ri_stub_query_pkey,
 	.query_port = ri_stub_query_port,
 	.query_qp = ri_stub_query_qp,
+	.query_rt_values = ri_stub_query_rt_values,
 	.query_srq = ri_stub_query_srq,
 	.reg_mr = ri_stub_reg_mr,
 	.req_notify_cq = ri_stub_req_notify_cq,
@@ -276,7 +277,10 @@ void ri__install_lib_ops(struct verbs_context *vctx)
 	vctx->destroy_wq = ri_stub_destroy_wq;
 	vctx->modify_wq = ri_stub_modify_wq;
 	vctx->create_wq = ri_stub_create_wq;
-	vctx->query_rt_values = ri_stub_query_rt_values;
+	/* the provider's op itself, as rdma-core's verbs_set_ops puts it there
+	 * (SET_OP, rdma-core v44.0 libibverbs/dummy_ops.c:694): its stub
+	 * (dummy_ops.c:418, EOPNOTSUPP, nothing written) when it has none */
+	vctx->query_rt_values = vctx->priv->ops.query_rt_values;
 	vctx->create_cq_ex = ri__create_cq_ex;
 	vctx->query_device_ex = ri__query_device_ex;
 	vctx->ibv_destroy_flow = ri_stub_destroy_flow;

@@ -97,6 +97,12 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 	fprintf(f, "device %s\n\t%s xrc\n\tport 1 state active\n", d->name,
 		xrc < 0 ? ((d->attr.device_cap_flags & IBV_DEVICE_XRC) ? "cap" : "nocap")
 			: xrc ? "cap" : "nocap");
+	/* its completion clock (a driver profile's mask is its own) */
+	if (d->clock_khz && (th_script.profile == FP_PROF_MLX5 || th_script.profile == FP_PROF_MLX4))
+		fprintf(f, "\tclock %llu\n", (unsigned long long)d->clock_khz);
+	else if (d->clock_khz)
+		fprintf(f, "\tclock %llu mask %#llx\n", (unsigned long long)d->clock_khz,
+			(unsigned long long)d->clock_mask);
 	fclose(f);
 	return fp_env_setup(path, getenv("IBVCT_PROVIDER"), dir, scratch, sizeof(scratch),
 			    err, errlen);
