@@ -9,6 +9,14 @@
 
 #include "fp_engine.h"
 
+/* Slot i after head of a ring of n (i < n): no division on the data path. */
+static int fe_ring_at(int head, int i, int n)
+{
+	int k = head + i;
+
+	return k >= n ? k - n : k;
+}
+
 /* ---- receive WQE storage ------------------------------------------------- */
 int fe_rq_init(struct fp_rq *rq, int max_wr, int max_sge)
 {
@@ -30,7 +38,7 @@ void fe_rq_free(struct fp_rq *rq)
 
 static struct fp_rwqe *fe_rq_at(struct fp_rq *rq, int i)
 {
-	return (struct fp_rwqe *)(void *)(rq->buf + (size_t)((rq->head + i) % rq->max_wr) *
+	return (struct fp_rwqe *)(void *)(rq->buf + (size_t)(fe_ring_at(rq->head, i, rq->max_wr)) *
 					  rq->stride);
 }
 
@@ -60,7 +68,7 @@ bool fe_rq_pop(struct fp_rq *rq, struct fp_rwqe **out)
 	if (!rq->count)
 		return false;
 	*out = fe_rq_at(rq, 0);
-	rq->head = (rq->head + 1) % rq->max_wr;
+	rq->head = fe_ring_at(rq->head, 1, rq->max_wr);
 	rq->count--;
 	return true;
 }
@@ -118,7 +126,7 @@ int fe_cq_resize(struct fe_cq *cq, int size)
 	if (!ring)
 		return ENOMEM;
 	for (i = 0; i < cq->count; i++)
-		ring[i] = cq->ring[(cq->head + i) % cq->size];
+		ring[i] = cq->ring[fe_ring_at(cq->head, i, cq->size)];
 	free(cq->ring);
 	cq->ring = ring;
 	cq->head = 0;
@@ -160,7 +168,7 @@ void fe_cq_push(struct fe_cq *cq, const struct ibv_wc *wc, struct fe_qp *sq_qp,
 		}
 		return;
 	}
-	e = &cq->ring[(cq->head + cq->count) % cq->size];
+	e = &cq->ring[fe_ring_at(cq->head, cq->count, cq->size)];
 	e->wc = *wc;
 	e->sq_qp = sq_qp;
 	e->sq_seq = sq_seq;
@@ -190,7 +198,7 @@ void fe_cq_pop(struct fe_cq *cq)
 	/* A polled send CQE frees its WQE and the unsignaled ones before it. */
 	if (e->sq_qp && e->sq_qp->sq_retired < e->sq_seq)
 		e->sq_qp->sq_retired = e->sq_seq;
-	cq->head = (cq->head + 1) % cq->size;
+	cq->head = fe_ring_at(cq->head, 1, cq->size);
 	cq->count--;
 }
 
@@ -208,11 +216,11 @@ void fe_cq_purge_qp(struct fe_cq *cq, struct fe_qp *qp)
 	int i, kept = 0;
 
 	for (i = 0; i < cq->count; i++) {
-		struct fp_cqe *e = &cq->ring[(cq->head + i) % cq->size];
+		struct fp_cqe *e = &cq->ring[fe_ring_at(cq->head, i, cq->size)];
 
 		if (e->sq_qp == qp || e->wc.qp_num == qp->qpn)
 			continue;
-		cq->ring[(cq->head + kept) % cq->size] = *e;
+		cq->ring[fe_ring_at(cq->head, kept, cq->size)] = *e;
 		kept++;
 	}
 	cq->count = kept;
