@@ -259,8 +259,8 @@ $(B)/t/t5203-fuzz-fkd-corpus.t: $(TEST_OBJS_t5203-fuzz-fkd-corpus)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040
-# runs it tiny in `make check`). BENCH_ITERS, BENCH_SECONDS, BENCH_SCRIPT
-# change its counts, time bound and script; rows also in reports/bench/.
+# runs it tiny in `make check`). BENCH_ITERS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_SCRIPT
+# change its counts, time bound, rounds and script; rows also in reports/bench/.
 BENCH_OBJS  := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/tools/bench_*.c)) \
 	fake-provider/tools/ibvct-bench.c)
 IBVCT_BENCH := $(B)/bin/ibvct-bench
@@ -272,7 +272,8 @@ $(IBVCT_BENCH): $(BENCH_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
 tests: $(IBVCT_BENCH)
 
 BENCH_ARGS := --out $(TOP)/reports/bench $(if $(BENCH_ITERS),--iters $(BENCH_ITERS)) \
-	$(if $(BENCH_SECONDS),--seconds $(BENCH_SECONDS)) $(if $(BENCH_SCRIPT),--script $(BENCH_SCRIPT))
+	$(if $(BENCH_SECONDS),--seconds $(BENCH_SECONDS)) $(if $(BENCH_ROUNDS),--rounds $(BENCH_ROUNDS)) \
+	$(if $(BENCH_SCRIPT),--script $(BENCH_SCRIPT))
 bench: all $(IBVCT_BENCH) | $(DEPS_FIRST)
 	$(IBVCT_BENCH) $(strip $(BENCH_ARGS))
 
@@ -668,7 +669,7 @@ help:
 	@echo "make check SANITIZE=1 the same with ASan+UBSan+LSan, in build-san/"
 	@echo "make valgrind         check with the C tests under valgrind"
 	@echo "make bench            the machine's limit, then the fake HCA's figures against it and their"
-	@echo "                      goals; rows in reports/bench/ (BENCH_ITERS= BENCH_SECONDS= BENCH_SCRIPT=)"
+	@echo "                      goals; rows in reports/bench/ (BENCH_ITERS= BENCH_SECONDS= BENCH_ROUNDS= BENCH_SCRIPT=)"
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
 	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"

@@ -124,12 +124,13 @@ bad_rows() { tsv_errors_say "bad-number.fps:3: max_qp: bad number" $fake_rows &&
 test_expect_success "a bad script makes every fake-HCA row an error with file:line, the raw rows stay numbers" \
 	'bad_rows'
 
-# 15-17: a script in legacy mode, traced: its mode line is replaced, so the
-# extended figures (XRC too) are measured, and only the legacy looper runs
-# legacy (each context's open is traced with its mode and pid)
+# 15-17: a script in legacy mode, traced, in two rounds: its mode line is
+# replaced, so the extended figures (XRC too) are measured, and only the
+# legacy looper runs legacy (each context'"'"'s open is traced with its mode
+# and pid)
 printf 'mode legacy\ntrace %s\ndevice fake0\n\tcap xrc\n\tport 1 state active\n' \
 	"$tl_tmp/trace" >"$tl_tmp/legacy.fps"
-bench legacy --script "$tl_tmp/legacy.fps"
+bench legacy --rounds 2 --script "$tl_tmp/legacy.fps"
 test_expect_success "a script in legacy mode exits 0" 'rc_is 0'
 test_expect_success "its mode line is replaced: every row, XRC ones too, has a number" 'all_numbers'
 pids_in_mode() {
@@ -137,12 +138,17 @@ pids_in_mode() {
 		sort -u | wc -l
 }
 modes_right() {
-	# RC and XRC: two processes each; the extended looper; the legacy one
-	[ "$(pids_in_mode extended)" = 5 ] && [ "$(pids_in_mode legacy)" = 1 ]
+	# RC and XRC: two processes each, a round; the extended looper; the legacy one
+	[ "$(pids_in_mode extended)" = 9 ] && [ "$(pids_in_mode legacy)" = 1 ] &&
+		grep -qx "round 2 of 2" "$tl_out" && ! grep -q "round 3" "$tl_out"
 }
-test_expect_success "five processes opened the device in extended mode, one in legacy mode" 'modes_right'
+test_expect_success "nine processes opened the device in extended mode (two rounds), one in legacy mode" 'modes_right'
 
 # 18: a bad option
 bench badarg --iters lots
 test_expect_success "a bad option exits 2 with the usage" 'rc_is 2 && grep -q "^usage: ibvct-bench" "$tl_err"'
+
+# 19: no round at all is a bad option too
+bench norounds --rounds 0
+test_expect_success "--rounds 0 exits 2 with the usage" 'rc_is 2 && grep -q "^usage: ibvct-bench" "$tl_err"'
 test_done

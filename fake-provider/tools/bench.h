@@ -55,14 +55,18 @@ extern struct bench_results *bench_res;
 extern enum bench_session bench_session_id;
 extern long bench_iters;	/* --iters */
 extern double bench_seconds;	/* --seconds */
+extern unsigned bench_rounds;	/* --rounds: the sessions take turns, each figure keeps its best */
 extern unsigned bench_alarm;	/* seconds a forked process may live (0: no limit) */
 
-/* Latency figures take bench_iters samples, rate figures 10x as many messages. */
+/* Latency figures take bench_iters samples, rate figures 10x as many
+ * messages, and bench_seconds, in all: a round takes its share. */
 struct bench_budget bench_lat_budget(void);
 struct bench_budget bench_rate_budget(void);
 /* A tenth of it, at least one iteration: what runs before the clock starts. */
 struct bench_budget bench_warm(struct bench_budget b);
 
+/* A figure of this round: kept if no earlier round did better (a higher
+ * rate, a lower time). */
 void bench_put(enum bench_fig f, double value, long samples);
 /* This session cannot measure: the reason goes to stderr and the page, exit 1. */
 void bench_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -20,22 +20,28 @@ struct bench_results *bench_res;
 enum bench_session bench_session_id = BS_NONE;
 long bench_iters = 300000;
 double bench_seconds = 4.0;
+unsigned bench_rounds = 3;
 unsigned bench_alarm;
 
 static pid_t bench_parent, bench_child;
 
-struct bench_budget bench_lat_budget(void)
+/* A figure's budget, shared by its rounds. */
+static struct bench_budget bench_round_budget(long n)
 {
-	struct bench_budget b = { bench_iters, (long long)(bench_seconds * 1e9) };
+	struct bench_budget b = { n / bench_rounds > 0 ? n / bench_rounds : 1,
+				   (long long)(bench_seconds * 1e9 / bench_rounds) };
 
 	return b;
 }
 
+struct bench_budget bench_lat_budget(void)
+{
+	return bench_round_budget(bench_iters);
+}
+
 struct bench_budget bench_rate_budget(void)
 {
-	struct bench_budget b = { bench_iters * 10, (long long)(bench_seconds * 1e9) };
-
-	return b;
+	return bench_round_budget(bench_iters * 10);
 }
 
 struct bench_budget bench_warm(struct bench_budget b)
@@ -45,11 +51,31 @@ struct bench_budget bench_warm(struct bench_budget b)
 	return w;
 }
 
+/* The figures where less is better: times. */
+static bool bench_lower_better(enum bench_fig f)
+{
+	switch (f) {
+	case BF_RAW_RTT_P50: case BF_RAW_RTT_P99:
+	case BF_RC_RTT_P50: case BF_RC_RTT_P99: case BF_XRC_RTT_P50: case BF_XRC_RTT_P99:
+	case BF_WRITE_LAT_P50: case BF_WRITE_LAT_P99: case BF_READ_LAT_P50: case BF_READ_LAT_P99:
+	case BF_ATOMIC_LAT_P50: case BF_ATOMIC_LAT_P99:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void bench_put(enum bench_fig f, double value, long samples)
 {
-	bench_res->fig[f].value = value;
-	bench_res->fig[f].samples = samples;
-	__atomic_store_n(&bench_res->fig[f].set, 1, __ATOMIC_RELEASE);
+	struct bench_val *v = &bench_res->fig[f];
+
+	/* an earlier round did as well or better: it stands */
+	if (__atomic_load_n(&v->set, __ATOMIC_ACQUIRE) &&
+	    (bench_lower_better(f) ? v->value <= value : v->value >= value))
+		return;
+	v->value = value;
+	v->samples = samples;
+	__atomic_store_n(&v->set, 1, __ATOMIC_RELEASE);
 }
 
 void bench_fail(const char *fmt, ...)

@@ -15,7 +15,13 @@
  * measure (a script without XRC, a verb that fails) takes only its own
  * figures with it.
  *
- * usage: ibvct-bench [--iters N] [--seconds S] [--script FILE] [--out DIR]
+ * The cross-process sessions (raw, RC, XRC) and the two loopback modes run
+ * in rounds, taking turns, each round with its share of every figure's
+ * budget; each figure keeps its best round, so that a moment of the
+ * machine'"'"'s other work (on a shared virtual machine, a neighbour'"'"'s) weighs
+ * on the baselines and the fake HCA alike, and on neither for long.
+ *
+ * usage: ibvct-bench [--iters N] [--seconds S] [--rounds R] [--script FILE] [--out DIR]
  *   IBVCT_PROVIDER overrides the plugin (default: ../lib/ibvct/ beside this
  *   binary); IBVCT_TIMEOUT_MULT stretches the time limits of the processes.
  */
@@ -37,7 +43,6 @@
 #include "bench.h"
 #include "fp_script.h"
 
-#define LOOP_ROUNDS 3		/* extended and legacy loopback, taking turns */
 #define NONE NAN
 
 /* One row of the report: a figure, its baseline and its goal. */
@@ -124,16 +129,18 @@ static const char *const session_name[BS_COUNT] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ibvct-bench [--iters N] [--seconds S] [--script FILE] [--out DIR]\n"
+	fprintf(f, "usage: ibvct-bench [--iters N] [--seconds S] [--rounds R] [--script FILE]\n"
+		"                   [--out DIR]\n"
 		"  --iters N      samples per latency figure, 10 N messages per rate figure\n"
 		"                 (default %ld)\n"
 		"  --seconds S    and at most S seconds per figure (default %g), each after a\n"
 		"                 warm-up of a tenth of both\n"
-		"  --script FILE  the fake provider's script (default: the built-in one); its\n"
+		"  --rounds R     the sessions take R turns (default %u), each with a share of\n"
+		"                 those budgets; each figure keeps its best round\n"		"  --script FILE  the fake provider's script (default: the built-in one); its\n"
 		"                 mode line is replaced by extended, and by legacy for the\n"
 		"                 compat-layer figure\n"
 		"  --out DIR      also write the rows to DIR/<UTC time>.tsv and DIR/latest.tsv\n",
-		bench_iters, bench_seconds);
+		bench_iters, bench_seconds, bench_rounds);
 }
 
 static void set_err(enum bench_session s, const char *msg)
@@ -612,6 +619,8 @@ int main(int argc, char **argv)
 	double l0, l1, v;
 	long long t0;
 	int i, ret = 2, errors = 0, met = 0, missed = 0;
+	unsigned r;
+	bool ok;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--iters") && arg_num(argv[i], argv[i + 1], 1, 1e7, &v)) {
@@ -621,6 +630,9 @@ int main(int argc, char **argv)
 			   arg_num(argv[i], argv[i + 1], 0.001, 3600, &v)) {
 			bench_seconds = v;
 			i++;
+		} else if (!strcmp(argv[i], "--rounds") && arg_num(argv[i], argv[i + 1], 1, 100, &v)) {
+			bench_rounds = (unsigned)v;
+			i++;
 		} else if (!strcmp(argv[i], "--script") && argv[i + 1]) {
 			script = argv[++i];
 		} else if (!strcmp(argv[i], "--out") && argv[i + 1]) {
@@ -629,7 +641,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			if (strcmp(argv[i], "--iters") && strcmp(argv[i], "--seconds"))
+			if (strcmp(argv[i], "--iters") && strcmp(argv[i], "--seconds") &&
+			    strcmp(argv[i], "--rounds"))
 				fprintf(stderr, "ibvct-bench: %s: %s\n", argv[i],
 					argv[i][0] == '-' && argv[i + 1] ? "unknown option"
 									 : "unknown or without its value");
@@ -667,21 +680,29 @@ int main(int argc, char **argv)
 	l0 = loadavg(load0, sizeof(load0));
 	printf("ibvct-bench: the machine's limit (raw), then the fake HCA through libibverbs;\n"
 	       "64-byte messages unless said; each figure at most %ld samples (latency) or %ld\n"
-	       "messages (rate) and %g s, after a warm-up of a tenth of both\n",
-	       bench_iters, bench_iters * 10, bench_seconds);
+	       "messages (rate) and %g s, after a warm-up of a tenth of both, in %u rounds\n"
+	       "taking turns (each figure: its best round)\n",
+	       bench_iters, bench_iters * 10, bench_seconds, bench_rounds);
 	printf("machine: %ld CPUs online, loadavg %s\n", sysconf(_SC_NPROCESSORS_ONLN), load0);
 
 	text = script_text(script, err, sizeof(err));
-	run_session(BS_RAW, bench_raw_session);
-	if (!text || !mode_env(dir, text, "extended", provider, err, sizeof(err))) {
+	ok = text && mode_env(dir, text, "extended", provider, err, sizeof(err));
+	if (!ok)
 		for (i = BS_RC; i <= BS_LOOP_EXT; i++)
 			set_err((enum bench_session)i, err);
+	for (r = 0; r < bench_rounds; r++) {
+		printf("round %u of %u\n", r + 1, bench_rounds);
+		run_session(BS_RAW, bench_raw_session);
+		if (ok) {
+			run_session(BS_RC, bench_rc_session);
+			run_session(BS_XRC, bench_xrc_session);
+		}
+	}
+	if (!ok) {
 		loop_none(&ext, BS_LOOP_EXT);
 	} else {
-		run_session(BS_RC, bench_rc_session);
-		run_session(BS_XRC, bench_xrc_session);
-		printf("measuring: %s and legacy mode, %d rounds each, in turns\n",
-		       session_name[BS_LOOP_EXT], LOOP_ROUNDS);
+		printf("measuring: %s and legacy mode, %u rounds each, in turns\n",
+		       session_name[BS_LOOP_EXT], bench_rounds);
 		loop_start(&ext, BS_LOOP_EXT, NULL);
 	}
 	/* set up after the extended looper started: it keeps its environment */
@@ -691,10 +712,8 @@ int main(int argc, char **argv)
 	} else {
 		loop_start(&leg, BS_LOOP_LEGACY, &ext);
 	}
-	rb = bench_rate_budget();
-	rb.n = rb.n / LOOP_ROUNDS > 0 ? rb.n / LOOP_ROUNDS : 1;
-	rb.ns /= LOOP_ROUNDS;
-	for (i = 0; i < LOOP_ROUNDS; i++) {
+	rb = bench_rate_budget();	/* a round'"'"'s share */
+	for (r = 0; r < bench_rounds; r++) {
 		loop_round(&ext, rb);
 		loop_round(&leg, rb);
 	}
