@@ -356,17 +356,65 @@ static int rec_cmp(const void *x, const void *y)
 	return a->wr_id < b->wr_id ? -1 : a->wr_id > b->wr_id;
 }
 
+/*
+ * The completions of an extended CQ as they come, through start_poll,
+ * next_poll and end_poll, each handed to each() with its index: until want
+ * of them were read, or 3 s (times IBVCT_TIMEOUT_MULT) passed; more than
+ * max fails. next_poll past the last is ENOENT (CQX-03). How many were read.
+ */
+static int cqx_read(struct ibv_cq_ex *cqx, int want, int max,
+		    void (*each)(struct ibv_cq_ex *cqx, int i, void *arg), void *arg)
+{
+	struct ibv_poll_cq_attr pa = { 0 };
+	long tries, limit = 3000 * tr_timeout_mult();
+	int n = 0, ret;
+
+	for (tries = 0; n < want && tries < limit; tries++) {
+		ret = ibv_start_poll(cqx, &pa);
+		if (ret == ENOENT) {
+			usleep(1000);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		do {
+			if (n >= max)
+				th_fail("more than %d completions", max);
+			each(cqx, n++, arg);
+		} while ((ret = ibv_next_poll(cqx)) == 0);
+		if (ret != ENOENT)
+			th_fail("next_poll past the last completion: %d, not ENOENT", ret);
+		ibv_end_poll(cqx);
+	}
+	return n;
+}
+
+/* cqx_read'"'"'s each() of CQX-02: the record, and its QP number by role (the
+ * send completions are a'"'"'s, the receives b'"'"'s). */
+struct recs {
+	struct rec *r;
+	const struct cq_pair *p;
+};
+
+static void rec_each(struct ibv_cq_ex *cqx, int i, void *arg)
+{
+	struct recs *rs = arg;
+	struct rec *r = &rs->r[i];
+
+	rec_from_cqx(r, cqx);
+	if (r->qpn != ((r->opcode & IBV_WC_RECV) ? rs->p->b : rs->p->a)->qp_num)
+		th_fail("read_qp_num %#x for wr_id %#llx", r->qpn, (unsigned long long)r->wr_id);
+}
+
 /* CQX-02: the poll and read functions of an extended CQ read every
  * completion as ibv_poll_cq reads it, field by field. */
 static void extended_poll_reads_what_poll_cq_reads(struct th_ctx *t)
 {
-	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cqx = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, NULL);
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 32, NULL, NULL, 0);
 	struct rec a[8], b[8];
 	struct cq_pair p;
 	struct ibv_wc wc;
-	int n = 0, m = 0, i, ret, tries;
+	int n = 0, m, i;
 
 	assert_non_null(cq);
 	cq_pair_up(t, &p, cq);
@@ -380,27 +428,7 @@ static void extended_poll_reads_what_poll_cq_reads(struct th_ctx *t)
 	cq_pair_down(&p);
 	cq_pair_up(t, &p, ibv_cq_ex_to_cq(cqx));
 	cq_pair_traffic(&p);
-	for (tries = 0; tries < 3000; tries++) {
-		ret = ibv_start_poll(cqx, &pa);
-		if (ret == ENOENT) {
-			usleep(1000);
-			continue;
-		}
-		assert_int_equal(ret, 0);
-		do {
-			assert_true(m < 8);
-			rec_from_cqx(&b[m], cqx);
-			/* the send completions are a's, the receives b's */
-			if (b[m].qpn != ((b[m].opcode & IBV_WC_RECV) ? p.b : p.a)->qp_num)
-				th_fail("read_qp_num %#x for wr_id %#llx", b[m].qpn,
-					(unsigned long long)b[m].wr_id);
-			m++;
-		} while ((ret = ibv_next_poll(cqx)) == 0);
-		assert_int_equal(ret, ENOENT);
-		ibv_end_poll(cqx);
-		if (m >= 6)
-			break;
-	}
+	m = cqx_read(cqx, 6, 8, rec_each, &(struct recs){ b, &p });
 	cq_pair_down(&p);
 	if (m != 6)
 		th_fail("%d completions through the extended CQ, 6 through ibv_poll_cq", m);
@@ -421,6 +449,14 @@ static void extended_poll_reads_what_poll_cq_reads(struct th_ctx *t)
 	assert_int_equal(ibv_destroy_cq(cq), 0);
 }
 
+/* cqx_read'"'"'s each() that only counts. */
+static void count_each(struct ibv_cq_ex *cqx, int i, void *arg)
+{
+	(void)cqx;
+	(void)i;
+	(void)arg;
+}
+
 /* CQX-03: start_poll on an empty CQ is ENOENT (no end_poll owed); the
  * last next_poll is ENOENT; no completion is lost or read twice. */
 static void start_poll_on_an_empty_cq_is_enoent(struct th_ctx *t)
@@ -428,28 +464,14 @@ static void start_poll_on_an_empty_cq_is_enoent(struct th_ctx *t)
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cqx = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, NULL);
 	struct cq_pair p;
-	int ret, seen = 0, tries;
+	int ret;
 
 	ret = ibv_start_poll(cqx, &pa);
 	if (ret != ENOENT)
 		th_fail("start_poll on an empty CQ: %d, not ENOENT", ret);
 	cq_pair_up(t, &p, ibv_cq_ex_to_cq(cqx));
 	cq_pair_traffic(&p);
-	for (tries = 0; seen < 6 && tries < 3000; tries++) {
-		ret = ibv_start_poll(cqx, &pa);
-		if (ret == ENOENT) {
-			usleep(1000);
-			continue;
-		}
-		assert_int_equal(ret, 0);
-		do
-			seen++;
-		while ((ret = ibv_next_poll(cqx)) == 0);
-		if (ret != ENOENT)
-			th_fail("next_poll past the last completion: %d, not ENOENT", ret);
-		ibv_end_poll(cqx);
-	}
-	assert_int_equal(seen, 6);
+	assert_int_equal(cqx_read(cqx, 6, 6, count_each, NULL), 6);
 	ret = ibv_start_poll(cqx, &pa);
 	if (ret != ENOENT)
 		th_fail("start_poll once all were read: %d, not ENOENT", ret);
@@ -526,6 +548,16 @@ static int raw_clock(struct th_ctx *t, uint64_t *now)
 	return 1;
 }
 
+/* cqx_read'"'"'s each() of CQX-06: a successful completion'"'"'s timestamp. */
+static void ts_each(struct ibv_cq_ex *cqx, int i, void *arg)
+{
+	uint64_t *ts = arg;
+
+	if (cqx->status != IBV_WC_SUCCESS)
+		th_fail("wr_id %#llx: status %d", (unsigned long long)cqx->wr_id, cqx->status);
+	ts[i] = ibv_wc_read_completion_ts(cqx);
+}
+
 /* CQX-06: a device with a completion clock reports its rate and the mask
  * of a timestamp; an extended CQ asked for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
  * stamps each completion with that clock when it is made: in the mask's
@@ -537,12 +569,11 @@ static void completion_timestamps_follow_the_device_clock(struct th_ctx *t)
 		.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED,
 	};
 	struct ibv_cq_init_attr_ex a;
-	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_device_attr_ex ax;
 	uint64_t want = driver_ts_mask(), mask, ts[8], raw0 = 0, raw1 = 0;
 	struct ibv_cq_ex *cqx;
 	struct cq_pair p;
-	int n = 0, i, ret, tries, raw;
+	int n, i, ret, raw;
 
 	memset(&ax, 0, sizeof(ax));
 	assert_int_equal(ibv_query_device_ex(t->ctx, NULL, &ax), 0);
@@ -581,23 +612,7 @@ static void completion_timestamps_follow_the_device_clock(struct th_ctx *t)
 	raw = raw_clock(t, &raw0);
 	cq_pair_up(t, &p, ibv_cq_ex_to_cq(cqx));
 	cq_pair_traffic(&p);
-	for (tries = 0; n < 6 && tries < 3000; tries++) {
-		ret = ibv_start_poll(cqx, &pa);
-		if (ret == ENOENT) {
-			usleep(1000);
-			continue;
-		}
-		assert_int_equal(ret, 0);
-		do {
-			assert_true(n < 8);
-			if (cqx->status != IBV_WC_SUCCESS)
-				th_fail("wr_id %#llx: status %d", (unsigned long long)cqx->wr_id,
-					cqx->status);
-			ts[n++] = ibv_wc_read_completion_ts(cqx);
-		} while ((ret = ibv_next_poll(cqx)) == 0);
-		assert_int_equal(ret, ENOENT);
-		ibv_end_poll(cqx);
-	}
+	n = cqx_read(cqx, 6, 8, ts_each, ts);
 	if (raw && !raw_clock(t, &raw1))
 		th_fail("ibv_query_rt_values_ex answered once, then EOPNOTSUPP");
 	cq_pair_down(&p);
