@@ -374,6 +374,13 @@ struct fp_packet {
 	unsigned npieces;
 };
 
+/* A READ or an atomic asks for data and carries none (its len: what it asks
+ * for); the others carry their data. */
+static inline bool fe_pkt_asks(enum fp_pkt_op op)
+{
+	return op == FP_PKT_READ || op == FP_PKT_CMP_SWAP || op == FP_PKT_FETCH_ADD;
+}
+
 enum fp_ack {
 	FP_ACK_OK,
 	FP_ACK_DROPPED,			/* unreliable types: nothing comes back */

@@ -670,9 +670,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 			     NULL);
 	if (!p)
 		goto out;			/* the requester is gone */
-	if (resp.status == FP_ACK_OK && !resp.data && !p->self &&
-	    (pkt->op == FP_PKT_SEND || pkt->op == FP_PKT_SEND_IMM || pkt->op == FP_PKT_SEND_INV ||
-	     pkt->op == FP_PKT_WRITE || pkt->op == FP_PKT_WRITE_IMM)) {
+	if (resp.status == FP_ACK_OK && !resp.data && !p->self && !fe_pkt_asks(pkt->op)) {
 		fp_ack_add(xp, p, h);
 		goto out;
 	}
@@ -776,10 +774,7 @@ void fe_xport_drain(struct fe_xport *xp)
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
 		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
 {
-	/* a READ or an atomic carries no data: len is what it asks for */
-	bool asks = pkt->op == FP_PKT_READ || pkt->op == FP_PKT_CMP_SWAP ||
-		    pkt->op == FP_PKT_FETCH_ADD;
-	uint32_t len = asks ? 0 : pkt->len, off, n;
+	uint32_t len = fe_pkt_asks(pkt->op) ? 0 : pkt->len, off, n;
 	struct fp_rec r;
 	int err;
 
