@@ -312,6 +312,8 @@ static inline bool fp__ext_off(enum fp_withdraw x)
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
+/* Whether the HCA refuses a bind to a region without IBV_ACCESS_MW_BIND. */
+bool fp_prof_mw_bind_access(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's

@@ -209,6 +209,20 @@ bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side)
 	return true;
 }
 
+bool fp_prof_mw_bind_access(void)
+{
+	/* MW-02: mlx5 lets a window be bound to a region registered without
+	 * IBV_ACCESS_MW_BIND. The provider's check sits under MW_DEBUG, which
+	 * no build defines (rdma-core v44.0 providers/mlx5/qp.c:606
+	 * set_bind_wr), and the HCA has nothing to check: the mkey context
+	 * the kernel writes holds the remote and local access bits only
+	 * (linux v6.1 drivers/infiniband/hw/mlx5/mr.c
+	 * set_mkc_access_pd_addr_fields). Known deviation. */
+	if (fp_prof() == FP_PROF_MLX5)	/* @rule MW-02 @driver mlx5 */
+		return false;
+	return true;
+}
+
 int fp_prof_srq_num(enum ibv_srq_type type)
 {
 	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain; rxe
