@@ -316,6 +316,14 @@ uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask);
  * and the driver's refusal of a combination of them: 0 or an errno. */
 uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d);
 int fp_prof_cq_wc_combo(uint64_t wc_flags);
+/* Whether the HCA refuses a bind to a region without IBV_ACCESS_MW_BIND. */
+bool fp_prof_mw_bind_access(void);
+/* mlx5's QP doorbells and what they hold at close; its destroy of an opened
+ * QP (profile.c has the sources). */
+int fp_prof_qp_uar_get(struct fp_context *ctx);
+void fp_prof_qp_uar_put(struct fp_context *ctx, int bfreg);
+bool fp_prof_close_keeps_context(struct fp_context *ctx);
+void fp_prof_destroy_opened_qp(void);
 /* An extension op the provider does not offer: the script withdrew it, or
  * the driver profile has none. */
 static inline bool fp__ext_off(enum fp_withdraw x)
@@ -325,14 +333,6 @@ static inline bool fp__ext_off(enum fp_withdraw x)
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
-/* Whether the HCA refuses a bind to a region without IBV_ACCESS_MW_BIND. */
-bool fp_prof_mw_bind_access(void);
-/* mlx5's QP doorbells and what they hold at close; its destroy of an opened
- * QP (profile.c has the sources). */
-int fp_prof_qp_uar_get(struct fp_context *ctx);
-void fp_prof_qp_uar_put(struct fp_context *ctx, int bfreg);
-bool fp_prof_close_keeps_context(struct fp_context *ctx);
-void fp_prof_destroy_opened_qp(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's
