@@ -112,6 +112,10 @@ struct fp_cq {
 	/* with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP: the stamps of cur and
 	 * shown, and the device's mask (CQX-06) */
 	uint64_t cur_ts, shown_ts, ts_mask;
+	/* rxe's extended polling (profile.c fp_prof_cq_poll_overrun): next_poll
+	 * found no more in this batch; the consumer index runs one past the
+	 * producer */
+	bool ovr_ended, ovr_ahead;
 	struct fp_pdbuf pdbuf;		/* made on a parent domain */
 };
 
@@ -312,6 +316,16 @@ static inline bool fp__ext_off(enum fp_withdraw x)
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
+/* rxe's data path (profile.c): a bind checks the window's current key; a
+ * window grants its whole region; the invalidation's wc flag; a retry runs
+ * done binds again; extended polling overruns the CQ; an inline list
+ * carries no data. */
+bool fp_prof_mw_bind_key_checked(void);
+bool fp_prof_mw_range_is_the_region(void);
+unsigned int fp_prof_wc_with_inv(void);
+bool fp_prof_retry_reruns_binds(void);
+bool fp_prof_cq_poll_overrun(void);
+bool fp_prof_inline_list_unsummed(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's
