@@ -282,6 +282,10 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
 /* The driver's own create_qp_ex checks, before the common ones: 0, an
  * errno or FP_PROF_NO_ERRNO. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
+/* create_qp_ex: whether the driver sends ibv_cmd_create_qp_ex2 (else _ex), and
+ * the device's answer to a create flag (QPX-04) */
+bool fp_prof_qp_cmd_ex2(const struct ibv_qp_init_attr_ex *a);
+int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a);
 /* The driver's answer to get_srq_num for an SRQ of this type: 0 or an errno. */
 int fp_prof_srq_num(enum ibv_srq_type type);
 /* The QP sizes the driver writes back for the granted ones. */

@@ -114,6 +114,10 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 		 * the XRCD bit is not among rxe's bits */
 		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 @driver rxe */
 			return EOPNOTSUPP;
+		/* and no create flag at all (RXE_QP_CREATE_FLAGS_SUP is 0:
+		 * rdma-core v44.0 providers/rxe/rxe.c:1287) */
+		if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX5:
 		/* create_qp: "return NULL" without errno for a bit it lacks */
@@ -136,6 +140,52 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 	default:
 		break;
 	}
+	return 0;
+}
+
+/*
+ * Which command a driver's create_qp_ex sends (QPX-04): ibv_cmd_create_qp_ex
+ * takes PD, XRCD, SEND_OPS_FLAGS; ibv_cmd_create_qp_ex2 CREATE_FLAGS,
+ * MAX_TSO_HEADER, IND_TABLE and RX_HASH too. rxe always sends _ex2
+ * (rdma-core v44.0 providers/rxe/rxe.c:1381); mlx5 when one of its
+ * MLX5_CREATE_QP_EX2_COMP_MASK bits is set (providers/mlx5/verbs.c:2107,
+ * :2589, :2081), mlx4 one of MLX4_CREATE_QP_EX2_COMP_MASK (CREATE_FLAGS,
+ * MAX_TSO_HEADER: providers/mlx4/verbs.c:878, :992, :863); strict as mlx5,
+ * so that PD|CREATE_FLAGS with no flag is taken on every target. The quirk
+ * sends everything through _ex.
+ */
+bool fp_prof_qp_cmd_ex2(const struct ibv_qp_init_attr_ex *a)
+{
+	const uint32_t mlx5_ex2 = IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+				  IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH;
+	const uint32_t mlx4_ex2 = IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+
+	if (fp__quirk(FP_Q_QP_CMD_EX_ONLY))
+		return false;
+	switch (fp_prof()) {
+	case FP_PROF_RXE:
+		return true;
+	case FP_PROF_MLX4:
+		return a->comp_mask & mlx4_ex2;
+	default:
+		return a->comp_mask & mlx5_ex2;	/*  QPX-04 */
+	}
+}
+
+/*
+ * A create flag the command layer passes (QPX-04) and the kernel takes
+ * (linux v6.1 drivers/infiniband/core/uverbs_cmd.c:1430): the device's
+ * driver decides, and the fake device has none of those features
+ * (loopback blocking, FCS scatter, VLAN stripping, a source QPN, end
+ * padding): EOPNOTSUPP, as mlx5_ib answers a flag it did not take (linux
+ * v6.1 drivers/infiniband/hw/mlx5/qp.c:2998 process_create_flags) and
+ * mlx4_ib one outside its set (hw/mlx4/qp.c:1531). rxe refused it before
+ * (fp_prof_qp_ex_mask).
+ */
+int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a)
+{
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+		return EOPNOTSUPP;
 	return 0;
 }
 
