@@ -94,11 +94,11 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb
+DEPS_check        := build test browser abi valgrind deb vm
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
-DEPS_conformance  := build test abi valgrind
+DEPS_conformance  := build test abi valgrind vm
 DEPS_certify      := $(DEPS_conformance)
 DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
@@ -107,7 +107,7 @@ DEPS_install-files := build
 DEPS_deb          := build deb
 DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
-DEPS_deps         := build test browser valgrind coverage abi
+DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
 DEPS_fault-sweep  := $(DEPS_check)
@@ -173,7 +173,7 @@ $(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh tools/*/t[0-9]*.sh))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
@@ -282,6 +282,11 @@ $(B)/t/%.t: ref-impl/tests/%.sh
 	$(Q)cp $< $@ && chmod +x $@
 
 $(B)/t/%.t: fake-provider/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+# the tools' own tests live beside them (tools/vm/t61NN-*.sh: the guest runner)
+$(B)/t/%.t: tools/vm/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
@@ -585,6 +590,8 @@ ifeq ($(INSTALL_BUILD),1)
 # The suites' fixtures dir when IBVCT_SRC is unset: the install tree's.
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
 endif
+# the rxe-vm target's guest runner and the guest's /init
+INST_VM := tools/vm/ibvct-vm tools/vm/guest-init
 INST_CI := ibvct version conformance suites-run test-exec test-lib.sh report-all \
 	report-fingerprint report-html report-junit report-summary report-lib.pm certify \
 	compare-runs verify-bundle abi-gate abi-table abi-dwarf rxe-setup \
@@ -622,6 +629,8 @@ install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
+	install -d $(DESTDIR)$(INST_SHARE)/tools/vm
+	install -m 0755 $(INST_VM) $(DESTDIR)$(INST_SHARE)/tools/vm/
 	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
