@@ -34,6 +34,12 @@ test_expect_success 'the summary says NO RESULT first, with the console log' '
 	head -n 1 "$tmp/summary" | grep -qx "verdict: NO RESULT: guest: the guest was ended at its time limit (3720 s)" &&
 	sed -n 2p "$tmp/summary" | grep -qx "console log: console.txt"
 '
+perl "$src/ci/report-junit" "$tmp/run" "$tmp/junit.xml" >"$tmp/junit.out" 2>&1
+test_expect_success 'junit.xml has an error testcase "(no result)", and stays valid' '
+	cat "$tmp/junit.out"
+	grep -q "<testcase name=\"(no result)\"><error type=\"NoResult\" message=\"guest: the guest was ended" "$tmp/junit.xml" &&
+	xmllint --noout --schema "$src/ci/report-junit.xsd" "$tmp/junit.xml"
+'
 mkdir -p "$tmp/bundle"
 perl "$src/ci/certify" --out "$tmp/bundle" "$tmp/run" >"$tmp/certify" 2>&1
 rc=$?
