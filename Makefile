@@ -634,8 +634,8 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
 	install -d $(DESTDIR)$(INST_SHARE)/tools/vm
-	install -m 0755 tools/vm/ibvct-vm $(DESTDIR)$(INST_SHARE)/tools/vm/
-	install -m 0644 $(filter-out %/ibvct-vm,$(INST_VM)) $(DESTDIR)$(INST_SHARE)/tools/vm/
+	install -m 0755 tools/vm/ibvct-vm tools/vm/guest-conformance $(DESTDIR)$(INST_SHARE)/tools/vm/
+	install -m 0644 tools/vm/guest-init $(DESTDIR)$(INST_SHARE)/tools/vm/
 	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
