@@ -351,6 +351,7 @@ unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
 bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
+int fp_prof_wrx_full_errno(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's
