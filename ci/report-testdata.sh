@@ -131,7 +131,7 @@ not ok 3 - post_recv_on_xrc_qps_fails_and_takes_nothing [QPX-11]
 # post_recv_on_xrc_qps_fails_and_takes_nothing: scratch dir kept: /tmp/ibvct-suite.M0b67t/post_recv_on_xrc_qps_fails_and_takes_nothing
 # post_recv_on_xrc_qps_fails_and_takes_nothing: observed the current lifetime model
 not ok 4 - owner_destroy_keeps_qp_for_other_handles [LIFE-02]
-# owner_destroy_keeps_qp_for_other_handles: timeout: killed after 30 s
+# owner_destroy_keeps_qp_for_other_handles: timeout: killed after 30 s (limit 30 s)
 #   [==========] Running 1 test(s).
 #   [ RUN      ] owner_destroy_keeps_qp_for_other_handles
 #   waiting for the holder

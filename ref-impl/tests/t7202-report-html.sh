@@ -198,7 +198,7 @@ test_expect_success "the reason of a th_fail: its message" '
 '
 test_expect_success "a timeout says so, with the last line the test printed" '
 	cat "$tmp/afails"
-	test "$(why LIFE-02)" = "timeout: killed after 30 s: waiting for the holder"
+	test "$(why LIFE-02)" = "timeout: killed after 30 s (limit 30 s): waiting for the holder"
 '
 test_expect_success "a log that says nothing: the exit status and the last line of stderr" '
 	cat "$tmp/afails"
