@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t5102: every quirk in fp_quirks.def makes a test fail, so that test is
 # known to be able to fail (STYLE: "every check can fail"). The table
-# t5102-quirk-tests.txt names, per quirk, the program and the tests it
+# quirk-tests.txt names, per quirk, the program and the tests it
 # breaks; each row's tests run by name under the quirk, and each must
 # report "not ok" (a TODO does not count): a listed test that passes is a
 # quirk no test notices any more. A row "past=Q" is a rule that a skip_cmd_*
@@ -15,7 +15,7 @@ src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
 . "$src/ci/test-lib.sh"
 def=$src/fake-provider/script/fp_quirks.def
-table=$src/fake-provider/tests/t5102-quirk-tests.txt
+table=$src/fake-provider/tests/quirk-tests.txt
 jobs=${IBVCT_QUIRK_JOBS:-4}
 tmp=$tl_tmp
 
