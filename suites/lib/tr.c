@@ -134,10 +134,7 @@ long tr_timeout_mult(void)
 
 long long tr_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return tr_clock_now_ms();
 }
 
 int tr_file(const char *name)
