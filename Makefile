@@ -481,6 +481,8 @@ tests: $(FINGERPRINT)
 
 # ibvct-reap: ci/test-exec runs every test program under it (time limit, and
 # every process the test started ends with it, whatever its process group).
+# It shares the stretched clock of the suites' runner (suites/lib/tr_clock.h).
+$(B)/obj/ci/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
 $(REAP): $(B)/obj/ci/ibvct-reap.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
