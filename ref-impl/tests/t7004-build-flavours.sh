@@ -58,8 +58,8 @@ test_expect_success "every make run checks the packages of its goal (all: build)
 	has "$p" "^sh ci/install-deps build\$"
 '
 p=$(goalplan conformance)
-test_expect_success "make conformance installs build, test, abi and valgrind" '
+test_expect_success "make conformance installs build, test, abi, valgrind and vm (the rxe-vm guest)" '
 	printf "%s\n" "$p" | grep install-deps
-	has "$p" "^sh ci/install-deps abi build test valgrind\$"
+	has "$p" "^sh ci/install-deps abi build test valgrind vm\$"
 '
 test_done
