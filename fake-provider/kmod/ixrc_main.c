@@ -637,6 +637,15 @@ static int __init ixrc_init(void)
 	dev->ibdev.node_guid = cpu_to_be64(0x1bad00000000c0deull);
 	strscpy(dev->ibdev.node_desc, "ibvct soft XRC device",
 		sizeof(dev->ibdev.node_desc));
+	/* the generic data-path write commands are opt-in (6.1 core/device.c
+	 * _ib_alloc_device sets the rest of uverbs_cmd_mask; rxe opts into
+	 * POST_SEND and REQ_NOTIFY_CQ): without these bits uverbs answers
+	 * EOPNOTSUPP whatever ops are set */
+	dev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+		BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+		BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+		BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(&dev->ibdev, &ixrc_dev_ops);
 
 	/* no DMA device: the core's virtual DMA (CONFIG_INFINIBAND_VIRT_DMA) */
