@@ -682,6 +682,7 @@ deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 # ibv_xsrq_pingpong on it in the guest (minutes; not in make check).
 IXRC_DIR  := $(B)/lib/ixrc
 IXRC_PROV := $(IXRC_DIR)/libibvct-ixrc-rdmav34.so
+IXRC_ROUTE := $(IXRC_DIR)/ixrc-xrc-route
 IXRC_KO   := $(B)/kmod/ixrc.ko
 IXRC_SRC  := fake-provider/kmod
 KMOD_ABI   = $(shell apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n 1)
@@ -694,6 +695,11 @@ $(IXRC_PROV): $(IXRC_SRC)/provider/ixrc.c $(IXRC_SRC)/provider/verbs-private-34.
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -fPIC -shared $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS) -Wl,-z,defs
 
+$(IXRC_ROUTE): $(IXRC_SRC)/tests/ixrc-xrc-route.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
+
 kmod: | $(DEPS_FIRST)
 	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build tree in KDIR=$(KDIR) (ci/install-deps kmod, or KDIR=)" >&2; exit 1; }
 	@mkdir -p $(B)/kmod
@@ -701,8 +707,8 @@ kmod: | $(DEPS_FIRST)
 	$(Q)$(MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
 	@echo "make kmod: $(IXRC_KO) for $(notdir $(KDIR))"
 
-xrc-vm: kmod $(IXRC_PROV) | $(DEPS_FIRST)
-	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
+xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)
+	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_ROUTE=$(TOP)/$(IXRC_ROUTE) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
 
 # Removes every build flavour; reports/ is left alone.
 clean:
