@@ -154,6 +154,7 @@ int ixrc_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int ixrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ixrc_flush_qp(struct ixrc_dev *dev, struct ixrc_qp *qp);
 void ixrc_kick(struct ixrc_dev *dev);
+void ixrc_drop_sends(struct ixrc_dev *dev, struct ixrc_qp *qp);
 void ixrc_forget_qp(struct ixrc_dev *dev, struct ixrc_qp *qp);
 void ixrc_forget_cq(struct ixrc_dev *dev, struct ixrc_cq *cq);
 

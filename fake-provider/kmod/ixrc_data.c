@@ -228,6 +228,10 @@ static enum ib_wc_opcode ixrc_wc_op(enum ib_wr_opcode op)
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
 	default:
 		return IB_WC_SEND;
 	}
@@ -296,6 +300,8 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 	struct ixrc_rwqe *w = NULL;
 	struct ib_wc wc = {};
 	bool ud = src->type == IB_QPT_UD;
+	/* UD and UC drop what finds no receive (or no ready QP); RC waits */
+	bool unrel = ud || src->type == IB_QPT_UC;
 	u32 off = ud ? IXRC_GRH_LEN : 0;
 	int ret;
 
@@ -303,11 +309,11 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 	if (!dst || dst->state == IB_QPS_ERR ||
 	    (src->type == IB_QPT_XRC_INI && dst->type != IB_QPT_XRC_TGT) ||
 	    (src->type != IB_QPT_XRC_INI && dst->type != src->type)) {
-		ixrc_pkt_done(dev, pkt, ud ? IB_WC_SUCCESS : IB_WC_RETRY_EXC_ERR);
+		ixrc_pkt_done(dev, pkt, unrel ? IB_WC_SUCCESS : IB_WC_RETRY_EXC_ERR);
 		return 0;
 	}
 	if (dst->state == IB_QPS_RESET || dst->state == IB_QPS_INIT) {
-		if (ud) {
+		if (unrel) {
 			ixrc_pkt_done(dev, pkt, IB_WC_SUCCESS);
 			return 0;
 		}
@@ -344,10 +350,11 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 		struct ixrc_pkt_rdma *r = ixrc_rdma(pkt);
 		struct ixrc_mr *mr;
 
-		if (pkt->opcode == IB_WR_RDMA_WRITE_WITH_IMM && !rq->count)
+		if (pkt->opcode == IB_WR_RDMA_WRITE_WITH_IMM && !rq->count &&
+		    !unrel)
 			return -EAGAIN;
-		mr = ixrc_mr_find(dev, r->rkey, pkt->xrc ? NULL : rpd,
-				  IB_ACCESS_REMOTE_WRITE);
+		/* the rkey of the receiving side's PD: its SRQ's for XRC */
+		mr = ixrc_mr_find(dev, r->rkey, rpd, IB_ACCESS_REMOTE_WRITE);
 		if (pkt->len && (!mr || ixrc_mr_copy(mr, r->remote_addr,
 						     pkt->data, pkt->len, true))) {
 			ixrc_pkt_done(dev, pkt, IB_WC_REM_ACCESS_ERR);
@@ -360,7 +367,7 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 	}
 
 	if (!rq->count) {
-		if (ud) {
+		if (unrel) {
 			ixrc_pkt_done(dev, pkt, IB_WC_SUCCESS);
 			return 0;
 		}
@@ -406,7 +413,7 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 		ixrc_cq_push(to_icq(rcq), &wc, pkt->solicited);
 	if (ret) {
 		ixrc_qp_error(dev, dst);
-		ixrc_pkt_done(dev, pkt, ud ? IB_WC_SUCCESS :
+		ixrc_pkt_done(dev, pkt, unrel ? IB_WC_SUCCESS :
 			      ret == -EMSGSIZE ? IB_WC_REM_INV_REQ_ERR :
 			      IB_WC_REM_OP_ERR);
 		return 0;
@@ -449,22 +456,74 @@ static bool ixrc_qp_waits(struct ixrc_dev *dev, struct ixrc_qp *qp)
 	return qp->sq_pending != 0;
 }
 
-static int ixrc_rdma_read(struct ixrc_dev *dev, struct ixrc_qp *qp,
-			  const struct ib_send_wr *wr, void *buf, u32 len)
+/*
+ * The PD a READ or an atomic of qp is checked against at the responder:
+ * the destination QP's, or for XRC the named XRC SRQ's. 0 or a status.
+ */
+static int ixrc_remote_pd(struct ixrc_dev *dev, struct ixrc_qp *qp, u32 srqn,
+			  struct ib_pd **rpd)
 {
-	const struct ib_rdma_wr *r = rdma_wr(wr);
 	struct ixrc_qp *dst = xa_load(&dev->qps, qp->dest_qpn);
-	struct ixrc_mr *mr;
+	struct ixrc_srq *srq;
 
 	if (!dst || dst->state < IB_QPS_RTR || dst->state == IB_QPS_ERR)
 		return IB_WC_RETRY_EXC_ERR;
-	mr = ixrc_mr_find(dev, r->rkey,
-			  qp->type == IB_QPT_XRC_INI ? NULL : dst->ibqp.pd,
-			  IB_ACCESS_REMOTE_READ);
+	*rpd = dst->ibqp.pd;
+	if (qp->type != IB_QPT_XRC_INI)
+		return dst->type == qp->type ? 0 : IB_WC_RETRY_EXC_ERR;
+	srq = xa_load(&dev->srqs, srqn);
+	if (dst->type != IB_QPT_XRC_TGT || !srq ||
+	    srq->ibsrq.srq_type != IB_SRQT_XRC ||
+	    srq->ibsrq.ext.xrc.xrcd != dst->xrcd)
+		return IB_WC_REM_INV_REQ_ERR;
+	*rpd = srq->ibsrq.pd;
+	return 0;
+}
+
+static int ixrc_rdma_read(struct ixrc_dev *dev, struct ixrc_qp *qp,
+			  const struct ib_send_wr *wr, u32 srqn, void *buf,
+			  u32 len)
+{
+	const struct ib_rdma_wr *r = rdma_wr(wr);
+	struct ib_pd *rpd;
+	struct ixrc_mr *mr;
+	int st = ixrc_remote_pd(dev, qp, srqn, &rpd);
+
+	if (st)
+		return st;
+	mr = ixrc_mr_find(dev, r->rkey, rpd, IB_ACCESS_REMOTE_READ);
 	if (len && (!mr || ixrc_mr_copy(mr, r->remote_addr, buf, len, false)))
 		return IB_WC_REM_ACCESS_ERR;
 	if (ixrc_sge_copy(dev, qp->ibqp.pd, wr->sg_list, wr->num_sge, buf,
 			  len, true))
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/* An 8-byte atomic at the responder; the old value into the local SGEs. */
+static int ixrc_atomic(struct ixrc_dev *dev, struct ixrc_qp *qp,
+		       const struct ib_send_wr *wr, u32 srqn)
+{
+	const struct ib_atomic_wr *a = atomic_wr(wr);
+	struct ib_pd *rpd;
+	struct ixrc_mr *mr;
+	u64 old, new;
+	int st = ixrc_remote_pd(dev, qp, srqn, &rpd);
+
+	if (st)
+		return st;
+	if (a->remote_addr & 7)
+		return IB_WC_REM_INV_REQ_ERR;
+	mr = ixrc_mr_find(dev, a->rkey, rpd, IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr || ixrc_mr_copy(mr, a->remote_addr, &old, 8, false))
+		return IB_WC_REM_ACCESS_ERR;
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
+		new = old == a->compare_add ? a->swap : old;
+	else
+		new = old + a->compare_add;
+	ixrc_mr_copy(mr, a->remote_addr, &new, 8, true);
+	if (ixrc_sge_copy(dev, qp->ibqp.pd, wr->sg_list, wr->num_sge, &old,
+			  8, true))
 		return IB_WC_LOC_PROT_ERR;
 	return IB_WC_SUCCESS;
 }
@@ -486,9 +545,15 @@ static int ixrc_post_one(struct ixrc_dev *dev, struct ixrc_qp *qp,
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		if (qp->type == IB_QPT_UD)
 			return -EINVAL;
-		if (wr->opcode == IB_WR_RDMA_READ && inl)
+		if (qp->type == IB_QPT_UC && wr->opcode != IB_WR_RDMA_WRITE &&
+		    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM)
+			return -EINVAL;	/* UC: no READ, no atomics */
+		if (inl && wr->opcode != IB_WR_RDMA_WRITE &&
+		    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM)
 			return -EINVAL;
 		break;
 	default:
@@ -569,9 +634,15 @@ static int ixrc_post_one(struct ixrc_dev *dev, struct ixrc_qp *qp,
 		goto out_free;
 	}
 	if (wr->opcode == IB_WR_RDMA_READ) {
-		int st = ixrc_rdma_read(dev, qp, wr, pkt->data, len);
+		int st = ixrc_rdma_read(dev, qp, wr, srqn, pkt->data, len);
 
 		ixrc_pkt_done(dev, pkt, st);
+		goto out_free;
+	}
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		pkt->len = 8;
+		ixrc_pkt_done(dev, pkt, ixrc_atomic(dev, qp, wr, srqn));
 		goto out_free;
 	}
 	if (!inl && ixrc_sge_copy(dev, qp->ibqp.pd, wr->sg_list, wr->num_sge,
@@ -694,6 +765,20 @@ void ixrc_flush_qp(struct ixrc_dev *dev, struct ixrc_qp *qp)
 		if (qp->ibqp.recv_cq)
 			ixrc_cq_push(to_icq(qp->ibqp.recv_cq), &wc, false);
 	}
+}
+
+/* To RESET: its waiting sends are gone, with no completion. */
+void ixrc_drop_sends(struct ixrc_dev *dev, struct ixrc_qp *qp)
+{
+	struct ixrc_pkt *pkt, *tmp;
+
+	list_for_each_entry_safe(pkt, tmp, &dev->pending, node) {
+		if (pkt->src != qp)
+			continue;
+		list_del(&pkt->node);
+		kfree(pkt);
+	}
+	qp->sq_pending = 0;
 }
 
 /* qp is being destroyed: nothing may name it any more. */

@@ -56,7 +56,7 @@ static int ixrc_query_device(struct ib_device *ibdev,
 	a->max_qp_rd_atom = 16;
 	a->max_qp_init_rd_atom = 16;
 	a->max_res_rd_atom = 16 * IXRC_MAX_QP;
-	a->atomic_cap = IB_ATOMIC_NONE;
+	a->atomic_cap = IB_ATOMIC_HCA;	/* atomic among the device's own QPs */
 	a->max_ah = 4096;
 	a->max_srq = IXRC_MAX_SRQ;
 	a->max_srq_wr = IXRC_MAX_WR;
@@ -250,11 +250,14 @@ static int ixrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct ixrc_dev *dev = to_idev(ibmr->device);
 	struct ixrc_mr *mr = to_imr(ibmr);
+	unsigned long flags;
 
 	if (mr->umem) {
-		/* out of the table first: the data path looks keys up under
-		 * the lock, so no copy uses the pages after this */
-		xa_erase_irq(&dev->mrs, ibmr->lkey);
+		/* out of the table under the lock: the data path looks keys
+		 * up and copies under it, so no copy uses the pages after */
+		spin_lock_irqsave(&dev->lock, flags);
+		xa_erase(&dev->mrs, ibmr->lkey);
+		spin_unlock_irqrestore(&dev->lock, flags);
 		kvfree(mr->pages);
 		ib_umem_release(mr->umem);
 	}
@@ -392,8 +395,13 @@ static int ixrc_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct ixrc_dev *dev = to_idev(ibsrq->device);
 	struct ixrc_srq *srq = to_isrq(ibsrq);
+	unsigned long flags;
 
-	xa_erase_irq(&dev->srqs, srq->srqn);
+	/* out of the table under the lock: a delivery holds it while it
+	 * uses an SRQ it looked up */
+	spin_lock_irqsave(&dev->lock, flags);
+	xa_erase(&dev->srqs, srq->srqn);
+	spin_unlock_irqrestore(&dev->lock, flags);
 	kvfree(srq->rq.q);
 	return 0;
 }
@@ -411,6 +419,7 @@ static int ixrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_XRC_INI:
@@ -511,6 +520,7 @@ static int ixrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		if (next == IB_QPS_RESET) {
 			qp->rq.head = 0;
 			qp->rq.count = 0;
+			ixrc_drop_sends(dev, qp);
 		}
 		/* a peer may wait for this QP to reach RTR, or its
 		 * sends to be flushed */

@@ -258,6 +258,10 @@ static int ixrc_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 
 static int ixrc_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 {
+	/* uverbs answers a basic SRQ's create with no number (SRQX-12):
+	 * refused, as mlx4 does */
+	if (to_vsrq(srq)->srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
 	/* create_srq_ex stored the kernel's create_srq_resp.srqn (SRQX-11) */
 	*srq_num = to_vsrq(srq)->srq_num;
 	return 0;
@@ -394,7 +398,11 @@ static int ixrc_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			ret = EINVAL;
 			goto out;
 		}
-		copy[i] = *w;
+		/* only what a 1.1.8 WR holds (it may end at remote_srqn, WR-01):
+		 * ibv_cmd_post_send reads no byte past the 72 before it */
+		memset(&copy[i], 0, sizeof(copy[i]));
+		memcpy(&copy[i], w, offsetof(struct ibv_send_wr, qp_type) +
+		       sizeof(w->qp_type.xrc.remote_srqn));
 		copy[i].next = w->next ? &copy[i + 1] : NULL;
 		copy[i].send_flags |= IXRC_SEND_XRC |
 			(w->qp_type.xrc.remote_srqn << IXRC_SEND_SRQN_SHIFT);
