@@ -18,7 +18,13 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
+#include <linux/version.h>
+
 #include "ixrc.h"
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
+#error "ixrc needs Linux 5.15 or later (the core allocates ib_qp; ib_umem.sgt_append); built and run on 6.1"
+#endif
 
 static struct ixrc_dev *ixrc_the_dev;
 
