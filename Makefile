@@ -112,6 +112,7 @@ DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
 DEPS_kmod         := build kmod
 DEPS_xrc-vm       := build kmod vm
+DEPS_xrc-vm-suites := build test kmod vm
 DEPS_fault-sweep  := $(DEPS_check)
 DEPS_fault-sweep-run := $(DEPS_check)
 DEPS_mutate       := build test
@@ -710,6 +711,10 @@ kmod: | $(DEPS_FIRST)
 xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)
 	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_ROUTE=$(TOP)/$(IXRC_ROUTE) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
 
+# the system-built suites on ixrc0 in the guest (prove -v; tens of minutes)
+xrc-vm-suites: kmod $(IXRC_PROV) suites | $(DEPS_FIRST)
+	$(Q)IBVCT_BUILD=$(TOP)/$(B) IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-suites
+
 # Removes every build flavour; reports/ is left alone.
 clean:
 	rm -rf build build-san build-cov build-inst build-san-cov build-fuzz
@@ -740,12 +745,13 @@ help:
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
 	@echo "make kmod             the soft XRC device's module, build/kmod/ixrc.ko (KDIR=: headers of the guest kernel)"
 	@echo "make xrc-vm           ibv_devinfo, rc and xsrq pingpongs on it in the QEMU guest (minutes)"
+	@echo "make xrc-vm-suites    the system-built conformance suites on it in the guest"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
 
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
