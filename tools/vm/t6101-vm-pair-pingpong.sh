@@ -52,6 +52,15 @@ run_cmd sh "$vm" pair --out "$out" --result "$tl_tmp/result" --timeout 600 \
 	--ready-port 18515,18516,18517,18518 \
 	--server "sh $tl_tmp/server.sh $out $n" --client "sh $tl_tmp/client.sh $out $n"
 secs=$(($(date +%s) - start))
+# No result (a guest at its limit, a panic, a lost rxe0): the conformance
+# run (IBVCT_VM_NORESULT, its no-result.txt) says so, with the consoles.
+if rc_is 125 && [ -n "${IBVCT_VM_NORESULT:-}" ]; then
+	echo "two guests (t6101): $(sed -n 's/^reason=//p' "$tl_tmp/result")" >>"$IBVCT_VM_NORESULT"
+	for g in server client; do
+		c=$(sed -n "s/^console\.$g=//p" "$tl_tmp/result")
+		[ -f "$c" ] && cp "$c" "$(dirname "$IBVCT_VM_NORESULT")/console-$g.txt"
+	done
+fi
 test_expect_success 'both guests gave a result, both commands exited 0' '
 	cat "$tl_tmp/result" 2>/dev/null
 	rc_is 0 && grep -qx "result=ok" "$tl_tmp/result"
