@@ -48,8 +48,7 @@ static int ixrc_query_device(struct ib_device *ibdev,
 	a->max_qp_wr = IXRC_MAX_WR;
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SHUTDOWN_PORT |
-			      IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_SRQ_RESIZE;
+			      IB_DEVICE_SYS_IMAGE_GUID;
 	if (!ixrc_no_xrc())
 		a->device_cap_flags |= IB_DEVICE_XRC;
 	a->max_send_sge = IXRC_MAX_SGE;
@@ -376,7 +375,7 @@ static int ixrc_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	unsigned long flags;
 
 	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;	/* no IB_DEVICE_SRQ_RESIZE in practice */
+		return -EOPNOTSUPP;	/* no IB_DEVICE_SRQ_RESIZE */
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit > srq->rq.size)
 			return -EINVAL;
