@@ -110,6 +110,9 @@ DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
 DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
+DEPS_kmod         := build kmod
+DEPS_xrc-vm       := build kmod vm
+DEPS_xrc-vm-suites := build test kmod vm
 DEPS_fault-sweep  := $(DEPS_check)
 DEPS_fault-sweep-run := $(DEPS_check)
 DEPS_mutate       := build test
@@ -675,6 +678,50 @@ deb: deb-package | $(DEPS_FIRST)
 deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 	$(Q)sh ci/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
 
+# ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
+# Its rdma-core provider is part of `all`: built against the system's
+# <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
+# as libibverbs 44 loads an RDMAV_DRIVERS path (PATH + "-rdmav34.so").
+# `make kmod` builds the module against the guest kernel's headers: KDIR,
+# by default those of the kernel ABI that linux-image-amd64 names now (the
+# one ibvct-vm boots; install group kmod: linux-headers-amd64), in $(B)/kmod
+# (Kbuild builds in its source dir, so the sources are copied there first).
+# `make xrc-vm` runs Debian's ibv_devinfo, ibv_rc_pingpong and
+# ibv_xsrq_pingpong on it in the guest (minutes; not in make check).
+IXRC_DIR  := $(B)/lib/ixrc
+IXRC_PROV := $(IXRC_DIR)/libibvct-ixrc-rdmav34.so
+IXRC_ROUTE := $(IXRC_DIR)/ixrc-xrc-route
+IXRC_KO   := $(B)/kmod/ixrc.ko
+IXRC_SRC  := fake-provider/kmod
+KMOD_ABI   = $(shell apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n 1)
+KDIR      ?= /usr/src/linux-headers-$(KMOD_ABI)-amd64
+
+all: $(IXRC_PROV)
+
+$(IXRC_PROV): $(IXRC_SRC)/provider/ixrc.c $(IXRC_SRC)/provider/verbs-private-34.h $(IXRC_SRC)/ixrc-abi.h | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -fPIC -shared $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS) -Wl,-z,defs
+
+$(IXRC_ROUTE): $(IXRC_SRC)/tests/ixrc-xrc-route.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
+
+kmod: | $(DEPS_FIRST)
+	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build tree in KDIR=$(KDIR) (ci/install-deps kmod, or KDIR=)" >&2; exit 1; }
+	@mkdir -p $(B)/kmod
+	$(Q)cp $(IXRC_SRC)/Kbuild $(IXRC_SRC)/*.c $(IXRC_SRC)/*.h $(B)/kmod/
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
+	@echo "make kmod: $(IXRC_KO) for $(notdir $(KDIR))"
+
+xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)
+	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_ROUTE=$(TOP)/$(IXRC_ROUTE) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
+
+# the system-built suites on ixrc0 in the guest (prove -v; tens of minutes)
+xrc-vm-suites: kmod $(IXRC_PROV) suites | $(DEPS_FIRST)
+	$(Q)IBVCT_BUILD=$(TOP)/$(B) IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-suites
+
 # Removes every build flavour; reports/ is left alone.
 clean:
 	rm -rf build build-san build-cov build-inst build-san-cov build-fuzz
@@ -703,12 +750,15 @@ help:
 	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
+	@echo "make kmod             the soft XRC device's module, build/kmod/ixrc.ko (KDIR=: headers of the guest kernel)"
+	@echo "make xrc-vm           ibv_devinfo, rc and xsrq pingpongs on it in the QEMU guest (minutes)"
+	@echo "make xrc-vm-suites    the system-built conformance suites on it in the guest"
 	@echo "make clean            remove all build dirs"
 	@echo "options: V=1 JOBS=n NODEPS=1 SANITIZE=1 COVERAGE=1 VALGRIND=1"
 
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
