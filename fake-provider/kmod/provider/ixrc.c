@@ -302,6 +302,8 @@ static struct ibv_qp *ixrc_create_qp_ex(struct ibv_context *ctx,
 {
 	struct ib_uverbs_create_qp_resp resp;
 	struct ibv_create_qp cmd;
+	struct ib_uverbs_ex_create_qp_resp resp_ex;
+	struct ibv_create_qp_ex cmd_ex;
 	struct ixrc_qp *qp;
 
 	/* no new post-send API (ibv_wr_*): the queues are the kernel's */
@@ -312,8 +314,16 @@ static struct ibv_qp *ixrc_create_qp_ex(struct ibv_context *ctx,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	errno = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				     &resp, sizeof(resp));
+	/* As mlx5 and mlx4 do (rdma-core v44.0 providers/mlx5/verbs.c:2081,
+	 * mlx4/verbs.c:992): a mask bit beyond PD and XRCD goes by the extended
+	 * command, whose mask takes CREATE_FLAGS (libibverbs/cmd_qp.c:434
+	 * ibv_cmd_create_qp_ex2; QPX-04). */
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD))
+		errno = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd_ex, sizeof(cmd_ex),
+					      &resp_ex, sizeof(resp_ex));
+	else
+		errno = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+					     &resp, sizeof(resp));
 	if (errno) {
 		free(qp);
 		return NULL;

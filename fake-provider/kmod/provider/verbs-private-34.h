@@ -271,6 +271,17 @@ IXRC_DECLARE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 IXRC_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 IXRC_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 
+/* the extended commands: kern-abi.h struct ex_hdr, DECLARE_CMD_EX */
+struct ixrc_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_qp_ex {
+	struct ixrc_ex_hdr hdr;
+	struct ib_uverbs_ex_create_qp core_payload;
+};
+
 /* ---- the entry points (libibverbs.map.in, IBVERBS_PRIVATE_34) ---- */
 
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -340,6 +351,11 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 struct ib_uverbs_create_qp_resp *resp,
 			 size_t resp_size);
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
 int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
 		    int vqp_sz, struct ibv_qp_open_attr *attr,
 		    struct ibv_open_qp *cmd, size_t cmd_size,
