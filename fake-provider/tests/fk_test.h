@@ -112,6 +112,8 @@ uint32_t fkt_get32(int fd);
 void fkt_put32(int fd, uint32_t v);
 /* The child's exit status must be 0. */
 void fkt_reap(struct fkt_proc *p);
+/* SIGSTOP to the child, back once every thread of it is stopped. */
+void fkt_stop(struct fkt_proc *p);
 /* The child was killed (or is killed now): reap it. */
 void fkt_kill(struct fkt_proc *p);
 

@@ -653,7 +653,7 @@ static void xrc_ack_completes_only_what_went_to_its_sender(void **state)
 	ok_cmd(&b, A_TO_RTR, 0);
 	srq_b = ok_cmd(&b, A_SRQ, 0);
 	srq_c = ok_cmd(&c, A_SRQ, 0);
-	assert_int_equal(kill(b.pid, SIGSTOP), 0);
+	fkt_stop(&b);
 	assert_int_equal(do_cmd2(&a, A_XPOST, qpn, srq_b).status, 0);
 	assert_int_equal(do_cmd2(&a, A_XPOST, qpn, srq_c).status, 0);
 	r = do_cmd2(&a, A_XPOLL, 2, 300);

@@ -478,7 +478,7 @@ static void long_write_to_a_killed_peer_ends_in_error(void **state)
 
 	(void)state;
 	pair_up(&pr);
-	assert_int_equal(kill(pr.b.pid, SIGSTOP), 0);
+	fkt_stop(&pr.b);
 	r = cmd(&pr.a, R_POST_WRITE, 0, pr.b_addr + 4096, pr.b_rkey, 5u << 20);
 	assert_int_equal(r.status, 0);
 	fkt_kill(&pr.b);

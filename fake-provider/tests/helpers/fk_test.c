@@ -519,6 +519,22 @@ void fkt_reap(struct fkt_proc *p)
 	assert_true(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Stop the child and come back once it is stopped, all its threads: kill()
+ * returns before the stop is done, and a thread of the child may still run
+ * a moment; waitpid(WUNTRACED) reports the group stop complete. */
+void fkt_stop(struct fkt_proc *p)
+{
+	pid_t got;
+	int st = 0;
+
+	assert_int_equal(kill(p->pid, SIGSTOP), 0);
+	do
+		got = waitpid(p->pid, &st, WUNTRACED);
+	while (got == -1 && errno == EINTR);
+	assert_int_equal(got, p->pid);
+	assert_true(WIFSTOPPED(st));
+}
+
 /* The child was killed (or is killed now): reap it. */
 void fkt_kill(struct fkt_proc *p)
 {
