@@ -173,7 +173,8 @@ $(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh \
+	tools/*/t[0-9]*.sh))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
@@ -284,6 +285,25 @@ $(B)/t/%.t: ref-impl/tests/%.sh
 $(B)/t/%.t: fake-provider/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
+
+$(B)/t/%.t: tools/verbs-gen/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+# ---- tools/verbs-gen: the verbs request generator ---------------------------
+# Built against the system's verbs.h and libibverbs, as the system suites
+# are (never ours, never fp_script.a): the same binary runs on a real device
+# and, through ibvct-run, on the reference target (t6060; ibvct run --compare).
+VERBS_GEN := $(B)/bin/ibvct-verbs-gen
+$(B)/obj/tools/verbs-gen/%.o: tools/verbs-gen/%.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+$(VERBS_GEN): $(B)/obj/tools/verbs-gen/ibvct-verbs-gen.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
+tests: $(VERBS_GEN)
 
 tests: all $(TEST_C_BINS) $(TEST_SH_BINS)
 
