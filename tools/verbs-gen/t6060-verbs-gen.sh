@@ -12,7 +12,8 @@
 # a planted refusal (every create_ah fails with EINVAL, a fault of the script)
 # turns it red, naming the request and the four outcomes; an exception
 # line for it turns it green again. The compare mode finds the lines two
-# profiles answer differently and is silent for two equal runs.
+# profiles answer differently and is silent for two equal runs, alone and
+# as `ibvct run --compare` (tools/verbs-gen/ibvct-run-compare).
 set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 : "${IBVCT_BUILD:=$(dirname "$here")}" "${IBVCT_SRC:=$(dirname "$(dirname "$here")")}"
@@ -103,5 +104,13 @@ test_expect_success "compare: rxe against mlx5 differs (XRC, rereg_mr), each req
 	head -n 20 "$tl_out"
 	rc_is 1 && out_has "^[0-9]{6} rereg_mr " && out_has "^    A: +skip \(open_xrcd: EOPNOTSUPP\)" &&
 	out_has "^compared $COUNT requests .*: [1-9][0-9]* differ$"
+'
+run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/rxe.fps" -- "$GEN" --seed $SEED --count 300
+test_expect_success "ibvct run --compare: fixtures/scripts/rxe.fps against the same profile, exit 0" '
+	cat "$tl_out" "$tl_err"; rc_is 0 && out_has "^A: ref .*, exit 0\$" && out_has ": 0 differ\$"
+'
+run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/mlx5.fps" -- "$GEN" --seed $SEED --count 300
+test_expect_success "ibvct run --compare: mlx5 against rxe, the differing requests, exit 1" '
+	head -n 20 "$tl_out"; rc_is 1 && out_has "^    A: +ok" && out_has ": [1-9][0-9]* differ\$"
 '
 test_done
