@@ -23,6 +23,7 @@ static struct fp_cq *fp_cq_new(struct fp_context *ctx, int cqe, struct ibv_comp_
 		err = EINVAL;
 		goto err_out;
 	}
+	cqe = fp_prof_cq_size(cqe);	/* the queue the driver makes */
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		err = ENOMEM;
@@ -155,6 +156,7 @@ int fp_resize_cq(struct ibv_cq *ibcq, int cqe)
 		err = EINVAL;
 		goto out;
 	}
+	cqe = fp_prof_cq_size(cqe);
 	err = fe_cq_resize(&cq->e, cqe);	/* EINVAL below the CQEs held */
 	if (!err)
 		cq->vcq.cq.cqe = cqe;

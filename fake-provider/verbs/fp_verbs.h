@@ -289,6 +289,7 @@ void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap 
 				bool has_srq);
 /* The driver's own refusal of a modify_qp to state next (after the
  * kernel's table accepted it): 0 or an errno. */
+int fp_prof_cq_size(int cqe);
 int fp_prof_modify_state(enum ibv_qp_state next);
 /* The device capability flags the driver reports for the script's. */
 unsigned int fp_prof_cap_flags(unsigned int flags);

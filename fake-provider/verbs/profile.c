@@ -363,3 +363,21 @@ int fp_prof_cq_wc_combo(uint64_t wc_flags)
 		return ENOTSUP;
 	return 0;
 }
+
+/*
+ * The CQ size written back into cq->cqe (at least what was asked,
+ * ibv_create_cq.3). rxe: the kernel makes the queue with rxe_queue_init,
+ * which rounds cqe + 1 slots up to a power of two and reports the slots
+ * less one; the command's response carries it into cq->cqe, for a new CQ
+ * and a resized one (linux v6.1 drivers/infiniband/sw/rxe/rxe_cq.c
+ * rxe_cq_from_init, rxe_cq_resize_queue; rxe_queue.c rxe_queue_init;
+ * rdma-core v44.0 providers/rxe/rxe.c:365 rxe_create_cq). Seen on Debian
+ * 12's rxe0: cqe 100 gives 127 (ibvct-verbs-gen through ibvct run
+ * --compare).
+ */
+int fp_prof_cq_size(int cqe)
+{
+	if (fp_prof() == FP_PROF_RXE)
+		return (int)(fp_pow2((uint32_t)cqe + 1) - 1);
+	return cqe;
+}

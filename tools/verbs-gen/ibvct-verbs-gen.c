@@ -35,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1014,8 +1017,11 @@ static void vg_bind_mw(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
 		goto out;
 	}
 	memset(&bi, 0, sizeof(bi));
-	bi.mr = len ? o.mr : NULL;
-	bi.addr = len ? (uint64_t)(uintptr_t)env->buf + off : 0;
+	/* the region always named: rxe's post_send reads bind_info.mr->lkey even
+	 * for an unbind (mr NULL, length 0) and dies of it (rdma-core v44.0
+	 * providers/rxe/rxe.c:1513 convert_send_wr) */
+	bi.mr = o.mr;
+	bi.addr = (uint64_t)(uintptr_t)env->buf + off;
 	bi.length = len;
 	bi.mw_access_flags = (unsigned)bacc;
 	errno = 0;
@@ -1220,11 +1226,25 @@ static const struct vg_kind vg_kinds[] = {
 	{ "query", 5, vg_query },
 };
 
+/*
+ * What the worker shares with its supervisor: the request under way and its
+ * line so far. A request that kills the worker (a provider's crash: a
+ * verdict too) is printed by the supervisor as `crash SIGNAME`, and a new
+ * worker goes on with the next index.
+ */
+struct vg_shared {
+	uint64_t idx;
+	int busy;
+	struct vg_line line;
+};
+
+static struct vg_shared *vg_sh;
+
 static void vg_one(uint64_t seed, uint64_t idx, struct vg_env *env, const char *only)
 {
 	struct vg_rng r = { seed * 0x100000001b3ULL ^ (idx + 1) * 0x9e3779b97f4a7c15ULL };
 	unsigned total = 0, k, w;
-	struct vg_line l = { .n = 0 };
+	struct vg_line *l = &vg_sh->line;
 
 	for (k = 0; k < sizeof(vg_kinds) / sizeof(vg_kinds[0]); k++)
 		total += vg_kinds[k].weight;
@@ -1234,10 +1254,15 @@ static void vg_one(uint64_t seed, uint64_t idx, struct vg_env *env, const char *
 		w -= vg_kinds[k].weight;
 	if (only && strcmp(only, vg_kinds[k].name))
 		return;
-	vg_add(&l, "%06" PRIu64 " ", idx);
-	vg_kinds[k].fn(&r, env, &l);
-	printf("%s\n", l.buf);
+	l->n = 0;
+	l->buf[0] = 0;
+	vg_sh->idx = idx;
+	vg_sh->busy = 1;
+	vg_add(l, "%06" PRIu64 " ", idx);
+	vg_kinds[k].fn(&r, env, l);
+	printf("%s\n", l->buf);
 	fflush(stdout);
+	vg_sh->busy = 0;
 }
 
 static void usage(FILE *f)
@@ -1245,41 +1270,20 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ibvct-verbs-gen --seed N --count M [--from I] [--device NAME] [--only KIND]\n"
 		   "  one line a request: INDEX VERB ARGS -> OUTCOME; requests FROM..FROM+COUNT-1\n"
 		   "  of the seed's sequence (each depends on the seed and its index alone)\n"
-		   "  --only KIND  print only the requests of one kind (create_qp_ex, modify_qp, ...)\n");
+		   "  --only KIND  print only the requests of one kind (create_qp_ex, modify_qp, ...)\n"
+		   "  a request that kills the program is printed with `crash SIGNAME`, and the\n"
+		   "  run goes on with the next one\n");
 }
 
-int main(int argc, char **argv)
+/* The worker: open the device, run requests from..end. */
+static int vg_work(uint64_t seed, uint64_t from, uint64_t end, const char *dev_name,
+		   const char *only, bool header)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t seed = 1, count = 100, from = 0, i;
-	const char *dev_name = NULL, *only = NULL;
 	struct ibv_device **list, *dev = NULL;
 	struct vg_env env;
-	int c, n, k;
+	uint64_t i;
+	int n, k;
 
-	while ((c = getopt_long(argc, argv, "s:c:f:d:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'c': count = strtoull(optarg, NULL, 0); break;
-		case 'f': from = strtoull(optarg, NULL, 0); break;
-		case 'd': dev_name = optarg; break;
-		case 'o': only = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
 	memset(&env, 0, sizeof(env));
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
@@ -1310,15 +1314,97 @@ int main(int argc, char **argv)
 	}
 	memset(env.buf, 0, VG_BUF_LEN);
 	/* what the lines leave out, as a comment the compare tool skips */
-	printf("# device %s seed %" PRIu64 " from %" PRIu64 " count %" PRIu64
-	       " link_layer %s max_qp_wr %d max_sge %d max_cqe %d max_srq_wr %d max_srq_sge %d\n",
-	       ibv_get_device_name(dev), seed, from, count, env.eth ? "ethernet" : "ib",
-	       env.da.max_qp_wr, env.da.max_sge, env.da.max_cqe, env.da.max_srq_wr,
-	       env.da.max_srq_sge);
-	for (i = from; i < from + count; i++)
+	if (header)
+		printf("# device %s seed %" PRIu64 " from %" PRIu64 " count %" PRIu64
+		       " link_layer %s max_qp_wr %d max_sge %d max_cqe %d max_srq_wr %d"
+		       " max_srq_sge %d\n",
+		       ibv_get_device_name(dev), seed, from, end - from, env.eth ? "ethernet" : "ib",
+		       env.da.max_qp_wr, env.da.max_sge, env.da.max_cqe, env.da.max_srq_wr,
+		       env.da.max_srq_sge);
+	fflush(stdout);
+	for (i = from; i < end; i++)
 		vg_one(seed, i, &env, only);
 	ibv_close_device(env.ctx);
 	ibv_free_device_list(list);
 	free(env.buf);
+	return 0;
+}
+
+static const char *vg_signame(int sig)
+{
+	static char other[16];
+
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGABRT: return "SIGABRT";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	default:
+		snprintf(other, sizeof(other), "signal%d", sig);
+		return other;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t seed = 1, count = 100, from = 0, next;
+	const char *dev_name = NULL, *only = NULL;
+	int c, st;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "s:c:f:d:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'c': count = strtoull(optarg, NULL, 0); break;
+		case 'f': from = strtoull(optarg, NULL, 0); break;
+		case 'd': dev_name = optarg; break;
+		case 'o': only = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	vg_sh = mmap(NULL, sizeof(*vg_sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (vg_sh == MAP_FAILED) {
+		perror("ibvct-verbs-gen: mmap");
+		return 1;
+	}
+	fflush(stdout);
+	for (next = from; next < from + count;) {
+		vg_sh->busy = 0;
+		pid = fork();
+		if (pid < 0) {
+			perror("ibvct-verbs-gen: fork");
+			return 1;
+		}
+		if (pid == 0)
+			_exit(vg_work(seed, next, from + count, dev_name, only, next == from));
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st))
+			return WEXITSTATUS(st);
+		if (!vg_sh->busy) {
+			fprintf(stderr, "ibvct-verbs-gen: killed by %s between requests\n",
+				vg_signame(WTERMSIG(st)));
+			return 1;
+		}
+		printf("%s -> crash %s\n", vg_sh->line.buf, vg_signame(WTERMSIG(st)));
+		fflush(stdout);
+		next = vg_sh->idx + 1;
+	}
 	return 0;
 }
