@@ -105,8 +105,8 @@ test_expect_success "compare: rxe against mlx5 differs (XRC, rereg_mr), each req
 	rc_is 1 && out_has "^[0-9]{6} rereg_mr " && out_has "^    A: +skip \(open_xrcd: EOPNOTSUPP\)" &&
 	out_has "^compared $COUNT requests .*: [1-9][0-9]* differ$"
 '
-run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/rxe.fps" -- "$GEN" --seed $SEED --count 300
-test_expect_success "ibvct run --compare: fixtures/scripts/rxe.fps against the same profile, exit 0" '
+run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$IBVCT_SRC/fixtures/scripts/rxe.fps" -- "$GEN" --seed $SEED --count 300
+test_expect_success "ibvct run --compare: fixtures/scripts/rxe.fps against itself, exit 0" '
 	cat "$tl_out" "$tl_err"; rc_is 0 && out_has "^A: ref .*, exit 0\$" && out_has ": 0 differ\$"
 '
 run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/mlx5.fps" -- "$GEN" --seed $SEED --count 300
