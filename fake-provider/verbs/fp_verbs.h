@@ -273,6 +273,10 @@ bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a);
 int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a);
 /* The driver's own SRQ size check: 0 or an errno. */
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a);
+/* Whether creation writes back the queue's max_wr (else the request's). */
+bool fp_prof_srq_reports_queue(void);
+/* Whether a srq_limit above max_wr at creation is refused. */
+bool fp_prof_srq_limit_checked(void);
 /* The SRQ sizes the driver writes back for the granted ones. */
 void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
 /* The driver's own create_qp_ex checks, before the common ones: 0, an
@@ -282,6 +286,9 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
 int fp_prof_srq_num(enum ibv_srq_type type);
 /* The QP sizes the driver writes back for the granted ones. */
 void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq);
+/* The receive caps written back for a QP on an SRQ (no receive queue of
+ * its own): 0, or the request as rxe leaves it. */
+void fp_prof_srq_qp_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked);
 /* The receive caps written back for an XRC_SEND QP, which has no receive
  * queue: 0, or what mlx5 sizes from the request (asked: the caps as the
  * application gave them, before the command layer zeroed them). */

@@ -73,10 +73,19 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 	case FP_PROF_MLX4:
 		/* mlx4_create_srq: max = roundup_pow_of_two(max_wr + 1); the
 		 * kernel reports max - 1 */
-	case FP_PROF_RXE:
-		/* rxe_queue_init: num_slots = roundup_pow_of_two(max_wr + 1);
-		 * rxe_srq_from_init reports num_slots - 1 */
 		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
+		break;
+	case FP_PROF_RXE:
+		/* rxe_srq_chk_init raises max_sge to RXE_MIN_SRQ_SGE (1);
+		 * rxe_queue_init makes num_slots = roundup_pow_of_two(max_wr +
+		 * 1), which ibv_query_srq reports less one (creation writes
+		 * back the request: fp_prof_srq_reports_queue). linux v6.1
+		 * drivers/infiniband/sw/rxe/rxe_srq.c rxe_srq_chk_init,
+		 * rxe_srq_from_init; seen on Debian 12's rxe0: 16 is created
+		 * as 16 and queried as 31, a max_sge of 0 gives 1 */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
+		if (*max_sge < 1)
+			*max_sge = 1;
 		break;
 	default:
 		break;
@@ -85,11 +94,24 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a)
 {
+	/* rxe_srq_chk_init: "max_wr <= 0" is EINVAL (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's rxe0) */
+	if (fp_prof() == FP_PROF_RXE && !a->attr.max_wr)
+		return EINVAL;
 	/* mlx4_create_srq: its own sanity check before the command */
 	if (fp_prof() == FP_PROF_MLX4 &&
 	    (a->attr.max_wr > 1u << 16 || a->attr.max_sge > 64))
 		return EINVAL;
 	return 0;
+}
+
+bool fp_prof_srq_limit_checked(void)
+{
+	/* rxe_srq_chk_init looks at srq_limit only for a modify
+	 * (IB_SRQ_LIMIT), never at creation (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's rxe0: a
+	 * limit of max_wr + 1 is created) */
+	return fp_prof() != FP_PROF_RXE;
 }
 
 static bool fp_prof_qp_type_known(enum ibv_qp_type t)
@@ -141,17 +163,15 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 
 void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
 {
-	/* rxe_qp_init_req / rxe_qp_init_resp: each queue is made by
-	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
-	 * and reports the slots less one; the kernel's reply carries it back
-	 * into the caller's cap */
+	/* rxe_qp_init_req / rxe_qp_init_resp: max_send_wr and max_recv_wr
+	 * are written back as asked; the queues rxe_queue_init makes are
+	 * rounded up inside, unseen (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_qp.c; seen on Debian 12's rxe0: 16
+	 * gives 16, not 31) */
 	uint32_t wqe;
 
 	if (fp_prof() != FP_PROF_RXE)
 		return;
-	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
-	if (has_rq)
-		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
 	/* rxe_qp_init_req: one send WQE holds max(16 * max_send_sge,
 	 * max_inline_data) bytes (16: sizeof(struct ib_sge)); both caps are
 	 * written back from it */
@@ -380,4 +400,27 @@ int fp_prof_cq_size(int cqe)
 	if (fp_prof() == FP_PROF_RXE)
 		return (int)(fp_pow2((uint32_t)cqe + 1) - 1);
 	return cqe;
+}
+
+/* The receive caps written back for an RC, UC or UD QP on an SRQ, which
+ * has no receive queue of its own: 0 (strict, mlx5, mlx4), or under rxe
+ * the request as it was: rxe_qp_init_resp makes no queue and leaves the
+ * init attributes alone, which uverbs copies into the reply (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_init_resp; seen on Debian 12's
+ * rxe0: an SRQ QP asking 16 and 3 reports 16 and 3). */
+void fp_prof_srq_qp_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked)
+{
+	if (fp_prof() != FP_PROF_RXE)
+		return;
+	out->max_recv_wr = asked->max_recv_wr;
+	out->max_recv_sge = asked->max_recv_sge;
+}
+
+/* rxe's creation writes back max_wr as asked, not its queue's (which
+ * ibv_query_srq reports): rxe_srq_from_init sizes the queue from a copy
+ * (linux v6.1 drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's
+ * rxe0, 16 created, 31 queried). */
+bool fp_prof_srq_reports_queue(void)
+{
+	return fp_prof() != FP_PROF_RXE;
 }

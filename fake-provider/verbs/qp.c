@@ -265,6 +265,8 @@ fill:
 	h->vqp.qp.qp_type = a->qp_type;
 	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
 	a->cap = r->e.cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
+	if (a->srq && (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC || a->qp_type == IBV_QPT_UD))
+		fp_prof_srq_qp_recv_caps(&a->cap, asked);
 	if (a->qp_type == IBV_QPT_XRC_SEND)	/* QPX-02: no receive queue, 0 unless a driver says more */
 		fp_prof_xrc_send_recv_caps(&a->cap, asked, a->srq != NULL);
 	return h;
