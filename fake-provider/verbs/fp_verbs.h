@@ -275,6 +275,8 @@ int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a);
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a);
 /* Whether creation writes back the queue's max_wr (else the request's). */
 bool fp_prof_srq_reports_queue(void);
+/* Whether modify_qp checks a P_Key index against the table. */
+bool fp_prof_pkey_index_checked(void);
 /* Whether a srq_limit above max_wr at creation is refused. */
 bool fp_prof_srq_limit_checked(void);
 /* The SRQ sizes the driver writes back for the granted ones. */

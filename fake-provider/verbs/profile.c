@@ -424,3 +424,12 @@ bool fp_prof_srq_reports_queue(void)
 {
 	return fp_prof() != FP_PROF_RXE;
 }
+
+/* rxe never looks a QP's P_Key index up: rxe_qp_chk_attr checks the port
+ * alone, and the core leaves the index to the driver (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_chk_attr; seen on Debian 12's
+ * rxe0: RESET -> INIT with pkey_index 1 of a table of one is taken). */
+bool fp_prof_pkey_index_checked(void)
+{
+	return fp_prof() != FP_PROF_RXE;
+}

@@ -493,9 +493,26 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			goto out;
 	}
 	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
-		err = fp_qpm_check_attrs(&h->ctx->lim, r->e.attr.port_num, attr, m);
+		struct fk_qp_limits lim = h->ctx->lim;
+		unsigned i;
+
+		if (!fp_prof_pkey_index_checked())	/* a driver that never looks */
+			for (i = 0; i < sizeof(lim.pkey_tbl_len) / sizeof(lim.pkey_tbl_len[0]); i++)
+				lim.pkey_tbl_len[i] = UINT16_MAX;
+		err = fp_qpm_check_attrs(&lim, r->e.attr.port_num, attr, m);
 		if (err)
 			goto out;
+		/* the kernel core resolves a connected QP's AV on a RoCE port
+		 * from its GRH, which it needs: EINVAL without (linux v6.1
+		 * drivers/infiniband/core/verbs.c _ib_modify_qp,
+		 * ib_resolve_eth_dmac; seen on Debian 12's rxe0) */
+		if ((m & IBV_QP_AV) && r->e.type != IBV_QPT_UD && !attr->ah_attr.is_global &&
+		    fk_qp_port_ok(&h->ctx->lim, attr->ah_attr.port_num) &&
+		    h->ctx->spec->port[attr->ah_attr.port_num - 1].attr.link_layer ==
+			    IBV_LINK_LAYER_ETHERNET) {
+			err = EINVAL;
+			goto out;
+		}
 	}
 	if (next == IBV_QPS_RESET)
 		fe_qp_reset(&r->e);
