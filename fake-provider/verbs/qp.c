@@ -40,6 +40,15 @@ static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *
 		return err;
 	switch (a->qp_type) {
 	case IBV_QPT_XRC_SEND:
+		/* 3a, path I: the command carries the SRQ's handle whenever
+		 * srq is set (rdma-core v44.0 libibverbs/cmd_qp.c
+		 * ibv_icmd_create_qp) and the kernel's ioctl create refuses
+		 * one for an XRC_INI QP before any driver sees it (linux v6.1
+		 * drivers/infiniband/core/uverbs_std_types_qp.c
+		 * UVERBS_METHOD_QP_CREATE; seen on Debian 12's rxe0: EINVAL,
+		 * not rxe's EOPNOTSUPP for the type) */
+		if (a->srq)
+			return EINVAL;
 		if (!fp__xrc_capable(ctx))
 			return EOPNOTSUPP;
 		/* QPX-01/3a: PD and send CQ required; XRCD bit, srq, recv_cq ignored. */
