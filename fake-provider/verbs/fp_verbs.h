@@ -275,6 +275,12 @@ int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a);
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a);
 /* Whether creation writes back the queue's max_wr (else the request's). */
 bool fp_prof_srq_reports_queue(void);
+/* The driver's refusal of queues it cannot allocate: 0 or ENOMEM. */
+int fp_prof_qp_mem(const struct ibv_qp_cap *cap, bool has_rq);
+int fp_prof_srq_mem(uint32_t max_wr, uint32_t max_sge);
+/* The driver's own checks of modify_qp's attributes: 0 or an errno. */
+int fp_prof_modify_attrs(const struct ibv_port_attr *port, const struct ibv_qp_attr *attr,
+			 int mask);
 /* Whether modify_qp checks a P_Key index against the table. */
 bool fp_prof_pkey_index_checked(void);
 /* Whether a srq_limit above max_wr at creation is refused. */

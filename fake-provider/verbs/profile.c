@@ -433,3 +433,53 @@ bool fp_prof_pkey_index_checked(void)
 {
 	return fp_prof() != FP_PROF_RXE;
 }
+
+/*
+ * rxe makes each work queue as one vmalloc_user buffer of
+ * roundup_pow_of_two(max_wr + 1) slots of a power-of-two element (linux
+ * v6.1 drivers/infiniband/sw/rxe/rxe_queue.c rxe_queue_init): a send WQE
+ * of a 128-byte header and max(16 * max_send_sge, max_inline_data) bytes
+ * (rxe_qp.c rxe_qp_init_req), a receive WQE of 32 bytes and 16 a scatter
+ * entry (rxe_qp_init_resp, rxe_srq.c rxe_srq_from_init). Where the
+ * buffer cannot be had the create is ENOMEM: in the rxe-vm guest (1 GiB)
+ * 128 MiB is made and 512 MiB is not (a receive queue of max_qp_wr with
+ * one scatter entry, and with 16), so past FP_PROF_RXE_QUEUE_MAX.
+ */
+#define FP_PROF_RXE_QUEUE_MAX	(256ULL << 20)
+
+static bool fp_prof_rxe_queue_fits(uint32_t max_wr, uint32_t elem)
+{
+	return (uint64_t)fp_pow2(max_wr + 1) * fp_pow2(elem) <= FP_PROF_RXE_QUEUE_MAX;
+}
+
+int fp_prof_qp_mem(const struct ibv_qp_cap *cap, bool has_rq)
+{
+	uint32_t send = cap->max_send_sge * 16 > cap->max_inline_data ? cap->max_send_sge * 16
+								  : cap->max_inline_data;
+
+	if (fp_prof() != FP_PROF_RXE)
+		return 0;
+	if (!fp_prof_rxe_queue_fits(cap->max_send_wr, 128 + send) ||
+	    (has_rq && !fp_prof_rxe_queue_fits(cap->max_recv_wr, 32 + 16 * cap->max_recv_sge)))
+		return ENOMEM;
+	return 0;
+}
+
+int fp_prof_srq_mem(uint32_t max_wr, uint32_t max_sge)
+{
+	if (fp_prof() == FP_PROF_RXE && !fp_prof_rxe_queue_fits(max_wr, 32 + 16 * max_sge))
+		return ENOMEM;
+	return 0;
+}
+
+/* rxe_qp_chk_attr: a path MTU above the port's max_mtu is EINVAL; it
+ * compares the enums, so 0 passes and 6 does not (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c; seen on Debian 12's rxe0). */
+int fp_prof_modify_attrs(const struct ibv_port_attr *port, const struct ibv_qp_attr *attr,
+			 int mask)
+{
+	if (fp_prof() == FP_PROF_RXE && (mask & IBV_QP_PATH_MTU) &&
+	    (unsigned)attr->path_mtu > (unsigned)port->max_mtu)
+		return EINVAL;
+	return 0;
+}

@@ -204,6 +204,9 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->e.sq_sig_all = a->sq_sig_all;
 	has_rq = (r->e.type == IBV_QPT_RC || r->e.type == IBV_QPT_UC || r->e.type == IBV_QPT_UD) &&
 		 !a->srq;
+	err = fp_prof_qp_mem(&a->cap, has_rq);	/* the driver's queues, or ENOMEM */
+	if (err)
+		goto err_free_r;
 	r->e.cap.max_send_wr = a->cap.max_send_wr;
 	r->e.cap.max_send_sge = a->cap.max_send_sge;
 	r->e.cap.max_inline_data = a->cap.max_inline_data;
@@ -522,6 +525,10 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			err = EINVAL;
 			goto out;
 		}
+		i = (m & IBV_QP_PORT) ? attr->port_num : r->e.attr.port_num;
+		if (fk_qp_port_ok(&h->ctx->lim, i) &&
+		    (err = fp_prof_modify_attrs(&h->ctx->spec->port[i - 1].attr, attr, (int)m)))
+			goto out;
 	}
 	if (next == IBV_QPS_RESET)
 		fe_qp_reset(&r->e);

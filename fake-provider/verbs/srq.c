@@ -64,7 +64,7 @@ sizes:
 	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge + slack) ||
 	    (attr->attr.srq_limit > attr->attr.max_wr && fp_prof_srq_limit_checked()))
 		return EINVAL;
-	return 0;
+	return fp_prof_srq_mem(attr->attr.max_wr, attr->attr.max_sge);	/* or ENOMEM */
 }
 
 static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_attr_ex *attr,
