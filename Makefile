@@ -94,11 +94,11 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb
+DEPS_check        := build test browser abi valgrind deb vm
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
-DEPS_conformance  := build test abi valgrind
+DEPS_conformance  := build test abi valgrind vm
 DEPS_certify      := $(DEPS_conformance)
 DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
@@ -107,7 +107,7 @@ DEPS_install-files := build
 DEPS_deb          := build deb
 DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
-DEPS_deps         := build test browser valgrind coverage abi
+DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
 DEPS_fault-sweep  := $(DEPS_check)
@@ -173,8 +173,7 @@ $(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh \
-	tools/*/t[0-9]*.sh))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh tools/*/t[0-9]*.sh))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
@@ -283,6 +282,11 @@ $(B)/t/%.t: ref-impl/tests/%.sh
 	$(Q)cp $< $@ && chmod +x $@
 
 $(B)/t/%.t: fake-provider/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+# the tools' own tests live beside them (tools/vm/t61NN-*.sh: the guest runner)
+$(B)/t/%.t: tools/vm/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
@@ -466,7 +470,7 @@ coverage: | $(DEPS_FIRST)
 # by `ci/ibvct conformance` (the installed `ibvct conformance`: one
 # implementation for both).
 TARGET ?= ref
-DEVICE ?= fake0
+DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,fake0)
 # TARGET=system: the suites built against the system's libibverbs, on
 # DEVICE (default: IBVCT_DEVICE, else the first device with an active port);
 # TAP in the report dir, a skip with its reason where there is no device.
@@ -474,9 +478,13 @@ DEVICE ?= fake0
 # configuration and the interop runs of unmodified ibverbs-utils clients
 # (INTEROP_BINS, with requirement IDs; ci/ibvct names the same three); the
 # self-tests stay in `make check`.
+# TARGET=rxe-vm: the system-built suites and ibverbs-utils (t6102) in a QEMU
+# guest of the distribution's kernel on its rxe0, the pingpongs across two
+# guests (t6101; VM_BINS); KERNEL=FILE.deb another Debian kernel package.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
-CONFORMANCE_ARGS = --target $(TARGET) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
-conformance: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-%,$(TEST_SH_BINS))
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
+conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
@@ -513,7 +521,7 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 # reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
 # ci/verify-bundle: this target fails when the bundle would be rejected.
 # `ci/ibvct certify` does it all, as the installed `ibvct certify`.
-certify: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+certify: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct certify $(CONFORMANCE_ARGS) \
 		--report $(REPORT_DIR) $(if $(WAIVERS),--waivers $(WAIVERS))
 
@@ -605,6 +613,8 @@ ifeq ($(INSTALL_BUILD),1)
 # The suites' fixtures dir when IBVCT_SRC is unset: the install tree's.
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
 endif
+# the rxe-vm target's guest runner and the guest's /init
+INST_VM := tools/vm/ibvct-vm tools/vm/guest-init tools/vm/guest-conformance
 INST_CI := ibvct version conformance suites-run test-exec test-lib.sh report-all \
 	report-fingerprint report-html report-junit report-summary report-lib.pm certify \
 	compare-runs verify-bundle abi-gate abi-table abi-dwarf rxe-setup \
@@ -619,7 +629,7 @@ install: | $(DEPS_FIRST)
 	$(Q)$(call inst_paths,$(PREFIX),$(LIBDIR))
 	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
-install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
 		$(addprefix $(DESTDIR)$(INST_SHARE)/,ci ref-impl $(sort $(dir $(INST_FIXTURES)))) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
@@ -630,7 +640,7 @@ install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
 	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
 	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
-	install -m 0755 $(INTEROP_BINS) $(DESTDIR)$(INST_LIB)/t/
+	install -m 0755 $(INTEROP_BINS) $(VM_BINS) $(DESTDIR)$(INST_LIB)/t/
 	for f in $(INST_CI); do \
 		m=0644; head -c 2 ci/$$f | grep -q '^#!' && m=0755; \
 		install -m $$m ci/$$f $(DESTDIR)$(INST_SHARE)/ci/$$f || exit 1; \
@@ -642,6 +652,9 @@ install-files: all suites $(INTEROP_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
+	install -d $(DESTDIR)$(INST_SHARE)/tools/vm
+	install -m 0755 tools/vm/ibvct-vm $(DESTDIR)$(INST_SHARE)/tools/vm/
+	install -m 0644 $(filter-out %/ibvct-vm,$(INST_VM)) $(DESTDIR)$(INST_SHARE)/tools/vm/
 	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
