@@ -438,14 +438,16 @@ bool fp_prof_pkey_index_checked(void)
  * rxe makes each work queue as one vmalloc_user buffer of
  * roundup_pow_of_two(max_wr + 1) slots of a power-of-two element (linux
  * v6.1 drivers/infiniband/sw/rxe/rxe_queue.c rxe_queue_init): a send WQE
- * of a 128-byte header and max(16 * max_send_sge, max_inline_data) bytes
- * (rxe_qp.c rxe_qp_init_req), a receive WQE of 32 bytes and 16 a scatter
- * entry (rxe_qp_init_resp, rxe_srq.c rxe_srq_from_init). Where the
- * buffer cannot be had the create is ENOMEM: in the rxe-vm guest (1 GiB)
- * 128 MiB is made and 512 MiB is not (a receive queue of max_qp_wr with
- * one scatter entry, and with 16), so past FP_PROF_RXE_QUEUE_MAX.
+ * of struct rxe_send_wqe (its UD address vector inside, about 224 bytes)
+ * and max(16 * max_send_sge, max_inline_data) bytes (rxe_qp.c
+ * rxe_qp_init_req, include/uapi/rdma/rdma_user_rxe.h), a receive WQE of 32
+ * bytes and 16 a scatter entry (rxe_qp_init_resp, rxe_srq.c
+ * rxe_srq_from_init). Where the buffer cannot be had the create is ENOMEM:
+ * in the rxe-vm guest (1 GiB) a send queue of max_qp_wr WQEs of one
+ * scatter entry (512 MiB) is made and one of four (1 GiB) is not, so past
+ * FP_PROF_RXE_QUEUE_MAX.
  */
-#define FP_PROF_RXE_QUEUE_MAX	(256ULL << 20)
+#define FP_PROF_RXE_QUEUE_MAX	(512ULL << 20)
 
 static bool fp_prof_rxe_queue_fits(uint32_t max_wr, uint32_t elem)
 {
@@ -459,7 +461,7 @@ int fp_prof_qp_mem(const struct ibv_qp_cap *cap, bool has_rq)
 
 	if (fp_prof() != FP_PROF_RXE)
 		return 0;
-	if (!fp_prof_rxe_queue_fits(cap->max_send_wr, 128 + send) ||
+	if (!fp_prof_rxe_queue_fits(cap->max_send_wr, 224 + send) ||
 	    (has_rq && !fp_prof_rxe_queue_fits(cap->max_recv_wr, 32 + 16 * cap->max_recv_sge)))
 		return ENOMEM;
 	return 0;

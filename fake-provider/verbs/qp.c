@@ -525,7 +525,20 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			err = EINVAL;
 			goto out;
 		}
+		/* the core handles alternate paths on IB alone and refuses
+		 * one where either port is RoCE: EINVAL (linux v6.1
+		 * drivers/infiniband/core/verbs.c _ib_modify_qp, "ban them in
+		 * roce mode"; seen on Debian 12's rxe0) */
 		i = (m & IBV_QP_PORT) ? attr->port_num : r->e.attr.port_num;
+		if ((m & IBV_QP_ALT_PATH) &&
+		    ((fk_qp_port_ok(&h->ctx->lim, i) &&
+		      h->ctx->spec->port[i - 1].attr.link_layer == IBV_LINK_LAYER_ETHERNET) ||
+		     (fk_qp_port_ok(&h->ctx->lim, attr->alt_ah_attr.port_num) &&
+		      h->ctx->spec->port[attr->alt_ah_attr.port_num - 1].attr.link_layer ==
+			      IBV_LINK_LAYER_ETHERNET))) {
+			err = EINVAL;
+			goto out;
+		}
 		if (fk_qp_port_ok(&h->ctx->lim, i) &&
 		    (err = fp_prof_modify_attrs(&h->ctx->spec->port[i - 1].attr, attr, (int)m)))
 			goto out;
