@@ -1180,6 +1180,13 @@ static int fp_finish(struct fp_pctx *c)
 			if (s->profile == FP_PROF_RXE) {
 				p->attr.gid_tbl_len = 1024;
 				p->attr.pkey_tbl_len = 1;
+				/* and the rest of rxe_query_port's answer:
+				 * RXE_PORT_MAX_MSG_SZ, RXE_PORT_MAX_VL_NUM, CM
+				 * support alone, no subnet timeout */
+				p->attr.max_msg_sz = 0x800000;
+				p->attr.max_vl_num = 1;
+				p->attr.port_cap_flags = IBV_PORT_CM_SUP;
+				p->attr.subnet_timeout = 0;
 			}
 			if (p->attr.active_mtu > p->attr.max_mtu) {
 				c->line = aux->port[j].line;
