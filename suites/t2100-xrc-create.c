@@ -904,6 +904,48 @@ static void create_qp_ex_unknown_mask_bit_on_rc_is_rejected(struct th_ctx *t)
 	qpx04_refused(t->ctx, IBV_QPT_RC, "create_qp_ex unknown mask bit on RC");
 }
 
+/* QPX-04: the CREATE_FLAGS bit with no flag is no unknown bit: RC, UC and
+ * UD QPs are made. rxe always sends ibv_cmd_create_qp_ex2, whose mask takes
+ * it (rdma-core v44.0 providers/rxe/rxe.c:1381; libibverbs/cmd_qp.c:434),
+ * and so do mlx5 and mlx4 once such a bit is set (providers/mlx5/verbs.c:2589,
+ * providers/mlx4/verbs.c:992); only a provider without create_qp_ex
+ * (legacy, COMPAT-09) refuses it. */
+static void create_qp_ex_create_flags_bit_without_flags_is_taken(struct th_ctx *t)
+{
+	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
+	static const char *const names[] = { "RC", "UC", "UD" };
+	struct base b = base_new(t->ctx);
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp *q;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_type = types[i];
+		a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		a.create_flags = 0;
+		a.pd = b.pd;
+		a.send_cq = b.cq;
+		a.recv_cq = b.cq;
+		a.cap.max_send_wr = 4;
+		a.cap.max_send_sge = 1;
+		a.cap.max_recv_wr = 4;
+		a.cap.max_recv_sge = 1;
+		errno = 0;
+		q = ibv_create_qp_ex(t->ctx, &a);
+		if (!q && errno == EOPNOTSUPP && may_lack_create_qp_ex_op()) {
+			th_note("%s: EOPNOTSUPP (a provider without create_qp_ex)", names[i]);
+			continue;
+		}
+		if (!q)
+			th_fail("%s QP with comp_mask PD|CREATE_FLAGS, create_flags 0: errno %d (%s)",
+				names[i], errno, strerror(errno));
+		assert_int_equal(q->qp_type, types[i]);
+		assert_int_equal(ibv_destroy_qp(q), 0);
+	}
+	base_free(&b);
+}
+
 static void create_qp_ex_unknown_type_fails_einval(struct th_ctx *t)
 {
 	struct base b = base_new(t->ctx);
@@ -1467,6 +1509,7 @@ static const struct th_test tests[] = {
 	TH_TEST(xrc_recv_is_created_in_reset_with_a_number, "QPX-03", TH_XRC),
 	TH_TEST(create_qp_ex_unknown_mask_bit_is_rejected, "QPX-04", TH_XRC),
 	TH_TEST(create_qp_ex_unknown_mask_bit_on_rc_is_rejected, "QPX-04", 0),
+	TH_TEST(create_qp_ex_create_flags_bit_without_flags_is_taken, "QPX-04", 0),
 	TH_TEST(create_qp_ex_unknown_type_fails_einval, "QPX-05", 0),
 	TH_TEST(modify_table_for_xrc_send, "QPX-06", TH_XRC),
 	TH_TEST(modify_table_for_xrc_recv, "QPX-06", TH_XRC),

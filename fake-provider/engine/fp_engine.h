@@ -134,6 +134,10 @@ struct fe_qp {
 	 * later requests of that stream are refused until it comes again */
 	bool rx_blocked;
 	uint32_t rx_block_psn, rx_block_src;
+	/* a retry of the send queue runs its done binds again, which fail, and
+	 * its requester stops there: sq_stalled (the driver profile's: rxe,
+	 * verbs/profile.c fp_prof_retry_reruns_binds) */
+	bool retry_reruns_binds, sq_stalled;
 };
 
 /* ---- what the engine tells software (installed by the verbs layer) ----- */
@@ -195,6 +199,9 @@ struct fe_mw {
 	uint64_t addr, length;
 	int access;
 	const struct fe_qp *qp;		/* type 2: the QP it is bound to */
+	/* grants the whole of its region, not its range (the driver profile's:
+	 * rxe, verbs/profile.c fp_prof_mw_range_is_the_region) */
+	bool range_is_region;
 };
 void fe_mw_add(struct fe_dev *dev, struct fe_mw *mw);	/* sets rkey */
 void fe_mw_del(struct fe_dev *dev, struct fe_mw *mw);

@@ -494,7 +494,7 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, i
 		w = fe_mw_by_rkey(dev, rkey);
 		if (!w || !w->bound || w->pd != pd || !(w->access & need) || /* @rule MW-03 */
 		    !(qp_access & need) ||
-		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) &&
+		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) && !w->range_is_region &&
 		     !fe_range_in(addr, len, w->addr, w->length)) ||
 		    !fe_range_in(addr, len, w->mr->iova, w->mr->length))
 			return NULL;

@@ -257,7 +257,9 @@ static long long fp_wait_ns(void)
 }
 
 /* Send the WQEs after w that went already back to WAIT: they follow it
- * again, in order, once it has gone (go-back-N). */
+ * again, in order, once it has gone (go-back-N). On a QP whose driver runs
+ * the local WQEs again at a retry (rxe), a done bind fails there, and the
+ * requester, in error, retries nothing: w waits for ever. */
 static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 {
 	struct fp_link *p;
@@ -271,6 +273,12 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 			n->state = FP_SWQE_WAIT;
 			n->sent.id = 0;		/* its response, if any, is stale */
 			n->due = 0;
+		}
+		/* a bind already done runs again with its old key: it fails */
+		if (r->retry_reruns_binds && n->state == FP_SWQE_DONE &&
+		    n->s.opcode == IBV_WR_BIND_MW && n->result == IBV_WC_SUCCESS) {
+			n->result = IBV_WC_MW_BIND_ERR;
+			r->sq_stalled = true;
 		}
 	}
 }
@@ -418,6 +426,10 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 	struct fp_link *p;
 	bool blocked = false;
 
+	if (r->sq_stalled) {
+		r->sq_due = 0;		/* its requester sends nothing more */
+		return;
+	}
 	fp_sq_retire(r);
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);

@@ -103,6 +103,14 @@ out:
 	return err;
 }
 
+/* The wc_flags as the driver hands them over: rxe flags an invalidation
+ * with the kernel's bit (profile.c fp_prof_wc_with_inv). */
+static void fp_cq_wc_flags(struct ibv_wc *wc)
+{
+	if (wc->wc_flags & IBV_WC_WITH_INV)
+		wc->wc_flags = (wc->wc_flags & ~(unsigned int)IBV_WC_WITH_INV) | fp_prof_wc_with_inv();
+}
+
 int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct fp_cq *cq = to_fp_cq(ibcq);
@@ -119,6 +127,7 @@ int fp_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		wc[n] = e->wc;
 		if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
 			wc[n].byte_len = byte_len;
+		fp_cq_wc_flags(&wc[n]);
 		n++;
 		fe_cq_pop(&cq->e);
 	}
@@ -256,6 +265,7 @@ static int fp_cqx_next(struct fp_cq *cq)
 			cq->cur_ts = e->ts;
 			if (!fp_prof_wc_byte_len(&e->wc, e->sq_qp != NULL))
 				cq->cur.byte_len = byte_len;
+			fp_cq_wc_flags(&cq->cur);
 			fe_cq_pop(&cq->e);
 			if (!fp__quirk(FP_Q_CQ_EX_STALE_WC) || !cq->cur_valid) {
 				cq->vcq.cq_ex.status = cq->cur.status;
@@ -271,21 +281,61 @@ static int fp_cqx_next(struct fp_cq *cq)
 	return err;
 }
 
+/*
+ * rxe's consumer index one past the producer (profile.c
+ * fp_prof_cq_poll_overrun): start_poll reads the stale slot past the last
+ * CQE while none came (shown as a zeroed CQE: 0, not ENOENT), and skips
+ * the next CQE once it comes (it is lost; ENOENT, the indices meet again).
+ * 1: nothing of that applies.
+ */
+static int fp_cqx_overrun(struct fp_cq *cq)
+{
+	if (!cq->ovr_ahead)
+		return 1;
+	if (fe_cq_peek(&cq->e)) {
+		fe_cq_pop(&cq->e);
+		cq->ovr_ahead = false;
+		return ENOENT;
+	}
+	memset(&cq->shown, 0, sizeof(cq->shown));
+	cq->shown_ts = 0;
+	cq->vcq.cq_ex.status = IBV_WC_SUCCESS;
+	cq->vcq.cq_ex.wr_id = 0;
+	return 0;
+}
+
 static int fp_cqx_start_poll(struct ibv_cq_ex *c, struct ibv_poll_cq_attr *attr)
 {
+	struct fp_cq *cq = to_fp_cqx(c);
+	int ret;
+
 	if (attr->comp_mask)
 		return EINVAL;			/* mlx5: no start_poll attributes */
-	return fp_cqx_next(to_fp_cqx(c));
+	cq->ovr_ended = false;
+	ret = fp_cqx_overrun(cq);
+	return ret != 1 ? ret : fp_cqx_next(cq);
 }
 
 static int fp_cqx_next_poll(struct ibv_cq_ex *c)
 {
-	return fp_cqx_next(to_fp_cqx(c));
+	struct fp_cq *cq = to_fp_cqx(c);
+	int ret = fp_cqx_next(cq);
+
+	/* rxe: the batch's end stores the consumer index here already */
+	if (ret == ENOENT && fp_prof_cq_poll_overrun())
+		cq->ovr_ended = true;
+	return ret;
 }
 
 static void fp_cqx_end_poll(struct ibv_cq_ex *c)
 {
-	/* each CQE was taken under the lock already: nothing held here */
+	struct fp_cq *cq = to_fp_cqx(c);
+
+	/* each CQE was taken under the lock already: nothing held here; rxe
+	 * advances the consumer index once more */
+	if (cq->ovr_ended)
+		cq->ovr_ahead = true;
+	cq->ovr_ended = false;
 }
 
 #define FP_CQX_READ(name, type, expr)					\

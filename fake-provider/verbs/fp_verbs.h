@@ -112,6 +112,10 @@ struct fp_cq {
 	/* with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP: the stamps of cur and
 	 * shown, and the device's mask (CQX-06) */
 	uint64_t cur_ts, shown_ts, ts_mask;
+	/* rxe's extended polling (profile.c fp_prof_cq_poll_overrun): next_poll
+	 * found no more in this batch; the consumer index runs one past the
+	 * producer */
+	bool ovr_ended, ovr_ahead;
 	struct fp_pdbuf pdbuf;		/* made on a parent domain */
 };
 
@@ -290,6 +294,10 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
 /* The driver's own create_qp_ex checks, before the common ones: 0, an
  * errno or FP_PROF_NO_ERRNO. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a);
+/* create_qp_ex: whether the driver sends ibv_cmd_create_qp_ex2 (else _ex), and
+ * the device's answer to a create flag (QPX-04) */
+bool fp_prof_qp_cmd_ex2(const struct ibv_qp_init_attr_ex *a);
+int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a);
 /* The driver's answer to get_srq_num for an SRQ of this type: 0 or an errno. */
 int fp_prof_srq_num(enum ibv_srq_type type);
 /* The QP sizes the driver writes back for the granted ones. */
@@ -328,6 +336,16 @@ static inline bool fp__ext_off(enum fp_withdraw x)
 /* Whether poll_cq writes byte_len for this completion (drivers that leave
  * it alone where the verbs do not define it). */
 bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
+/* rxe's data path (profile.c): a bind checks the window's current key; a
+ * window grants its whole region; the invalidation's wc flag; a retry runs
+ * done binds again; extended polling overruns the CQ; an inline list
+ * carries no data. */
+bool fp_prof_mw_bind_key_checked(void);
+bool fp_prof_mw_range_is_the_region(void);
+unsigned int fp_prof_wc_with_inv(void);
+bool fp_prof_retry_reruns_binds(void);
+bool fp_prof_cq_poll_overrun(void);
+bool fp_prof_inline_list_unsummed(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's

@@ -144,6 +144,7 @@ static enum ibv_wc_status fp_mw_do_bind(struct fe_qp *r, struct fp_mw *mw, uint3
 	}
 	fe_mw_bind_range(&mw->e, &to_fp_mr(b->mr)->e, rkey, b->addr, b->length,
 			 (int)b->mw_access_flags, mw->e.type == IBV_MW_TYPE_2 ? r : NULL);
+	mw->e.range_is_region = fp_prof_mw_range_is_the_region();
 	return IBV_WC_SUCCESS;
 }
 
@@ -179,7 +180,9 @@ int fp__post_local(struct fe_qp *r, const struct fp_swr *s, struct ibv_mw *mw,
 		if (!mw)
 			return EINVAL;
 		st = r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE ? IBV_WC_WR_FLUSH_ERR :
-		     fp_mw_do_bind(r, to_fp_mw(mw), rkey, b);
+		     /* the key the application holds must be the window's (rxe) */
+		     fp_prof_mw_bind_key_checked() && mw->rkey != to_fp_mw(mw)->e.rkey ?
+		     IBV_WC_MW_BIND_ERR : fp_mw_do_bind(r, to_fp_mw(mw), rkey, b);
 	} else {
 		st = r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE ? IBV_WC_WR_FLUSH_ERR :
 		     fp_mw_do_inv(r, s->imm);

@@ -136,6 +136,10 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 		 * the XRCD bit is not among rxe's bits */
 		if (a->comp_mask & ~rxe_sup)		/* @rule QPX-04 @driver rxe */
 			return EOPNOTSUPP;
+		/* and no create flag at all (RXE_QP_CREATE_FLAGS_SUP is 0:
+		 * rdma-core v44.0 providers/rxe/rxe.c:1287) */
+		if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX5:
 		/* create_qp: "return NULL" without errno for a bit it lacks */
@@ -158,6 +162,52 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 	default:
 		break;
 	}
+	return 0;
+}
+
+/*
+ * Which command a driver's create_qp_ex sends (QPX-04): ibv_cmd_create_qp_ex
+ * takes PD, XRCD, SEND_OPS_FLAGS; ibv_cmd_create_qp_ex2 CREATE_FLAGS,
+ * MAX_TSO_HEADER, IND_TABLE and RX_HASH too. rxe always sends _ex2
+ * (rdma-core v44.0 providers/rxe/rxe.c:1381); mlx5 when one of its
+ * MLX5_CREATE_QP_EX2_COMP_MASK bits is set (providers/mlx5/verbs.c:2107,
+ * :2589, :2081), mlx4 one of MLX4_CREATE_QP_EX2_COMP_MASK (CREATE_FLAGS,
+ * MAX_TSO_HEADER: providers/mlx4/verbs.c:878, :992, :863); strict as mlx5,
+ * so that PD|CREATE_FLAGS with no flag is taken on every target. The quirk
+ * sends everything through _ex.
+ */
+bool fp_prof_qp_cmd_ex2(const struct ibv_qp_init_attr_ex *a)
+{
+	const uint32_t mlx5_ex2 = IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+				  IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH;
+	const uint32_t mlx4_ex2 = IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+
+	if (fp__quirk(FP_Q_QP_CMD_EX_ONLY))
+		return false;
+	switch (fp_prof()) {
+	case FP_PROF_RXE:
+		return true;
+	case FP_PROF_MLX4:
+		return a->comp_mask & mlx4_ex2;
+	default:
+		return a->comp_mask & mlx5_ex2;
+	}
+}
+
+/*
+ * A create flag the command layer passes (QPX-04) and the kernel takes
+ * (linux v6.1 drivers/infiniband/core/uverbs_cmd.c:1430): the device's
+ * driver decides, and the fake device has none of those features
+ * (loopback blocking, FCS scatter, VLAN stripping, a source QPN, end
+ * padding): EOPNOTSUPP, as mlx5_ib answers a flag it did not take (linux
+ * v6.1 drivers/infiniband/hw/mlx5/qp.c:2998 process_create_flags) and
+ * mlx4_ib one outside its set (hw/mlx4/qp.c:1531). rxe refused it before
+ * (fp_prof_qp_ex_mask).
+ */
+int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a)
+{
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -484,4 +534,81 @@ int fp_prof_modify_attrs(const struct ibv_port_attr *port, const struct ibv_qp_a
 	    (unsigned)attr->path_mtu > (unsigned)port->max_mtu)
 		return EINVAL;
 	return 0;
+}
+
+/*
+ * rxe's data path where it deviates from the spec (fixtures/expect/rxe.txt
+ * names the tests; fixtures/profiles/README.md the table). Sources: linux
+ * v6.1 drivers/infiniband/sw/rxe, rdma-core v44.0 providers/rxe/rxe.c.
+ */
+
+/* rxe_bind_mw: the bind WR carries the key the application holds in
+ * mw->rkey (rxe.c:193 ibv_bind_mw, :854 wr_bind_mw, :1519 post_send), and
+ * the kernel refuses it unless that is the window's current key
+ * (rxe_mw.c:180): a completion in error (IBV_WC_MW_BIND_ERR). mlx5 and
+ * strict take the new key alone. No rule site: the suites keep the key as
+ * ibv_bind_mw.3 asks (MW-02, MW-04), so no verdict turns on it. */
+bool fp_prof_mw_bind_key_checked(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* check_rkey: a request through a window is checked against the range of
+ * the window's region, not of the window (rxe_resp.c:485 mr = mw->mr,
+ * :508 mr_check_range): the whole region is reachable by the window's key.
+ * Known deviation (MW-03). */
+bool fp_prof_mw_range_is_the_region(void)
+{
+	return fp_prof() == FP_PROF_RXE;	/* @rule MW-03 @driver rxe */
+}
+
+/* The receive completion's flag for an invalidation: rxe's do_complete
+ * writes the kernel's IB_WC_WITH_INVALIDATE (1 << 2) into the CQE it hands
+ * user space (rxe_resp.c:997), and rxe_poll_cq copies it as it is
+ * (rxe.c:569): the application reads IBV_WC_IP_CSUM_OK (1 << 2), never
+ * IBV_WC_WITH_INV (1 << 3). Known deviation (MW-05). No rule site: on rxe
+ * the test fails anyway, at the step it must not send there (suites/lib/th.c
+ * th_crash_guard), so no verdict turns on this alone. */
+unsigned int fp_prof_wc_with_inv(void)
+{
+	if (fp_prof() == FP_PROF_RXE)
+		return IBV_WC_IP_CSUM_OK;
+	return IBV_WC_WITH_INV;
+}
+
+/* A retry of the send queue (an RNR NAK's timer, a retransmission) runs
+ * again every WQE from the oldest unacknowledged one: req_retry rewinds
+ * req.wqe_index (rxe_req.c:52), and rxe_requester runs a local WQE it meets
+ * with no look at its state (:703 rxe_do_local_ops). A bind already done
+ * runs a second time with the key it was posted with, no longer the
+ * window's (rxe_mw.c:180), and fails: the requester is in error (:838),
+ * and in error it sends nothing but flushes of WQEs not yet started (:644),
+ * so the RNR-NAKed WQE ahead, waiting for its retry, never goes again and
+ * nothing behind it completes. Known deviation (MW-07). */
+bool fp_prof_retry_reruns_binds(void)
+{
+	return fp_prof() == FP_PROF_RXE;	/* @rule MW-07 @driver rxe */
+}
+
+/* Extended CQ polling: cq_next_poll, finding no more, stores the consumer
+ * index past the last CQE itself, and cq_end_poll, which ibv_create_cq_ex.3
+ * says to call after that ENOENT too, advances it once more
+ * (rxe.c:264-291): the consumer runs one past the producer. The next
+ * start_poll then finds the queue "not empty" and reads the stale slot
+ * past the last CQE (rxe.c:242), or, once the producer reaches it, skips
+ * the CQE written there. Fixed after v44 (rdma-core b78b414e0, "rxe: fix
+ * completion queue consumer index overrun"). Known deviation (CQX-03). */
+bool fp_prof_cq_poll_overrun(void)
+{
+	return fp_prof() == FP_PROF_RXE;	/* @rule CQX-03 @driver rxe */
+}
+
+/* ibv_wr_set_inline_data_list: rxe's builder copies the buffers but never
+ * adds their lengths up (rxe.c:1070-1099): each buffer is checked alone
+ * against max_inline_data, and the WQE's length is 0, so the WR carries no
+ * data. ibv_wr_set_inline_data (one buffer) is right. Fixed after v44
+ * (rdma-core 1e8ed0aff). Known deviation (WRX-06, WRX-07). */
+bool fp_prof_inline_list_unsummed(void)
+{
+	return fp_prof() == FP_PROF_RXE;	/* @rule WRX-06 WRX-07 @driver rxe */
 }

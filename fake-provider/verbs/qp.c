@@ -256,6 +256,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	}
 	r->e.spec = ctx->spec;
 	r->e.fk = ctx->fk;
+	r->e.retry_reruns_binds = fp_prof_retry_reruns_binds();
 	r->e.pd = r->pd;
 	r->e.scq = &r->scq->e;
 	r->e.rcq = r->rcq ? &r->rcq->e : NULL;
@@ -313,10 +314,14 @@ struct ibv_qp *fp_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_a
 	if (!err && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    !(x = calloc(1, sizeof(*x))))
 		err = ENOMEM;
-	/* QPX-01/03/04/05: the command layer's, as in ibv_cmd_create_qp_ex() */
+	/* QPX-01/03/04/05: the command layer's, as in ibv_cmd_create_qp_ex() or,
+	 * where the driver sends it, ibv_cmd_create_qp_ex2() */
 	if (!err && !fp__quirk(FP_Q_SKIP_CMD_QP) &&
-	    (err = verbs_cmd_create_qp_ex(context, attr)))
+	    (err = fp_prof_qp_cmd_ex2(attr) ? verbs_cmd_create_qp_ex2(context, attr) :
+		   verbs_cmd_create_qp_ex(context, attr)))
 		cmd_errno = errno;	/* the command layer's errno stands, as in mlx5 */
+	if (!err)
+		err = fp_prof_qp_create_flags(attr);	/* the device's driver */
 	if (!err)
 		h = fp_qp_new(ctx, attr, &asked, &err);
 	if (h && x) {

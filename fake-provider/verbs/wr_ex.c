@@ -222,18 +222,25 @@ static void fp_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr, uin
 	fp_wr_set_sge_list(q, length ? 1 : 0, &sge);
 }
 
-static void fp_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n, const struct ibv_data_buf *b)
+/* Inline data from n buffers; list: through ibv_wr_set_inline_data_list,
+ * which rxe never sums up (profile.c fp_prof_inline_list_unsummed): each
+ * buffer is checked alone, and the WR carries no data. */
+static void fp_wr_inline(struct ibv_qp_ex *q, size_t n, const struct ibv_data_buf *b, bool list)
 {
 	struct fp_qp *h = to_fp_qpx(q);
 	struct fp_qpx *x = h->qpx;
 	struct fp_wrx *w = x->cur;
-	size_t i, len = 0, off = 0;
+	bool unsummed = list && fp_prof_inline_list_unsummed();
+	size_t i, len = 0, off = 0, most = 0;
 
 	if (!w)
 		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		len += b[i].length;
-	if (len > h->real->e.cap.max_inline_data) { /* @rule WRX-04 */
+		if (b[i].length > most)
+			most = b[i].length;
+	}
+	if ((unsummed ? most : len) > h->real->e.cap.max_inline_data) { /* @rule WRX-04 */
 		fp_wrx_fail(x, ENOMEM);
 		return;
 	}
@@ -249,16 +256,21 @@ static void fp_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n, const stru
 			memcpy(w->inl + off, b[i].addr, b[i].length);
 		off += b[i].length;
 	}
-	w->inl_len = len;
+	w->inl_len = unsummed ? 0 : len;
 	w->s.send_flags |= IBV_SEND_INLINE;
 	w->data_set = true;
+}
+
+static void fp_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n, const struct ibv_data_buf *b)
+{
+	fp_wr_inline(q, n, b, true);
 }
 
 static void fp_wr_set_inline_data(struct ibv_qp_ex *q, void *addr, size_t length)
 {
 	struct ibv_data_buf b = { .addr = addr, .length = length };
 
-	fp_wr_set_inline_data_list(q, 1, &b);
+	fp_wr_inline(q, 1, &b, false);
 }
 
 static void fp_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)

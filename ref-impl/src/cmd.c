@@ -105,23 +105,62 @@ static int ri_cmd_qp(enum ibv_qp_type type, uint32_t mask, struct ibv_qp_cap *ca
 	return 0;
 }
 
-RI_EXPORT int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
-				     struct ibv_qp_init_attr_ex *attr)
+/* The create flags libibverbs passes to the kernel (rdma-core v44.0
+ * libibverbs/cmd_qp.c:36-42, checked at :182-186 in ibv_icmd_create_qp for
+ * both entries); any other is EINVAL before the kernel sees it. The kernel
+ * takes all of these (linux v6.1 drivers/infiniband/core/uverbs_cmd.c:1430
+ * create_qp); whether the device does is its driver's. */
+static int ri_cmd_qp_flags(const struct ibv_qp_init_attr_ex *attr)
 {
-	const uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
-			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	const uint32_t sup = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |
+			     IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |
+			     IBV_QP_CREATE_PCI_WRITE_END_PADDING;
+
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && (attr->create_flags & ~sup))
+		return EINVAL;
+	return 0;
+}
+
+/* ibv_cmd_create_qp_ex (known: its mask) and ibv_cmd_create_qp_ex2 (a wider
+ * one), then ibv_icmd_create_qp's checks. */
+static int ri_cmd_create_qp_ex(struct ibv_qp_init_attr_ex *attr, uint32_t known)
+{
 	int ret;
 
-	(void)ctx;
-	/* rdma-core v44.0 libibverbs/cmd_qp.c:411-417 */
 	if (attr->comp_mask & ~known) { /* @rule QPX-04 */
 		errno = EINVAL;
 		return EINVAL;
 	}
-	ret = ri_cmd_qp(attr->qp_type, attr->comp_mask, &attr->cap);
+	ret = ri_cmd_qp_flags(attr);
+	if (!ret)
+		ret = ri_cmd_qp(attr->qp_type, attr->comp_mask, &attr->cap);
 	if (ret)
 		errno = ret;
 	return ret;
+}
+
+RI_EXPORT int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
+				     struct ibv_qp_init_attr_ex *attr)
+{
+	(void)ctx;
+	/* rdma-core v44.0 libibverbs/cmd_qp.c:411-417 */
+	return ri_cmd_create_qp_ex(attr, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+				   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+}
+
+/* The command rxe always sends, and mlx5 and mlx4 whenever a bit beyond
+ * theirs for ibv_cmd_create_qp_ex is set (QPX-04): CREATE_FLAGS,
+ * MAX_TSO_HEADER, IND_TABLE and RX_HASH too (rdma-core v44.0
+ * libibverbs/cmd_qp.c:434-444). */
+RI_EXPORT int verbs_cmd_create_qp_ex2(struct ibv_context *ctx,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	(void)ctx;
+	return ri_cmd_create_qp_ex(attr, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+				   IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				   IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+				   IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |
+				   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
 }
 
 /* ibv_cmd_create_qp: the 1.1 struct, sent as mask == PD (cmd_qp.c:385-394). */

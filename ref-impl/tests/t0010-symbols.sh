@@ -13,7 +13,7 @@ SYMFILE=${IBVCT_SYMBOLS_FILE:-/var/lib/dpkg/info/libibverbs1:amd64.symbols}
 TMP=$tl_tmp
 
 # ibvct's additions on top of rdma-core 44 (driver.h; the command layer
-# for providers in IBVCT_PRIVATE_2 to _4).
+# for providers in IBVCT_PRIVATE_2 to _5).
 cat > "$TMP/extra" <<'EOF'
 verbs_register_driver@IBVERBS_1.1
 IBVCT_PRIVATE_1@IBVCT_PRIVATE_1
@@ -32,6 +32,8 @@ verbs_cmd_destroy_srq@IBVCT_PRIVATE_3
 verbs_cmd_open_qp_resp@IBVCT_PRIVATE_3
 IBVCT_PRIVATE_4@IBVCT_PRIVATE_4
 verbs_cmd_query_device_ex@IBVCT_PRIVATE_4
+IBVCT_PRIVATE_5@IBVCT_PRIVATE_5
+verbs_cmd_create_qp_ex2@IBVCT_PRIVATE_5
 EOF
 
 test_expect_success "library, symbols file and objdump present" '
@@ -114,6 +116,7 @@ IBVCT_PRIVATE_1
 IBVCT_PRIVATE_2 IBVCT_PRIVATE_1
 IBVCT_PRIVATE_3 IBVCT_PRIVATE_2
 IBVCT_PRIVATE_4 IBVCT_PRIVATE_3
+IBVCT_PRIVATE_5 IBVCT_PRIVATE_4
 EOF
 objdump -p "$LIB" 2>/dev/null | awk '
 	/^Version definitions:/ { on = 1; next }

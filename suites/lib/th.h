@@ -78,6 +78,14 @@ const char *th_driver(void);
  * applicable and ends as `ok # SKIP not applicable: ...` with the driver
  * seen and what the rule is about. Never a pass, never a failure. */
 void th_need_driver(const char *drivers, const char *about);
+/* A step of the running test that the device's driver is known to crash on
+ * (a kernel panic: th.c th_crash_steps, by driver key, with the reason): 1
+ * when it must not run here, and the test goes on without it but cannot
+ * pass; it ends as a failure naming the step and the reason, which the
+ * driver's expectations file lists as a known deviation (a TAP TODO). 0:
+ * run it. The same on every target, so the reference target under that
+ * driver's profile gives the real driver's verdict. */
+int th_crash_guard(const char *step);
 
 /* Open the selected device (a new context each call); asserts success. */
 struct ibv_context *th_open(void);

@@ -363,6 +363,11 @@ int verbs_cmd_create_srq_ex(struct ibv_context *ctx,
 			    const struct ibv_srq_init_attr_ex *attr);
 int verbs_cmd_create_qp_ex(struct ibv_context *ctx,
 			   struct ibv_qp_init_attr_ex *attr);
+/* ibv_cmd_create_qp_ex2: a wider comp_mask (CREATE_FLAGS, MAX_TSO_HEADER,
+ * IND_TABLE, RX_HASH), the command rxe always sends and mlx5 and mlx4 send
+ * when such a bit is set (IBVCT_PRIVATE_5). */
+int verbs_cmd_create_qp_ex2(struct ibv_context *ctx,
+			    struct ibv_qp_init_attr_ex *attr);
 int verbs_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int verbs_cmd_open_qp(struct ibv_context *ctx,
 		      const struct ibv_qp_open_attr *attr);
