@@ -327,6 +327,9 @@ uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask);
  * and the driver's refusal of a combination of them: 0 or an errno. */
 uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d);
 int fp_prof_cq_wc_combo(uint64_t wc_flags);
+/* create_cq_ex checks wc_flags first, an unknown comp_mask without errno, no
+ * flag (rxe); else cqe, comp_mask and flags first, EINVAL */
+bool fp_prof_cq_ex_wc_first(void);
 /* An extension op the provider does not offer: the script withdrew it, or
  * the driver profile has none. */
 static inline bool fp__ext_off(enum fp_withdraw x)
