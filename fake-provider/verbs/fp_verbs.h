@@ -345,6 +345,8 @@ bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
  * carries no data. */
 bool fp_prof_mw_bind_key_checked(void);
 bool fp_prof_mw_range_is_the_region(void);
+/* A bind WR checked as rxe's kernel checks it (rxe_check_bind_mw). */
+bool fp_prof_mw_bind_rxe(void);
 unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
 bool fp_prof_cq_poll_overrun(void);

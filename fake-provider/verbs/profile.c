@@ -584,6 +584,16 @@ bool fp_prof_mw_bind_key_checked(void)
 	return fp_prof() == FP_PROF_RXE;
 }
 
+/* A bind WR is checked as rxe's kernel checks it (mw.c
+ * fp_mw_bind_check_rxe: linux v6.1 drivers/infiniband/sw/rxe/rxe_mw.c
+ * rxe_check_bind_mw): a type 2 bind of length 0 is MW_BIND_ERR, a
+ * zero-based type 2 window is taken with its length within the region's.
+ * No rule site: the suites bind no zero-based or empty type 2 window. */
+bool fp_prof_mw_bind_rxe(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
 /* check_rkey: a request through a window is checked against the range of
  * the window's region, not of the window (rxe_resp.c:485 mr = mw->mr,
  * :508 mr_check_range): the whole region is reachable by the window's key.
