@@ -500,6 +500,8 @@ tests: $(FINGERPRINT)
 
 # ibvct-reap: ci/test-exec runs every test program under it (time limit, and
 # every process the test started ends with it, whatever its process group).
+# It shares the stretched clock of the suites' runner (suites/lib/tr_clock.h).
+$(B)/obj/ci/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
 $(REAP): $(B)/obj/ci/ibvct-reap.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -653,8 +655,8 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
 	install -d $(DESTDIR)$(INST_SHARE)/tools/vm
-	install -m 0755 tools/vm/ibvct-vm $(DESTDIR)$(INST_SHARE)/tools/vm/
-	install -m 0644 $(filter-out %/ibvct-vm,$(INST_VM)) $(DESTDIR)$(INST_SHARE)/tools/vm/
+	install -m 0755 tools/vm/ibvct-vm tools/vm/guest-conformance $(DESTDIR)$(INST_SHARE)/tools/vm/
+	install -m 0644 tools/vm/guest-init $(DESTDIR)$(INST_SHARE)/tools/vm/
 	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/

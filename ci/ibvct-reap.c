@@ -9,8 +9,11 @@
  *
  *   ibvct-reap [-t SECONDS] [-g GRACE] [-n NAME] -- PROGRAM [ARGS...]
  *
- * -t  time limit for PROGRAM (default 300; 0: none). When it runs out,
- *     every descendant is killed and the exit status is 124 (as timeout(1)).
+ * -t  time limit for PROGRAM (default 300; 0: none), in seconds of an
+ *     unshared machine: the machine's load stretches it, up to
+ *     IBVCT_STRETCH_MAX (4) times (suites/lib/tr_clock.h). When it runs
+ *     out, every descendant is killed and the exit status is 124 (as
+ *     timeout(1)).
  * -g  after PROGRAM exits, how long its descendants may take to end on
  *     their own (default 10). Those still running then are named on stderr
  *     and killed, and a PROGRAM that exited 0 is reported as failed (1): a
@@ -31,6 +34,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "tr_clock.h"
 
 #define RP_MAX_PROCS	65536
 
@@ -151,6 +156,7 @@ int main(int argc, char **argv)
 	int main_status = 0, opt, sig;
 	bool main_done = false;
 	sigset_t set, old;
+	struct tr_clock clk;
 	long long end;
 	pid_t child;
 
@@ -200,13 +206,17 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 
-	end = limit ? rp_now_ms() + limit * 1000 : 0;
+	tr_clock_start(&clk, limit * 1000LL);
 	while (!main_done) {
-		long long left = end ? end - rp_now_ms() : 1000;
+		long long left = limit ? tr_clock_tick(&clk) : 1000;
 		struct timespec ts;
 
-		if (end && left <= 0) {
-			fprintf(stderr, "ibvct-reap: %s killed after %lds\n", rp_name, limit);
+		if (left > 1000)
+			left = 1000;	/* a tick a second: the load changes */
+		if (limit && left <= 0) {
+			fprintf(stderr, "ibvct-reap: %s killed after %llds (limit %lds%s)\n", rp_name,
+				tr_clock_wall_s(&clk), limit,
+				tr_clock_stretch(&clk) > 1.05 ? ", stretched by the machine's load" : "");
 			rp_kill_all(child, &main_status, &main_done);
 			return 124;
 		}

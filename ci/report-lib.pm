@@ -121,7 +121,7 @@ sub parse_program {
 		if ($r->is_plan) { $plans++; next }
 		if ($r->is_comment && @tests) {
 			my $d = $tests[-1]{diag};
-			push @$d, $r->comment if @$d < 20;
+			push @$d, $r->comment if @$d < 100;
 			next;
 		}
 		next unless $r->is_test;
@@ -171,6 +171,50 @@ sub parse_program {
 		# crash or timeout (exit >= 124), or an error exit with no failed test.
 		broken => [ grep { !(/^exit (\d+)$/ && $1 < 124 && $failed) } @problems ],
 	};
+}
+
+# Why a plain failure (a `not ok` without directive) failed: the check's own
+# message, from the `# ` lines under it. The C runner (suites/lib/tr.c)
+# writes "NAME: exit status N" (or "NAME: timeout: killed after N s",
+# "NAME: killed by signal ..."), then the test's log: cmocka's banner
+# ("[==========] Running 1 test(s).", "[ RUN      ] NAME", ...), what the
+# test printed, and either cmocka's assertion ("[  ERROR   ] --- 0 != 0x1",
+# "[   LINE   ] --- FILE:LINE: error: Failure!") or a th_fail message, the
+# last line it wrote; then "NAME: scratch dir kept: ..." and its notes. The
+# reason is the assertion with its FILE:LINE (after the line the test
+# printed just before it, its context), or that last line; a timeout or a
+# signal says so first. The runner's status line alone, or else the
+# program's stderr (STDERR, a path), only when the log says nothing. A
+# shell test's (ci/test-lib.sh) check prints what matters first: its first
+# two lines. Never a banner line.
+our $CMOCKA_BANNER = qr/^\[\s*(?:=+|RUN|OK|FAILED|PASSED|SKIPPED)\s*\]|^\d+ FAILED TEST\(S\)$/;
+sub failure_reason {
+	my ($t, $stderr) = @_;
+	my (@said, $status, $err, $loc);
+	for my $d (@{ $t->{diag} }) {
+		my $l = $d =~ s/^\s+|\s+$//gr;
+		next if $l eq '' || $l =~ $CMOCKA_BANNER || $l =~ /^\.\.\. \(more in /;
+		if ($l =~ /^\Q$t->{name}\E: (.*)$/) {
+			# the runner's: its status first, then scratch dir and notes
+			$status //= $1;
+			next;
+		}
+		if ($l =~ /^\[\s*ERROR\s*\] --- (.*)$/) { $err //= $1; next }
+		if ($l =~ /^\[\s*LINE\s*\] --- (.*?)(?:: error: Failure!)?$/) { $loc //= $1; next }
+		next if $l =~ /^\[\s*[A-Z]+\s*\]/;
+		push @said, $l unless defined $err;
+	}
+	return join(' ', @said[0 .. ($#said < 1 ? $#said : 1)]) unless defined $status;
+	my $msg = defined $err
+		? (@said ? "$said[-1]: " : '') . $err . (defined $loc ? " ($loc)" : '')
+		: (@said ? $said[-1] : '');
+	return $msg ne '' ? "$status: $msg" : $status if $status !~ /^exit status /;
+	return $msg if $msg ne '';
+	if (defined $stderr && defined(my $e = slurp($stderr))) {
+		my @l = grep { /\S/ && !/$CMOCKA_BANNER/ } map { s/^\s+|\s+$//gr } split /\n/, $e;
+		return "$status; stderr: $l[-1]" if @l;
+	}
+	return $status;
 }
 
 # A program's configuration: ci/suites-run names each run of a suite

@@ -94,3 +94,55 @@ EOF2
 	echo 1 >"$1/tap/t9301-suite.ref-legacy-seed.rc"
 	printf 'target=ref\ndevice=fake0\nlibrary.path=/x/libibverbs.so.1\nkernel=6.1.0\n' >"$1/fingerprint.txt"
 }
+
+# rt_run_asserts DIR: a suite's failures as the C runner (suites/lib/tr.c)
+# writes them, each with its status line, cmocka's banner and the test's
+# log under the `not ok`, one program, t9401-asserts (exit 1):
+#   WR-03    a cmocka assertion, after a line the test printed
+#   QPX-11   a th_fail message
+#   LIFE-02  a timeout (the test's last line before it)
+#   QPX-12   a log of banner lines only; the program's stderr has a line
+rt_run_asserts() {
+	mkdir -p "$1/tap"
+	cat >"$1/tap/t9401-asserts.tap" <<'EOF2'
+1..5
+# target ref, device fake0 port 1, mode extended, lifetime current, XRC yes
+ok 1 - xrcd_open_needs_fd_and_oflags [XRCD-01]
+not ok 2 - each_send_lands_in_the_srq_remote_srqn_names [WR-03]
+# each_send_lands_in_the_srq_remote_srqn_names: exit status 1
+#   [==========] Running 1 test(s).
+#   [ RUN      ] each_send_lands_in_the_srq_remote_srqn_names
+#   opcode 2 to SRQ 3 (srqn 0x1686)
+#   [  ERROR   ] --- 0 != 0x1
+#   [   LINE   ] --- suites/t1000-send-wr.c:202: error: Failure!
+#   [  FAILED  ] each_send_lands_in_the_srq_remote_srqn_names
+#   [==========] 1 test(s) run.
+#   [  PASSED  ] 0 test(s).
+#   [  FAILED  ] 1 test(s), listed below:
+#   [  FAILED  ] each_send_lands_in_the_srq_remote_srqn_names
+#   
+#    1 FAILED TEST(S)
+# each_send_lands_in_the_srq_remote_srqn_names: scratch dir kept: /tmp/ibvct-suite.R4tiNz/each_send_lands_in_the_srq_remote_srqn_names
+not ok 3 - post_recv_on_xrc_qps_fails_and_takes_nothing [QPX-11]
+# post_recv_on_xrc_qps_fails_and_takes_nothing: exit status 1
+#   [==========] Running 1 test(s).
+#   [ RUN      ] post_recv_on_xrc_qps_fails_and_takes_nothing
+#   RC: memory differs after the same traffic through the two APIs
+# post_recv_on_xrc_qps_fails_and_takes_nothing: scratch dir kept: /tmp/ibvct-suite.M0b67t/post_recv_on_xrc_qps_fails_and_takes_nothing
+# post_recv_on_xrc_qps_fails_and_takes_nothing: observed the current lifetime model
+not ok 4 - owner_destroy_keeps_qp_for_other_handles [LIFE-02]
+# owner_destroy_keeps_qp_for_other_handles: timeout: killed after 30 s (limit 30 s)
+#   [==========] Running 1 test(s).
+#   [ RUN      ] owner_destroy_keeps_qp_for_other_handles
+#   waiting for the holder
+# owner_destroy_keeps_qp_for_other_handles: scratch dir kept: /tmp/ibvct-suite.M0b67t/owner_destroy_keeps_qp_for_other_handles
+not ok 5 - post_send_on_xrc_recv_fails_and_takes_nothing [QPX-12]
+# post_send_on_xrc_recv_fails_and_takes_nothing: exit status 1
+#   [==========] Running 1 test(s).
+#   [ RUN      ] post_send_on_xrc_recv_fails_and_takes_nothing
+# post_send_on_xrc_recv_fails_and_takes_nothing: scratch dir kept: /tmp/ibvct-suite.M0b67t/post_send_on_xrc_recv_fails_and_takes_nothing
+EOF2
+	echo 1 >"$1/tap/t9401-asserts.rc"
+	printf '[==========] tests\nfake kernel: lost the connection to the test\n' >"$1/tap/t9401-asserts.stderr"
+	printf 'target=system\ndevice=rxe0\n' >"$1/fingerprint.txt"
+}

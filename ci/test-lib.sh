@@ -195,24 +195,38 @@ test_done() {
 	exit $?
 }
 
-# test_parallel MAX COMMAND...: runs COMMAND in the background; when MAX are
-# running, waits for all of them (dash has no `wait -n`). test_parallel_wait
-# waits for the rest (and so for every background job of the test). The
-# jobs write files; the checks read them afterwards, in order.
-tl_jobs=0
+# test_parallel MAX COMMAND...: runs COMMAND in the background, at most MAX
+# at a time: each job starts as soon as one before it ends, not when a
+# batch of MAX has (dash has no `wait -n`: MAX tokens in a FIFO, as make's
+# jobserver; a job takes one to start and gives it back when it ends).
+# test_parallel_wait waits for the rest (and so for every background job
+# of the test); the next test_parallel starts a new pool. The jobs write
+# files; the checks read them afterwards, in order. COMMAND runs without
+# the pool's descriptor (9).
+tl_pool=
 test_parallel() {
 	tl_max=$1
 	shift
-	"$@" &
-	tl_jobs=$((tl_jobs + 1))
-	if [ "$tl_jobs" -ge "$tl_max" ]; then
-		wait
-		tl_jobs=0
+	if [ -z "$tl_pool" ]; then
+		tl_pool=$tl_tmp/.pool
+		mkfifo "$tl_pool" || test_bail "test_parallel: cannot make $tl_pool"
+		exec 9<>"$tl_pool"
+		tl_i=0
+		while [ "$tl_i" -lt "$tl_max" ]; do
+			echo >&9
+			tl_i=$((tl_i + 1))
+		done
 	fi
+	read -r tl_tok <&9
+	{ "$@" 9>&-; echo >&9; } &
 }
 test_parallel_wait() {
 	wait
-	tl_jobs=0
+	if [ -n "$tl_pool" ]; then
+		exec 9>&-
+		rm -f "$tl_pool"
+		tl_pool=
+	fi
 }
 
 # ---- programs against the reference target ---------------------------------

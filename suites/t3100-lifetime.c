@@ -44,6 +44,9 @@ static void query_state(struct ibv_qp *qp, enum ibv_qp_state want)
 	assert_int_equal(a.qp_state, want);
 }
 
+/* Leave a TGT QP and its XRCD handle behind in the domain of fd (below). */
+static uint32_t leave_tgt_qp(struct th_ctx *t, int fd, enum ibv_qp_state *state);
+
 /* ---- one process ------------------------------------------------------------ */
 static void owner_destroy_keeps_qp_for_other_handles(struct th_ctx *t)
 {
@@ -90,28 +93,26 @@ static void last_explicit_destroy_destroys_real_qp(struct th_ctx *t)
 }
 
 /* LIFE-04/05 through ibv_close_device: ctx2 creates a TGT QP in the
- * shared domain and closes without destroying it. */
+ * shared domain and closes without destroying it (on mlx5 a process
+ * exits instead: leave_tgt_qp). */
 static void tgt_qp_left_at_close_device_follows_model(struct th_ctx *t)
 {
 	int fd = th_file(XFILE);
-	struct ibv_context *c1 = th_open(), *c2 = th_open();
-	struct ibv_xrcd *x1 = th_xrcd(c1, fd, O_CREAT), *x2 = th_xrcd(c2, fd, 0), *x3;
-	struct ibv_qp *q, *o;
+	struct ibv_context *c1 = th_open();
+	struct ibv_xrcd *x1 = th_xrcd(c1, fd, O_CREAT), *x3;
+	enum ibv_qp_state left;
+	struct ibv_qp *o;
 	uint32_t qpn;
 
 	assert_non_null(x1);
-	assert_non_null(x2);
-	q = th_tgt_qp(c2, x2);
-	assert_non_null(q);
-	qpn = q->qp_num;
-	assert_int_equal(ibv_close_device(c2), 0);	/* leaves q and x2 open */
+	qpn = leave_tgt_qp(t, fd, &left);
 	o = th_open_tgt(c1, x1, qpn);
 	model_outcome(o != NULL, "owner closed its device");
 	if (!o) {
 		assert_int_equal(errno, EINVAL);
 	} else {
 		/* seed: picked up again, and destroyed by its last explicit destroy */
-		query_state(o, IBV_QPS_RESET);
+		query_state(o, left);
 		assert_int_equal(ibv_destroy_qp(o), 0);
 		errno = 0;
 		assert_null(th_open_tgt(c1, x1, qpn));
@@ -141,18 +142,14 @@ static void tgt_qp_left_at_close_device_follows_model(struct th_ctx *t)
 static void leftover_tgt_qp_keeps_its_domain(struct th_ctx *t)
 {
 	int fd = th_file(XFILE);
-	struct ibv_context *c1 = th_open(), *c2 = th_open();
-	struct ibv_xrcd *x1 = th_xrcd(c1, fd, O_CREAT), *x2 = th_xrcd(c2, fd, 0), *x3;
-	struct ibv_qp *q, *o;
+	struct ibv_context *c1 = th_open();
+	struct ibv_xrcd *x1 = th_xrcd(c1, fd, O_CREAT), *x3;
+	enum ibv_qp_state left;
+	struct ibv_qp *o;
 	uint32_t qpn;
 
-	(void)t;
 	assert_non_null(x1);
-	assert_non_null(x2);
-	q = th_tgt_qp(c2, x2);
-	assert_non_null(q);
-	qpn = q->qp_num;
-	assert_int_equal(ibv_close_device(c2), 0);	/* leaves q and x2 open */
+	qpn = leave_tgt_qp(t, fd, &left);
 	assert_int_equal(ibv_close_xrcd(x1), 0);	/* the last handle */
 	errno = 0;
 	x3 = th_xrcd(c1, fd, 0);			/* no O_CREAT */
@@ -163,12 +160,12 @@ static void leftover_tgt_qp_keeps_its_domain(struct th_ctx *t)
 		assert_int_equal(ibv_close_device(c1), 0);
 		close(fd);
 		th_skip("LIFE-05 not exercised: the current model destroyed the QP at "
-			"close_device (LIFE-04)");
+			"its owner's close or exit (LIFE-04)");
 	}
 	o = th_open_tgt(c1, x3, qpn);			/* the leftover, in the same domain */
 	if (!o)
 		th_fail("the domain survived but not its leftover QP %#x (errno %d)", qpn, errno);
-	query_state(o, IBV_QPS_RESET);
+	query_state(o, left);
 	assert_int_equal(ibv_close_xrcd(x3), EBUSY);	/* LIFE-10 */
 	assert_int_equal(ibv_destroy_qp(o), 0);		/* the last handle: it goes */
 	errno = 0;
@@ -333,6 +330,48 @@ static void owner_peer(struct th_peer *self, void *arg)
 	}
 	th_send(self, MSG_DONE);
 	/* exit: whatever is left is released like a process's uverbs fd */
+}
+
+/*
+ * Leave a TGT QP, in RESET, and an XRCD handle of the domain of fd behind
+ * through ibv_close_device of a second context; *state is the QP's state.
+ * On mlx5 the context's QP keeps its doorbell page mapped on the device
+ * file past ibv_close_device (rdma-core v44.0 providers/mlx5/verbs.c:2569
+ * create_qp takes the page's register, :5921 clean_dyn_uars at close
+ * unmaps only the pages of registers not in use), so the kernel releases
+ * that context at exit, not at close (fixtures/profiles/README.md): there
+ * a process that made them exits instead (owner_peer, the QP in INIT), and
+ * the rules are observed as LIFE-04/05 and XRCD-17 state them for an exit.
+ */
+static uint32_t leave_tgt_qp(struct th_ctx *t, int fd, enum ibv_qp_state *state)
+{
+	struct owner_arg oa = { .destroy = 0, .port = t->port };
+	struct ibv_context *c2;
+	struct ibv_xrcd *x2;
+	struct th_peer p;
+	struct ibv_qp *q;
+	uint32_t qpn;
+
+	if (!strcmp(th_driver(), "mlx5")) {
+		th_note("mlx5: ibv_close_device keeps the kernel context while a QP holds its "
+			"doorbell mapping; its owner's exit is observed instead");
+		th_peer_start(&p, owner_peer, &oa);
+		qpn = th_recv(&p);
+		th_send(&p, MSG_GO);
+		assert_int_equal(th_recv(&p), MSG_DONE);
+		assert_int_equal(th_peer_wait(&p), 0);
+		*state = IBV_QPS_INIT;
+		return qpn;
+	}
+	c2 = th_open();
+	x2 = th_xrcd(c2, fd, 0);
+	assert_non_null(x2);
+	q = th_tgt_qp(c2, x2);
+	assert_non_null(q);
+	qpn = q->qp_num;
+	assert_int_equal(ibv_close_device(c2), 0);	/* leaves q and x2 open */
+	*state = IBV_QPS_RESET;
+	return qpn;
 }
 
 static void xrcd_is_shared_with_another_process(struct th_ctx *t)

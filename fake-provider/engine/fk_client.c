@@ -53,6 +53,7 @@ struct fk_client {
 	int rfd;			/* an fd that came with the awaited reply; -1 */
 	fk_event_fn event_fn;
 	void *event_arg;
+	bool in_event;			/* the reader is in event_fn */
 	uint32_t conn_id;
 	pid_t daemon_pid;
 	bool inherited;			/* the parent's, seen in a forked child */
@@ -352,6 +353,7 @@ static void *fk_reader(void *arg)
 		if (h.type == FK_MSG_EVENT) {
 			struct fk_event_msg em;
 			struct fk_event ev;
+			fk_event_fn fn;
 
 			if (fd >= 0)
 				close(fd);
@@ -362,8 +364,17 @@ static void *fk_reader(void *arg)
 			ev.qpn = em.qpn;
 			ev.type = (enum ibv_event_type)em.event_type;
 			ev.user = em.user;
-			if (c->event_fn)
-				c->event_fn(c->event_arg, &ev);
+			pthread_mutex_lock(&c->lock);
+			fn = c->event_fn;
+			c->in_event = fn != NULL;
+			pthread_mutex_unlock(&c->lock);
+			if (!fn)
+				continue;
+			fn(c->event_arg, &ev);
+			pthread_mutex_lock(&c->lock);
+			c->in_event = false;
+			pthread_cond_broadcast(&c->cond);
+			pthread_mutex_unlock(&c->lock);
 			continue;
 		}
 		pthread_mutex_lock(&c->lock);
@@ -634,6 +645,19 @@ out_free:
 	pthread_mutex_destroy(&c->call_lock);
 	free(c->rx);
 	free(c);
+}
+
+void fk_keep(struct fk_client *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->event_fn = NULL;
+	while (c->in_event)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	/* the reader, the socket and this struct stay (on fk_clients) until
+	 * the process ends, and with them the daemon's objects */
 }
 
 uint32_t fk_conn_id(const struct fk_client *c)

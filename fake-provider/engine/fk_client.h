@@ -88,6 +88,13 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 	       struct fk_client **out);
 /* Close the connection (the daemon releases everything it held) and free. */
 void fk_disconnect(struct fk_client *c);
+/*
+ * Let the context go but not the connection, as a uverbs fd that a mapping
+ * still holds outlives its close: the daemon keeps everything the
+ * connection holds until the process ends. Events are dropped from now on
+ * (returns once none is being handed to event_fn); the caller forgets c.
+ */
+void fk_keep(struct fk_client *c);
 uint32_t fk_conn_id(const struct fk_client *c);
 pid_t fk_daemon_pid(const struct fk_client *c);
 

@@ -285,6 +285,25 @@ static struct fk_uobj *fk_uobj_get(struct fk_conn *c, uint32_t handle, uint32_t 
 	return NULL;
 }
 
+/*
+ * The same lookup as the ioctl methods' attribute parsing makes it (linux
+ * v6.1 drivers/infiniband/core/rdma_core.c): a number that names nothing in
+ * this file is -ENOENT (lookup_get_idr_uobject, xa_load finds no object), one
+ * that names an object of another type -EINVAL (rdma_lookup_get_uobject,
+ * "uobj->uapi_object != obj"); the write handlers turn both into EINVAL
+ * (fk_uobj_get's callers). The handle_fallback quirk as in fk_uobj_get.
+ */
+static int fk_uobj_lookup(struct fk_conn *c, uint32_t handle, uint32_t type,
+			  struct fk_uobj **out)
+{
+	struct fk_uobj *u = handle < c->tab_len ? c->tab[handle] : NULL;
+
+	*out = fk_uobj_get(c, handle, type);
+	if (*out)
+		return 0;
+	return !u || u->closed ? ENOENT : EINVAL;
+}
+
 static void fk_uobj_hold(struct fk_uobj *u, int slot, struct fk_uobj *target)
 {
 	if (!target)
@@ -497,9 +516,14 @@ static bool fk_refs_only(const struct fk_req_obj *r, unsigned used)
 }
 
 /*
- * An XRC SRQ, in the order of __uverbs_create_xsrq() (linux
- * drivers/infiniband/core/uverbs_cmd.c): the XRCD, the CQ, then the PD
- * handle, each resolved in this connection's table (SRQX-08); it then
+ * An XRC SRQ as the ioctl method makes it, the path rdma-core v44.0 takes
+ * on a kernel that has it (libibverbs/cmd_srq.c:114 execute_ioctl_fallback;
+ * mlx5 and mlx4 reach it through ibv_cmd_create_srq_ex, providers/mlx5/
+ * verbs.c:3624, providers/mlx4/srq.c:269; the write command CREATE_XSRQ,
+ * cmd_srq.c:171, only on a kernel without the method): the XRCD, the CQ,
+ * then the PD handle, in the order libibverbs puts them, each resolved in
+ * this connection's table, ENOENT or EINVAL (fk_uobj_lookup, SRQX-08;
+ * linux v6.1 uverbs_std_types_srq.c UVERBS_METHOD_SRQ_CREATE); it then
  * holds all three (SRQX-09) and a use of the domain (XRCD-14, LIFE-12).
  */
 int fk__srq_create_xrc(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *handle,
@@ -513,15 +537,15 @@ int fk__srq_create_xrc(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *
 	if (r->type != FK_OBJ_SRQ || r->sub != IBV_SRQT_XRC || r->flags ||
 	    !fk_refs_only(r, 1u << FK_REF_PD | 1u << FK_REF_SCQ | 1u << FK_REF_XRCD))
 		return EINVAL;
-	xu = fk_uobj_get(c, r->ref[FK_REF_XRCD], FK_OBJ_XRCD);
-	if (!xu)				/* @rule SRQX-08 */
-		return EINVAL;
-	cq = fk_uobj_get(c, r->ref[FK_REF_SCQ], FK_OBJ_CQ);
-	if (!cq)				/* @rule SRQX-08 */
-		return EINVAL;
-	pd = fk_uobj_get(c, r->ref[FK_REF_PD], FK_OBJ_PD);
-	if (!pd)				/* @rule SRQX-08 */
-		return EINVAL;
+	err = fk_uobj_lookup(c, r->ref[FK_REF_XRCD], FK_OBJ_XRCD, &xu);
+	if (err)				/* @rule SRQX-08 */
+		return err;
+	err = fk_uobj_lookup(c, r->ref[FK_REF_SCQ], FK_OBJ_CQ, &cq);
+	if (err)				/* @rule SRQX-08 */
+		return err;
+	err = fk_uobj_lookup(c, r->ref[FK_REF_PD], FK_OBJ_PD, &pd);
+	if (err)				/* @rule SRQX-08 */
+		return err;
 	h = xu->obj;
 	err = fk_uobj_alloc(c, FK_OBJ_SRQ, IBV_SRQT_XRC, &u);
 	if (err)

@@ -214,8 +214,15 @@ static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n,
 	return 0;
 }
 
+/* A hardware device's class entries point at its "bus device", which the
+ * kernel driver bound to it names (the expectations file follows the
+ * driver, not the device name: udev renames devices). A soft device (rxe)
+ * has neither: it sits under devices/virtual with a "parent" attribute
+ * naming its netdev and no hca_type, hw_rev or board_id (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_verbs.c parent_show, rxe_register_device
+ * with no dev.parent; as rxe0 shows in the rxe-vm guest). */
 static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx,
-			const char *kdriver)
+			const char *kdriver, bool soft)
 {
 	char path[256], target[256], guid[32], sysguid[32];
 	int i, ret;
@@ -223,23 +230,27 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	fp_guid_str(d->node_guid, guid, sizeof(guid));
 	fp_guid_str(be64toh(d->attr.sys_image_guid), sysguid, sizeof(sysguid));
 
-	/* the "bus device" both class entries point at, as on a real system */
 #define PUT(fmtpath, ...) do {						\
 		snprintf(path, sizeof(path), fmtpath, d->name);		\
 		ret = fp_put(w, path, __VA_ARGS__);			\
 		if (ret)						\
 			return ret;					\
 	} while (0)
-	PUT("devices/ibvct/%s/vendor", "0x%04x\n", d->attr.vendor_id);
-	PUT("devices/ibvct/%s/device", "0x%04x\n", d->attr.vendor_part_id);
 	PUT("class/infiniband/%s/node_type", "%d: %s\n", d->node_type,
 	    fp_node_type_str(d->node_type));
 	PUT("class/infiniband/%s/node_guid", "%s\n", guid);
 	PUT("class/infiniband/%s/sys_image_guid", "%s\n", sysguid);
 	PUT("class/infiniband/%s/fw_ver", "%s\n", d->attr.fw_ver);
+	PUT("class/infiniband/%s/node_desc", "ibvct fake %s\n", d->name);
+	if (soft) {
+		snprintf(path, sizeof(path), "class/infiniband/%s/parent", d->name);
+		ret = fp_put(w, path, "eth%d\n", idx);
+		goto uverbs;
+	}
+	PUT("devices/ibvct/%s/vendor", "0x%04x\n", d->attr.vendor_id);
+	PUT("devices/ibvct/%s/device", "0x%04x\n", d->attr.vendor_part_id);
 	PUT("class/infiniband/%s/hw_rev", "0x%x\n", d->attr.hw_ver);
 	PUT("class/infiniband/%s/hca_type", "%s\n", "IBVCT-FAKE");
-	PUT("class/infiniband/%s/node_desc", "ibvct fake %s\n", d->name);
 #undef PUT
 	/* rxe has no board_id (a driver's attribute; Debian 12's rxe0) */
 	if (strcmp(kdriver, "rdma_rxe")) {
@@ -254,21 +265,18 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	ret = fp_sysfs_symlink(w, target, path);
 	if (ret)
 		return ret;
-	/* the bound driver, which names the expectations file (not the device
-	 * name: udev renames devices) */
 	snprintf(path, sizeof(path), "bus/ibvct/drivers/%s/bind", kdriver);
 	ret = fp_put(w, path, "%s", "");
 	if (!ret) {
 		snprintf(path, sizeof(path), "devices/ibvct/%s/driver", d->name);
 		snprintf(target, sizeof(target), "../../../bus/ibvct/drivers/%s", kdriver);
 		ret = fp_sysfs_symlink(w, target, path);
-		snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 	}
-	if (ret)
-		return ret;
-
-	snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/ibdev", idx);
-	ret = fp_put(w, path, "%s\n", d->name);
+uverbs:
+	if (!ret) {
+		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/ibdev", idx);
+		ret = fp_put(w, path, "%s\n", d->name);
+	}
 	if (!ret) {
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/abi_version", idx);
 		ret = fp_put(w, path, "1\n");
@@ -277,7 +285,8 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/dev", idx);
 		ret = fp_put(w, path, "231:%d\n", 192 + idx);
 	}
-	if (!ret) {
+	if (!ret && !soft) {
+		snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/device", idx);
 		ret = fp_sysfs_symlink(w, target, path);
 	}
@@ -295,6 +304,7 @@ int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_
 	if (!ret)
 		ret = fp_put(&w, "class/infiniband_verbs/abi_version", "6\n");
 	for (i = 0; !ret && i < s->ndevs; i++)
-		ret = fp_sysfs_dev(&w, &s->dev[i], i, fp_profile_kdriver(s->profile));
+		ret = fp_sysfs_dev(&w, &s->dev[i], i, fp_profile_kdriver(s->profile),
+				   s->profile == FP_PROF_RXE);
 	return ret;
 }

@@ -3,14 +3,15 @@
  * t5101: the fake provider's objects through the normal verbs API: XRC
  * domains (XRCD-*), SRQs (SRQX-*), QP creation and modify rules (QPX-*),
  * ibv_open_qp (OPENQP-*), target-QP lifetime in one process (LIFE-01..03),
- * EBUSY rules, and scripted faults (under scripts of their own, in the
- * test's process, which has opened no device before: fault counters start
- * from zero).
+ * EBUSY rules, scripted faults and profile mlx5's kept context and
+ * opened-QP crash (under scripts of their own, in the test's process, which
+ * has opened no device before: fault counters start from zero).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -989,6 +991,83 @@ static int child_lifetime(bool seed)
 	return 0;
 }
 
+/*
+ * Profile mlx5 (fixtures/profiles/README.md): a context closed while a QP it
+ * made holds its doorbell page keeps the fake kernel's connection until the
+ * process exits (the TGT QP and the domain stay reachable, current model
+ * or not), and destroying a QP ibv_open_qp gave kills the process with
+ * SIGSEGV after the handle is gone. A process of its own shows each.
+ */
+static int child_mlx5(void)
+{
+	char file[] = "/tmp/t5101-mlx5-XXXXXX", scr[4096];
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, .oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_qp_open_attr oa;
+	struct ibv_device **list;
+	struct ibv_context *c, *c2;
+	struct ibv_xrcd *x, *x2;
+	struct ibv_qp *q, *o;
+	pid_t pid;
+	int st;
+
+	c = child_open("profile mlx5\nlifetime current\ndevice fake0\n\tcap xrc\n",
+		       scr, sizeof(scr), &list);
+	xa.fd = mkstemp(file);
+	CHILD_CHECK(xa.fd >= 0);
+	x = ibv_open_xrcd(c, &xa);
+	c2 = ibv_open_device(list[0]);
+	CHILD_CHECK(x && c2);
+	x2 = ibv_open_xrcd(c2, &xa);
+	CHILD_CHECK(x2);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x;
+	q = ibv_create_qp_ex(c, &qa);
+	CHILD_CHECK(q);
+	memset(&oa, 0, sizeof(oa));
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_num = q->qp_num;
+	oa.xrcd = x2;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	CHILD_CHECK(!ibv_close_device(c));	/* q holds the mapped register: kept */
+	o = ibv_open_qp(c2, &oa);
+	CHILD_CHECK(o);
+	pid = fork();
+	CHILD_CHECK(pid >= 0);
+	if (!pid) {
+		/* a context of its own (the parent's are dead here) */
+		struct ibv_context *c3 = ibv_open_device(list[0]);
+		struct ibv_xrcd *x3 = c3 ? ibv_open_xrcd(c3, &xa) : NULL;
+		struct ibv_qp *o3;
+
+		oa.xrcd = x3;
+		o3 = x3 ? ibv_open_qp(c3, &oa) : NULL;
+		if (!o3)
+			_exit(2);
+		signal(SIGSEGV, SIG_DFL);	/* not the runner's handler */
+		ibv_destroy_qp(o3);
+		_exit(3);			/* not reached on mlx5 */
+	}
+	CHILD_CHECK(waitpid(pid, &st, 0) == pid);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+		fprintf(stderr, "# child: status %#x\n", st);
+	CHILD_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	/* the destroy had gone through: o is the only handle left here, and
+	 * the closed context's q, kept */
+	errno = 0;
+	CHILD_CHECK(ibv_close_xrcd(x2) == EBUSY);	/* o holds it */
+	CHILD_CHECK(!ibv_close_device(c2));		/* an opened QP holds no register */
+	ibv_free_device_list(list);
+	close(xa.fd);
+	unlink(file);
+	rm_tree(scr);
+	return 0;
+}
+
 /* XRCD-12: a device without IBV_DEVICE_XRC refuses every XRC object. */
 static int child_no_xrc(void)
 {
@@ -1055,6 +1134,12 @@ static void tgt_qp_left_at_close_seed_model_keeps(void **state)
 	assert_int_equal(child_lifetime(true), 0);
 }
 
+static void mlx5_close_keeps_context_and_opened_qp_destroy_dies(void **state)
+{
+	(void)state;
+	assert_int_equal(child_mlx5(), 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct tr_test tests[] = {
@@ -1078,6 +1163,7 @@ int main(int argc, char **argv)
 		TR_TEST(close_device_releases_leftover_objects),
 		TR_TEST(tgt_qp_left_at_close_current_model_destroys),
 		TR_TEST(tgt_qp_left_at_close_seed_model_keeps),
+		TR_TEST(mlx5_close_keeps_context_and_opened_qp_destroy_dies),
 #undef T
 	};
 

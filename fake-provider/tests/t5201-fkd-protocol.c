@@ -316,7 +316,9 @@ static void handles_count_from_zero_per_connection_and_alias(void **state)
 	assert_int_equal(fk_srq_create_xrc(a, pd, cq, pd, &srq, &srqn), EINVAL);
 	assert_int_equal(fk_srq_create_xrc(a, pd, xa, xa, &srq, &srqn), EINVAL);
 	assert_int_equal(fk_srq_create_xrc(a, cq, cq, xa, &srq, &srqn), EINVAL);
-	assert_int_equal(fk_srq_create_xrc(a, pd, cq, 77, &srq, &srqn), EINVAL);
+	/* a number that names nothing: ENOENT, as the ioctl method answers (SRQX-08) */
+	assert_int_equal(fk_srq_create_xrc(a, pd, cq, 77, &srq, &srqn), ENOENT);
+	assert_int_equal(fk_srq_create_xrc(a, pd, 77, xa, &srq, &srqn), ENOENT);
 	assert_int_equal(fk_srq_create_xrc(a, pd, cq, xa, &srq, &srqn), 0);
 	/* an XRC SRQ holds its PD and CQ (SRQX-09); an XRC SRQ is no QP's srq */
 	assert_int_equal(fk_obj_destroy(a, FK_O_PD, pd), EBUSY);

@@ -30,6 +30,17 @@ struct fp_device {
 	int devidx;			/* index into fp__script->dev[] */
 };
 
+/*
+ * mlx5's BlueFlame registers for QPs (fp_prof_qp_uar_get): the dedicated
+ * ones a context has made, two to a mapped UAR page, and the free ones in
+ * the order mlx5's list gives them out. Unused by the other profiles.
+ */
+#define FP_PROF_DED_BFREGS	4
+struct fp_prof_bfregs {
+	int8_t free[FP_PROF_DED_BFREGS];	/* a ring: free[(head + i) % N] */
+	unsigned head, n, made;
+};
+
 struct fp_context {
 	struct verbs_context vctx;	/* must be first; legacy mode uses vctx.context */
 	struct fp_device *dev;
@@ -41,6 +52,7 @@ struct fp_context {
 	/* Every live object, for cleanup at close (the kernel does that on
 	 * uverbs fd close) and for events with no explicit subject. */
 	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds, tds, pdoms, mws;
+	struct fp_prof_bfregs bfregs;	/* mlx5 only */
 };
 
 struct fp_td {
@@ -191,6 +203,7 @@ struct fp_qp {
 	struct fp_xrcd *xrcd;		/* handle used for XRC_RECV create/open */
 	bool opened;
 	uint32_t fk_handle;		/* XRC_RECV: the daemon's handle */
+	int bfreg;			/* mlx5: the BlueFlame register it took, or -1 */
 	/* What the caller passed, for query_qp's init_attr. */
 	struct ibv_pd *init_pd;
 	struct ibv_cq *init_send_cq, *init_recv_cq;
@@ -330,6 +343,14 @@ int fp_prof_cq_wc_combo(uint64_t wc_flags);
 /* create_cq_ex checks wc_flags first, an unknown comp_mask without errno, no
  * flag (rxe); else cqe, comp_mask and flags first, EINVAL */
 bool fp_prof_cq_ex_wc_first(void);
+/* Whether the HCA refuses a bind to a region without IBV_ACCESS_MW_BIND. */
+bool fp_prof_mw_bind_access(void);
+/* mlx5's QP doorbells and what they hold at close; its destroy of an opened
+ * QP (profile.c has the sources). */
+int fp_prof_qp_uar_get(struct fp_context *ctx);
+void fp_prof_qp_uar_put(struct fp_context *ctx, int bfreg);
+bool fp_prof_close_keeps_context(struct fp_context *ctx);
+void fp_prof_destroy_opened_qp(void);
 /* An extension op the provider does not offer: the script withdrew it, or
  * the driver profile has none. */
 static inline bool fp__ext_off(enum fp_withdraw x)
@@ -351,6 +372,7 @@ unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
 bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
+int fp_prof_wrx_full_errno(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's

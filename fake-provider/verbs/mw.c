@@ -148,7 +148,8 @@ static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const stru
  * providers/mlx5/qp.c:1585 _build_umr_wqe, :3679 mlx5_bind_mw): the
  * window, the region and the QP in one PD, the region registered with
  * IBV_ACCESS_MW_BIND, the range inside it, no zero-based window; remote
- * write or atomic access needs the region's local write. The status of the
+ * write or atomic access needs the region's local write (the profile says
+ * whether the HCA looks at IBV_ACCESS_MW_BIND). The status of the
  * completion; a bind with no region or no length unbinds.
  */
 static enum ibv_wc_status fp_mw_bind_check(const struct fe_qp *r, const struct fp_mw *mw,
@@ -165,7 +166,7 @@ static enum ibv_wc_status fp_mw_bind_check(const struct fe_qp *r, const struct f
 	mr = &to_fp_mr(b->mr)->e;
 	if (mw->pd != r->pd || mr->pd != r->pd) /* @rule MW-02 */
 		return IBV_WC_MW_BIND_ERR;
-	if (!(mr->access & IBV_ACCESS_MW_BIND) ||
+	if ((fp_prof_mw_bind_access() && !(mr->access & IBV_ACCESS_MW_BIND)) ||
 	    (b->mw_access_flags & IBV_ACCESS_ZERO_BASED) ||
 	    b->addr < mr->iova || b->addr + b->length > mr->iova + mr->length ||
 	    b->addr + b->length < b->addr)

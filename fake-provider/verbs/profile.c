@@ -8,6 +8,8 @@
  * the line that decides a rule carries its `@rule` marker.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 
 #include "fp_verbs.h"
 
@@ -286,6 +288,108 @@ bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side)
 	    (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE))
 		return false;
 	return true;
+}
+
+bool fp_prof_mw_bind_access(void)
+{
+	/* MW-02: mlx5 lets a window be bound to a region registered without
+	 * IBV_ACCESS_MW_BIND. The provider's check sits under MW_DEBUG, which
+	 * no build defines (rdma-core v44.0 providers/mlx5/qp.c:606
+	 * set_bind_wr), and the HCA has nothing to check: the mkey context
+	 * the kernel writes holds the remote and local access bits only
+	 * (linux v6.1 drivers/infiniband/hw/mlx5/mr.c
+	 * set_mkc_access_pd_addr_fields). Known deviation. */
+	if (fp_prof() == FP_PROF_MLX5)	/* @rule MW-02 @driver mlx5 */
+		return false;
+	return true;
+}
+
+/*
+ * mlx5 gives each QP it creates a BlueFlame register for its doorbell
+ * (rdma-core v44.0 providers/mlx5/verbs.c:2569 create_qp, :362
+ * mlx5_get_qp_uar): the head of the context's list of free dedicated
+ * registers; when that is empty and fewer than qp_max_dedicated_uuars were
+ * made (the low-latency count, 4 unless MLX5_NUM_LOW_LAT_UUARS says
+ * otherwise: providers/mlx5/mlx5.c:691 get_num_low_lat_uuars, :2478), a
+ * new UAR page is allocated and mapped on the device file (verbs.c:249-256
+ * mlx5_alloc_dyn_uar) and its registers queued, two to a 4 KiB page, the
+ * first one holding the mapping (:273 mlx5_insert_dyn_uuars); past that the
+ * QP shares a register. A destroy queues the register again at the tail
+ * (:330 mlx5_put_qp_uar); an opened QP takes none (:3372 mlx5_open_qp).
+ * The register: 2 * page + index, or -1.
+ */
+int fp_prof_qp_uar_get(struct fp_context *ctx)
+{
+	struct fp_prof_bfregs *b = &ctx->bfregs;
+	int r;
+
+	if (fp_prof() != FP_PROF_MLX5)
+		return -1;
+	if (!b->n && b->made < FP_PROF_DED_BFREGS) {
+		b->free[(b->head + b->n++) % FP_PROF_DED_BFREGS] = (int8_t)b->made++;
+		b->free[(b->head + b->n++) % FP_PROF_DED_BFREGS] = (int8_t)b->made++;
+	}
+	if (!b->n)
+		return -1;
+	r = b->free[b->head];
+	b->head = (b->head + 1) % FP_PROF_DED_BFREGS;
+	b->n--;
+	return r;
+}
+
+void fp_prof_qp_uar_put(struct fp_context *ctx, int bfreg)
+{
+	struct fp_prof_bfregs *b = &ctx->bfregs;
+
+	if (bfreg < 0 || b->n >= FP_PROF_DED_BFREGS)
+		return;
+	b->free[(b->head + b->n++) % FP_PROF_DED_BFREGS] = (int8_t)bfreg;
+}
+
+/*
+ * ibv_close_device on mlx5 unmaps the UAR pages of the registers on the
+ * context's lists only (providers/mlx5/mlx5.c:2685 mlx5_free_context,
+ * verbs.c:5921 clean_dyn_uars, :174 mlx5_free_uar): a page whose first
+ * register a QP left in the context holds stays mapped on the device file.
+ * The kernel releases a uverbs file at its last reference, here the
+ * mapping's, at process exit; until then it keeps every object of the
+ * context: a TGT QP left in it is not destroyed (LIFE-04) and its XRCD
+ * handle not released (XRCD-17). The fake kernel's connection is kept
+ * the same way (fk_keep).
+ */
+bool fp_prof_close_keeps_context(struct fp_context *ctx)
+{
+	struct fp_link *p, *t;
+
+	if (fp_prof() != FP_PROF_MLX5)
+		return false;
+	fp_list_for_each_safe(p, t, &ctx->qps) {
+		const struct fp_qp *h = fp_container_of(p, struct fp_qp, link);
+
+		if (h->bfreg >= 0 && h->bfreg % 2 == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * mlx5_destroy_qp of a QP that ibv_open_qp gave (providers/mlx5/verbs.c:2791):
+ * after the kernel destroyed the handle it frees the doorbell record the
+ * opened QP never had, mlx5_free_db(ctx, NULL, ...). Looking up page 0 in the
+ * context's map finds no page and returns the map's sentinel
+ * (providers/mlx5/dbrec.c:162; the assert at :164 is compiled out by the
+ * release build's NDEBUG), which is then used as a page: the bit index is
+ * computed from bytes of the mutex beside the map, and the write at :168
+ * lands far outside the context. The process dies of SIGSEGV, as here;
+ * still so on rdma-core's master (verbs.c mlx5_destroy_qp, dbrec.c
+ * mlx5_free_db). README.md, "Findings".
+ */
+void fp_prof_destroy_opened_qp(void)
+{
+	if (fp_prof() != FP_PROF_MLX5)
+		return;
+	raise(SIGSEGV);
+	abort();		/* a handler that returned: the real fault would repeat */
 }
 
 int fp_prof_srq_num(enum ibv_srq_type type)
@@ -652,4 +756,16 @@ bool fp_prof_cq_poll_overrun(void)
 bool fp_prof_inline_list_unsummed(void)
 {
 	return fp_prof() == FP_PROF_RXE;	/* @rule WRX-06 WRX-07 @driver rxe */
+}
+
+/* The errno a builder records when it cannot take its WR (a full send
+ * queue, a longer SGE list or more inline data than the QP takes): mlx5
+ * ENOMEM (providers/mlx5/qp.c:1244, :1707, :1848), rxe ENOSPC
+ * (rdma-core v44.0 providers/rxe/rxe_queue.h:198 check_qp_queue_full,
+ * providers/rxe/rxe.c:1061, :1087, :1134; seen on rxe0 in the rxe-vm
+ * guest). The spec allows either (WRX-04 names ENOMEM; the suite notes
+ * another errno as upstream leaving it open). */
+int fp_prof_wrx_full_errno(void)
+{
+	return fp_prof() == FP_PROF_RXE ? ENOSPC : ENOMEM;
 }

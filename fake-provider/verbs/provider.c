@@ -197,8 +197,12 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	fe_lock();
 	xp = fe_leave(ctx->hca, ctx->fk);
 	/* The daemon releases the context's device-wide objects when the
-	 * connection closes (XRCD-17, LIFE-04/05); no more events after it. */
-	fk_disconnect(ctx->fk);
+	 * connection closes (XRCD-17, LIFE-04/05); no more events after it.
+	 * mlx5 keeps it open while a QP left here holds a mapped doorbell. */
+	if (fp_prof_close_keeps_context(ctx))
+		fk_keep(ctx->fk);
+	else
+		fk_disconnect(ctx->fk);
 	ctx->fk = NULL;
 	fp__qp_cleanup_ctx(ctx);
 

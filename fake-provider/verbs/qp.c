@@ -80,6 +80,7 @@ static void fp_qp_handle_init(struct fp_qp *h, struct fp_context *ctx, struct fp
 	h->ctx = ctx;
 	h->real = real;
 	h->xrcd = xrcd;
+	h->bfreg = -1;
 	real->usecnt++;
 	fp_list_add_tail(&real->handles, &h->real_link);
 	fp_list_add_tail(&ctx->qps, &h->link);
@@ -265,6 +266,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	fp_qp_handle_init(h, ctx, r, NULL);
 fill:
 	r = h->real;
+	h->bfreg = fp_prof_qp_uar_get(ctx);	/* mlx5: a created QP's doorbell */
 	/* QPX-02: the pointers are kept as passed, ignored ones included. */
 	h->init_pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) ? a->pd : NULL;
 	h->init_send_cq = a->send_cq;
@@ -697,6 +699,9 @@ int fp_destroy_qp(struct ibv_qp *qp)
 		verbs_cmd_destroy_qp(qp);
 		fe_lock();
 	}
+	if (h->opened)
+		fp_prof_destroy_opened_qp();	/* mlx5 dies here */
+	fp_prof_qp_uar_put(ctx, h->bfreg);
 	fp_qp_drop_handle(h);
 out:
 	fp__op_end(ctx, FP_OP_DESTROY_QP, FP_SUBJ_NONE, NULL, err, "qpn=%u", qpn);

@@ -11,7 +11,8 @@
  * a builder that cannot take its WR records the batch's first error
  * (1244 _common_wqe_init_op: a full send queue, ENOMEM; 1707 a longer SGE
  * list than the QP's max_send_sge, ENOMEM; 1848 more inline data than
- * max_inline_data, ENOMEM); wr_complete returns that error and posts
+ * max_inline_data, ENOMEM; rxe records ENOSPC there:
+ * fp_prof_wrx_full_errno); wr_complete returns that error and posts
  * nothing of the batch (1200 mlx5_send_wr_complete rolls back), else 0;
  * wr_abort drops the batch (1221). A WR the device cannot carry (an opcode
  * of another type, a UD WR without its address, an XRC_SEND WR without
@@ -69,7 +70,7 @@ static struct fp_wrx *fp_wrx_new(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 	if (x->err)
 		return NULL;
 	if (r->sq_posted - r->sq_retired + (uint64_t)x->n >= r->cap.max_send_wr) { /* @rule WRX-04 */
-		fp_wrx_fail(x, ENOMEM);
+		fp_wrx_fail(x, fp_prof_wrx_full_errno());
 		return NULL;
 	}
 	if (x->n == x->cap) {
@@ -197,7 +198,7 @@ static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_s
 	if (!w)
 		return;
 	if (n > h->real->e.cap.max_send_sge) { /* @rule WRX-04 */
-		fp_wrx_fail(x, ENOMEM);
+		fp_wrx_fail(x, fp_prof_wrx_full_errno());
 		return;
 	}
 	free(w->sge);
@@ -241,7 +242,7 @@ static void fp_wr_inline(struct ibv_qp_ex *q, size_t n, const struct ibv_data_bu
 			most = b[i].length;
 	}
 	if ((unsummed ? most : len) > h->real->e.cap.max_inline_data) { /* @rule WRX-04 */
-		fp_wrx_fail(x, ENOMEM);
+		fp_wrx_fail(x, fp_prof_wrx_full_errno());
 		return;
 	}
 	free(w->inl);

@@ -39,7 +39,7 @@ IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang.t" 2>"$tmp/hang.err"; rc=$?
 took=$(( $(date +%s) - start ))
 test_expect_success "a hung test is killed at the limit and reported" '
 	echo "exit $rc after ${took}s"; cat "$tmp/hang.err"
-	[ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -q "killed after 1s" "$tmp/hang.err"
+	[ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -Eq "killed after [0-9]+s \(limit 1s|limit of 1s ran out" "$tmp/hang.err"
 '
 sleep 1
 # Gone or a zombie (killed, not yet reaped by whoever inherited it).
@@ -80,6 +80,41 @@ test_expect_success "a helper that ends within the grace period is not a failure
 	echo "exit $rc"; cat "$tmp/brief.err"
 	[ "$rc" = 0 ]
 '
+
+# The machine's load stretches the limit (suites/lib/tr_clock.h), up to
+# IBVCT_STRETCH_MAX times; the load read from a stand-in /proc/stat: one
+# with 1000 runnable processes (a stretch of the most), one idle.
+reap=${IBVCT_BUILD:+$IBVCT_BUILD/bin/ibvct-reap}
+printf 'cpu  1 2 3 4\nprocs_running 1000\nprocs_blocked 0\n' >"$tmp/stat.busy"
+printf 'cpu  1 2 3 4\nprocs_running 1\nprocs_blocked 0\n' >"$tmp/stat.idle"
+printf '#!/bin/sh\nsleep 2\necho "1..1"\necho "ok 1"\n' >"$tmp/t-slow.t"
+chmod +x "$tmp/t-slow.t"
+if [ -n "$reap" ] && [ -x "$reap" ]; then
+	IBVCT_PROC_STAT=$tmp/stat.busy IBVCT_STRETCH_MAX=10 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-slow.t" >"$tmp/slow.out" 2>"$tmp/slow.err"; rc=$?
+	test_expect_success "a loaded machine stretches the limit: 2 s of work in a 1 s limit pass" '
+		echo "exit $rc"; cat "$tmp/slow.out" "$tmp/slow.err"
+		[ "$rc" = 0 ] && grep -qx "ok 1" "$tmp/slow.out"
+	'
+	IBVCT_PROC_STAT=$tmp/stat.idle IBVCT_STRETCH_MAX=4 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-slow.t" >/dev/null 2>"$tmp/idle.err"; rc=$?
+	test_expect_success "an idle machine does not: the same test is killed at 1 s" '
+		echo "exit $rc"; cat "$tmp/idle.err"
+		[ "$rc" = 124 ] && grep -q "killed after [0-9]*s (limit 1s)$" "$tmp/idle.err"
+	'
+	start=$(date +%s)
+	IBVCT_PROC_STAT=$tmp/stat.busy IBVCT_STRETCH_MAX=2 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-hang.t" 2>"$tmp/hang-busy.err"; rc=$?
+	took=$(( $(date +%s) - start ))
+	test_expect_success "a hang on a loaded machine is still killed, by IBVCT_STRETCH_MAX times the limit" '
+		echo "exit $rc after ${took}s"; cat "$tmp/hang-busy.err"
+		[ "$rc" = 124 ] && [ "$took" -lt 10 ] &&
+			grep -q "killed after [0-9]*s (limit 1s, stretched by the machine.s load)" "$tmp/hang-busy.err"
+	'
+	gone "$(cat "$tmp/child.pid")" || kill "$(cat "$tmp/child.pid")" 2>/dev/null
+else
+	test_skip "a loaded machine stretches the limit" "no ibvct-reap in IBVCT_BUILD (run through make check)"
+fi
 
 printf '#!/bin/sh\necho "1..1"\necho "not ok 1"\necho oops >&2\nexit 1\n' >"$tmp/t-keep.t"
 chmod +x "$tmp/t-keep.t"

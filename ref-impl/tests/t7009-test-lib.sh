@@ -207,6 +207,27 @@ test_expect_success "test_parallel: every job has ended at test_parallel_wait" '
 	[ "$(rc_of parallel)" = 0 ] && [ "$(tap parallel)" = "ok 1 [- all five ran]
 plan 1" ]
 '
+# A pool, not batches: of two at a time, the third job starts when the
+# second ends, while the first still runs (it waits for the third's file,
+# up to 30 s: in batches it would start only after the first ended).
+standin pool \
+	'first() { i=0; while [ ! -e "$tl_tmp/third" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$tl_tmp/third" ] && echo yes >"$tl_tmp/first"; }' \
+	'test_parallel 2 first' \
+	'test_parallel 2 true' \
+	'test_parallel 2 touch "$tl_tmp/third"' \
+	'test_parallel_wait' \
+	'test_parallel 3 touch "$tl_tmp/again"' \
+	'test_parallel_wait' \
+	'test_expect_success "the third ran beside the first" "[ -s \"\$tl_tmp/first\" ]"' \
+	'test_expect_success "a pool again after test_parallel_wait" "[ -e \"\$tl_tmp/again\" ]"' \
+	'test_done'
+run_standin pool
+test_expect_success "test_parallel: a job starts as soon as one of the MAX before it ends" '
+	show pool
+	[ "$(rc_of pool)" = 0 ] && [ "$(tap pool)" = "ok 1 [- the third ran beside the first]
+ok 2 [- a pool again after test_parallel_wait]
+plan 2" ]
+'
 
 # ---- run_cmd --------------------------------------------------------------------
 standin runcmd \

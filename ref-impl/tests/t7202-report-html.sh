@@ -181,6 +181,34 @@ test_expect_success "programs without a configuration get the last column, defau
 	test "$(cells XRCD-08)" = "st-notrun st-notrun st-pass "
 '
 
+# ---- a failure's reason: the check's own message, never the runner's banner -----
+rt_run_asserts "$tmp/asserts"
+perl "$src/ci/report-html" "$tmp/asserts" 2>"$tmp/err"
+h=$tmp/asserts/index.html
+fails=$(x '//ul[@class="failures"]/li' | sed 's/<[^>]*>//g')
+printf "%s\n" "$fails" >"$tmp/afails"
+why() { sed -n "s/^$1 FAIL t9401-asserts: [a-z_]* (\(.*\))\$/\1/p" "$tmp/afails"; }
+test_expect_success "the reason of a cmocka assertion: its message and file:line, after the line the test printed" '
+	cat "$tmp/err" "$tmp/afails"
+	test "$(why WR-03)" = "opcode 2 to SRQ 3 (srqn 0x1686): 0 != 0x1 (suites/t1000-send-wr.c:202)"
+'
+test_expect_success "the reason of a th_fail: its message" '
+	cat "$tmp/afails"
+	test "$(why QPX-11)" = "RC: memory differs after the same traffic through the two APIs"
+'
+test_expect_success "a timeout says so, with the last line the test printed" '
+	cat "$tmp/afails"
+	test "$(why LIFE-02)" = "timeout: killed after 30 s (limit 30 s): waiting for the holder"
+'
+test_expect_success "a log that says nothing: the exit status and the last line of stderr" '
+	cat "$tmp/afails"
+	test "$(why QPX-12)" = "exit status 1; stderr: fake kernel: lost the connection to the test"
+'
+test_expect_success "no reason is a line of cmocka's banner" '
+	cat "$tmp/afails"
+	test "$(grep -c "FAIL t9401" "$tmp/afails")" = 4 && ! grep -E "\[ *(=+|RUN|FAILED|PASSED) *\]" "$tmp/afails"
+'
+
 # ---- nothing failed: PASS, no list ----------------------------------------------
 rt_run_mustpass "$tmp/pass"
 perl "$src/ci/report-html" "$tmp/pass"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tr.h"
+#include "tr_clock.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/lsan_interface.h>
@@ -133,10 +134,7 @@ long tr_timeout_mult(void)
 
 long long tr_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return tr_clock_now_ms();
 }
 
 int tr_file(const char *name)
@@ -272,7 +270,7 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 	static char notes[TR_NOTES_MAX];
 	char dir[PATH_MAX + 256], why[1024] = "", path[PATH_MAX + 300];
 	const char *todo = NULL;
-	long long deadline;
+	struct tr_clock clk;
 	int pfd[2], st = 0, timed_out = 0, pass, skipped, ends = 0;
 	size_t nl = 0;
 	pid_t pid;
@@ -311,16 +309,16 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 	setpgid(pid, pid);
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	deadline = tr_now_ms() + tr_timeout_ms(s);
+	tr_clock_start(&clk, tr_timeout_ms(s));
 	for (;;) {
 		struct pollfd p[2] = { { .fd = tr_chld[0], .events = POLLIN },
 				       { .fd = ends ? -1 : pfd[0], .events = POLLIN } };
-		long long left = deadline - tr_now_ms();
+		long long left = tr_clock_tick(&clk);
 		char c[64];
 
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			break;
-		if (left < 0) {
+		if (left <= 0) {
 			timed_out = 1;
 			kill(-pid, SIGKILL);
 			waitpid(pid, &st, 0);
@@ -361,8 +359,9 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 	} else {
 		tr_tap_line(0, num, t, todo ? "TODO" : NULL, todo);
 		if (timed_out)
-			printf("# %s: timeout: killed after %lld s\n", t->name,
-			       tr_timeout_ms(s) / 1000);
+			printf("# %s: timeout: killed after %lld s (limit %lld s%s)\n", t->name,
+			       tr_clock_wall_s(&clk), tr_timeout_ms(s) / 1000,
+			       tr_clock_stretch(&clk) > 1.05 ? ", stretched by the machine's load" : "");
 		else if (WIFSIGNALED(st))
 			printf("# %s: killed by signal %d (%s)%s\n", t->name, WTERMSIG(st),
 			       strsignal(WTERMSIG(st)),

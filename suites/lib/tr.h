@@ -55,7 +55,7 @@ struct tr_suite {
 	const char *name;
 	const struct tr_test *tests;
 	size_t n;
-	unsigned timeout_s;		/* per test, times IBVCT_TIMEOUT_MULT (0: 30) */
+	unsigned timeout_s;		/* per test, times IBVCT_TIMEOUT_MULT (0: 30), stretched by load (tr_clock.h) */
 	const char *env_help;		/* -h: the environment variables it reads */
 	/* parent, before the plan, base made: TR_SKIP prints `1..0 # SKIP why`,
 	 * TR_FAIL `Bail out! why` */
