@@ -293,6 +293,25 @@ $(B)/t/%.t: tools/vm/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
+$(B)/t/%.t: tools/verbs-gen/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+# ---- tools/verbs-gen: the verbs request generator ---------------------------
+# Built against the system's verbs.h and libibverbs, as the system suites
+# are (never ours, never fp_script.a): the same binary runs on a real device
+# and, through ibvct-run, on the reference target (t6060; ibvct run --compare).
+VERBS_GEN := $(B)/bin/ibvct-verbs-gen
+$(B)/obj/tools/verbs-gen/%.o: tools/verbs-gen/%.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+$(VERBS_GEN): $(B)/obj/tools/verbs-gen/ibvct-verbs-gen.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
+tests: $(VERBS_GEN)
+
 tests: all $(TEST_C_BINS) $(TEST_SH_BINS)
 
 # ---- running the tests ----------------------------------------------------

@@ -42,7 +42,11 @@ struct fp_qp_row {
 
 /*
  * Sorted by (type, cur, next). Transitions to RESET and ERR are not rows:
- * they are valid from every state for every type and take only STATE.
+ * they are valid for every type and take only STATE, to RESET from every
+ * state, to ERR from every state but RESET, whose row in the kernel's
+ * qp_state_table holds RESET and INIT alone (linux v6.1
+ * drivers/infiniband/core/verbs.c; seen on Debian 12's rxe0: RESET -> ERR
+ * is EINVAL).
  * XRC_SEND is the kernel's XRC_INI, XRC_RECV its XRC_TGT.
  */
 static const struct fp_qp_row fp_qp_rows[] = {
@@ -128,7 +132,7 @@ bool fp_qp_transition(enum ibv_qp_type type, enum ibv_qp_state cur,
 		return false;
 	*req = 0;
 	*opt = 0;
-	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR)
+	if (next == IBV_QPS_RESET || (next == IBV_QPS_ERR && cur != IBV_QPS_RESET))
 		return true;
 	for (i = 0; i < sizeof(fp_qp_rows) / sizeof(fp_qp_rows[0]); i++) {
 		const struct fp_qp_row *r = &fp_qp_rows[i];

@@ -1172,6 +1172,22 @@ static int fp_finish(struct fp_pctx *c)
 			}
 			/* IBTA PortPhysicalState: 3 Disabled, 5 LinkUp */
 			p->attr.phys_state = p->attr.state == IBV_PORT_DOWN ? 3 : 5;
+			/* rxe's port tables: 1024 GIDs (past the script's 16
+			 * all empty) and one P_Key (linux v6.1
+			 * drivers/infiniband/sw/rxe/rxe_param.h
+			 * RXE_PORT_GID_TBL_LEN; rxe_query_port; Debian 12's
+			 * rxe0 reports gid_tbl_len 1024, pkey_tbl_len 1) */
+			if (s->profile == FP_PROF_RXE) {
+				p->attr.gid_tbl_len = 1024;
+				p->attr.pkey_tbl_len = 1;
+				/* and the rest of rxe_query_port's answer:
+				 * RXE_PORT_MAX_MSG_SZ, RXE_PORT_MAX_VL_NUM, CM
+				 * support alone, no subnet timeout */
+				p->attr.max_msg_sz = 0x800000;
+				p->attr.max_vl_num = 1;
+				p->attr.port_cap_flags = IBV_PORT_CM_SUP;
+				p->attr.subnet_timeout = 0;
+			}
 			if (p->attr.active_mtu > p->attr.max_mtu) {
 				c->line = aux->port[j].line;
 				return fp_perr(c, "port %d: mtu %d above max_mtu %d", j + 1,

@@ -161,7 +161,7 @@ static void fp_guid_str(uint64_t g, char *buf, size_t len)
 		 (unsigned)g & 0xffff);
 }
 
-static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n)
+static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n, bool rxe)
 {
 	const struct fp_port_spec *p = &d->port[n - 1];
 	const struct ibv_port_attr *a = &p->attr;
@@ -195,6 +195,14 @@ static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n)
 		PUT(name, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x\n",
 		    g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10],
 		    g[11], g[12], g[13], g[14], g[15]);
+		/* rxe makes RoCE v2 GIDs alone (linux v6.1
+		 * drivers/infiniband/sw/rxe/rxe.c rxe_set_port_attr /
+		 * rxe_verbs.c: the core's RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		 * Debian 12's rxe0 lists them "RoCE v2") */
+		if (rxe && a->link_layer == IBV_LINK_LAYER_ETHERNET && i < p->ngids) {
+			snprintf(name, sizeof(name), "gid_attrs/types/%d", i);
+			PUT(name, "RoCE v2\n");
+		}
 	}
 	for (i = 0; i < a->pkey_tbl_len && i < FP_MAX_PKEYS; i++) {
 		char name[32];
@@ -244,11 +252,14 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	PUT("class/infiniband/%s/hw_rev", "0x%x\n", d->attr.hw_ver);
 	PUT("class/infiniband/%s/hca_type", "%s\n", "IBVCT-FAKE");
 #undef PUT
-	snprintf(path, sizeof(path), "class/infiniband/%s/board_id", d->name);
-	ret = fp_put(w, path, "IBVCT_%04X%04X\n", d->attr.vendor_id & 0xffff,
-		     d->attr.vendor_part_id & 0xffff);
-	if (ret)
-		return ret;
+	/* rxe has no board_id (a driver's attribute; Debian 12's rxe0) */
+	if (strcmp(kdriver, "rdma_rxe")) {
+		snprintf(path, sizeof(path), "class/infiniband/%s/board_id", d->name);
+		ret = fp_put(w, path, "IBVCT_%04X%04X\n", d->attr.vendor_id & 0xffff,
+			     d->attr.vendor_part_id & 0xffff);
+		if (ret)
+			return ret;
+	}
 	snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 	snprintf(path, sizeof(path), "class/infiniband/%s/device", d->name);
 	ret = fp_sysfs_symlink(w, target, path);
@@ -280,7 +291,7 @@ uverbs:
 		ret = fp_sysfs_symlink(w, target, path);
 	}
 	for (i = 1; !ret && i <= d->nports; i++)
-		ret = fp_sysfs_port(w, d, i);
+		ret = fp_sysfs_port(w, d, i, !strcmp(kdriver, "rdma_rxe"));
 	return ret;
 }
 

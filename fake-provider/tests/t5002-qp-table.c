@@ -169,17 +169,22 @@ static void to_reset_and_err_from_every_state_need_only_state(void **state)
 	int c, req, opt;
 
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		/* but RESET -> ERR: the kernel's qp_state_table has no such row */
+		assert_false(fp_qp_transition(types[t], IBV_QPS_RESET, IBV_QPS_ERR, &req, &opt));
+		CHECK(EINVAL, types[t], IBV_QPS_RESET, IBV_QPS_ERR, IBV_QP_STATE);
 		for (c = IBV_QPS_RESET; c <= IBV_QPS_ERR; c++) {
 			assert_true(fp_qp_transition(types[t], c, IBV_QPS_RESET, &req, &opt));
 			assert_int_equal(req | opt, 0);
+			CHECK(0, types[t], c, IBV_QPS_RESET, IBV_QP_STATE);
+			for (b = 1; b < NBITS; b++)
+				CHECK(EINVAL, types[t], c, IBV_QPS_RESET, IBV_QP_STATE | all_bits[b]);
+			if (c == IBV_QPS_RESET)
+				continue;
 			assert_true(fp_qp_transition(types[t], c, IBV_QPS_ERR, &req, &opt));
 			assert_int_equal(req | opt, 0);
-			CHECK(0, types[t], c, IBV_QPS_RESET, IBV_QP_STATE);
 			CHECK(0, types[t], c, IBV_QPS_ERR, IBV_QP_STATE);
-			for (b = 1; b < NBITS; b++) {
-				CHECK(EINVAL, types[t], c, IBV_QPS_RESET, IBV_QP_STATE | all_bits[b]);
+			for (b = 1; b < NBITS; b++)
 				CHECK(EINVAL, types[t], c, IBV_QPS_ERR, IBV_QP_STATE | all_bits[b]);
-			}
 		}
 	}
 }

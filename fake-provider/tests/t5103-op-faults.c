@@ -80,8 +80,12 @@ static void ck_faults(struct rt *t)
 	TWICE(t, EINVAL, ibv_query_port(ctx, 1, &pa));
 	if (!t->legacy) {
 		/* the legacy core reads these from sysfs: no op to fail */
-		TWICE(t, EINVAL, ibv_query_gid(ctx, 1, 0, &gid));
-		TWICE(t, EINVAL, ibv_query_pkey(ctx, 1, 0, &pkey));
+		/* -1 and errno, as rdma-core returns them (a P_Key read from
+		 * sysfs that fails is ENOENT) */
+		RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == -1 && errno == EINVAL);
+		RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == 0);
+		RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == -1 && errno == ENOENT);
+		RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == 0);
 	}
 	TWICE_PTR(t, ENOMEM, pd, ibv_alloc_pd(ctx));
 	TWICE_PTR(t, ENOMEM, mr, ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE));

@@ -5,8 +5,29 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fp_verbs.h"
+
+/*
+ * The kernel core's checks of an address handle's GRH (linux v6.1
+ * drivers/infiniband/core/verbs.c rdma_create_user_ah: rdma_check_ah_attr,
+ * then rdma_fill_sgid_attr through cache.c rdma_get_gid_attr), every
+ * driver behind them: on a RoCE (Ethernet) port the GRH is required,
+ * EINVAL without it; a source GID index inside the table whose entry is
+ * empty is ENODATA. Seen on Debian 12's rxe0 (ibvct-verbs-gen).
+ */
+static int fp_ah_grh_check(const struct fp_port_spec *p, const struct ibv_ah_attr *attr)
+{
+	static const union ibv_gid zero;
+
+	if (p->attr.link_layer == IBV_LINK_LAYER_ETHERNET && !attr->is_global)
+		return EINVAL;
+	if (attr->is_global && (attr->grh.sgid_index >= FP_MAX_GIDS ||
+				!memcmp(&p->gid[attr->grh.sgid_index], &zero, sizeof(zero))))
+		return ENODATA;
+	return 0;
+}
 
 struct ibv_ah *fp_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 {
@@ -24,6 +45,9 @@ struct ibv_ah *fp_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 		err = EINVAL;
 		goto out;
 	}
+	err = fp_ah_grh_check(&ctx->spec->port[attr->port_num - 1], attr);
+	if (err)
+		goto out;
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
 		err = ENOMEM;

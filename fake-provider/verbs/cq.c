@@ -23,6 +23,7 @@ static struct fp_cq *fp_cq_new(struct fp_context *ctx, int cqe, struct ibv_comp_
 		err = EINVAL;
 		goto err_out;
 	}
+	cqe = fp_prof_cq_size(cqe);	/* the queue the driver makes */
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		err = ENOMEM;
@@ -164,6 +165,7 @@ int fp_resize_cq(struct ibv_cq *ibcq, int cqe)
 		err = EINVAL;
 		goto out;
 	}
+	cqe = fp_prof_cq_size(cqe);
 	err = fe_cq_resize(&cq->e, cqe);	/* EINVAL below the CQEs held */
 	if (!err)
 		cq->vcq.cq.cqe = cqe;
@@ -206,8 +208,18 @@ struct ibv_cq_ex *fp_create_cq_ex(struct ibv_context *context, struct ibv_cq_ini
 	err = fp__op_begin(FP_OP_CREATE_CQ);
 	if (!err && fp__ext_off(FP_X_CQ_EX))
 		err = EOPNOTSUPP;		/* a driver without the op */
+	if (!err && fp_prof_cq_ex_wc_first()) {
+		/* rxe: wc_flags, then the command layer's comp_mask (errno
+		 * left as it was), no flag checked, then the kernel's cqe */
+		if ((attr->wc_flags & ~fp_prof_cq_wc_flags(ctx->spec)) &&
+		    !fp__quirk(FP_Q_CQ_EX_ANY_WC_FLAGS))
+			err = EOPNOTSUPP;
+		else if (attr->comp_mask & ~masks)
+			err = FP_PROF_NO_ERRNO;
+	}
 	if (!err && (!attr->cqe || (attr->comp_mask & ~masks) || /* @rule CQX-01 */
-		     ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && (attr->flags & ~flags))))
+		     ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && (attr->flags & ~flags) &&
+		      !fp_prof_cq_ex_wc_first())))
 		err = EINVAL;
 	if (!err && (attr->wc_flags & ~fp_prof_cq_wc_flags(ctx->spec)) && /* @rule CQX-01 */
 	    !fp__quirk(FP_Q_CQ_EX_ANY_WC_FLAGS))
@@ -233,10 +245,8 @@ struct ibv_cq_ex *fp_create_cq_ex(struct ibv_context *context, struct ibv_cq_ini
 	fp__op_end(ctx, FP_OP_CREATE_CQ, FP_SUBJ_CQ, cq, err,
 		   "ex cqe=%u wc_flags=%#llx cq=%u", attr->cqe, (unsigned long long)attr->wc_flags,
 		   cq ? cq->vcq.cq.handle : 0);
-	if (err) {
-		errno = err;
-		return NULL;
-	}
+	if (err)
+		return fp__create_failed(err, 0);
 	return &cq->vcq.cq_ex;
 }
 

@@ -290,6 +290,18 @@ bool fp_prof_srq_basic_path(const struct ibv_srq_init_attr_ex *a);
 int fp_prof_srq_type(const struct ibv_srq_init_attr_ex *a);
 /* The driver's own SRQ size check: 0 or an errno. */
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a);
+/* Whether creation writes back the queue's max_wr (else the request's). */
+bool fp_prof_srq_reports_queue(void);
+/* The driver's refusal of queues it cannot allocate: 0 or ENOMEM. */
+int fp_prof_qp_mem(const struct ibv_qp_cap *cap, bool has_rq);
+int fp_prof_srq_mem(uint32_t max_wr, uint32_t max_sge);
+/* The driver's own checks of modify_qp's attributes: 0 or an errno. */
+int fp_prof_modify_attrs(const struct ibv_port_attr *port, const struct ibv_qp_attr *attr,
+			 int mask);
+/* Whether modify_qp checks a P_Key index against the table. */
+bool fp_prof_pkey_index_checked(void);
+/* Whether a srq_limit above max_wr at creation is refused. */
+bool fp_prof_srq_limit_checked(void);
 /* The SRQ sizes the driver writes back for the granted ones. */
 void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge);
 /* The driver's own create_qp_ex checks, before the common ones: 0, an
@@ -303,6 +315,9 @@ int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a);
 int fp_prof_srq_num(enum ibv_srq_type type);
 /* The QP sizes the driver writes back for the granted ones. */
 void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq);
+/* The receive caps written back for a QP on an SRQ (no receive queue of
+ * its own): 0, or the request as rxe leaves it. */
+void fp_prof_srq_qp_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked);
 /* The receive caps written back for an XRC_SEND QP, which has no receive
  * queue: 0, or what mlx5 sizes from the request (asked: the caps as the
  * application gave them, before the command layer zeroed them). */
@@ -310,6 +325,7 @@ void fp_prof_xrc_send_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap 
 				bool has_srq);
 /* The driver's own refusal of a modify_qp to state next (after the
  * kernel's table accepted it): 0 or an errno. */
+int fp_prof_cq_size(int cqe);
 int fp_prof_modify_state(enum ibv_qp_state next);
 /* The device capability flags the driver reports for the script's. */
 unsigned int fp_prof_cap_flags(unsigned int flags);
@@ -324,6 +340,9 @@ uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask);
  * and the driver's refusal of a combination of them: 0 or an errno. */
 uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d);
 int fp_prof_cq_wc_combo(uint64_t wc_flags);
+/* create_cq_ex checks wc_flags first, an unknown comp_mask without errno, no
+ * flag (rxe); else cqe, comp_mask and flags first, EINVAL */
+bool fp_prof_cq_ex_wc_first(void);
 /* Whether the HCA refuses a bind to a region without IBV_ACCESS_MW_BIND. */
 bool fp_prof_mw_bind_access(void);
 /* mlx5's QP doorbells and what they hold at close; its destroy of an opened
@@ -347,6 +366,8 @@ bool fp_prof_wc_byte_len(const struct ibv_wc *wc, bool send_side);
  * carries no data. */
 bool fp_prof_mw_bind_key_checked(void);
 bool fp_prof_mw_range_is_the_region(void);
+/* A bind WR checked as rxe's kernel checks it (rxe_check_bind_mw). */
+bool fp_prof_mw_bind_rxe(void);
 unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
 bool fp_prof_cq_poll_overrun(void);

@@ -99,6 +99,51 @@ void fp__mw_cleanup_ctx(struct fp_context *ctx)
 }
 
 /*
+ * A bind as rxe's kernel checks it (profile rxe; linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_mw.c rxe_bind_mw, rxe_check_bind_mw,
+ * rxe_do_bind_mw): a type 1 window takes no zero-based access; a type 2
+ * window must be in the QP's PD and given a region and
+ * a length (o10-37.2.40: a length of 0 is an error, not an unbind); with
+ * no length and no region (type 1) the window is unbound unchecked. The
+ * region: not zero-based, registered with MW_BIND, local write for remote
+ * write or atomic access; a zero-based window needs only its length
+ * within the region's, another its range inside the region. rdma-core
+ * v44.0 providers/rxe/rxe.c wr_bind_mw and convert_send_wr pass the WR's
+ * fields through unchecked; only ibv_bind_mw refuses a zero-based window
+ * itself (rxe.c:180, fp_bind_mw). Seen on Debian 12's rxe0
+ * (ibvct-verbs-gen seed 1): a type 2 bind of length 0 completes
+ * MW_BIND_ERR, a zero-based one of the region's length or less SUCCESS.
+ */
+static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const struct fp_mw *mw,
+					       const struct ibv_mw_bind_info *b)
+{
+	const struct fe_mr *mr;
+
+	if (mw->e.type == IBV_MW_TYPE_1 && (b->mw_access_flags & IBV_ACCESS_ZERO_BASED))
+		return IBV_WC_MW_BIND_ERR;
+	if (mw->e.type == IBV_MW_TYPE_2 &&
+	    (mw->pd != r->pd || !b->mr || !b->length))
+		return IBV_WC_MW_BIND_ERR;
+	if (!b->length)
+		return IBV_WC_SUCCESS;
+	if (!b->mr)
+		return IBV_WC_MW_BIND_ERR;
+	mr = &to_fp_mr(b->mr)->e;
+	if (mw->pd != r->pd || mr->pd != r->pd || (mr->access & IBV_ACCESS_ZERO_BASED) ||
+	    !(mr->access & IBV_ACCESS_MW_BIND))
+		return IBV_WC_MW_BIND_ERR;
+	if ((b->mw_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+		return IBV_WC_MW_BIND_ERR;
+	if (b->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return b->length > mr->length ? IBV_WC_MW_BIND_ERR : IBV_WC_SUCCESS;
+	if (b->addr < mr->iova || b->addr + b->length > mr->iova + mr->length ||
+	    b->addr + b->length < b->addr)
+		return IBV_WC_MW_BIND_ERR;
+	return IBV_WC_SUCCESS;
+}
+
+/*
  * A bind as the HCA checks it (IBA vol 1 10.6.7.2.x; rdma-core v44.0
  * providers/mlx5/qp.c:1585 _build_umr_wqe, :3679 mlx5_bind_mw): the
  * window, the region and the QP in one PD, the region registered with
@@ -112,7 +157,11 @@ static enum ibv_wc_status fp_mw_bind_check(const struct fe_qp *r, const struct f
 {
 	const struct fe_mr *mr;
 
-	if (!b->mr || !b->length || fp__quirk(FP_Q_MW_BIND_UNCHECKED))
+	if (fp__quirk(FP_Q_MW_BIND_UNCHECKED))
+		return IBV_WC_SUCCESS;
+	if (fp_prof_mw_bind_rxe())
+		return fp_mw_bind_check_rxe(r, mw, b);
+	if (!b->mr || !b->length)
 		return IBV_WC_SUCCESS;
 	mr = &to_fp_mr(b->mr)->e;
 	if (mw->pd != r->pd || mr->pd != r->pd) /* @rule MW-02 */

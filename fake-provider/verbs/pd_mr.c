@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fp_verbs.h"
 
@@ -108,8 +109,14 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		goto out;
 	/* The access flags are the fake kernel's to check (ib_check_mr_access:
 	 * remote write and atomic need local write, no unknown bit), on the
-	 * flags the registration carries; the buffer and size are ours. */
+	 * flags the registration carries; the buffer and size are ours. A
+	 * region that covers no page is none: ib_umem_get counts the pages
+	 * from addr rounded down to addr + length rounded up, and 0 is EINVAL,
+	 * so a length of 0 fails at a page boundary and not inside a page
+	 * (linux v6.1 drivers/infiniband/core/umem.c ib_umem_get,
+	 * ib_umem_num_pages; both seen on Debian 12's rxe0) */
 	if ((!addr && length) ||
+	    (!length && !((uintptr_t)addr % (uintptr_t)getpagesize())) ||
 	    (ctx->spec->attr.max_mr_size && length > ctx->spec->attr.max_mr_size) ||
 	    hca_va + length < hca_va) {
 		err = EINVAL;

@@ -75,10 +75,19 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 	case FP_PROF_MLX4:
 		/* mlx4_create_srq: max = roundup_pow_of_two(max_wr + 1); the
 		 * kernel reports max - 1 */
-	case FP_PROF_RXE:
-		/* rxe_queue_init: num_slots = roundup_pow_of_two(max_wr + 1);
-		 * rxe_srq_from_init reports num_slots - 1 */
 		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
+		break;
+	case FP_PROF_RXE:
+		/* rxe_srq_chk_init raises max_sge to RXE_MIN_SRQ_SGE (1);
+		 * rxe_queue_init makes num_slots = roundup_pow_of_two(max_wr +
+		 * 1), which ibv_query_srq reports less one (creation writes
+		 * back the request: fp_prof_srq_reports_queue). linux v6.1
+		 * drivers/infiniband/sw/rxe/rxe_srq.c rxe_srq_chk_init,
+		 * rxe_srq_from_init; seen on Debian 12's rxe0: 16 is created
+		 * as 16 and queried as 31, a max_sge of 0 gives 1 */
+		*max_wr = fp_pow2(*max_wr + 1) - 1;	/* SRQX-10 */
+		if (*max_sge < 1)
+			*max_sge = 1;
 		break;
 	default:
 		break;
@@ -87,11 +96,24 @@ void fp_prof_srq_caps(uint32_t *max_wr, uint32_t *max_sge)
 
 int fp_prof_srq_limits(const struct ibv_srq_init_attr_ex *a)
 {
+	/* rxe_srq_chk_init: "max_wr <= 0" is EINVAL (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's rxe0) */
+	if (fp_prof() == FP_PROF_RXE && !a->attr.max_wr)
+		return EINVAL;
 	/* mlx4_create_srq: its own sanity check before the command */
 	if (fp_prof() == FP_PROF_MLX4 &&
 	    (a->attr.max_wr > 1u << 16 || a->attr.max_sge > 64))
 		return EINVAL;
 	return 0;
+}
+
+bool fp_prof_srq_limit_checked(void)
+{
+	/* rxe_srq_chk_init looks at srq_limit only for a modify
+	 * (IB_SRQ_LIMIT), never at creation (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's rxe0: a
+	 * limit of max_wr + 1 is created) */
+	return fp_prof() != FP_PROF_RXE;
 }
 
 static bool fp_prof_qp_type_known(enum ibv_qp_type t)
@@ -103,6 +125,7 @@ static bool fp_prof_qp_type_known(enum ibv_qp_type t)
 /* The driver's own checks of create_qp_ex, before the command layer. */
 int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 {
+	uint64_t sup;
 	const uint32_t mlx_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
 	const uint32_t rxe_sup = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
@@ -119,6 +142,14 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 		/* and no create flag at all (RXE_QP_CREATE_FLAGS_SUP is 0:
 		 * rdma-core v44.0 providers/rxe/rxe.c:1287) */
 		if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+			return EOPNOTSUPP;
+		/* and then the send_ops_flags, before the command: a type
+		 * other than RC, UC, UD EOPNOTSUPP, whatever else is wrong
+		 * with the request (rxe.c:1289-1310, :1370 rxe_create_qp_ex;
+		 * seen on Debian 12's rxe0: type 11 or XRC_RECV with
+		 * SEND_OPS_FLAGS EOPNOTSUPP, not the command's EINVAL) */
+		if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+		    (fp_prof_send_ops(a->qp_type, &sup) || (a->send_ops_flags & ~sup)))
 			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX5:
@@ -193,17 +224,15 @@ int fp_prof_qp_create_flags(const struct ibv_qp_init_attr_ex *a)
 
 void fp_prof_qp_caps(struct ibv_qp_cap *cap, bool has_rq)
 {
-	/* rxe_qp_init_req / rxe_qp_init_resp: each queue is made by
-	 * rxe_queue_init, which rounds max_wr + 1 slots up to a power of two
-	 * and reports the slots less one; the kernel's reply carries it back
-	 * into the caller's cap */
+	/* rxe_qp_init_req / rxe_qp_init_resp: max_send_wr and max_recv_wr
+	 * are written back as asked; the queues rxe_queue_init makes are
+	 * rounded up inside, unseen (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_qp.c; seen on Debian 12's rxe0: 16
+	 * gives 16, not 31) */
 	uint32_t wqe;
 
 	if (fp_prof() != FP_PROF_RXE)
 		return;
-	cap->max_send_wr = fp_pow2(cap->max_send_wr + 1) - 1;
-	if (has_rq)
-		cap->max_recv_wr = fp_pow2(cap->max_recv_wr + 1) - 1;
 	/* rxe_qp_init_req: one send WQE holds max(16 * max_send_sge,
 	 * max_inline_data) bytes (16: sizeof(struct ib_sge)); both caps are
 	 * written back from it */
@@ -408,7 +437,9 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 
 	switch (type) {
 	case IBV_QPT_RC:
-		*sup = rc;	/* rxe's RC set is the same (its ATOMIC_WRITE aside) */
+		/* rxe's RC set adds ATOMIC_WRITE (rxe.c:1269); the fake HCA
+		 * builds no such WR, nothing posts one */
+		*sup = rxe ? rc | IBV_QP_EX_WITH_ATOMIC_WRITE : rc;
 		return 0;
 	case IBV_QPT_UC:
 		*sup = rxe ? uc & ~(uint64_t)IBV_QP_EX_WITH_LOCAL_INV : uc;
@@ -507,6 +538,26 @@ uint64_t fp_prof_cq_wc_flags(const struct fp_dev_spec *d)
 	return flags;
 }
 
+/*
+ * The order of create_cq_ex's checks. rxe_create_cq_ex refuses a wc_flags
+ * bit beyond RXE_SUP_WC_EX_FLAGS with EOPNOTSUPP before anything else
+ * (rdma-core v44.0 providers/rxe/rxe.c:407 the set, :418-430), then
+ * ibv_cmd_create_cq_ex returns EOPNOTSUPP for a comp_mask bit beyond
+ * FLAGS|PD without setting errno, which rxe passes on as it found it
+ * (libibverbs/cmd_cq.c:158-161; rxe.c:439, :496), and reads no
+ * flag but IGNORE_OVERRUN (cmd_cq.c:167); the CQE count is the kernel's,
+ * EINVAL for 0 (linux v6.1 drivers/infiniband/sw/rxe/rxe_cq.c
+ * rxe_cq_chk_attr: cqe <= 0). Seen on Debian 12's rxe0 (ibvct-verbs-gen
+ * seed 1): cqe 0 with a timestamp bit EOPNOTSUPP, an unknown comp_mask
+ * errno 0, flags 0x10 taken. The others check cqe, comp_mask and flags
+ * first, EINVAL (mlx5: providers/mlx5/verbs.c:964 create_cq).
+ */
+bool fp_prof_cq_ex_wc_first(void)
+{
+	/* CQX-01; no rule site: no suite verdict turns on the order */
+	return fp_prof() == FP_PROF_RXE;
+}
+
 /* mlx4 cannot give SLID and SL with a timestamp (its CQE holds the
  * timestamp's bits there): ENOTSUP (rdma-core v44.0
  * providers/mlx4/verbs.c:504). */
@@ -515,6 +566,108 @@ int fp_prof_cq_wc_combo(uint64_t wc_flags)
 	if (fp_prof() == FP_PROF_MLX4 && (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) &&
 	    (wc_flags & (IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL)))
 		return ENOTSUP;
+	return 0;
+}
+
+/*
+ * The CQ size written back into cq->cqe (at least what was asked,
+ * ibv_create_cq.3). rxe: the kernel makes the queue with rxe_queue_init,
+ * which rounds cqe + 1 slots up to a power of two and reports the slots
+ * less one; the command's response carries it into cq->cqe, for a new CQ
+ * and a resized one (linux v6.1 drivers/infiniband/sw/rxe/rxe_cq.c
+ * rxe_cq_from_init, rxe_cq_resize_queue; rxe_queue.c rxe_queue_init;
+ * rdma-core v44.0 providers/rxe/rxe.c:365 rxe_create_cq). Seen on Debian
+ * 12's rxe0: cqe 100 gives 127 (ibvct-verbs-gen through ibvct run
+ * --compare).
+ */
+int fp_prof_cq_size(int cqe)
+{
+	if (fp_prof() == FP_PROF_RXE)
+		return (int)(fp_pow2((uint32_t)cqe + 1) - 1);
+	return cqe;
+}
+
+/* The receive caps written back for an RC, UC or UD QP on an SRQ, which
+ * has no receive queue of its own: 0 (strict, mlx5, mlx4), or under rxe
+ * the request as it was: rxe_qp_init_resp makes no queue and leaves the
+ * init attributes alone, which uverbs copies into the reply (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_init_resp; seen on Debian 12's
+ * rxe0: an SRQ QP asking 16 and 3 reports 16 and 3). */
+void fp_prof_srq_qp_recv_caps(struct ibv_qp_cap *out, const struct ibv_qp_cap *asked)
+{
+	if (fp_prof() != FP_PROF_RXE)
+		return;
+	out->max_recv_wr = asked->max_recv_wr;
+	out->max_recv_sge = asked->max_recv_sge;
+}
+
+/* rxe's creation writes back max_wr as asked, not its queue's (which
+ * ibv_query_srq reports): rxe_srq_from_init sizes the queue from a copy
+ * (linux v6.1 drivers/infiniband/sw/rxe/rxe_srq.c; seen on Debian 12's
+ * rxe0, 16 created, 31 queried). */
+bool fp_prof_srq_reports_queue(void)
+{
+	return fp_prof() != FP_PROF_RXE;
+}
+
+/* rxe never looks a QP's P_Key index up: rxe_qp_chk_attr checks the port
+ * alone, and the core leaves the index to the driver (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_chk_attr; seen on Debian 12's
+ * rxe0: RESET -> INIT with pkey_index 1 of a table of one is taken). */
+bool fp_prof_pkey_index_checked(void)
+{
+	return fp_prof() != FP_PROF_RXE;
+}
+
+/*
+ * rxe makes each work queue as one vmalloc_user buffer of
+ * roundup_pow_of_two(max_wr + 1) slots of a power-of-two element (linux
+ * v6.1 drivers/infiniband/sw/rxe/rxe_queue.c rxe_queue_init): a send WQE
+ * of struct rxe_send_wqe (its UD address vector inside, about 224 bytes)
+ * and max(16 * max_send_sge, max_inline_data) bytes (rxe_qp.c
+ * rxe_qp_init_req, include/uapi/rdma/rdma_user_rxe.h), a receive WQE of 32
+ * bytes and 16 a scatter entry (rxe_qp_init_resp, rxe_srq.c
+ * rxe_srq_from_init). Where the buffer cannot be had the create is ENOMEM:
+ * in the rxe-vm guest (1 GiB) a send queue of max_qp_wr WQEs of one
+ * scatter entry (512 MiB) is made and one of four (1 GiB) is not, so past
+ * FP_PROF_RXE_QUEUE_MAX.
+ */
+#define FP_PROF_RXE_QUEUE_MAX	(512ULL << 20)
+
+static bool fp_prof_rxe_queue_fits(uint32_t max_wr, uint32_t elem)
+{
+	return (uint64_t)fp_pow2(max_wr + 1) * fp_pow2(elem) <= FP_PROF_RXE_QUEUE_MAX;
+}
+
+int fp_prof_qp_mem(const struct ibv_qp_cap *cap, bool has_rq)
+{
+	uint32_t send = cap->max_send_sge * 16 > cap->max_inline_data ? cap->max_send_sge * 16
+								  : cap->max_inline_data;
+
+	if (fp_prof() != FP_PROF_RXE)
+		return 0;
+	if (!fp_prof_rxe_queue_fits(cap->max_send_wr, 224 + send) ||
+	    (has_rq && !fp_prof_rxe_queue_fits(cap->max_recv_wr, 32 + 16 * cap->max_recv_sge)))
+		return ENOMEM;
+	return 0;
+}
+
+int fp_prof_srq_mem(uint32_t max_wr, uint32_t max_sge)
+{
+	if (fp_prof() == FP_PROF_RXE && !fp_prof_rxe_queue_fits(max_wr, 32 + 16 * max_sge))
+		return ENOMEM;
+	return 0;
+}
+
+/* rxe_qp_chk_attr: a path MTU above the port's max_mtu is EINVAL; it
+ * compares the enums, so 0 passes and 6 does not (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_qp.c; seen on Debian 12's rxe0). */
+int fp_prof_modify_attrs(const struct ibv_port_attr *port, const struct ibv_qp_attr *attr,
+			 int mask)
+{
+	if (fp_prof() == FP_PROF_RXE && (mask & IBV_QP_PATH_MTU) &&
+	    (unsigned)attr->path_mtu > (unsigned)port->max_mtu)
+		return EINVAL;
 	return 0;
 }
 
@@ -531,6 +684,16 @@ int fp_prof_cq_wc_combo(uint64_t wc_flags)
  * strict take the new key alone. No rule site: the suites keep the key as
  * ibv_bind_mw.3 asks (MW-02, MW-04), so no verdict turns on it. */
 bool fp_prof_mw_bind_key_checked(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* A bind WR is checked as rxe's kernel checks it (mw.c
+ * fp_mw_bind_check_rxe: linux v6.1 drivers/infiniband/sw/rxe/rxe_mw.c
+ * rxe_check_bind_mw): a type 2 bind of length 0 is MW_BIND_ERR, a
+ * zero-based type 2 window is taken with its length within the region's.
+ * No rule site: the suites bind no zero-based or empty type 2 window. */
+bool fp_prof_mw_bind_rxe(void)
 {
 	return fp_prof() == FP_PROF_RXE;
 }

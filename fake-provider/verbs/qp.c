@@ -40,6 +40,15 @@ static int fp_qp_check_init(struct fp_context *ctx, struct ibv_qp_init_attr_ex *
 		return err;
 	switch (a->qp_type) {
 	case IBV_QPT_XRC_SEND:
+		/* 3a, path I: the command carries the SRQ's handle whenever
+		 * srq is set (rdma-core v44.0 libibverbs/cmd_qp.c
+		 * ibv_icmd_create_qp) and the kernel's ioctl create refuses
+		 * one for an XRC_INI QP before any driver sees it (linux v6.1
+		 * drivers/infiniband/core/uverbs_std_types_qp.c
+		 * UVERBS_METHOD_QP_CREATE; seen on Debian 12's rxe0: EINVAL,
+		 * not rxe's EOPNOTSUPP for the type) */
+		if (a->srq)
+			return EINVAL;
 		if (!fp__xrc_capable(ctx))
 			return EOPNOTSUPP;
 		/* QPX-01/3a: PD and send CQ required; XRCD bit, srq, recv_cq ignored. */
@@ -196,6 +205,9 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->e.sq_sig_all = a->sq_sig_all;
 	has_rq = (r->e.type == IBV_QPT_RC || r->e.type == IBV_QPT_UC || r->e.type == IBV_QPT_UD) &&
 		 !a->srq;
+	err = fp_prof_qp_mem(&a->cap, has_rq);	/* the driver's queues, or ENOMEM */
+	if (err)
+		goto err_free_r;
 	r->e.cap.max_send_wr = a->cap.max_send_wr;
 	r->e.cap.max_send_sge = a->cap.max_send_sge;
 	r->e.cap.max_inline_data = a->cap.max_inline_data;
@@ -268,6 +280,8 @@ fill:
 	h->vqp.qp.qp_type = a->qp_type;
 	h->vqp.qp.state = IBV_QPS_RESET;		/* QPX-03 */
 	a->cap = r->e.cap;	/* XRC_RECV caps are zeroed, the mlx5 way (3a "Portable: 0") */
+	if (a->srq && (a->qp_type == IBV_QPT_RC || a->qp_type == IBV_QPT_UC || a->qp_type == IBV_QPT_UD))
+		fp_prof_srq_qp_recv_caps(&a->cap, asked);
 	if (a->qp_type == IBV_QPT_XRC_SEND)	/* QPX-02: no receive queue, 0 unless a driver says more */
 		fp_prof_xrc_send_recv_caps(&a->cap, asked, a->srq != NULL);
 	return h;
@@ -498,8 +512,42 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			goto out;
 	}
 	if (!fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK)) {
-		err = fp_qpm_check_attrs(&h->ctx->lim, r->e.attr.port_num, attr, m);
+		struct fk_qp_limits lim = h->ctx->lim;
+		unsigned i;
+
+		if (!fp_prof_pkey_index_checked())	/* a driver that never looks */
+			for (i = 0; i < sizeof(lim.pkey_tbl_len) / sizeof(lim.pkey_tbl_len[0]); i++)
+				lim.pkey_tbl_len[i] = UINT16_MAX;
+		err = fp_qpm_check_attrs(&lim, r->e.attr.port_num, attr, m);
 		if (err)
+			goto out;
+		/* the kernel core resolves a connected QP's AV on a RoCE port
+		 * from its GRH, which it needs: EINVAL without (linux v6.1
+		 * drivers/infiniband/core/verbs.c _ib_modify_qp,
+		 * ib_resolve_eth_dmac; seen on Debian 12's rxe0) */
+		if ((m & IBV_QP_AV) && r->e.type != IBV_QPT_UD && !attr->ah_attr.is_global &&
+		    fk_qp_port_ok(&h->ctx->lim, attr->ah_attr.port_num) &&
+		    h->ctx->spec->port[attr->ah_attr.port_num - 1].attr.link_layer ==
+			    IBV_LINK_LAYER_ETHERNET) {
+			err = EINVAL;
+			goto out;
+		}
+		/* the core handles alternate paths on IB alone and refuses
+		 * one where either port is RoCE: EINVAL (linux v6.1
+		 * drivers/infiniband/core/verbs.c _ib_modify_qp, "ban them in
+		 * roce mode"; seen on Debian 12's rxe0) */
+		i = (m & IBV_QP_PORT) ? attr->port_num : r->e.attr.port_num;
+		if ((m & IBV_QP_ALT_PATH) &&
+		    ((fk_qp_port_ok(&h->ctx->lim, i) &&
+		      h->ctx->spec->port[i - 1].attr.link_layer == IBV_LINK_LAYER_ETHERNET) ||
+		     (fk_qp_port_ok(&h->ctx->lim, attr->alt_ah_attr.port_num) &&
+		      h->ctx->spec->port[attr->alt_ah_attr.port_num - 1].attr.link_layer ==
+			      IBV_LINK_LAYER_ETHERNET))) {
+			err = EINVAL;
+			goto out;
+		}
+		if (fk_qp_port_ok(&h->ctx->lim, i) &&
+		    (err = fp_prof_modify_attrs(&h->ctx->spec->port[i - 1].attr, attr, (int)m)))
 			goto out;
 	}
 	if (next == IBV_QPS_RESET)

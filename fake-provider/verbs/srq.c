@@ -62,9 +62,9 @@ sizes:
 	slack = fp__quirk(FP_Q_LIMITS_PLUS_ONE) ? 1 : 0;
 	if ((da->max_srq_wr > 0 && attr->attr.max_wr > (uint32_t)da->max_srq_wr + slack) ||
 	    (da->max_srq_sge > 0 && attr->attr.max_sge > (uint32_t)da->max_srq_sge + slack) ||
-	    attr->attr.srq_limit > attr->attr.max_wr)
+	    (attr->attr.srq_limit > attr->attr.max_wr && fp_prof_srq_limit_checked()))
 		return EINVAL;
-	return 0;
+	return fp_prof_srq_mem(attr->attr.max_wr, attr->attr.max_sge);	/* or ENOMEM */
 }
 
 static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_attr_ex *attr,
@@ -135,7 +135,8 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 		srq->vsrq.cq = &srq->cq->vcq.cq;
 		srq->vsrq.comp_mask |= VERBS_SRQ_XRCD | VERBS_SRQ_CQ;
 	}
-	attr->attr.max_wr = (uint32_t)srq->e.rq.max_wr;
+	if (fp_prof_srq_reports_queue())
+		attr->attr.max_wr = (uint32_t)srq->e.rq.max_wr;
 	attr->attr.max_sge = (uint32_t)srq->e.rq.max_sge;
 	fp_list_add_tail(&ctx->srqs, &srq->link);
 	return srq;

@@ -96,15 +96,24 @@ RI_EXPORT int ri_v11_query_gid(struct ibv_context *context, uint8_t port_num,
 {
 	int ret;
 
-	if (!context || !gid || index < 0)
-		return EINVAL;
+	/* -1 with errno set, not the errno, as rdma-core returns it (v44.0
+	 * libibverbs/verbs.c:231 ibv_query_gid: the kernel's EINVAL for an
+	 * index or port the device has not) */
+	if (!context || !gid || index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
 	ret = ri__ops(context)->query_gid(context, port_num, index, gid);
 	if (ret == ENODATA) {
 		/* an empty table entry reads as the zero GID, as from sysfs */
 		memset(gid, 0, sizeof(*gid));
 		ret = 0;
 	}
-	return ret;
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
 }
 
 /* 0 = "IB/RoCE v1", 1 = "RoCE v2" (rdma-core's ibv_gid_type_sysfs). */
@@ -217,9 +226,22 @@ __typeof__(ibv_query_pkey) ri_v11_query_pkey;
 RI_EXPORT int ri_v11_query_pkey(struct ibv_context *context, uint8_t port_num,
 			     int index, __be16 *pkey)
 {
-	if (!context || !pkey || index < 0)
-		return EINVAL;
-	return ri__ops(context)->query_pkey(context, port_num, index, pkey);
+	int ret;
+
+	/* -1 with errno set, as rdma-core returns it: it reads
+	 * ports/N/pkeys/I from sysfs, so an index or port the device has not
+	 * is a file that is not there, ENOENT (v44.0 libibverbs/verbs.c:254
+	 * ibv_query_pkey) */
+	if (!context || !pkey) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = index < 0 ? EINVAL : ri__ops(context)->query_pkey(context, port_num, index, pkey);
+	if (ret) {
+		errno = ret == EINVAL ? ENOENT : ret;
+		return -1;
+	}
+	return 0;
 }
 
 RI_EXPORT int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num,

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t6060: the verbs request generator (tools/verbs-gen/ibvct-verbs-gen.c)
+# and its compare tool (ibvct-verbs-cmp). The generator, built against the
+# system's libibverbs, runs on the reference target under each driver
+# profile (strict, mlx5, mlx4, rxe) with a fixed seed: every request gets an
+# outcome, a run repeats exactly and a slice (--from) is the same lines.
+# Then issue 25's rule: the default device is no stricter than every real
+# driver, i.e. a request that the mlx5, mlx4 and rxe profiles all accept is
+# accepted under strict, unless tools/verbs-gen/strict-exceptions.txt
+# cites a libibverbs check for it. The rule can fail: a strict device with
+# a planted refusal (every create_ah fails with EINVAL, a fault of the script)
+# turns it red, naming the request and the four outcomes; an exception
+# line for it turns it green again. The compare mode finds the lines two
+# profiles answer differently and is silent for two equal runs, alone and
+# as `ibvct run --compare` (tools/verbs-gen/ibvct-run-compare).
+# And profile rxe against Debian 12's rxe0 as recorded in the rxe-vm guest
+# (fixtures/verbs-gen/rxe0-debian12-seed1.txt, seed 1): no difference at
+# all (no allow-list), which profile mlx5 against the same recording
+# breaks.
+set -u
+here=$(cd "$(dirname "$0")" && pwd -P)
+: "${IBVCT_BUILD:=$(dirname "$here")}" "${IBVCT_SRC:=$(dirname "$(dirname "$here")")}"
+. "$IBVCT_SRC/ci/test-lib.sh"
+RUN=$IBVCT_BUILD/bin/ibvct-run
+GEN=$IBVCT_BUILD/bin/ibvct-verbs-gen
+CMP=$IBVCT_SRC/tools/verbs-gen/ibvct-verbs-cmp
+EXC=$IBVCT_SRC/tools/verbs-gen/strict-exceptions.txt
+TMPDIR=$tl_tmp
+export TMPDIR
+SEED=25
+COUNT=${IBVCT_VERBS_GEN_COUNT:-4000}
+[ -x "$GEN" ] || test_bail "no $GEN (make tests)"
+
+# script PROFILE [LINE]: one RoCE device with XRC (rxe drops it), played
+# by PROFILE, and LINE (a fault, say)
+script() {
+	printf 'profile %s\ndevice dev0\n\tcap xrc\n\tport 1 state active link_layer ethernet\n%s\n' \
+		"$1" "${2:-}" >"$tl_tmp/$1$3.fps"
+}
+# gen NAME SCRIPT ARGS...: the generator on the reference target
+gen() {
+	g_name=$1 g_script=$2
+	shift 2
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$RUN" --private --script "$g_script" -- \
+		"$GEN" "$@" >"$tl_tmp/$g_name.out" 2>"$tl_tmp/$g_name.err"
+	echo $? >"$tl_tmp/$g_name.rc"
+}
+
+for p in strict mlx5 mlx4 rxe; do
+	script $p "" ""
+	gen $p "$tl_tmp/$p.fps" --seed $SEED --count "$COUNT"
+	test_expect_success "profile $p: $COUNT requests of seed $SEED, each with an outcome, exit 0" '
+		cat "$tl_tmp/$p.err"
+		[ "$(cat "$tl_tmp/$p.rc")" = 0 ] &&
+		[ "$(grep -vc "^#" "$tl_tmp/$p.out")" = "$COUNT" ] &&
+		! grep -v "^#" "$tl_tmp/$p.out" | grep -v " -> \(ok\|null errno=\|err \|ret=\|skip (\)"
+	'
+	test_note "profile $p: $(grep -c " -> ok" "$tl_tmp/$p.out") of $COUNT accepted"
+done
+
+gen again "$tl_tmp/strict.fps" --seed $SEED --count "$COUNT"
+gen slice "$tl_tmp/strict.fps" --seed $SEED --from 1000 --count 50
+test_expect_success "a run repeats line for line; --from 1000 --count 50 is the same 50 lines" '
+	cmp "$tl_tmp/strict.out" "$tl_tmp/again.out" &&
+	grep -v "^#" "$tl_tmp/slice.out" >"$tl_tmp/slice.lines" &&
+	grep "^0010[0-4][0-9] " "$tl_tmp/strict.out" | diff - "$tl_tmp/slice.lines"
+'
+test_expect_success "every kind of request is generated" '
+	for v in create_cq create_cq_ex create_srq create_srq_ex create_qp create_qp_ex \
+		modify_qp reg_mr rereg_mr alloc_mw bind_mw create_ah query_device query_port \
+		query_gid query_pkey query_qp query_srq; do
+		grep -q "^[0-9]* $v " "$tl_tmp/strict.out" || { echo "no $v"; exit 1; }
+	done
+'
+
+run_cmd sh "$CMP" --strict-rule --exceptions "$EXC" "$tl_tmp/strict.out" "$tl_tmp/mlx5.out" \
+	"$tl_tmp/mlx4.out" "$tl_tmp/rxe.out"
+test_expect_success "strict is no stricter than mlx5, mlx4 and rxe together (issue 25)" '
+	cat "$tl_out" "$tl_err"; rc_is 0 && out_has "^[1-9][0-9]* requests all three drivers accept: 0 refused"
+'
+test_note "$(tail -n 1 "$tl_out")"
+
+# the rule can fail: a strict device that refuses every create_ah
+script strict "fault create_ah from 1 errno EINVAL" -planted
+gen planted "$tl_tmp/strict-planted.fps" --seed $SEED --count "$COUNT"
+run_cmd sh "$CMP" --strict-rule --exceptions "$EXC" "$tl_tmp/planted.out" "$tl_tmp/mlx5.out" \
+	"$tl_tmp/mlx4.out" "$tl_tmp/rxe.out"
+test_expect_success "a planted strict-only refusal turns the rule red, naming the request and four outcomes" '
+	cat "$tl_out"
+	rc_is 1 && out_has "^[0-9]{6} create_ah port=1 " && out_has "^    strict: null errno=EINVAL" &&
+	out_has "^    mlx5:   ok" && out_has "^    mlx4:   ok" && out_has "^    rxe:    ok"
+'
+{ cat "$EXC"; printf '^create_ah \tplanted: t6060 proves that a listed exception is honoured\n'; } \
+	>"$tl_tmp/exc"
+run_cmd sh "$CMP" --strict-rule --exceptions "$tl_tmp/exc" "$tl_tmp/planted.out" \
+	"$tl_tmp/mlx5.out" "$tl_tmp/mlx4.out" "$tl_tmp/rxe.out"
+test_expect_success "an exception line that matches the refused requests lets them pass" '
+	cat "$tl_out"; rc_is 0 && out_has "0 refused under strict \([1-9][0-9]* by a listed"
+'
+
+run_cmd sh "$CMP" "$tl_tmp/strict.out" "$tl_tmp/again.out"
+test_expect_success "compare: two equal runs, no difference, exit 0" '
+	rc_is 0 && out_has "^compared $COUNT requests .*: 0 differ$"
+'
+run_cmd sh "$CMP" "$tl_tmp/rxe.out" "$tl_tmp/mlx5.out"
+test_expect_success "compare: rxe against mlx5 differs (XRC, rereg_mr), each request with both outcomes, exit 1" '
+	head -n 20 "$tl_out"
+	rc_is 1 && out_has "^[0-9]{6} rereg_mr " && out_has "^    A: +skip \(open_xrcd: EOPNOTSUPP\)" &&
+	out_has "^compared $COUNT requests .*: [1-9][0-9]* differ$"
+'
+run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$IBVCT_SRC/fixtures/scripts/rxe.fps" -- "$GEN" --seed $SEED --count 300
+test_expect_success "ibvct run --compare: fixtures/scripts/rxe.fps against itself, exit 0" '
+	cat "$tl_out" "$tl_err"; rc_is 0 && out_has "^A: ref .*, exit 0\$" && out_has ": 0 differ\$"
+'
+run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/mlx5.fps" -- "$GEN" --seed $SEED --count 300
+test_expect_success "ibvct run --compare: mlx5 against rxe, the differing requests, exit 1" '
+	head -n 20 "$tl_out"; rc_is 1 && out_has "^    A: +ok" && out_has ": [1-9][0-9]* differ\$"
+'
+# profile rxe against Debian 12's rxe0, recorded (fixtures/verbs-gen/): every
+# request gets the same answer; and
+# the check can fail: profile mlx5 against the same recording
+REC=$IBVCT_SRC/fixtures/verbs-gen/rxe0-debian12-seed1.txt
+RCOUNT=$(grep -c "^[0-9]" "$REC")
+gen rxe0 "$IBVCT_SRC/fixtures/scripts/rxe.fps" --seed 1 --count "$RCOUNT"
+run_cmd sh "$CMP" "$REC" "$tl_tmp/rxe0.out"
+test_expect_success "profile rxe answers $RCOUNT requests as Debian 12's rxe0 did, 0 differences" '
+	cat "$tl_out"; rc_is 0 && out_has "^compared $RCOUNT requests .*: 0 differ"
+'
+script mlx5 "" -eth
+sed "s/^device dev0/device rxe0/" "$tl_tmp/mlx5-eth.fps" >"$tl_tmp/mlx5-rxe0.fps"
+gen mlx5rec "$tl_tmp/mlx5-rxe0.fps" --seed 1 --count "$RCOUNT"
+run_cmd sh "$CMP" "$REC" "$tl_tmp/mlx5rec.out"
+test_expect_success "the recording check can fail: profile mlx5 against rxe0's answers differs" '
+	rc_is 1 && out_has "^compared $RCOUNT requests .*: [1-9][0-9]* differ"
+'
+test_done
