@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's client library (see fk_client.h): finds or starts the
- * daemon of the run dir, speaks the protocol of fake-provider/kernel/proto.h
+ * daemon of the run dir, speaks the protocol of fake-provider/uapi/proto.h
  * over one SOCK_SEQPACKET connection per device context, and runs one
  * reader thread per connection that hands replies to the waiting caller
  * and runs the event callback for pushed events, in arrival order.
@@ -726,23 +726,6 @@ int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks)
 	return fk_call(c, FK_MSG_XRCD_CLOSE, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
 		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
 }
-
-_Static_assert((int)FK_O_PD == (int)FK_OBJ_PD && (int)FK_O_XRCD == (int)FK_OBJ_XRCD &&
-	       FK_O_NONE == FK_NO_HANDLE,
-	       "fk_client.h object kinds follow proto.h");
-_Static_assert(FK_CQ_HANDLE_FALLBACK == FK_HQ_HANDLE_FALLBACK &&
-	       FK_CQ_LEFTOVER_DROPS_DOMAIN == FK_HQ_LEFTOVER_DROPS_DOMAIN &&
-	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK &&
-	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES &&
-	       FK_CQ_OPEN_QP_ANY_TYPE == FK_HQ_OPEN_QP_ANY_TYPE &&
-	       FK_CQ_QP_ANY_TYPE == FK_HQ_QP_ANY_TYPE && FK_CQ_SRQ_ANY_TYPE == FK_HQ_SRQ_ANY_TYPE &&
-	       FK_CQ_XRCD_NO_SHARE == FK_HQ_XRCD_NO_SHARE &&
-	       FK_CQ_XRCD_CLOSE_UNBINDS == FK_HQ_XRCD_CLOSE_UNBINDS &&
-	       FK_CQ_SRQ_HELD_BY_TGT == FK_HQ_SRQ_HELD_BY_TGT &&
-	       FK_CQ_TGT_DESTROY_KILLS == FK_HQ_TGT_DESTROY_KILLS &&
-	       FK_CQ_TGT_DESTROY_KEEPS == FK_HQ_TGT_DESTROY_KEEPS &&
-	       FK_CQ_XRCD_BAD_FD_PRIVATE == FK_HQ_XRCD_BAD_FD_PRIVATE,
-	       "fk_client.h connection quirks follow proto.h");
 
 static void fk_refs_wire(struct fk_req_obj *r, const struct fk_refs *refs)
 {
