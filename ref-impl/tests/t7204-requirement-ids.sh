@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t7204: the requirement catalogue (fixtures/requirements.txt) and the
 # must-pass list (fixtures/mustpass.txt) are well-formed; every requirement
-# ID that suites/, the tests or fixtures/expect/ name exists in the
+# ID that suites/, the tests, the quirk table (fp_quirks.def: the rule each
+# quirk breaks) or fixtures/expect/ name exists in the
 # catalogue (a report row for it must exist); the catalogue matches the
 # spec's IDs when the spec is beside the clone (../shared/spec, or
 # IBVCT_SPEC); the ID check refuses a scratch tree with an unknown ID; and
@@ -26,7 +27,7 @@ fam="($fams)-[0-9]{2}"
 # unknown_ids ROOT: IDs named under ROOT's suites/, tests and expectations
 # that the catalogue lacks, as "ID file" lines.
 unknown_ids() {
-	(cd "$1" && find suites ref-impl/tests fake-provider/tests fixtures/expect \
+	(cd "$1" && find suites ref-impl/tests fake-provider/tests fake-provider/script fixtures/expect \
 		-type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.def' \
 		-o -name '*.txt' -o -name '*.expect' -o -name '*.fps' \) 2>/dev/null |
 		LC_ALL=C sort | tr '\n' '\0' | xargs -0 -r grep -oHE "\\b$fam\\b" |
