@@ -43,18 +43,22 @@ COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 # The fake provider's trees, from the ground up: common (what both sides of
-# the fake kernel's socket share), script (the script language), kernel (the
-# daemon; its proto.h and qp_modify.h are the plugin's too), engine (the fake
-# HCA), verbs (the provider ops). An object is compiled with the include dirs
+# the fake kernel's socket share), script (the script language), uapi (the
+# fake kernel's interface: its protocol and message table, the modify-QP
+# rules both sides apply), then on it kernel (the daemon) and engine (the
+# fake HCA), and verbs (the provider ops and the daemon's client) on top. An object is compiled with the include dirs
 # of the trees below its own and no others (the per-tree lines after each
 # tree's definitions), so that a header of a tree above it does not compile;
 # FP_INC, all of them, is for the tests, the fuzz harnesses and the tools'
 # users of the script.
 FP_COMMON_INC := -I$(TOP)/fake-provider/common
 FP_SCRIPT_INC := -I$(TOP)/fake-provider/script
+FP_UAPI_INC   := -I$(TOP)/fake-provider/uapi
 FP_KERNEL_INC := -I$(TOP)/fake-provider/kernel
 FP_ENGINE_INC := -I$(TOP)/fake-provider/engine
-FP_INC  := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC) $(FP_ENGINE_INC)
+FP_VERBS_INC  := -I$(TOP)/fake-provider/verbs
+FP_INC  := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) $(FP_KERNEL_INC) $(FP_ENGINE_INC) \
+	$(FP_VERBS_INC)
 
 # The install tree (`make install`, `make deb`): LIBDIR/ibvct is laid out as
 # build/ is (bin/ lib/ suites/ t/), PREFIX/share/ibvct as the checkout's ci/
@@ -142,12 +146,16 @@ $(B)/obj/ref-impl/tests/%.o: FP_INC := $(FP_SCRIPT_INC)
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script language (fake-provider/script), shared by the
 # plugin, the daemon, ibvct-run and tests.
-# The modify-QP rules, one module for the daemon and the plugin (kernel/qp_modify.c),
-# and what both sides of the daemon's socket share (fake-provider/common).
-FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c)) \
-		   fake-provider/kernel/qp_modify.c $(sort $(wildcard fake-provider/common/*.c))
+# And what both sides of the daemon's socket share (fake-provider/common).
+FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c fake-provider/common/*.c))
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
+# fp_uapi.a: the fake kernel's interface (fake-provider/uapi): message
+# names and sizes from its table, the modify-QP rules; linked by the daemon,
+# the plugin and the tests that speak to the daemon.
+FP_UAPI_SRCS    := $(sort $(wildcard fake-provider/uapi/*.c))
+FP_UAPI_OBJS    := $(FP_UAPI_SRCS:%.c=$(B)/obj/%.o)
+FP_UAPI_LIB     := $(B)/lib/fp_uapi.a
 # The plugin: the fake HCA engine (fake-provider/engine) and the verbs
 # provider on top of it (fake-provider/verbs).
 FP_PLUGIN_SRCS  := $(sort $(wildcard fake-provider/engine/*.c fake-provider/verbs/*.c))
@@ -155,14 +163,15 @@ FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
 FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
 IBVCT_RUN       := $(B)/bin/ibvct-run
 # The fake kernel daemon (fake-provider/kernel/), started on demand by the plugin.
-FKD_SRCS := $(filter-out %/qp_modify.c,$(sort $(wildcard fake-provider/kernel/*.c)))
+FKD_SRCS := $(sort $(wildcard fake-provider/kernel/*.c))
 FKD_OBJS := $(FKD_SRCS:%.c=$(B)/obj/%.o)
 FKD      := $(B)/bin/ibvct-fkd
 # Per-tree include dirs (see FP_INC): each tree sees the trees below it.
 $(B)/obj/fake-provider/common/%.o: FP_INC :=
 $(B)/obj/fake-provider/script/%.o: FP_INC := $(FP_COMMON_INC)
-$(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
-$(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC)
+$(B)/obj/fake-provider/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+$(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
+$(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
 # The plugin's engine and verbs are one program on the data path: link-time
 # optimisation inlines across their files (a verb is a score of calls);
 # fat objects, for the tests and the fuzz harness that link some of them.
@@ -170,7 +179,7 @@ $(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $
 FP_LTO := $(if $(filter 1,$(COVERAGE)),,-flto=auto -ffat-lto-objects)
 $(B)/obj/fake-provider/engine/%.o: CFLAGS_COMMON += $(FP_LTO)
 $(B)/obj/fake-provider/verbs/%.o: CFLAGS_COMMON += $(FP_LTO)
-$(B)/obj/fake-provider/verbs/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_KERNEL_INC) \
+$(B)/obj/fake-provider/verbs/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) \
 	$(FP_ENGINE_INC)
 $(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
@@ -184,7 +193,7 @@ TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # the helpers of */tests/helpers/, and the fake kernel's client library,
 # which the daemon tests speak through (a part of the plugin otherwise).
 TEST_HELPERS := suites/lib/tr.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
-TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/engine/fk_client.o
+TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/verbs/fk_client.o
 TEST_LIB := $(B)/lib/ibvct-test.a
 # Tools of the test runs (rules below): the environment fingerprint, and the
 # runner every test program goes through (ci/test-exec).
@@ -213,11 +222,15 @@ $(FP_SCRIPT_LIB): $(FP_SCRIPT_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB) fake-provider/verbs/plugin.map
+$(FP_UAPI_LIB): $(FP_UAPI_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) fake-provider/verbs/plugin.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(FP_LTO) -shared -Wl,--version-script=fake-provider/verbs/plugin.map \
-		-o $@ $(FP_PLUGIN_OBJS) $(FP_SCRIPT_LIB) \
+		-o $@ $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -pthread
 
 $(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
@@ -225,7 +238,7 @@ $(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -ldl -pthread
 
-$(FKD): $(FKD_OBJS) $(FP_SCRIPT_LIB)
+$(FKD): $(FKD_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -pthread
@@ -236,14 +249,14 @@ $(TEST_LIB): $(TEST_HELPER_OBJS)
 # A test's objects find tr.h.
 $(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
 
-$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
+$(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
-$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
+$(B)/t/%.t: $(B)/obj/fake-provider/tests/%.o $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(TEST_OBJS_$*) $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(TOP)/$(B)/lib -lcmocka -pthread
 
 # The fuzz corpus tests replay fixtures/fuzz/ through the harnesses of
@@ -458,7 +471,7 @@ coverage: | $(DEPS_FIRST)
 		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
 		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
-		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/uapi/*' '$(TOP)/fake-provider/kernel/*' \
 		'$(TOP)/fake-provider/common/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
@@ -545,9 +558,9 @@ FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
 FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provider/script/*.h fake-provider/script/*.def \
-	fake-provider/kernel/*.h)
+	fake-provider/uapi/*.h fake-provider/uapi/*.def fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
-FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_SCRIPT_SRCS)
+FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_UAPI_SRCS) $(FP_SCRIPT_SRCS)
 FZ_RUN := sh ci/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
 
 FZ_AFL_CC = @mkdir -p $(dir $@); $(if $(Q),echo "  AFL-CC  $@";) \

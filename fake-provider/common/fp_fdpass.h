@@ -3,7 +3,7 @@
  * One message and the file descriptors that travel with it (SCM_RIGHTS)
  * on the fake kernel's AF_UNIX SOCK_SEQPACKET socket: the marshalling of
  * the control message, written once for both ends (the daemon's
- * kernel/server.c and its client library engine/fk_client.c). Each end
+ * kernel/server.c and its client library verbs/fk_client.c). Each end
  * keeps its own policy: blocking or not, EINTR, what an fd it did not ask
  * for means.
  */

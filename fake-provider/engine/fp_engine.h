@@ -3,13 +3,16 @@
  * The fake HCA: the engine under the fake provider's verbs. It owns the
  * hardware's side of every object (receive queues and CQ rings, the QP
  * engine with its requester, responder and completer, memory keys), the
- * process-local registry of numbers and keys, the transport between
- * processes and the daemon client (fk_client.h).
+ * process-local registry of numbers and keys, and the transport between
+ * processes.
  *
  * It never calls up into the verbs layer (fake-provider/verbs): what the
  * hardware tells software (a CQE on an armed CQ, a CQ overrun, an SRQ
  * limit, a QP event) goes through the upcalls the verbs layer installs
- * (fe_set_upcalls). Engine objects are embedded in the verbs objects; the
+ * (fe_set_upcalls), and so do the questions the data path asks the fake
+ * kernel (where a QPN lives: ROUTE of uapi/proto.h), which the verbs layer
+ * answers through its daemon connection (verbs/fk_client.c), opaque here.
+ * Engine objects are embedded in the verbs objects; the
  * engine only ever sees its own part.
  *
  * Locking: one plugin-wide lock (fe_lock), held by every verb for its whole
@@ -26,7 +29,8 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 #include "fp_script.h"
-#include "fk_client.h"
+#include "proto.h"
+#include "qp_modify.h"
 #include "fp_clock.h"
 #include "fp_self.h"
 #include "fp_list.h"
@@ -35,6 +39,7 @@
 #define FP_MAX_INLINE		256
 #define FP_UD_GRH_LEN		40
 
+struct fk_client;	/* a daemon connection (verbs/fk_client.h), opaque here */
 struct fe_dev;		/* one fake device as this process sees it (registry.c) */
 struct fe_dom;		/* this process's view of a daemon XRC domain (registry.c) */
 struct fe_qp;
@@ -146,6 +151,15 @@ struct fe_upcalls {
 	void (*cq_overrun)(struct fe_cq *cq);		/* a CQE was lost */
 	void (*srq_limit)(struct fe_srq *srq);		/* the armed limit fired */
 	void (*qp_event)(struct fe_qp *qp, enum ibv_event_type type);
+	/* The fake kernel, over the daemon connection a verb hands the engine
+	 * (fe_join): its id, the route epoch, this process's receive ring
+	 * (RING_SET) and where a packet goes (ROUTE); the last two return 0 or
+	 * a positive errno (verbs/fk_client.h). */
+	uint32_t (*fk_conn_id)(const struct fk_client *fk);
+	uint64_t (*fk_epoch)(const struct fk_client *fk);
+	int (*fk_ring_set)(struct fk_client *fk, int memfd);
+	int (*fk_route)(struct fk_client *fk, int kind, uint32_t num, uint32_t srqn,
+			uint32_t flags, struct fk_route *out);
 };
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
@@ -155,7 +169,7 @@ extern const struct fe_upcalls *fe_up;
 void fe_lock(void);
 void fe_unlock(void);
 int fe_trylock(void);			/* 0 or EBUSY */
-void fe_fork_init(void);		/* once, at load: fork waits for the plugin */
+void fe_fork_init(void);		/* once, at load, after fk_fork_init: fork waits for the plugin */
 struct fe_dev *fe_dev_attach(int devidx);
 void fe_dev_detach(struct fe_dev *dev);
 int fe_dev_index(const struct fe_dev *dev);

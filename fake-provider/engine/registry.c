@@ -52,12 +52,26 @@ static int fe_devs_span;		/* 1 + the highest index attached */
 static void fe_no_cq(struct fe_cq *cq) { (void)cq; }
 static void fe_no_srq(struct fe_srq *srq) { (void)srq; }
 static void fe_no_qp(struct fe_qp *qp, enum ibv_event_type type) { (void)qp; (void)type; }
+/* No verbs layer, no daemon: no route leads anywhere. */
+static uint32_t fe_no_fk_id(const struct fk_client *fk) { (void)fk; return 0; }
+static uint64_t fe_no_fk_epoch(const struct fk_client *fk) { (void)fk; return 0; }
+static int fe_no_fk_ring(struct fk_client *fk, int memfd) { (void)fk; (void)memfd; return ENOTCONN; }
+static int fe_no_fk_route(struct fk_client *fk, int kind, uint32_t num, uint32_t srqn,
+			  uint32_t flags, struct fk_route *out)
+{
+	(void)fk; (void)kind; (void)num; (void)srqn; (void)flags; (void)out;
+	return ENOENT;
+}
 
 static const struct fe_upcalls fe_no_upcalls = {
 	.cq_notify = fe_no_cq,
 	.cq_overrun = fe_no_cq,
 	.srq_limit = fe_no_srq,
 	.qp_event = fe_no_qp,
+	.fk_conn_id = fe_no_fk_id,
+	.fk_epoch = fe_no_fk_epoch,
+	.fk_ring_set = fe_no_fk_ring,
+	.fk_route = fe_no_fk_route,
 };
 const struct fe_upcalls *fe_up = &fe_no_upcalls;
 
@@ -133,7 +147,8 @@ int fe_trylock(void)
  * leaves its lock taken in the child for good). So fork waits until no
  * thread of the plugin is inside it: the plugin lock first (an op waiting
  * for a daemon reply still gets it: the reader thread takes neither lock),
- * then the daemon client's locks (fk_client.c). The child has none of the
+ * then the daemon client's locks (verbs/fk_client.c, whose handlers the
+ * verbs layer registers before these). The child has none of the
  * parent's threads: the forking thread, its only one, lets the lock go as
  * the parent does (a verb that forked keeps what it held), and what it
  * inherited of the parent's contexts fails cleanly instead of waiting for
@@ -152,8 +167,8 @@ static void fe_fork_release(void)
 void fe_fork_init(void)
 {
 	/* Prepare handlers run in the reverse order of registration: the
-	 * client library's, registered first, then run after ours. */
-	fk_fork_init();
+	 * client library's, registered first by the verbs layer (fk_fork_init),
+	 * then run after ours. */
 	pthread_atfork(fe_fork_prepare, fe_fork_release, fe_fork_release);
 }
 

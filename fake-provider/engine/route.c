@@ -45,10 +45,10 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	if (!fe_xport_mine(xp))
 		return;
 	p = fe_xport_route(xp, src->fk, pkt->dst_qpn, xrc, pkt->xrc_srqn,
-			   fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_ROUTE_ANY_SRQ : 0,
+			   fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
 			   &rt, &sent->cached);
 	if (!p) {
-		if (xrc && rt.gate == FK_ROUTE_BAD_SRQ)	/* @rule WR-03 */
+		if (xrc && rt.gate == FK_GATE_BAD_SRQ)	/* @rule WR-03 */
 			resp->status = FP_NAK_INV_REQ;
 		return;
 	}
@@ -70,7 +70,7 @@ void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_respon
 	 * all of it again to where the route leads now */
 	if (p != was)
 		done = 0;
-	err = fe_xport_send(xp, p, out, fk_conn_id(src->fk), reliable, &id, &done);
+	err = fe_xport_send(xp, p, out, fe_up->fk_conn_id(src->fk), reliable, &id, &done);
 	sent->id = id;
 	if (err == EAGAIN) {
 		resp->status = FP_ACK_BUSY;

@@ -463,8 +463,8 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
 				struct fk_route *out, bool *cached)
 {
-	bool conn = kind == FK_ROUTE_CONN_TO;
-	uint64_t epoch = xrc ? fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
+	bool conn = kind == FK_ROUTE_CONN;
+	uint64_t epoch = xrc ? fe_up->fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
 	struct fp_route_ent *e = xrc ? fp_route_find_xrc(xp, num, srqn, quirks, epoch)
 				     : fp_route_find(xp, num, conn);
 	struct fe_peer *p;
@@ -477,7 +477,7 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 		*cached = e != NULL;
 	if (e)
 		return e->peer;
-	if (!fk || fk_route(fk, kind, num, srqn, quirks, out) || out->gate != FK_ROUTE_OK)
+	if (!fk || fe_up->fk_route(fk, kind, num, srqn, quirks, out) || out->gate != FK_GATE_OK)
 		return NULL;
 	p = fp_peer_get(xp, out->fd);
 	close(out->fd);
@@ -666,7 +666,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	if (xp->ack.on && xp->ack.conn == h->from)
 		p = xp->ack.to;
 	else
-		p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN_TO, h->from, false, 0, 0, &rt,
+		p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN, h->from, false, 0, 0, &rt,
 			     NULL);
 	if (!p)
 		goto out;			/* the requester is gone */
@@ -814,7 +814,7 @@ bool fe_xport_mine(const struct fe_xport *xp)
 struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
 			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached)
 {
-	return fp_route(xp, fk, FK_ROUTE_QPN_TO, qpn, xrc, srqn, quirks, out, cached);
+	return fp_route(xp, fk, FK_ROUTE_QPN, qpn, xrc, srqn, quirks, out, cached);
 }
 
 bool fe_peer_self(const struct fe_peer *p)
@@ -983,10 +983,10 @@ int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_clien
 	}
 	if (xp->nfk == FP_XPORT_MAX_FK)
 		return EMFILE;
-	err = fk_ring_set(fk, xp->memfd);
+	err = fe_up->fk_ring_set(fk, xp->memfd);
 	if (err)
 		return err;
-	xp->fk_id[xp->nfk] = fk_conn_id(fk);
+	xp->fk_id[xp->nfk] = fe_up->fk_conn_id(fk);
 	xp->fk[xp->nfk++] = fk;
 	return 0;
 }

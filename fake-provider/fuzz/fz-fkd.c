@@ -799,7 +799,7 @@ int fz_write_seeds(const char *dir)
 	ob.ref[FK_REF_XRCD] = 0;
 	sd_plain(&sd, 1, FK_MSG_SRQ_CREATE_XRC, &ob);			/* SRQ 3, srqn */
 	sd_patched(&sd, 0, SD_PATCH(0, 1, 3, 1), SD_PATCH(1, 1, 0, 2), FK_MSG_ROUTE, &rt);
-	rt.flags = FK_F_ROUTE_ANY_SRQ;
+	rt.flags = FK_Q_XRC_IGNORE_REMOTE_SRQN;
 	sd_patched(&sd, 0, SD_PATCH(0, 1, 3, 1), SD_PATCH(0, 1, 3, 1), FK_MSG_ROUTE, &rt);
 	rt.flags = 0;
 	od.handle = 2;
@@ -845,15 +845,15 @@ int fz_write_seeds(const char *dir)
 	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* handle 1 */
 	sd_fd(&sd, 0, 1, FK_MSG_XRCD_OPEN, &xo);			/* handle 2, file B */
 	to.xrcd_handle = 2;
-	to.flags = FK_F_OPEN_ANY_DOMAIN;
+	to.flags = FK_Q_OPEN_QP_ANY_DOMAIN;
 	sd_patched(&sd, 0, SD_PATCH(0, 1, 1, 1), SD_PATCH(0, 1, 1, 1), FK_MSG_TGT_QP_OPEN, &to);
 	hd.handle = 2;
-	hd.flags = FK_F_XRCD_CLOSE_NOT_BUSY;
+	hd.flags = FK_Q_XRCD_CLOSE_NOT_BUSY;
 	sd_plain(&sd, 0, FK_MSG_XRCD_CLOSE, &hd);
 	hd.handle = 0;
 	sd_plain(&sd, 0, FK_MSG_XRCD_CLOSE, &hd);
 	xo.oflags = O_CREAT | O_EXCL;
-	xo.flags = FK_F_XRCD_EXCL_EEXIST;
+	xo.flags = FK_Q_XRCD_EXCL_EEXIST;
 	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);
 	xo.has_fd = 0;
 	xo.flags = 0;
@@ -945,7 +945,7 @@ int fz_write_seeds(const char *dir)
 
 	/* HELLO quirks: unknown handles fall back, leftovers drop the domain */
 	memset(&sd, 0, sizeof(sd));
-	sd_hello_q(&sd, 0, "fake1", FK_LIFE_SEED, FK_HQ__ALL);
+	sd_hello_q(&sd, 0, "fake1", FK_LIFE_SEED, fk_quirk_flags(FK_MSG_HELLO));
 	sd_fd(&sd, 0, 0, FK_MSG_XRCD_OPEN, &xo);
 	tc.xrcd_handle = 9;
 	sd_plain(&sd, 0, FK_MSG_TGT_QP_CREATE, &tc);			/* falls back to 0 */

@@ -147,7 +147,6 @@ extern int fk_verbose;
 void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fk_logv(const char *fmt, ...) __attribute__((format(printf, 1, 2)));	/* -v only */
 void fk__vlog(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-const char *fk_msg_name(uint32_t type);
 
 /* Queue a message on a connection (two payload parts); a connection whose
  * queue passes its bound is marked dead. */

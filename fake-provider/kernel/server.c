@@ -201,7 +201,7 @@ static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 	uint32_t i;
 
 	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED ||
-	    (r->quirks & ~FK_HQ__ALL) || r->reserved)
+	    (r->quirks & ~fk_quirk_flags(FK_MSG_HELLO)) || r->reserved)
 		return EINVAL;
 	if (r->flags & FK_HELLO_MONITOR) {
 		for (i = 0; i < FK_DEVNAME_MAX; i++)
@@ -235,210 +235,255 @@ done:
 	return 0;
 }
 
-/* A decoded, size-checked request; payload is aligned scratch memory. */
-static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
-			const void *payload, int fd)
+/*
+ * The handlers, one per row of fk_msgs.def (fk_on_<name>): each gets a
+ * request the table's checks passed (size, HELLO, device) and sends its
+ * reply. k->fd is the fd the request brought (a FK_NEEDS_FD type), else
+ * -1; a handler that keeps it sets k->fd to -1, any other is closed after.
+ */
+struct fk_call {
+	struct fk_conn *c;
+	uint32_t type, seq;
+	const void *req;		/* aligned scratch memory */
+	int fd;
+};
+
+static void fk_on_hello(struct fk_call *k)
 {
+	struct fk_conn *c = k->c;
+	struct fk_rep_pair rp = { .a = c->id, .b = (uint32_t)getpid() };
+	int err = c->hello ? EISCONN : fk_hello(c, k->req);
+
+	if (err || c->monitor)
+		fk_reply_pair(c, k->type, k->seq, err, rp.a, rp.b);
+	else	/* with the route epoch, when there is one */
+		fk__send_fd(c, k->type | FK_MSG_REPLY, k->seq, &rp, sizeof(rp),
+			    fk__epoch_init() >= 0 ? fcntl(fk_epoch_fd, F_DUPFD_CLOEXEC, 0) : -1);
+}
+
+static void fk_on_dump(struct fk_call *k)
+{
+	const struct fk_req_num *r = k->req;
+	struct fk_rep rep = { 0 };
+	size_t n;
+
+	if (r->num || r->reserved) {
+		fk_reply(k->c, k->type, k->seq, EINVAL);
+		return;
+	}
+	n = fk__dump(fk_dump_buf, sizeof(fk_dump_buf) - sizeof(rep));
+	fk__send(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), fk_dump_buf, n);
+}
+
+static void fk_num_alloc(struct fk_call *k, bool srq)
+{
+	const struct fk_req_num *r = k->req;
+	uint32_t a = 0;
+	int err = (r->num || r->reserved) ? EINVAL : fk__num_alloc(k->c, srq, &a);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
+}
+
+static void fk_num_free(struct fk_call *k, bool srq)
+{
+	const struct fk_req_num *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, r->reserved ? EINVAL : fk__num_free(k->c, srq, r->num));
+}
+
+static void fk_on_qpn_alloc(struct fk_call *k) { fk_num_alloc(k, false); }
+static void fk_on_srqn_alloc(struct fk_call *k) { fk_num_alloc(k, true); }
+static void fk_on_qpn_free(struct fk_call *k) { fk_num_free(k, false); }
+static void fk_on_srqn_free(struct fk_call *k) { fk_num_free(k, true); }
+
+static void fk_on_xrcd_open(struct fk_call *k)
+{
+	const struct fk_req_xrcd_open *r = k->req;
+	struct fk_conn *c = k->c;
 	uint32_t a = 0, b = 0;
 	int err;
 
-	if (type == FK_MSG_HELLO) {
-		struct fk_rep_pair rp = { .a = c->id, .b = (uint32_t)getpid() };
-
-		err = c->hello ? EISCONN : fk_hello(c, payload);
-		if (err || c->monitor)
-			fk_reply_pair(c, type, seq, err, rp.a, rp.b);
-		else	/* with the route epoch, when there is one */
-			fk__send_fd(c, type | FK_MSG_REPLY, seq, &rp, sizeof(rp),
-				    fk__epoch_init() >= 0 ? fcntl(fk_epoch_fd, F_DUPFD_CLOEXEC, 0) : -1);
-		goto out;
+	if (r->has_fd > 1 || r->reserved || (r->flags & ~fk_quirk_flags(k->type)))
+		err = EINVAL;
+	else if (r->has_fd && k->fd < 0 && (c->quirks & FK_Q_XRCD_BAD_FD_PRIVATE))
+		err = fk__xrcd_open(c, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */
+	else if (r->has_fd && k->fd < 0)	/* @rule XRCD-10 */
+		err = EBADF;			/* the fd named no open file (fdget) */
+	else if (!r->has_fd && k->fd >= 0)
+		err = EINVAL;			/* an fd it said it did not send */
+	else {
+		err = fk__xrcd_open(c, k->fd, r->oflags, r->flags, &a, &b);
+		k->fd = -1;			/* consumed */
 	}
-	if (!c->hello) {
+	/* closed before the reply: the client may look right after it */
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+	fk_reply_pair(c, k->type, k->seq, err, a, b);
+}
+
+static void fk_on_xrcd_close(struct fk_call *k)
+{
+	const struct fk_req_handle *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, (r->flags & ~fk_quirk_flags(k->type)) ? EINVAL :
+		 fk__xrcd_close(k->c, r->handle, r->flags));
+}
+
+static void fk_on_srq_create_xrc(struct fk_call *k)
+{
+	uint32_t a = 0, b = 0;
+	int err = fk__srq_create_xrc(k->c, k->req, &a, &b);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, b);
+}
+
+static void fk_on_srq_destroy(struct fk_call *k)
+{
+	const struct fk_req_handle *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__srq_destroy(k->c, r->handle));
+}
+
+static void fk_on_obj_create(struct fk_call *k)
+{
+	uint32_t a = 0;
+	int err = fk__obj_create(k->c, k->req, &a);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
+}
+
+static void fk_on_obj_destroy(struct fk_call *k)
+{
+	const struct fk_req_obj_destroy *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, fk__obj_destroy(k->c, r->handle, r->type));
+}
+
+static void fk_on_mr_rereg(struct fk_call *k)
+{
+	const struct fk_req_mr_rereg *r = k->req;
+	uint32_t b = 0;
+	int err = fk__mr_rereg(k->c, r, &b);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, r->mr_handle, b);
+}
+
+static void fk_on_tgt_qp_create(struct fk_call *k)
+{
+	const struct fk_req_tgt_create *r = k->req;
+	uint32_t a = 0, b = 0;
+	int err = r->reserved ? EINVAL : fk__tgt_create(k->c, r->xrcd_handle, r->user, &a, &b);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, b);
+}
+
+static void fk_on_tgt_qp_open(struct fk_call *k)
+{
+	const struct fk_req_tgt_open *r = k->req;
+	uint32_t a = 0;
+	int err = (r->flags & ~fk_quirk_flags(k->type)) ? EINVAL :
+		  fk__tgt_open(k->c, r->xrcd_handle, r->qpn, r->qp_type, r->flags, r->user, &a);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, r->qpn);
+}
+
+static void fk_on_tgt_qp_destroy(struct fk_call *k)
+{
+	const struct fk_req_handle *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__tgt_destroy(k->c, r->handle));
+}
+
+static void fk_on_tgt_qp_modify(struct fk_call *k)
+{
+	const struct fk_req_modify *r = k->req;
+	uint32_t a = 0;
+	int err = (r->reserved || (r->flags & ~fk_quirk_flags(k->type))) ? EINVAL :
+		  fk__tgt_modify(k->c, r->qp_handle, r->attr_mask, r->flags, &r->attr, &a);
+
+	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
+}
+
+static void fk_on_tgt_qp_query(struct fk_call *k)
+{
+	const struct fk_req_handle *r = k->req;
+	struct fk_rep_query q = { 0 };
+	int err = r->flags ? EINVAL : fk__tgt_query(k->c, r->handle, &q.attr);
+
+	if (err)
+		fk_reply(k->c, k->type, k->seq, err);
+	else
+		fk__send(k->c, k->type | FK_MSG_REPLY, k->seq, &q, sizeof(q), NULL, 0);
+}
+
+static void fk_on_event_raise(struct fk_call *k)
+{
+	const struct fk_req_event *r = k->req;
+
+	fk_reply(k->c, k->type, k->seq, fk__event_raise(k->c, r->qp_handle, r->event_type));
+}
+
+static void fk_on_ring_set(struct fk_call *k)
+{
+	const struct fk_req_num *r = k->req;
+	struct fk_conn *c = k->c;
+
+	if (r->num || r->reserved || k->fd < 0) {
+		fk_reply(c, k->type, k->seq, k->fd < 0 ? EBADF : EINVAL);
+		return;
+	}
+	if (c->ring_fd >= 0)
+		close(c->ring_fd);
+	c->ring_fd = k->fd;			/* kept: handed out by ROUTE */
+	k->fd = -1;
+	fk_reply(c, k->type, k->seq, 0);
+}
+
+static void fk_on_route(struct fk_call *k)
+{
+	struct fk_rep_route rep = { .r.status = 0 };
+	struct fk_conn *owner = NULL;
+	int rfd = -1, err;
+
+	err = fk__route(k->c, k->req, &rep, &owner);
+	if (!err && rep.gate == FK_GATE_OK) {
+		rfd = fcntl(owner->ring_fd, F_DUPFD_CLOEXEC, 0);
+		if (rfd < 0)
+			err = errno;
+	}
+	if (err)
+		fk_reply(k->c, k->type, k->seq, err);
+	else
+		fk__send_fd(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), rfd);
+}
+
+/* The dispatch: fk_msgs.def's rows, each with its handler. */
+static void (*const fk_handlers[FK_MSG__COUNT])(struct fk_call *k) = {
+#define FK_MSG(NAME, name, req, rep, needs) [FK_MSG_##NAME] = fk_on_##name,
+#include "fk_msgs.def"
+#undef FK_MSG
+};
+
+/* A decoded, size-checked request of a known type: what the table says it
+ * needs of the connection, then its handler. */
+static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
+			const void *payload, int fd)
+{
+	const struct fk_msg_info *m = fk_msg_info(type);
+	struct fk_call k = { .c = c, .type = type, .seq = seq, .req = payload, .fd = fd };
+
+	if ((m->needs & FK_NEEDS_HELLO) && !c->hello)
 		fk_reply(c, type, seq, EPROTO);		/* HELLO comes first */
-		goto out;
-	}
-	if (c->monitor && type != FK_MSG_DUMP) {
+	else if ((m->needs & FK_NEEDS_DEVICE) && c->monitor)
 		fk_reply(c, type, seq, EPERM);
-		goto out;
+	else {
+		if (m->needs & FK_NEEDS_EPOCH)
+			fk_epoch_bump();
+		fk_handlers[type](&k);
 	}
-	if (type != FK_MSG_ROUTE && type != FK_MSG_DUMP && type != FK_MSG_TGT_QP_QUERY)
-		fk_epoch_bump();
-	switch (type) {
-	case FK_MSG_DUMP: {
-		const struct fk_req_num *r = payload;
-		struct fk_rep rep = { 0 };
-		size_t n;
-
-		if (r->num || r->reserved) {
-			fk_reply(c, type, seq, EINVAL);
-			break;
-		}
-		n = fk__dump(fk_dump_buf, sizeof(fk_dump_buf) - sizeof(rep));
-		fk__send(c, type | FK_MSG_REPLY, seq, &rep, sizeof(rep), fk_dump_buf, n);
-		break;
-	}
-	case FK_MSG_QPN_ALLOC:
-	case FK_MSG_SRQN_ALLOC: {
-		const struct fk_req_num *r = payload;
-
-		err = (r->num || r->reserved) ? EINVAL :
-		      fk__num_alloc(c, type == FK_MSG_SRQN_ALLOC, &a);
-		fk_reply_pair(c, type, seq, err, a, 0);
-		break;
-	}
-	case FK_MSG_QPN_FREE:
-	case FK_MSG_SRQN_FREE: {
-		const struct fk_req_num *r = payload;
-
-		err = r->reserved ? EINVAL : fk__num_free(c, type == FK_MSG_SRQN_FREE, r->num);
-		fk_reply(c, type, seq, err);
-		break;
-	}
-	case FK_MSG_XRCD_OPEN: {
-		const struct fk_req_xrcd_open *r = payload;
-
-		if (r->has_fd > 1 || r->reserved || (r->flags & ~(FK_F_XRCD_EXCL_EEXIST | FK_F_XRCD_ANY_DEVICE)))
-			err = EINVAL;
-		else if (r->has_fd && fd < 0 && (c->quirks & FK_HQ_XRCD_BAD_FD_PRIVATE))
-			err = fk__xrcd_open(c, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */
-		else if (r->has_fd && fd < 0)	/* @rule XRCD-10 */
-			err = EBADF;			/* the fd named no open file (fdget) */
-		else if (!r->has_fd && fd >= 0)
-			err = EINVAL;			/* an fd it said it did not send */
-		else {
-			err = fk__xrcd_open(c, fd, r->oflags, r->flags, &a, &b);
-			fd = -1;			/* consumed */
-		}
-		/* closed before the reply: the client may look right after it */
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		fk_reply_pair(c, type, seq, err, a, b);
-		break;
-	}
-	case FK_MSG_XRCD_CLOSE: {
-		const struct fk_req_handle *r = payload;
-
-		err = (r->flags & ~FK_F_XRCD_CLOSE_NOT_BUSY) ? EINVAL :
-		      fk__xrcd_close(c, r->handle, r->flags);
-		fk_reply(c, type, seq, err);
-		break;
-	}
-	case FK_MSG_SRQ_CREATE_XRC:
-		err = fk__srq_create_xrc(c, payload, &a, &b);
-		fk_reply_pair(c, type, seq, err, a, b);
-		break;
-	case FK_MSG_SRQ_DESTROY: {
-		const struct fk_req_handle *r = payload;
-
-		err = r->flags ? EINVAL : fk__srq_destroy(c, r->handle);
-		fk_reply(c, type, seq, err);
-		break;
-	}
-	case FK_MSG_OBJ_CREATE:
-		err = fk__obj_create(c, payload, &a);
-		fk_reply_pair(c, type, seq, err, a, 0);
-		break;
-	case FK_MSG_OBJ_DESTROY: {
-		const struct fk_req_obj_destroy *r = payload;
-
-		fk_reply(c, type, seq, fk__obj_destroy(c, r->handle, r->type));
-		break;
-	}
-	case FK_MSG_MR_REREG: {
-		const struct fk_req_mr_rereg *r = payload;
-
-		err = fk__mr_rereg(c, r, &b);
-		fk_reply_pair(c, type, seq, err, r->mr_handle, b);
-		break;
-	}
-	case FK_MSG_TGT_QP_CREATE: {
-		const struct fk_req_tgt_create *r = payload;
-
-		err = r->reserved ? EINVAL : fk__tgt_create(c, r->xrcd_handle, r->user, &a, &b);
-		fk_reply_pair(c, type, seq, err, a, b);
-		break;
-	}
-	case FK_MSG_TGT_QP_OPEN: {
-		const struct fk_req_tgt_open *r = payload;
-
-		err = (r->flags & ~FK_F_OPEN_ANY_DOMAIN) ? EINVAL :
-		      fk__tgt_open(c, r->xrcd_handle, r->qpn, r->qp_type, r->flags, r->user, &a);
-		fk_reply_pair(c, type, seq, err, a, r->qpn);
-		break;
-	}
-	case FK_MSG_TGT_QP_DESTROY: {
-		const struct fk_req_handle *r = payload;
-
-		err = r->flags ? EINVAL : fk__tgt_destroy(c, r->handle);
-		fk_reply(c, type, seq, err);
-		break;
-	}
-	case FK_MSG_TGT_QP_MODIFY: {
-		const struct fk_req_modify *r = payload;
-
-		err = (r->reserved || (r->flags & ~(FK_F_MODIFY_NO_STRIP | FK_F_MODIFY_SKIP_TABLE))) ?
-		      EINVAL : fk__tgt_modify(c, r->qp_handle, r->attr_mask, r->flags, &r->attr, &a);
-		fk_reply_pair(c, type, seq, err, a, 0);
-		break;
-	}
-	case FK_MSG_TGT_QP_QUERY: {
-		const struct fk_req_handle *r = payload;
-		struct fk_rep_query q = { 0 };
-
-		err = r->flags ? EINVAL : fk__tgt_query(c, r->handle, &q.attr);
-		if (err)
-			fk_reply(c, type, seq, err);
-		else
-			fk__send(c, type | FK_MSG_REPLY, seq, &q, sizeof(q), NULL, 0);
-		break;
-	}
-	case FK_MSG_EVENT_RAISE: {
-		const struct fk_req_event *r = payload;
-
-		fk_reply(c, type, seq, fk__event_raise(c, r->qp_handle, r->event_type));
-		break;
-	}
-	case FK_MSG_RING_SET: {
-		const struct fk_req_num *r = payload;
-
-		if (r->num || r->reserved || fd < 0) {
-			fk_reply(c, type, seq, fd < 0 ? EBADF : EINVAL);
-			break;
-		}
-		if (c->ring_fd >= 0)
-			close(c->ring_fd);
-		c->ring_fd = fd;			/* kept: handed out by ROUTE */
-		fd = -1;
-		fk_reply(c, type, seq, 0);
-		break;
-	}
-	case FK_MSG_ROUTE: {
-		const struct fk_req_route *r = payload;
-		struct fk_rep_route rep = { .r.status = 0 };
-		struct fk_conn *owner = NULL;
-		int rfd = -1;
-
-		err = fk__route(c, r, &rep, &owner);
-		if (!err && rep.gate == FK_GATE_OK) {
-			rfd = fcntl(owner->ring_fd, F_DUPFD_CLOEXEC, 0);
-			if (rfd < 0)
-				err = errno;
-		}
-		if (err)
-			fk_reply(c, type, seq, err);
-		else
-			fk__send_fd(c, type | FK_MSG_REPLY, seq, &rep, sizeof(rep), rfd);
-		break;
-	}
-
-	default:
-		fk_reply(c, type, seq, ENOSYS);
-		break;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
+	if (k.fd >= 0)
+		close(k.fd);
 }
 
 static void fk_sweep_hangups(struct fk_conn *except);
@@ -457,13 +502,16 @@ static void fk_message(struct fk_conn *c, const void *buf, size_t n, bool trunca
 		char raw[FK_REQ_MAX];
 	} pl;
 	struct fk_hdr h;
+	const struct fk_msg_info *info;
 	uint32_t want;
 	int fd = -1, err = 0, i;
 
-	/* Only a well-formed XRCD_OPEN may keep one fd; every other fd is
-	 * closed before any reply, so none outlives the message that brought it. */
+	/* Only a well-formed message of a type that takes an fd (FK_NEEDS_FD)
+	 * may keep one; every other fd is closed before any reply, so none
+	 * outlives the message that brought it. */
 	memcpy(&h, buf, n < sizeof(h) ? n : sizeof(h));
-	if (n < sizeof(h) || (h.type != FK_MSG_XRCD_OPEN && h.type != FK_MSG_RING_SET) ||
+	info = n < sizeof(h) ? NULL : fk_msg_info(h.type);
+	if (!info || !(info->needs & FK_NEEDS_FD) ||
 	    nfds != 1 || ctrunc || truncated) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);

@@ -277,7 +277,7 @@ static struct fk_uobj *fk_uobj_get(struct fk_conn *c, uint32_t handle, uint32_t 
 
 	if (u && u->type == type && !u->closed)
 		return u;
-	if (!(c->quirks & FK_HQ_HANDLE_FALLBACK))
+	if (!(c->quirks & FK_Q_HANDLE_FALLBACK))
 		return NULL;
 	for (i = 0; i < c->tab_len; i++)
 		if (c->tab[i] && c->tab[i]->type == type && !c->tab[i]->closed)
@@ -402,7 +402,7 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 	fp_list_for_each_safe(p, t, &c->dev->xrcds) {
 		struct fk_xrcd *d = fp_container_of(p, struct fk_xrcd, link);
 
-		if (c->quirks & FK_HQ_XRCD_NO_SHARE)
+		if (c->quirks & FK_Q_XRCD_NO_SHARE)
 			break;
 		if (d->inode_fd >= 0 && d->st_dev == st.st_dev && d->st_ino == st.st_ino) { /* @rule XRCD-08 */
 			x = d;
@@ -411,7 +411,7 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 	}
 	/* The quirk: every device's table is searched, where the kernel has
 	 * one per device (XRCD-09: ib_uverbs_device.xrcd_tree). */
-	if (!x && (flags & FK_F_XRCD_ANY_DEVICE)) {
+	if (!x && (flags & FK_Q_XRCD_INODE_ANY_DEVICE)) {
 		struct fp_link *q, *u, *v, *w;
 
 		fp_list_for_each_safe(q, u, &fk_devs) {
@@ -428,14 +428,14 @@ int fk__xrcd_open(struct fk_conn *c, int fd, uint32_t oflags, uint32_t flags,
 	}
 	if (x) {
 		if (oflags & O_EXCL) {		/* @rule XRCD-07 */
-			err = (flags & FK_F_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;
+			err = (flags & FK_Q_XRCD_EXCL_EEXIST) ? EEXIST : EINVAL;
 			goto err_free_uo;
 		}
 		close(fd);			/* the domain already pins the inode */
 		x->usecnt++;			/* XRCD-08: same domain, new handle */
 		goto attach;
 	}
-	if (!(oflags & O_CREAT) && !(c->quirks & FK_HQ_XRCD_OPEN_CREATES)) {	/* @rule XRCD-06 */
+	if (!(oflags & O_CREAT) && !(c->quirks & FK_Q_XRCD_OPEN_CREATES)) {	/* @rule XRCD-06 */
 		err = EAGAIN;
 		goto err_free_uo;
 	}
@@ -482,13 +482,13 @@ int fk__xrcd_close(struct fk_conn *c, uint32_t handle, uint32_t flags)
 	if (!h)
 		return EINVAL;
 	/* uverbs_free_xrcd: ib_destroy_usecnt(&uxrcd->refcnt) */
-	if (h->uo->usecnt && !(flags & FK_F_XRCD_CLOSE_NOT_BUSY))	/* @rule XRCD-13 */
+	if (h->uo->usecnt && !(flags & FK_Q_XRCD_CLOSE_NOT_BUSY))	/* @rule XRCD-13 */
 		return EBUSY;
 	x = h->xrcd;
 	/* the xrcd_close_unbinds quirk: a kernel that drops the inode binding
 	 * with any handle, not with the last use (XRCD-14); the domain itself
 	 * stays for the handles and objects that hold it */
-	if ((c->quirks & FK_HQ_XRCD_CLOSE_UNBINDS) && x->inode_fd >= 0 && x->usecnt > 1) {
+	if ((c->quirks & FK_Q_XRCD_CLOSE_UNBINDS) && x->inode_fd >= 0 && x->usecnt > 1) {
 		close(x->inode_fd);
 		x->inode_fd = -1;
 	}
@@ -591,7 +591,7 @@ int fk__srq_destroy(struct fk_conn *c, uint32_t handle)
 		return EBUSY;			/* ib_destroy_srq_user: srq->usecnt */
 	/* the xrc_srq_held_by_tgt_qp quirk: a kernel whose TGT QPs hold the
 	 * XRC SRQs of their domain */
-	if ((c->quirks & FK_HQ_SRQ_HELD_BY_TGT) && ((struct fk_num *)u->obj)->xrcd &&
+	if ((c->quirks & FK_Q_XRC_SRQ_HELD_BY_TGT_QP) && ((struct fk_num *)u->obj)->xrcd &&
 	    !fp_list_empty(&((struct fk_num *)u->obj)->xrcd->tgt_qps))
 		return EBUSY;
 	fk_srq_free(u->obj);			/* SRQX-15: TGT QPs hold no reference */
@@ -660,7 +660,7 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 		 * by SRQ_CREATE_XRC, and TM SRQs are not made here */
 		if (sub == IBV_SRQT_XRC || sub == IBV_SRQT_TM)
 			return EINVAL;
-		if (sub != IBV_SRQT_BASIC && !(c->quirks & FK_HQ_SRQ_ANY_TYPE)) /* @rule SRQX-07 */
+		if (sub != IBV_SRQT_BASIC && !(c->quirks & FK_Q_SRQ_UNKNOWN_TYPE_BASIC)) /* @rule SRQX-07 */
 			return EINVAL;
 		sub = IBV_SRQT_BASIC;		/* srq_unknown_type_basic: made basic */
 		/* fall through */
@@ -688,7 +688,7 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 		 * UVERBS_METHOD_QP_CREATE, default: -EINVAL): QPX-05's second
 		 * check, behind libibverbs' command layer (rdma-core v44.0
 		 * libibverbs/cmd_qp.c:153) */
-		if ((!fk_plain_qp_type(sub) && !(c->quirks & FK_HQ_QP_ANY_TYPE)) ||
+		if ((!fk_plain_qp_type(sub) && !(c->quirks & FK_Q_QP_ANY_TYPE)) ||
 		    !fk_refs_only(r, used))
 			return EINVAL;
 		if (!fk_plain_qp_type(sub))
@@ -882,13 +882,13 @@ int fk__tgt_open(struct fk_conn *c, uint32_t xrcd_handle, uint32_t qpn, uint32_t
 
 	if (!hx)				/* @rule OPENQP-06 */
 		return EINVAL;
-	if (type != IBV_QPT_XRC_RECV && !(c->quirks & FK_HQ_OPEN_QP_ANY_TYPE))	/* @rule OPENQP-04 */
+	if (type != IBV_QPT_XRC_RECV && !(c->quirks & FK_Q_OPEN_QP_ANY_TYPE))	/* @rule OPENQP-04 */
 		return EINVAL;
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it. */
 	fp_list_for_each_safe(p, t, &c->dev->xrcds) {
 		struct fk_xrcd *x = fp_container_of(p, struct fk_xrcd, link);
 
-		if (x != hx->xrcd && !(flags & FK_F_OPEN_ANY_DOMAIN))	/* @rule OPENQP-05 */
+		if (x != hx->xrcd && !(flags & FK_Q_OPEN_QP_ANY_DOMAIN))	/* @rule OPENQP-05 */
 			continue;
 		fp_list_for_each_safe(q, u, &x->tgt_qps) {
 			struct fk_rqp *cand = fp_container_of(q, struct fk_rqp, link);
@@ -941,7 +941,7 @@ static void fk_hqp_drop(struct fk_hqp *q, bool explicit_destroy)
 	}
 	if (!explicit_destroy) {		/* @rule LIFE-05 */
 		r->orphan = true;
-		if (c->quirks & FK_HQ_LEFTOVER_DROPS_DOMAIN) {
+		if (c->quirks & FK_Q_LEFTOVER_DROPS_DOMAIN) {
 			r->unheld = true;
 			fk_xrcd_put(r->xrcd);	/* may take r with the domain */
 		}
@@ -960,9 +960,9 @@ int fk__tgt_destroy(struct fk_conn *c, uint32_t handle)
 	 * any handle (LIFE-02); its other handles stay, on a dead QP.
 	 * tgt_last_destroy_keeps_qp: one whose last destroy only closes, as
 	 * the seed model's exit does (LIFE-03) */
-	if ((c->quirks & FK_HQ_TGT_DESTROY_KILLS) && q->rqp->usecnt > 1)
+	if ((c->quirks & FK_Q_TGT_DESTROY_KILLS_REAL_QP) && q->rqp->usecnt > 1)
 		q->rqp->dead = true;
-	fk_hqp_drop(q, !(c->quirks & FK_HQ_TGT_DESTROY_KEEPS));
+	fk_hqp_drop(q, !(c->quirks & FK_Q_TGT_LAST_DESTROY_KEEPS_QP));
 	return 0;
 }
 
@@ -1000,12 +1000,12 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 	r = q->rqp;
 	err = fk_qp_modify_prepare(IBV_QPT_XRC_RECV, r->attr.qp_state, a->qp_state,
 				   a->cur_qp_state,
-				   ((flags & FK_F_MODIFY_NO_STRIP) ? FK_QPM_NO_STRIP : 0) |
-				   ((flags & FK_F_MODIFY_SKIP_TABLE) ? FK_QPM_SKIP_TABLE : 0),
+				   ((flags & FK_Q_MODIFY_NO_MASK_STRIP) ? FK_QPM_NO_STRIP : 0) |
+				   ((flags & FK_Q_MODIFY_SKIP_TABLE) ? FK_QPM_SKIP_TABLE : 0),
 				   &mask, &next);
 	if (err)
 		return err;
-	if (!(c->quirks & FK_HQ_MODIFY_NO_ATTR_CHECK)) {
+	if (!(c->quirks & FK_Q_MODIFY_NO_ATTR_CHECK)) {
 		err = fk_tgt_check_attrs(&c->lim, r->attr.port_num, a, mask);
 		if (err)
 			return err;
@@ -1284,7 +1284,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 	struct fp_link *p, *t;
 	struct fk_rqp *r;
 
-	if (req->kind > FK_ROUTE_CONN || (req->flags & ~FK_F_ROUTE_ANY_SRQ) ||
+	if (req->kind > FK_ROUTE_CONN || (req->flags & ~FK_Q_XRC_IGNORE_REMOTE_SRQN) ||
 	    (req->kind == FK_ROUTE_CONN && (req->srqn || req->flags)))
 		return EINVAL;
 	if (req->kind == FK_ROUTE_CONN) {
@@ -1316,7 +1316,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 	fp_list_for_each_safe(p, t, &d->srqns) {
 		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
-		if ((req->flags & FK_F_ROUTE_ANY_SRQ) ? n->xrcd == r->xrcd : n->num == req->srqn) {
+		if ((req->flags & FK_Q_XRC_IGNORE_REMOTE_SRQN) ? n->xrcd == r->xrcd : n->num == req->srqn) {
 			rep->gate = FK_GATE_OK;
 			rep->srqn = n->num;
 			o = n->conn;

@@ -70,7 +70,7 @@ static const int fp_op_default_err[FP_OP__COUNT] = {
 };
 
 static const char *const fp_quirk_names[FP_Q__COUNT] = {
-#define FP_QUIRK(id, name, what) [FP_Q_##id] = name,
+#define FP_QUIRK(id, name, where, bit, what) [FP_Q_##id] = name,
 #include "fp_quirks.def"
 #undef FP_QUIRK
 };

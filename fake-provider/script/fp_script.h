@@ -30,7 +30,7 @@ enum fp_op {
 };
 
 enum fp_quirk {
-#define FP_QUIRK(id, name, what) FP_Q_##id,
+#define FP_QUIRK(id, name, where, bit, what) FP_Q_##id,
 #include "fp_quirks.def"
 #undef FP_QUIRK
 	FP_Q__COUNT

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #include "fk_client.h"
-#include "../kernel/proto.h"
+#include "proto.h"
 #include "tr.h"
 
 /* The program's scratch dir and the running test's run dir. */

@@ -130,7 +130,7 @@ static void name_tables_match_the_def_files(void **state)
 #undef FP_OP
 	};
 	static const char *const quirks[] = {
-#define FP_QUIRK(id, name, what) name,
+#define FP_QUIRK(id, name, where, bit, what) name,
 #include "fp_quirks.def"
 #undef FP_QUIRK
 	};

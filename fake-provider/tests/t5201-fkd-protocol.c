@@ -543,6 +543,70 @@ static void dump_names_every_object_and_checks_the_counts(void **state)
 	fkt_end_clean(mon);
 }
 
+/* ---- the tables --------------------------------------------------------- */
+/*
+ * fk_msgs.def and fp_quirks.def are the protocol's one statement of its
+ * types and quirk bits: every type 1..COUNT-1 has a row with a name of its
+ * own, request and reply sizes, and no two quirks share a bit of one word;
+ * the daemon takes a HELLO quirk bit or request flag the table gives its
+ * type, and refuses any other.
+ */
+static void every_message_and_quirk_bit_is_a_table_row(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct fk_req_hello hello;
+	struct fk_client *good;
+	uint32_t t, u, h, id, hq = fk_quirk_flags(FK_MSG_HELLO);
+	char why[256] = "";
+	int fd;
+
+	(void)state;
+	assert_null(fk_msg_info(0));
+	assert_null(fk_msg_info(FK_MSG__COUNT));
+	assert_string_equal(fk_msg_name(FK_MSG__COUNT), "unknown");
+	assert_string_equal(fk_msg_name(FK_MSG_EVENT), "event");
+	for (t = 1; t < FK_MSG__COUNT; t++) {
+		const struct fk_msg_info *m = fk_msg_info(t);
+
+		assert_non_null(m);
+		assert_true(m->name && m->name[0]);
+		assert_true(m->req_size > 0 && m->req_size <= FK_REQ_MAX);
+		assert_true(m->rep_size >= sizeof(struct fk_rep));
+		assert_int_equal(fk_proto_req_size(t), m->req_size);
+		for (u = 1; u < t; u++)
+			assert_string_not_equal(fk_msg_name(u), m->name);
+	}
+	assert_int_equal(fk_quirk_table_check(why, sizeof(why)), 0);
+	/* the words the plugin sends (fp_quirks.def's HELLO and request rows) */
+	assert_int_equal(hq & FK_Q_HANDLE_FALLBACK, FK_Q_HANDLE_FALLBACK);
+	assert_int_equal(fk_quirk_flags(FK_MSG_XRCD_OPEN),
+			 FK_Q_XRCD_EXCL_EEXIST | FK_Q_XRCD_INODE_ANY_DEVICE);
+	assert_int_equal(fk_quirk_flags(FK_MSG_QPN_ALLOC), 0);
+	assert_int_equal(FK_Q_CQ_TS_BACKWARDS, 0);	/* the plugin's alone */
+
+	/* HELLO: every bit of the table is taken, one past it refused */
+	fd = fkt_raw_connect();
+	assert_true(fd >= 0);
+	memset(&hello, 0, sizeof(hello));
+	snprintf(hello.devname, sizeof(hello.devname), "fake0");
+	hello.nports = 1;
+	hello.pkey_tbl_len[0] = 1;
+	hello.quirks = hq | (hq + 1);		/* the lowest bit above the table's */
+	assert_int_equal(fkt_raw_req(fd, FK_MSG_HELLO, 1, &hello, sizeof(hello)), 0);
+	assert_int_equal(fkt_raw_status(fd), EINVAL);
+	hello.quirks = hq;
+	assert_int_equal(fkt_raw_req(fd, FK_MSG_HELLO, 2, &hello, sizeof(hello)), 0);
+	assert_int_equal(fkt_raw_status(fd), 0);
+	close(fd);
+	/* a request's flags: the bit above its table's is refused, its own taken */
+	good = fkt_conn("fake0", FK_LIFETIME_CURRENT);
+	assert_int_equal(fk_xrcd_open(good, -1, O_CREAT, 0, &h, &id), 0);
+	assert_int_equal(fk_xrcd_close(good, h, fk_quirk_flags(FK_MSG_XRCD_CLOSE) << 1), EINVAL);
+	assert_int_equal(fk_xrcd_close(good, h, fk_quirk_flags(FK_MSG_XRCD_CLOSE)), 0);
+	fk_disconnect(good);
+	fkt_end_clean(mon);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct tr_test tests[] = {
@@ -557,6 +621,7 @@ int main(int argc, char **argv)
 		TR_TEST(xrcd_is_keyed_by_the_inode_of_the_passed_fd),
 		TR_TEST(a_client_cannot_name_an_inode_or_smuggle_fds),
 		TR_TEST(dump_names_every_object_and_checks_the_counts),
+		TR_TEST(every_message_and_quirk_bit_is_a_table_row),
 	};
 
 	fkt_setup("t5201");

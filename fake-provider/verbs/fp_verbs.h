@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <infiniband/driver.h>
 #include "fp_engine.h"
+#include "fk_client.h"
 
 /* ---- limits of the fake device (beyond what the script sets) ----------- */
 #define FP_NUM_COMP_VECTORS	2

@@ -163,6 +163,11 @@ static const struct fe_upcalls fp_upcalls = {
 	.cq_overrun = fp_up_cq_overrun,
 	.srq_limit = fp_up_srq_limit,
 	.qp_event = fp_up_qp_event,
+	/* the fake kernel, for the engine's data path: the daemon client */
+	.fk_conn_id = fk_conn_id,
+	.fk_epoch = fk_epoch,
+	.fk_ring_set = fk_ring_set,
+	.fk_route = fk_route,
 };
 
 void fp__install_upcalls(void)

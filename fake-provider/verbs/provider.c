@@ -106,19 +106,7 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.event_arg = ctx,
 		.script = fp__script->path,	/* "" for the built-in default */
 		/* the kernel rules the script's quirks switch off in the daemon */
-		.quirks = (fp__quirk(FP_Q_HANDLE_FALLBACK) ? FK_CQ_HANDLE_FALLBACK : 0) |
-			  (fp__quirk(FP_Q_LEFTOVER_DROPS_DOMAIN) ? FK_CQ_LEFTOVER_DROPS_DOMAIN : 0) |
-			  (fp__quirk(FP_Q_MODIFY_NO_ATTR_CHECK) ? FK_CQ_MODIFY_NO_ATTR_CHECK : 0) |
-			  (fp__quirk(FP_Q_XRCD_OPEN_CREATES) ? FK_CQ_XRCD_OPEN_CREATES : 0) |
-			  (fp__quirk(FP_Q_OPEN_QP_ANY_TYPE) ? FK_CQ_OPEN_QP_ANY_TYPE : 0) |
-			  (fp__quirk(FP_Q_QP_ANY_TYPE) ? FK_CQ_QP_ANY_TYPE : 0) |
-			  (fp__quirk(FP_Q_SRQ_UNKNOWN_TYPE_BASIC) ? FK_CQ_SRQ_ANY_TYPE : 0) |
-			  (fp__quirk(FP_Q_XRCD_NO_SHARE) ? FK_CQ_XRCD_NO_SHARE : 0) |
-			  (fp__quirk(FP_Q_XRCD_CLOSE_UNBINDS) ? FK_CQ_XRCD_CLOSE_UNBINDS : 0) |
-			  (fp__quirk(FP_Q_XRC_SRQ_HELD_BY_TGT_QP) ? FK_CQ_SRQ_HELD_BY_TGT : 0) |
-			  (fp__quirk(FP_Q_TGT_DESTROY_KILLS_REAL_QP) ? FK_CQ_TGT_DESTROY_KILLS : 0) |
-			  (fp__quirk(FP_Q_TGT_LAST_DESTROY_KEEPS_QP) ? FK_CQ_TGT_DESTROY_KEEPS : 0) |
-			  (fp__quirk(FP_Q_XRCD_BAD_FD_PRIVATE) ? FK_CQ_XRCD_BAD_FD_PRIVATE : 0),
+		.quirks = fk_quirk_bits(fp__script, FK_MSG_HELLO),
 	};
 	int i;
 
@@ -516,6 +504,7 @@ static void fp_provider_register(void)
 	}
 	fp__script = &fp_script_store;
 	fp__install_upcalls();
+	fk_fork_init();		/* first: its fork handlers run after the engine's */
 	fe_fork_init();
 	if (fp__script->mode == FP_MODE_LEGACY)
 		ibv_register_driver("ibvct-fake", fp_legacy_init);

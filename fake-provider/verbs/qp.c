@@ -419,7 +419,7 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 	/* OPENQP-05: a live TGT QP of the same domain, whoever made it, in
 	 * any process; the seed model's leftovers too (LIFE-05). */
 	err = fk_tgt_qp_open(ctx->fk, xh, attr->qp_num, attr->qp_type,
-			     fp__quirk(FP_Q_OPEN_QP_ANY_DOMAIN) ? FK_Q_OPEN_QP_ANY_DOMAIN : 0,
+			     fk_quirk_bits(fp__script, FK_MSG_TGT_QP_OPEN),
 			     (uint64_t)(uintptr_t)&h->vqp.qp, &h->fk_handle);
 	if (err)
 		goto err_free_h;
@@ -461,8 +461,7 @@ FK_QP_MODIFY_OPS(fp_qpm, struct ibv_qp_attr)
  * proxy keeps what the local responder needs. */
 static int fp_tgt_modify(struct fp_qp *h, const struct ibv_qp_attr *attr, int mask)
 {
-	unsigned q = (fp__quirk(FP_Q_MODIFY_NO_MASK_STRIP) ? FK_Q_MODIFY_NO_MASK_STRIP : 0) |
-		     (fp__quirk(FP_Q_MODIFY_SKIP_TABLE) ? FK_Q_MODIFY_SKIP_TABLE : 0);
+	unsigned q = fk_quirk_bits(fp__script, FK_MSG_TGT_QP_MODIFY);
 	struct fp_rqp *r = h->real;
 	enum ibv_qp_state st;
 	int err;

@@ -41,8 +41,7 @@ struct ibv_xrcd *fp_open_xrcd(struct ibv_context *context,
 	/* XRCD-11: only O_CREAT and O_EXCL mean anything; XRCD-10: a closed fd
 	 * fails to travel (EBADF). */
 	err = fk_xrcd_open(ctx->fk, attr->fd, attr->oflags & (O_CREAT | O_EXCL),
-			   (fp__quirk(FP_Q_XRCD_EXCL_EEXIST) ? FK_Q_XRCD_EXCL_EEXIST : 0) |
-			   (fp__quirk(FP_Q_XRCD_INODE_ANY_DEVICE) ? FK_Q_XRCD_ANY_DEVICE : 0),
+			   fk_quirk_bits(fp__script, FK_MSG_XRCD_OPEN),
 			   &x->fk_handle, &id);
 	if (err)
 		goto err_free_x;
@@ -101,7 +100,7 @@ int fp_close_xrcd(struct ibv_xrcd *ibx)
 	/* EBUSY while SRQs or QPs of this handle exist: the fake kernel's
 	 * (XRCD-13, LIFE-10) */
 	err = fk_xrcd_close(ctx->fk, x->fk_handle,
-			    fp__quirk(FP_Q_XRCD_CLOSE_NOT_BUSY) ? FK_Q_XRCD_CLOSE_NOT_BUSY : 0);
+			    fk_quirk_bits(fp__script, FK_MSG_XRCD_CLOSE));
 	if (err)
 		goto out;
 	fe_dom_put(x->dom);			/* XRCD-14/16 */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's client library: what the fake provider calls for the
- * device-wide objects the daemon (ibvct-fkd, fake-provider/kernel/) owns.
+ * device-wide objects the daemon (ibvct-fkd, fake-provider/kernel/) owns,
+ * over the protocol of fake-provider/uapi/proto.h.
  * One connection per open device context, like a uverbs fd: when it closes,
  * or its process dies, the daemon releases what it held (XRCD-17, LIFE-04/05).
  *
@@ -24,13 +25,16 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
+/* The protocol's names (lifetime models, object types, route answers,
+ * quirk bits) and struct fk_qp_limits, what the daemon checks modify
+ * against (the device spec's ports and limits), of the modify module both
+ * sides share. */
+#include "proto.h"
+#include "qp_modify.h"
+
 struct fk_client;
 
-enum { FK_LIFETIME_CURRENT = 0, FK_LIFETIME_SEED = 1 };
-
-/* What the daemon checks modify against (the device spec's ports and limits):
- * struct fk_qp_limits of the modify module both sides share. */
-#include "qp_modify.h"
+enum { FK_LIFETIME_CURRENT = FK_LIFE_CURRENT, FK_LIFETIME_SEED = FK_LIFE_SEED };
 
 struct fk_event {
 	uint32_t qp_handle;		/* this connection's handle */
@@ -53,23 +57,9 @@ struct fk_connect_opts {
 	 * against it); "" the built-in default; NULL none (no checks). */
 	const char *script;
 	/* Kernel rules this connection's requests are served without (the
-	 * provider's script quirks): FK_CQ_*. */
+	 * provider's script quirks): HELLO's FK_Q_* (fk_quirk_bits). */
 	unsigned quirks;
 };
-#define FK_CQ_HANDLE_FALLBACK		0x1u	/* unknown handle: first object of the type */
-#define FK_CQ_LEFTOVER_DROPS_DOMAIN	0x2u	/* seed: leftover TGT QPs hold no domain use */
-#define FK_CQ_MODIFY_NO_ATTR_CHECK	0x4u	/* TGT modify: no port/P_Key/rd_atom checks */
-#define FK_CQ_XRCD_OPEN_CREATES		0x8u	/* unbound inode bound without O_CREAT */
-#define FK_CQ_OPEN_QP_ANY_TYPE		0x10u	/* open_qp: any qp_type opens a TGT QP */
-#define FK_CQ_QP_ANY_TYPE		0x20u	/* a QP of an unknown type is made, as RC */
-#define FK_CQ_SRQ_ANY_TYPE		0x40u	/* an SRQ of an unknown type is made basic */
-#define FK_CQ_XRCD_NO_SHARE		0x80u	/* a bound inode's domain is never found */
-#define FK_CQ_XRCD_CLOSE_UNBINDS	0x100u	/* any XRCD close unbinds the inode */
-#define FK_CQ_SRQ_HELD_BY_TGT		0x200u	/* XRC SRQ destroy EBUSY while a TGT QP lives */
-#define FK_CQ_TGT_DESTROY_KILLS		0x400u	/* a TGT handle's destroy kills the real QP */
-#define FK_CQ_TGT_DESTROY_KEEPS		0x800u	/* the last TGT destroy leaves the QP */
-#define FK_CQ_XRCD_BAD_FD_PRIVATE	0x1000u	/* an fd that is not open is taken as -1 */
-
 
 /*
  * Connect to the daemon of the run dir ($IBVCT_RUNDIR, else
@@ -104,13 +94,7 @@ int fk_qpn_free(struct fk_client *c, uint32_t qpn);
 int fk_srqn_alloc(struct fk_client *c, uint32_t *srqn);
 int fk_srqn_free(struct fk_client *c, uint32_t srqn);
 
-/* Per-call quirk flags (the provider's script quirks; 0 normally). */
-#define FK_Q_XRCD_EXCL_EEXIST		0x1u	/* fk_xrcd_open */
-#define FK_Q_XRCD_ANY_DEVICE		0x2u	/* fk_xrcd_open */
-#define FK_Q_XRCD_CLOSE_NOT_BUSY	0x1u	/* fk_xrcd_close */
-#define FK_Q_OPEN_QP_ANY_DOMAIN		0x1u	/* fk_tgt_qp_open */
-#define FK_Q_MODIFY_NO_MASK_STRIP	0x1u	/* fk_tgt_qp_modify */
-#define FK_Q_MODIFY_SKIP_TABLE		0x2u	/* fk_tgt_qp_modify */
+/* Per-call quirks: the request's FK_Q_* (proto.h, fk_quirk_bits); 0 normally. */
 
 /*
  * XRC domains (XRCD-03..17). fd: the caller's file (passed to the daemon,
@@ -131,8 +115,9 @@ int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks);
  * (IBV_SRQT_BASIC) or QP type (RC, UC, UD, XRC_SEND); 0 for the rest.
  * refs: FK_O_NONE in each slot not used (NULL: none at all).
  */
-enum { FK_O_PD = 1, FK_O_MR, FK_O_CQ, FK_O_SRQ, FK_O_QP, FK_O_AH, FK_O_XRCD };
-#define FK_O_NONE	0xffffffffu
+enum { FK_O_PD = FK_OBJ_PD, FK_O_MR = FK_OBJ_MR, FK_O_CQ = FK_OBJ_CQ, FK_O_SRQ = FK_OBJ_SRQ,
+       FK_O_QP = FK_OBJ_QP, FK_O_AH = FK_OBJ_AH, FK_O_XRCD = FK_OBJ_XRCD };
+#define FK_O_NONE	FK_NO_HANDLE
 struct fk_refs {
 	uint32_t pd, scq, rcq, srq, xrcd;
 };
@@ -191,24 +176,16 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
 /*
  * The data path's rendezvous (packets never pass through the daemon):
  * fk_ring_set registers the receive ring (a memfd) of this connection's
- * process; fk_route asks where a packet goes: kind FK_ROUTE_QPN_TO with a
+ * process; fk_route asks where a packet goes: kind FK_ROUTE_QPN with a
  * destination QPN (and, for an XRC target QP, the SRQ it names), or
- * FK_ROUTE_CONN_TO with a connection id (where responses go). On success
- * with gate FK_ROUTE_OK, out->fd is a new fd of the ring (the caller closes
+ * FK_ROUTE_CONN with a connection id (where responses go). On success
+ * with gate FK_GATE_OK, out->fd is a new fd of the ring (the caller closes
  * it) of connection out->conn_id, and for a target QP out->xrcd_id its
  * domain (the responder checks the SRQ against it: WR-03); otherwise
  * out->fd is -1 and gate says why (the target QP cannot receive; no SRQ of
- * that number). ENOENT: nobody there.
+ * that number). ENOENT: nobody there. quirks: the request's flags
+ * (FK_Q_XRC_IGNORE_REMOTE_SRQN). struct fk_route: uapi/proto.h.
  */
-enum { FK_ROUTE_QPN_TO = 0, FK_ROUTE_CONN_TO = 1 };
-enum { FK_ROUTE_OK = 0, FK_ROUTE_NO_RECV = 1, FK_ROUTE_BAD_SRQ = 2 };
-#define FK_Q_ROUTE_ANY_SRQ		0x1u	/* fk_route: the domain's first SRQ */
-struct fk_route {
-	uint32_t conn_id, srqn, gate, xrcd_id;
-	uint32_t qp_access;		/* a target QP's qp_access_flags (gate OK) */
-	uint32_t rnr_timer;		/* and its min_rnr_timer */
-	int fd;
-};
 /*
  * fork(): fk_fork_init (once; fk_connect calls it too) registers handlers
  * that take the library's locks before fork, and give the child fresh ones

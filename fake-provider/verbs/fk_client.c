@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's client library (see fk_client.h): finds or starts the
- * daemon of the run dir, speaks the protocol of fake-provider/kernel/proto.h
+ * daemon of the run dir, speaks the protocol of fake-provider/uapi/proto.h
  * over one SOCK_SEQPACKET connection per device context, and runs one
  * reader thread per connection that hands replies to the waiting caller
  * and runs the event callback for pushed events, in arrival order.
@@ -400,14 +400,20 @@ static void *fk_reader(void *arg)
 /*
  * One request and its reply. rep receives the reply payload (at most cap
  * bytes, *rlen the size); returns the transport error, else the reply's
- * status; a success reply must be exactly want bytes (0: any size).
+ * status. The sizes are the message table's (uapi/fk_msgs.def): len must
+ * be the type's request size (EINVAL: this library's bug), a success reply
+ * exactly its reply struct (a DUMP's any size: the text follows).
  */
 static int fk_call_fd(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
-		      int pass_fd, void *rep, size_t cap, size_t want, size_t *rlen, int *rfd)
+		      int pass_fd, void *rep, size_t cap, size_t *rlen, int *rfd)
 {
+	const struct fk_msg_info *m = fk_msg_info(type);
+	size_t want = !m || type == FK_MSG_DUMP ? 0 : m->rep_size;
 	struct fk_rep r;
 	int err, gotfd = -1;
 
+	if (!m || len != m->req_size || cap < want)
+		return EINVAL;
 	pthread_mutex_lock(&c->call_lock);
 	pthread_mutex_lock(&c->lock);
 	if (c->dead) {
@@ -463,16 +469,16 @@ out:
 }
 
 static int fk_call(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
-		   int pass_fd, void *rep, size_t cap, size_t want, size_t *rlen)
+		   int pass_fd, void *rep, size_t cap, size_t *rlen)
 {
-	return fk_call_fd(c, type, req, len, pass_fd, rep, cap, want, rlen, NULL);
+	return fk_call_fd(c, type, req, len, pass_fd, rep, cap, rlen, NULL);
 }
 
 static int fk_call_pair(struct fk_client *c, uint32_t type, const void *req, uint32_t len,
 			int pass_fd, uint32_t *a, uint32_t *b)
 {
 	struct fk_rep_pair rp;
-	int err = fk_call(c, type, req, len, pass_fd, &rp, sizeof(rp), sizeof(rp), NULL);
+	int err = fk_call(c, type, req, len, pass_fd, &rp, sizeof(rp), NULL);
 
 	if (!err && a)
 		*a = rp.a;
@@ -683,7 +689,7 @@ int fk_qpn_free(struct fk_client *c, uint32_t qpn)
 	struct fk_req_num r = { .num = qpn };
 
 	return fk_call(c, FK_MSG_QPN_FREE, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_srqn_alloc(struct fk_client *c, uint32_t *srqn)
@@ -698,7 +704,7 @@ int fk_srqn_free(struct fk_client *c, uint32_t srqn)
 	struct fk_req_num r = { .num = srqn };
 
 	return fk_call(c, FK_MSG_SRQN_FREE, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_xrcd_open(struct fk_client *c, int fd, int oflags, unsigned quirks,
@@ -724,25 +730,8 @@ int fk_xrcd_close(struct fk_client *c, uint32_t handle, unsigned quirks)
 	struct fk_req_handle r = { .handle = handle, .flags = quirks };
 
 	return fk_call(c, FK_MSG_XRCD_CLOSE, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
-
-_Static_assert((int)FK_O_PD == (int)FK_OBJ_PD && (int)FK_O_XRCD == (int)FK_OBJ_XRCD &&
-	       FK_O_NONE == FK_NO_HANDLE,
-	       "fk_client.h object kinds follow proto.h");
-_Static_assert(FK_CQ_HANDLE_FALLBACK == FK_HQ_HANDLE_FALLBACK &&
-	       FK_CQ_LEFTOVER_DROPS_DOMAIN == FK_HQ_LEFTOVER_DROPS_DOMAIN &&
-	       FK_CQ_MODIFY_NO_ATTR_CHECK == FK_HQ_MODIFY_NO_ATTR_CHECK &&
-	       FK_CQ_XRCD_OPEN_CREATES == FK_HQ_XRCD_OPEN_CREATES &&
-	       FK_CQ_OPEN_QP_ANY_TYPE == FK_HQ_OPEN_QP_ANY_TYPE &&
-	       FK_CQ_QP_ANY_TYPE == FK_HQ_QP_ANY_TYPE && FK_CQ_SRQ_ANY_TYPE == FK_HQ_SRQ_ANY_TYPE &&
-	       FK_CQ_XRCD_NO_SHARE == FK_HQ_XRCD_NO_SHARE &&
-	       FK_CQ_XRCD_CLOSE_UNBINDS == FK_HQ_XRCD_CLOSE_UNBINDS &&
-	       FK_CQ_SRQ_HELD_BY_TGT == FK_HQ_SRQ_HELD_BY_TGT &&
-	       FK_CQ_TGT_DESTROY_KILLS == FK_HQ_TGT_DESTROY_KILLS &&
-	       FK_CQ_TGT_DESTROY_KEEPS == FK_HQ_TGT_DESTROY_KEEPS &&
-	       FK_CQ_XRCD_BAD_FD_PRIVATE == FK_HQ_XRCD_BAD_FD_PRIVATE,
-	       "fk_client.h connection quirks follow proto.h");
 
 static void fk_refs_wire(struct fk_req_obj *r, const struct fk_refs *refs)
 {
@@ -767,7 +756,7 @@ int fk_obj_destroy(struct fk_client *c, int type, uint32_t handle)
 	struct fk_req_obj_destroy r = { .handle = handle, .type = (uint32_t)type };
 
 	return fk_call(c, FK_MSG_OBJ_DESTROY, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_mr_rereg(struct fk_client *c, uint32_t mr, unsigned flags, uint32_t pd, int access,
@@ -798,7 +787,7 @@ int fk_srq_destroy(struct fk_client *c, uint32_t handle)
 	struct fk_req_handle r = { .handle = handle };
 
 	return fk_call(c, FK_MSG_SRQ_DESTROY, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_tgt_qp_create(struct fk_client *c, uint32_t xrcd_handle, uint64_t user,
@@ -826,7 +815,7 @@ int fk_tgt_qp_destroy(struct fk_client *c, uint32_t qp_handle)
 	struct fk_req_handle r = { .handle = qp_handle };
 
 	return fk_call(c, FK_MSG_TGT_QP_DESTROY, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 static void fk_ah_to_wire(struct fk_ah_wire *w, const struct ibv_ah_attr *a)
@@ -905,7 +894,7 @@ int fk_tgt_qp_query(struct fk_client *c, uint32_t qp_handle, struct ibv_qp_attr 
 	struct fk_rep_query q;
 	int err;
 
-	err = fk_call(c, FK_MSG_TGT_QP_QUERY, &r, sizeof(r), -1, &q, sizeof(q), sizeof(q), NULL);
+	err = fk_call(c, FK_MSG_TGT_QP_QUERY, &r, sizeof(r), -1, &q, sizeof(q), NULL);
 	if (err)
 		return err;
 	a->qp_state = (enum ibv_qp_state)q.attr.qp_state;
@@ -940,7 +929,7 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
 	struct fk_req_event r = { .qp_handle = qp_handle, .event_type = (uint32_t)type };
 
 	return fk_call(c, FK_MSG_EVENT_RAISE, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_ring_set(struct fk_client *c, int memfd)
@@ -948,7 +937,7 @@ int fk_ring_set(struct fk_client *c, int memfd)
 	struct fk_req_num r = { 0 };
 
 	return fk_call(c, FK_MSG_RING_SET, &r, sizeof(r), memfd, &(struct fk_rep){ 0 },
-		       sizeof(struct fk_rep), sizeof(struct fk_rep), NULL);
+		       sizeof(struct fk_rep), NULL);
 }
 
 int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigned quirks,
@@ -960,8 +949,7 @@ int fk_route(struct fk_client *c, int kind, uint32_t num, uint32_t srqn, unsigne
 	struct fk_rep_route rep;
 	int err, fd = -1;
 
-	err = fk_call_fd(c, FK_MSG_ROUTE, &r, sizeof(r), -1, &rep, sizeof(rep), sizeof(rep),
-			 NULL, &fd);
+	err = fk_call_fd(c, FK_MSG_ROUTE, &r, sizeof(r), -1, &rep, sizeof(rep), NULL, &fd);
 	if (err)
 		return err;
 	if (rep.gate == FK_GATE_OK && fd < 0)
@@ -989,7 +977,7 @@ int fk_dump(struct fk_client *c, char *buf, size_t len)
 	rep = malloc(cap);
 	if (!rep)
 		return ENOMEM;
-	err = fk_call(c, FK_MSG_DUMP, &r, sizeof(r), -1, rep, cap, 0, &n);
+	err = fk_call(c, FK_MSG_DUMP, &r, sizeof(r), -1, rep, cap, &n);
 	if (!err) {
 		text = n - sizeof(struct fk_rep);
 		if (text >= len) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's wire protocol, shared by the daemon (ibvct-fkd) and its
- * client library (fake-provider/engine/fk_client.c). One message per packet on
+ * client library (fake-provider/verbs/fk_client.c). One message per packet on
  * an AF_UNIX SOCK_SEQPACKET socket: a fixed header, then a bounded payload
  * whose size is fixed per type (except the dump text in a reply). Every
  * struct has only fixed-size members and explicit padding, which must be 0.
@@ -10,6 +10,7 @@
 #ifndef FK_PROTO_H
 #define FK_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
@@ -32,31 +33,19 @@ struct fk_hdr {
 	uint32_t seq;			/* echoed in the reply; 0 in pushed events */
 };
 
-/* Keep in step with fk_proto_req_size() below and fk_msg_names in proto.c. */
+/* The message types: one row each in fk_msgs.def. */
 enum fk_msg_type {
-	FK_MSG_HELLO = 1,
-	FK_MSG_DUMP,
-	FK_MSG_QPN_ALLOC,
-	FK_MSG_QPN_FREE,
-	FK_MSG_SRQN_ALLOC,
-	FK_MSG_SRQN_FREE,
-	FK_MSG_XRCD_OPEN,
-	FK_MSG_XRCD_CLOSE,
-	FK_MSG_SRQ_CREATE_XRC,
-	FK_MSG_SRQ_DESTROY,
-	FK_MSG_TGT_QP_CREATE,
-	FK_MSG_TGT_QP_OPEN,
-	FK_MSG_TGT_QP_DESTROY,
-	FK_MSG_TGT_QP_MODIFY,
-	FK_MSG_TGT_QP_QUERY,
-	FK_MSG_EVENT_RAISE,
-	FK_MSG_RING_SET,
-	FK_MSG_ROUTE,
-	FK_MSG_OBJ_CREATE,
-	FK_MSG_OBJ_DESTROY,
-	FK_MSG_MR_REREG,
+	FK_MSG__NONE = 0,
+#define FK_MSG(NAME, name, req, rep, needs) FK_MSG_##NAME,
+#include "fk_msgs.def"
+#undef FK_MSG
 	FK_MSG__COUNT
 };
+/* What a message needs of its connection (fk_msgs.def, kernel/server.c). */
+#define FK_NEEDS_HELLO		0x1u	/* the connection's HELLO first (EPROTO) */
+#define FK_NEEDS_DEVICE		0x2u	/* a device, not a monitor (EPERM) */
+#define FK_NEEDS_EPOCH		0x4u	/* may change routes: the epoch moves */
+#define FK_NEEDS_FD		0x8u	/* may bring one fd */
 #define FK_MSG_REPLY		0x8000u
 #define FK_MSG_EVENT		0x4001u		/* daemon -> client push, no reply */
 
@@ -83,29 +72,33 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 
 /* Request flags. HELLO: */
 #define FK_HELLO_MONITOR	0x1u	/* no device: only DUMP (tests, debugging) */
-/* HELLO quirks: kernel rules a connection's requests are served without
- * (the plugin's scripted misbehaviours, fp_quirks.def). */
-#define FK_HQ_HANDLE_FALLBACK	0x1u	/* an unknown handle names the first object of its type */
-#define FK_HQ_LEFTOVER_DROPS_DOMAIN 0x2u	/* seed: a leftover TGT QP holds no domain use */
-#define FK_HQ_MODIFY_NO_ATTR_CHECK 0x4u	/* TGT_QP_MODIFY: no port/P_Key/rd_atom checks */
-#define FK_HQ_XRCD_OPEN_CREATES	0x8u	/* XRCD_OPEN: an unbound inode is bound without O_CREAT */
-#define FK_HQ_OPEN_QP_ANY_TYPE	0x10u	/* TGT_QP_OPEN: any qp_type opens the TGT QP */
-#define FK_HQ_QP_ANY_TYPE	0x20u	/* OBJ_CREATE: a QP of an unknown type is made (as RC) */
-#define FK_HQ_SRQ_ANY_TYPE	0x40u	/* OBJ_CREATE: an SRQ of an unknown type is made basic */
-#define FK_HQ_XRCD_NO_SHARE	0x80u	/* XRCD_OPEN: a bound inode's domain is never found */
-#define FK_HQ_XRCD_CLOSE_UNBINDS 0x100u	/* XRCD_CLOSE: any close unbinds the inode */
-#define FK_HQ_SRQ_HELD_BY_TGT	0x200u	/* SRQ_DESTROY: EBUSY while a TGT QP of its domain lives */
-#define FK_HQ_TGT_DESTROY_KILLS	0x400u	/* TGT_QP_DESTROY: the real QP dies with any handle */
-#define FK_HQ_TGT_DESTROY_KEEPS	0x800u	/* TGT_QP_DESTROY: the last handle leaves the QP in its domain */
-#define FK_HQ_XRCD_BAD_FD_PRIVATE 0x1000u	/* XRCD_OPEN: an fd that is not open is taken as -1 */
-#define FK_HQ__ALL		0x1fffu
-/* Per-request quirk flags: the plugin's scripted misbehaviours (fp_quirks.def). */
-#define FK_F_XRCD_EXCL_EEXIST	0x1u	/* XRCD_OPEN: EEXIST instead of EINVAL */
-#define FK_F_XRCD_ANY_DEVICE	0x2u	/* XRCD_OPEN: an inode bound on any device */
-#define FK_F_XRCD_CLOSE_NOT_BUSY 0x1u	/* XRCD_CLOSE: close while referenced */
-#define FK_F_OPEN_ANY_DOMAIN	0x1u	/* TGT_QP_OPEN: any XRCD of the device */
-#define FK_F_MODIFY_NO_STRIP	0x1u	/* TGT_QP_MODIFY: no QPX-07 stripping */
-#define FK_F_MODIFY_SKIP_TABLE	0x2u	/* TGT_QP_MODIFY: no QPX-06 table */
+/*
+ * Quirks (script/fp_quirks.def, a row each): the kernel rules a request is
+ * served without, the plugin's scripted misbehaviours. A row's WHERE names
+ * the message whose word carries its bit FK_Q_<ID>: HELLO's quirks (for
+ * every request of the connection) or the request's flags; a PLUGIN row's
+ * FK_Q_ is 0 (the daemon never sees it).
+ */
+enum fk_quirk_where {
+	FK_QW_PLUGIN = 0,
+#define FK_MSG(NAME, name, req, rep, needs) FK_QW_##NAME = FK_MSG_##NAME,
+#include "fk_msgs.def"
+#undef FK_MSG
+};
+enum fk_quirk_bit {
+#define FP_QUIRK(id, name, where, bit, what) \
+	FK_Q_##id = FK_QW_##where == FK_QW_PLUGIN ? 0u : 1u << (bit),
+#include "fp_quirks.def"
+#undef FP_QUIRK
+};
+/* Every bit the table gives message type's word (HELLO: the connection's
+ * quirks): what the daemon accepts there, EINVAL for any other bit. */
+uint32_t fk_quirk_flags(uint32_t type);
+/* The bits of that word for the quirks script s has on (the plugin's side). */
+struct fp_script;
+uint32_t fk_quirk_bits(const struct fp_script *s, uint32_t type);
+/* 0, or -1 with why: two rows of one word share a bit. */
+int fk_quirk_table_check(char *why, size_t len);
 
 /* ---- requests ----------------------------------------------------------- */
 struct fk_req_hello {
@@ -117,7 +110,7 @@ struct fk_req_hello {
 	uint32_t max_dest_rd_atom;	/* 0: unchecked */
 	uint32_t client_pid;		/* informational (dumps); the daemon uses SO_PEERCRED */
 	uint16_t pkey_tbl_len[FK_MAX_PORTS];
-	uint32_t quirks;			/* FK_HQ_* */
+	uint32_t quirks;			/* FK_Q_* of HELLO's quirks */
 	uint32_t reserved;
 };
 
@@ -227,7 +220,6 @@ struct fk_req_event {
  * dup of that ring's fd attached to a successful reply. Packets themselves
  * never pass through the daemon. */
 enum { FK_ROUTE_QPN = 0, FK_ROUTE_CONN = 1 };
-#define FK_F_ROUTE_ANY_SRQ	0x1u	/* ROUTE: XRC to the domain's first SRQ */
 struct fk_req_route {
 	uint32_t kind;			/* FK_ROUTE_* */
 	uint32_t num;			/* destination QPN, or a connection id */
@@ -265,6 +257,15 @@ struct fk_rep_route {
 	uint32_t conn_id, srqn, gate, xrcd_id;
 	uint32_t qp_access, rnr_timer;
 };
+/* The ROUTE answer as the client hands it on (verbs/fk_client.h fk_route,
+ * read by the engine's transport): fd is a new fd of the ring (gate
+ * FK_GATE_OK), else -1. */
+struct fk_route {
+	uint32_t conn_id, srqn, gate, xrcd_id;
+	uint32_t qp_access;		/* a target QP's qp_access_flags (gate OK) */
+	uint32_t rnr_timer;		/* and its min_rnr_timer */
+	int fd;
+};
 
 struct fk_rep_query {
 	struct fk_rep r;
@@ -290,35 +291,24 @@ _Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
 _Static_assert(sizeof(struct fk_req_obj) == 32, "fk_req_obj layout");
 _Static_assert(sizeof(struct fk_req_mr_rereg) == 32, "fk_req_mr_rereg layout");
 
+/* One row of fk_msgs.def, indexed by type (proto.c). */
+struct fk_msg_info {
+	const char *name;
+	uint32_t req_size;		/* the request's exact payload size */
+	uint32_t rep_size;		/* a success reply's (DUMP's: before the text) */
+	uint32_t needs;			/* FK_NEEDS_* */
+};
+/* The row of a request type, NULL if the type is unknown. */
+const struct fk_msg_info *fk_msg_info(uint32_t type);
 /* The exact payload size of a request type, 0 if the type is unknown. */
 static inline uint32_t fk_proto_req_size(uint32_t type)
 {
-	switch (type) {
-	case FK_MSG_HELLO:		return sizeof(struct fk_req_hello);
-	case FK_MSG_DUMP:		return sizeof(struct fk_req_num);
-	case FK_MSG_QPN_ALLOC:		return sizeof(struct fk_req_num);
-	case FK_MSG_QPN_FREE:		return sizeof(struct fk_req_num);
-	case FK_MSG_SRQN_ALLOC:		return sizeof(struct fk_req_num);
-	case FK_MSG_SRQN_FREE:		return sizeof(struct fk_req_num);
-	case FK_MSG_XRCD_OPEN:		return sizeof(struct fk_req_xrcd_open);
-	case FK_MSG_XRCD_CLOSE:		return sizeof(struct fk_req_handle);
-	case FK_MSG_SRQ_CREATE_XRC:	return sizeof(struct fk_req_obj);
-	case FK_MSG_SRQ_DESTROY:	return sizeof(struct fk_req_handle);
-	case FK_MSG_TGT_QP_CREATE:	return sizeof(struct fk_req_tgt_create);
-	case FK_MSG_TGT_QP_OPEN:	return sizeof(struct fk_req_tgt_open);
-	case FK_MSG_TGT_QP_DESTROY:	return sizeof(struct fk_req_handle);
-	case FK_MSG_TGT_QP_MODIFY:	return sizeof(struct fk_req_modify);
-	case FK_MSG_TGT_QP_QUERY:	return sizeof(struct fk_req_handle);
-	case FK_MSG_EVENT_RAISE:	return sizeof(struct fk_req_event);
-	case FK_MSG_RING_SET:		return sizeof(struct fk_req_num);
-	case FK_MSG_ROUTE:		return sizeof(struct fk_req_route);
-	case FK_MSG_OBJ_CREATE:	return sizeof(struct fk_req_obj);
-	case FK_MSG_OBJ_DESTROY:	return sizeof(struct fk_req_obj_destroy);
-	case FK_MSG_MR_REREG:		return sizeof(struct fk_req_mr_rereg);
+	const struct fk_msg_info *m = fk_msg_info(type);
 
-	default:			return 0;
-	}
+	return m ? m->req_size : 0;
 }
+/* A type's name for logs and dumps ("event" for a pushed event, "unknown"). */
+const char *fk_msg_name(uint32_t type);
 
 static inline void fk_proto_hdr_init(struct fk_hdr *h, uint32_t type, uint32_t len,
 				     uint32_t seq)
