@@ -297,7 +297,7 @@ void fe_qp_release(struct fe_qp *qp);
 /* Moved to SQD: drained now, or once its waiting WQEs are done. */
 void fe_qp_sqd(struct fe_qp *qp);
 
-/* ---- the requester (requester.c) ---------------------------------------- */
+/* ---- the requester (requester.c) and completer (completer.c) ------------- */
 /* One send WR, its members read one by one by the driver (WR-02). */
 struct fp_swr {
 	uint64_t wr_id;
@@ -434,9 +434,8 @@ struct fp_response {
 	const struct fe_peer *from;
 };
 
-/* ---- where packets go (route.c) and what happens there (responder.c) ---- */
-/* The one routing decision: a packet from QP src to a QP of this process,
- * or through the transport to the process that holds its destination. */
+/* ---- the responder (responder.c) ------------------------------------------ */
+/* Where a request went (the requester's ROUTE and XMIT states, requester.c). */
 struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	struct fe_peer *peer;
 	uint64_t id;
@@ -444,8 +443,6 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
 				 * bytes of it in the peer's inbox (to peer, as id) */
 };
-void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp,
-		struct fe_sent *sent);
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);

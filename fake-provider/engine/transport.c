@@ -4,9 +4,9 @@
  * (an "inbox": a memfd, registered with the fake kernel daemon by every
  * context of the device) per device; a requester asks the daemon once where
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
- * its packets straight into it (where a packet goes is the router's
- * decision, route.c), data read from the sender's memory as an HCA reads
- * it: one copy into the inbox, one out. The destination runs the responder
+ * its packets straight into it (where a packet goes is the requester's
+ * decision, its ROUTE state), data read from the sender's memory as an
+ * HCA reads it: one copy into the inbox, one out. The destination runs the responder
  * (fe_rx, responder.c) on them: inline whenever it is in a verb, else on
  * its progress thread, which sleeps on a futex in the inbox once the
  * application has called no verb for a while (struct fe_xport.app_gen).
@@ -805,7 +805,7 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 	return err;
 }
 
-/* ---- what the router (route.c) asks of the transport -------------------------- */
+/* ---- what the requester's ROUTE and XMIT states ask of the transport ------ */
 bool fe_xport_mine(const struct fe_xport *xp)
 {
 	return xp && xp->pid == fp_self_pid();
