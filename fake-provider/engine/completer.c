@@ -56,6 +56,7 @@ struct fe_comp {
 	const struct fp_response *resp;	/* CHECK_ACK .. WQE_DONE */
 	long long wait_ns;		/* RETRY: how long (LLONG_MAX: for ever) */
 	unsigned completed;		/* CQEs made (or quiet successes) */
+	uint64_t seq;			/* the WQE answered, or the first completed */
 };
 
 /* IBA vol 1 table 45: the RNR NAK timer field, in microseconds. */
@@ -314,8 +315,9 @@ static enum fe_comp_state fe_comp_complete(struct fe_comp *c)
 	enum ibv_wc_status st = w->result;
 
 	fe_sq_complete(c->r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
+	if (!c->completed++)
+		c->seq = w->seq;
 	fe_swqe_put(c->r, w);
-	c->completed++;
 	return st == IBV_WC_SUCCESS ? COMP_GET_WQE : COMP_ERROR;
 }
 
@@ -360,8 +362,6 @@ static void fe_completer(struct fe_comp *c, enum fe_comp_state s)
 {
 	bool tracing = fe_trace_states();
 	struct fe_path t;
-	uint64_t seq = c->w ? c->w->seq : 0;
-
 	t.n = 0;
 	t.buf[0] = 0;
 	while (s != COMP_EXIT) {
@@ -371,13 +371,13 @@ static void fe_completer(struct fe_comp *c, enum fe_comp_state s)
 	}
 	/* a retire that completed nothing says nothing */
 	if (tracing && (c->resp || c->completed))
-		fe_trace("comp qpn %u wqe %llu%s%s:%s", c->r->qpn, (unsigned long long)seq,
+		fe_trace("comp qpn %u wqe %llu%s%s:%s", c->r->qpn, (unsigned long long)c->seq,
 			 c->resp ? " " : "", c->resp ? fe_ack_name(c->resp->status) : "", t.buf);
 }
 
 void fe_comp_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)
 {
-	struct fe_comp c = { .r = r, .w = w, .resp = resp };
+	struct fe_comp c = { .r = r, .w = w, .resp = resp, .seq = w->seq };
 
 	fe_completer(&c, COMP_CHECK_ACK);
 }
