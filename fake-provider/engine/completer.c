@@ -168,7 +168,7 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 }
 
 /* ---- an answer ---------------------------------------------------------------- */
-static enum fe_comp_state fe_comp_check_ack(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_check_ack(struct fe_comp *c)
 {
 	struct fp_swqe *w = c->w;
 
@@ -195,7 +195,7 @@ static enum fe_comp_state fe_comp_check_ack(struct fe_comp *c)
 }
 
 /* Full for long, and its owner gone: the request is lost. */
-static enum fe_comp_state fe_comp_busy(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_busy(struct fe_comp *c)
 {
 	struct fp_swqe *w = c->w;
 	long long now = fp_now_ns();
@@ -216,7 +216,7 @@ static enum fe_comp_state fe_comp_busy(struct fe_comp *c)
 	return COMP_EXIT;
 }
 
-static enum fe_comp_state fe_comp_nak_seq(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_nak_seq(struct fe_comp *c)
 {
 	c->w->state = FP_SWQE_WAIT;
 	c->w->due = 0;
@@ -224,7 +224,7 @@ static enum fe_comp_state fe_comp_nak_seq(struct fe_comp *c)
 	return COMP_EXIT;
 }
 
-static enum fe_comp_state fe_comp_lost(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_lost(struct fe_comp *c)
 {
 	if (c->w->sent.cached && !c->w->rerouted)
 		return COMP_REROUTE;
@@ -235,7 +235,7 @@ static enum fe_comp_state fe_comp_lost(struct fe_comp *c)
 }
 
 /* A remembered route to a QPN that moved on: ask once more, at once. */
-static enum fe_comp_state fe_comp_reroute(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_reroute(struct fe_comp *c)
 {
 	fe_xport_forget(fe_dev_xport(c->r->dev), c->w->pkt.dst_qpn);
 	c->w->rerouted = true;
@@ -243,7 +243,7 @@ static enum fe_comp_state fe_comp_reroute(struct fe_comp *c)
 	return COMP_RETRY;
 }
 
-static enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 {
 	uint8_t timeout = c->r->attr.timeout;
 
@@ -253,7 +253,7 @@ static enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 	return COMP_RETRY;
 }
 
-static enum fe_comp_state fe_comp_rnr_retry(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_rnr_retry(struct fe_comp *c)
 {
 	if (!c->w->rnr_left)
 		return COMP_WQE_DONE;
@@ -263,7 +263,7 @@ static enum fe_comp_state fe_comp_rnr_retry(struct fe_comp *c)
 	return COMP_RETRY;
 }
 
-static enum fe_comp_state fe_comp_retry(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_retry(struct fe_comp *c)
 {
 	struct fp_swqe *w = c->w;
 
@@ -275,19 +275,19 @@ static enum fe_comp_state fe_comp_retry(struct fe_comp *c)
 	return COMP_EXIT;
 }
 
-static enum fe_comp_state fe_comp_read(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_read(struct fe_comp *c)
 {
 	fp_swr_scatter(c->r, &c->w->s, c->resp->data);
 	return COMP_WQE_DONE;
 }
 
-static enum fe_comp_state fe_comp_atomic(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_atomic(struct fe_comp *c)
 {
 	fp_swr_scatter(c->r, &c->w->s, (const char *)&c->resp->atomic_orig);
 	return COMP_WQE_DONE;
 }
 
-static enum fe_comp_state fe_comp_wqe_done(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_wqe_done(struct fe_comp *c)
 {
 	c->w->state = FP_SWQE_DONE;
 	c->w->result = fp_ack_status(c->resp->status);
@@ -295,7 +295,7 @@ static enum fe_comp_state fe_comp_wqe_done(struct fe_comp *c)
 }
 
 /* ---- retiring ------------------------------------------------------------------ */
-static enum fe_comp_state fe_comp_get_wqe(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_get_wqe(struct fe_comp *c)
 {
 	struct fe_qp *r = c->r;
 
@@ -309,7 +309,7 @@ static enum fe_comp_state fe_comp_get_wqe(struct fe_comp *c)
 }
 
 /* The WQE leaves the queue with its CQE. */
-static enum fe_comp_state fe_comp_complete(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_complete(struct fe_comp *c)
 {
 	struct fp_swqe *w = c->w;
 	enum ibv_wc_status st = w->result;
@@ -321,20 +321,21 @@ static enum fe_comp_state fe_comp_complete(struct fe_comp *c)
 	return st == IBV_WC_SUCCESS ? COMP_GET_WQE : COMP_ERROR;
 }
 
-static enum fe_comp_state fe_comp_error(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_error(struct fe_comp *c)
 {
 	fe_qp_set_error(c->r);		/* later WQEs are flushed */
 	return COMP_EXIT;
 }
 
-static enum fe_comp_state fe_comp_drained(struct fe_comp *c)
+FE_STATE enum fe_comp_state fe_comp_drained(struct fe_comp *c)
 {
 	fe_sq_done(c->r);
 	return COMP_EXIT;
 }
 
 /* ---- the machine ---------------------------------------------------------------- */
-static enum fe_comp_state fe_comp_step(struct fe_comp *c, enum fe_comp_state s)
+FE_STATE enum fe_comp_state
+fe_comp_step(struct fe_comp *c, enum fe_comp_state s)
 {
 	switch (s) {
 	case COMP_CHECK_ACK:	return fe_comp_check_ack(c);
@@ -358,21 +359,33 @@ static enum fe_comp_state fe_comp_step(struct fe_comp *c, enum fe_comp_state s)
 	return COMP_EXIT;
 }
 
-static void fe_completer(struct fe_comp *c, enum fe_comp_state s)
+/* The same run, writing its path (the trace's, cold). */
+static __attribute__((noinline, cold)) void fe_completer_traced(struct fe_comp *c,
+								enum fe_comp_state s)
 {
-	bool tracing = fe_trace_states();
 	struct fe_path t;
+
 	t.n = 0;
 	t.buf[0] = 0;
 	while (s != COMP_EXIT) {
-		if (tracing)
-			fe_path_add(&t, fe_comp_name[s]);
+		fe_path_add(&t, fe_comp_name[s]);
 		s = fe_comp_step(c, s);
 	}
 	/* a retire that completed nothing says nothing */
-	if (tracing && (c->resp || c->completed))
+	if (c->resp || c->completed)
 		fe_trace("comp qpn %u wqe %llu%s%s:%s", c->r->qpn, (unsigned long long)c->seq,
 			 c->resp ? " " : "", c->resp ? fe_ack_name(c->resp->status) : "", t.buf);
+}
+
+/* Run the machine from s. */
+FE_STATE void fe_completer(struct fe_comp *c, enum fe_comp_state s)
+{
+	if (fe_trace_states()) {
+		fe_completer_traced(c, s);
+		return;
+	}
+	while (s != COMP_EXIT)
+		s = fe_comp_step(c, s);
 }
 
 void fe_comp_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)

@@ -248,11 +248,11 @@ void fe_progress(void);
  * the requester, the responder and the completer writes the states it went
  * through, one line (fp_trace: "<pid> req|resp|comp ...").
  */
-static inline bool fe_trace_states(void)
-{
-	return fp__script->trace_states;
-}
+#define fe_trace_states()	__builtin_expect(fp__script->trace_states, 0)
 #define fe_trace(...)	fp_trace(fp__script, __VA_ARGS__)
+/* A state function: small, and inlined into its machine's loop, which then
+ * jumps from state to state as straight-line code would. */
+#define FE_STATE	static inline __attribute__((always_inline))
 /* A run's path of state names, for its trace line. */
 struct fe_path {
 	char buf[512];

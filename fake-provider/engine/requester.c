@@ -235,7 +235,7 @@ struct fe_req {
  * SGE checked against its key (for READ and atomics, where the answer will
  * land, with local write). A local error found at post time stands.
  */
-static enum fe_req_state fe_req_read_wqe(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_read_wqe(struct fe_req *c)
 {
 	struct fp_swqe *w = c->w;
 	bool to_local = fp_op_asks(w->s.opcode);
@@ -271,7 +271,7 @@ static enum fe_req_state fe_req_read_wqe(struct fe_req *c)
 
 /* The one routing decision: a QP of this process executes the packet at
  * once; anything else, and every XRC packet, goes where the daemon says. */
-static enum fe_req_state fe_req_get_dest(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 {
 	struct fe_sent *sent = &c->w->sent;
 
@@ -288,7 +288,7 @@ static enum fe_req_state fe_req_get_dest(struct fe_req *c)
 	return REQ_ROUTE;
 }
 
-static enum fe_req_state fe_req_execute_here(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 {
 	fe_rx_qp(c->dev, c->dq, c->out, &c->resp);
 	return REQ_ANSWERED;
@@ -301,7 +301,7 @@ static enum fe_req_state fe_req_execute_here(struct fe_req *c)
  * when the SRQ is ours after all. No route: the packet is lost (an XRC
  * SRQ outside the target QP's domain: an invalid request, WR-03).
  */
-static enum fe_req_state fe_req_route(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 {
 	struct fe_xport *xp = fe_dev_xport(c->dev);
 	const struct fp_packet *pkt = c->out;
@@ -336,7 +336,7 @@ static enum fe_req_state fe_req_route(struct fe_req *c)
 
 /* Into the peer's inbox. The rest of a long message goes where its first
  * part went, else all of it again to where the route leads now. */
-static enum fe_req_state fe_req_xmit(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 {
 	struct fe_xport *xp = fe_dev_xport(c->dev);
 	struct fe_sent *sent = &c->w->sent;
@@ -365,7 +365,7 @@ static enum fe_req_state fe_req_xmit(struct fe_req *c)
 	return REQ_SENT;
 }
 
-static enum fe_req_state fe_req_sent(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_sent(struct fe_req *c)
 {
 	struct fp_swqe *w = c->w;
 
@@ -375,21 +375,22 @@ static enum fe_req_state fe_req_sent(struct fe_req *c)
 	return REQ_DONE;
 }
 
-static enum fe_req_state fe_req_answered(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_answered(struct fe_req *c)
 {
 	fe_comp_answer(c->r, c->w, &c->resp);
 	free(c->resp.data);
 	return REQ_DONE;
 }
 
-static enum fe_req_state fe_req_err_local(struct fe_req *c)
+FE_STATE enum fe_req_state fe_req_err_local(struct fe_req *c)
 {
 	c->w->state = FP_SWQE_DONE;
 	c->w->result = c->w->local;
 	return REQ_DONE;
 }
 
-static enum fe_req_state fe_req_step(struct fe_req *c, enum fe_req_state s)
+FE_STATE enum fe_req_state
+fe_req_step(struct fe_req *c, enum fe_req_state s)
 {
 	switch (s) {
 	case REQ_READ_WQE:	return fe_req_read_wqe(c);
@@ -406,14 +407,28 @@ static enum fe_req_state fe_req_step(struct fe_req *c, enum fe_req_state s)
 	return REQ_DONE;
 }
 
+/* The same try, writing its path (the trace's, cold). */
+static __attribute__((noinline, cold)) void fe_requester_traced(struct fe_req *c,
+								enum fe_req_state s)
+{
+	struct fe_path t;
+
+	t.n = 0;
+	while (s != REQ_DONE) {
+		fe_path_add(&t, fe_req_name[s]);
+		s = fe_req_step(c, s);
+	}
+	fe_trace("req qpn %u wqe %llu psn %u %s to %u:%s", c->r->qpn,
+		 (unsigned long long)c->w->seq, c->w->pkt.psn, fe_pkt_op_name(c->w->pkt.op),
+		 c->w->pkt.dst_qpn, t.buf);
+}
+
 /* One try of w: answered at once (a QP of this process, an unreliable
  * type, a local error), or on its way (SENT). */
 static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 {
-	struct fe_req c;
-	struct fe_path t;
-	bool tracing = fe_trace_states();
 	enum fe_req_state s = REQ_READ_WQE;
+	struct fe_req c;
 
 	c.r = r;
 	c.w = w;
@@ -422,17 +437,15 @@ static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 	c.xrc = w->pkt.src_type == IBV_QPT_XRC_SEND;
 	c.out = &w->pkt;
 	memset(&c.resp, 0, sizeof(c.resp));
-	t.n = 0;
-	while (s != REQ_DONE) {
-		if (tracing)
-			fe_path_add(&t, fe_req_name[s]);
-		s = fe_req_step(&c, s);
+	if (fe_trace_states()) {
+		struct fe_req traced = c;	/* c itself stays out of memory */
+
+		fe_requester_traced(&traced, s);
+	} else {
+		while (s != REQ_DONE)
+			s = fe_req_step(&c, s);
 	}
 	w->pkt.pieces = NULL;		/* read again at the next try */
-	if (tracing)
-		fe_trace("req qpn %u wqe %llu psn %u %s to %u:%s", r->qpn,
-			 (unsigned long long)w->seq, w->pkt.psn, fe_pkt_op_name(w->pkt.op),
-			 w->pkt.dst_qpn, t.buf);
 }
 
 /* ---- the send queue: post, serve, progress ---------------------------------------- */
@@ -477,14 +490,14 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 	fe_comp_retire(r, NULL);
 }
 
-long long fe_sq_progress(void)
+/* fe_sq_progress past its first test (apart: every verb makes that test,
+ * and only it, on the data path). */
+static __attribute__((noinline)) long long fp_sq_progress(void)
 {
 	static bool busy;
 	struct fp_link *p, *t, *qps;
 	long long now, due;
 
-	if (!fe_sq_waiting())
-		return 0;
 	/* Every verb asks: the coarse clock answers "not yet" for a fifth of
 	 * the price, and requests on their way are due only tens of ms on. */
 	due = fe_sq_next_due();
@@ -504,6 +517,11 @@ long long fe_sq_progress(void)
 	fe_sq_due_update();
 	busy = false;
 	return fe_sq_next_due();
+}
+
+long long fe_sq_progress(void)
+{
+	return fe_sq_waiting() ? fp_sq_progress() : 0;
 }
 
 int fe_post_send(struct fe_qp *r, const struct fp_swr *s)

@@ -134,7 +134,7 @@ static void fe_rx_complete(struct fe_dest *d, const struct fp_packet *pkt, uint6
 
 /* A receive-side local error: error CQE, the QP to ERR (not UD); the
  * requester hears st. */
-static enum fe_resp_state fe_resp_local_error(struct fe_resp *c, enum ibv_wc_status wst,
+FE_STATE enum fe_resp_state fe_resp_local_error(struct fe_resp *c, enum ibv_wc_status wst,
 					      enum fp_ack st)
 {
 	fe_rx_complete(&c->d, c->pkt, c->w->wr_id, wst, IBV_WC_RECV, 0);
@@ -162,7 +162,7 @@ static bool fe_types_match(enum ibv_qp_type src, enum ibv_qp_type dst)
 
 /* ---- the states ------------------------------------------------------------ */
 /* Not able to receive, or the wrong transport: the packet is lost. */
-static enum fe_resp_state fe_resp_get_qp(struct fe_resp *c, struct fe_qp *qp)
+FE_STATE enum fe_resp_state fe_resp_get_qp(struct fe_resp *c, struct fe_qp *qp)
 {
 	struct fe_dest *d = &c->d;
 
@@ -186,7 +186,7 @@ static enum fe_resp_state fe_resp_get_qp(struct fe_resp *c, struct fe_qp *qp)
 
 /* An XRC packet: the daemon passed the target QP's gate and named the SRQ
  * (ours), with the target QP's access flags, RNR timer and domain id. */
-static enum fe_resp_state fe_resp_get_xrc_srq(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_get_xrc_srq(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 	struct fe_srq *srq = fe_srq_find(c->d.dev, pkt->xrc_srqn);
@@ -204,10 +204,12 @@ static enum fe_resp_state fe_resp_get_xrc_srq(struct fe_resp *c)
 		srq = fe_dom_first_srq(d->dev, dom);
 	if (!srq || srq->type != IBV_SRQT_XRC || srq->dom != dom)	/* @rule WR-03 */
 		return RESP_NAK_XRC;
+	d->qp = NULL;
 	d->type = IBV_QPT_XRC_RECV;
 	d->qpn = pkt->dst_qpn;
 	d->access = (int)pkt->xrc_access;
 	d->rnr_timer = pkt->xrc_rnr_timer;
+	d->pkey_index = 0;
 	/* An XRC target has no queues or CQs of its own: it receives through
 	 * the SRQ and completes on that SRQ's CQ (SRQX-13). */
 	d->pd = srq->pd;
@@ -221,7 +223,7 @@ static enum fe_resp_state fe_resp_get_xrc_srq(struct fe_resp *c)
  * the NAKed request (the requester starts again from it, IBA vol 1
  * 9.7.5.2.8), so no later message overtakes it; a request from another QP,
  * or one not ahead of it, ends that. */
-static enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 {
 	struct fe_qp *qp = c->d.qp;
 
@@ -235,7 +237,7 @@ static enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 	return RESP_CHK_OP;
 }
 
-static enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 {
 	switch (c->pkt->op) {
 	case FP_PKT_SEND:
@@ -251,14 +253,14 @@ static enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 	}
 }
 
-static enum fe_resp_state fe_resp_chk_align(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_align(struct fe_resp *c)
 {
 	return c->pkt->remote_addr % 8 ? RESP_ERR_ALIGN : RESP_CHK_RKEY;
 }
 
 /* The remote access a key must grant, and what follows its check. A
  * zero-length WRITE or READ checks no key. */
-static enum fe_resp_state fe_resp_chk_rkey(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_rkey(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 	enum fe_resp_state next;
@@ -291,7 +293,7 @@ static enum fe_resp_state fe_resp_chk_rkey(struct fe_resp *c)
 	return c->mem ? next : RESP_ERR_RKEY;
 }
 
-static enum fe_resp_state fe_resp_get_rwqe(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_get_rwqe(struct fe_resp *c)
 {
 	if (!fe_rq_pop(c->d.rq, &c->w))
 		return RESP_ERR_RNR;
@@ -304,7 +306,7 @@ static const void *fe_resp_wqe_pd(const struct fe_resp *c)
 	return c->d.srq ? c->d.srq->pd : c->d.pd;
 }
 
-static enum fe_resp_state fe_resp_chk_lkey(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_lkey(struct fe_resp *c)
 {
 	const void *wpd = fe_resp_wqe_pd(c);
 	int i;
@@ -322,7 +324,7 @@ static enum fe_resp_state fe_resp_chk_lkey(struct fe_resp *c)
 	return RESP_CHK_LENGTH;
 }
 
-static enum fe_resp_state fe_resp_chk_length(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_chk_length(struct fe_resp *c)
 {
 	c->hdr = c->d.type == IBV_QPT_UD ? FP_UD_GRH_LEN : 0;
 	c->total = c->hdr + c->pkt->len;
@@ -335,7 +337,7 @@ static enum fe_resp_state fe_resp_chk_length(struct fe_resp *c)
  * receive completes in error, the QP goes to ERR and the requester has an
  * invalid-request NAK (linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
  * RESPST_ERR_INVALIDATE_RKEY) */
-static enum fe_resp_state fe_resp_invalidate(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_invalidate(struct fe_resp *c)
 {
 	if (!fe_key_invalidate(c->d.dev, c->pkt->imm))	/* @rule MW-05 */
 		return RESP_ERR_INVALIDATE;
@@ -343,7 +345,7 @@ static enum fe_resp_state fe_resp_invalidate(struct fe_resp *c)
 }
 
 /* SEND: [GRH (UD)] + payload into the receive WQE's SGEs. */
-static void fe_resp_scatter(struct fe_resp *c)
+FE_STATE void fe_resp_scatter(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 	uint32_t hdr = c->hdr, total = c->total, done = 0;
@@ -377,7 +379,7 @@ static void fe_resp_scatter(struct fe_resp *c)
 	}
 }
 
-static enum fe_resp_state fe_resp_place(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_place(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 
@@ -397,7 +399,7 @@ static enum fe_resp_state fe_resp_place(struct fe_resp *c)
 	return RESP_COMPLETE;
 }
 
-static enum fe_resp_state fe_resp_read_reply(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_read_reply(struct fe_resp *c)
 {
 	uint32_t len = c->pkt->len;
 
@@ -412,7 +414,7 @@ static enum fe_resp_state fe_resp_read_reply(struct fe_resp *c)
 	return RESP_ACKNOWLEDGE;
 }
 
-static enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 	uint64_t orig, val;
@@ -427,7 +429,7 @@ static enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
 	return RESP_ACKNOWLEDGE;
 }
 
-static enum fe_resp_state fe_resp_complete(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_complete(struct fe_resp *c)
 {
 	fe_rx_complete(&c->d, c->pkt, c->w->wr_id, IBV_WC_SUCCESS, c->wc_op, c->byte_len);
 	return RESP_ACKNOWLEDGE;
@@ -435,7 +437,7 @@ static enum fe_resp_state fe_resp_complete(struct fe_resp *c)
 
 /* Unreliable transports never answer: errors are silent drops. An RNR NAK
  * carries the responder's timer: the requester waits that long. */
-static enum fe_resp_state fe_resp_acknowledge(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_acknowledge(struct fe_resp *c)
 {
 	c->resp->status = c->reliable || c->st == FP_ACK_OK ? c->st : FP_ACK_DROPPED;
 	c->resp->rnr_timer = c->d.rnr_timer;
@@ -443,7 +445,7 @@ static enum fe_resp_state fe_resp_acknowledge(struct fe_resp *c)
 }
 
 /* RC: the stream is blocked behind the NAKed request (fe_resp_chk_seq). */
-static enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
+FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 {
 	struct fe_qp *qp = c->d.qp;
 
@@ -457,20 +459,21 @@ static enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 }
 
 /* Answers without an execution: status only. */
-static enum fe_resp_state fe_resp_answer(struct fe_resp *c, enum fp_ack st)
+FE_STATE enum fe_resp_state fe_resp_answer(struct fe_resp *c, enum fp_ack st)
 {
 	c->resp->status = st;
 	return RESP_DONE;
 }
 
-static enum fe_resp_state fe_resp_nak(struct fe_resp *c, enum fp_ack st)
+FE_STATE enum fe_resp_state fe_resp_nak(struct fe_resp *c, enum fp_ack st)
 {
 	c->st = st;
 	return RESP_ACKNOWLEDGE;
 }
 
 /* ---- the machine ------------------------------------------------------------ */
-static enum fe_resp_state fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
+FE_STATE enum fe_resp_state
+fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
 {
 	switch (s) {
 	case RESP_GET_QP:		return fe_resp_get_qp(c, qp);
@@ -508,35 +511,48 @@ static enum fe_resp_state fe_resp_step(struct fe_resp *c, enum fe_resp_state s, 
 	return RESP_DONE;
 }
 
+/* The same run, writing its path (the trace's, cold). */
+static __attribute__((noinline, cold)) void fe_responder_traced(struct fe_resp *c,
+								enum fe_resp_state s,
+								struct fe_qp *qp)
+{
+	const struct fp_packet *pkt = c->pkt;
+	struct fe_path t;
+
+	t.n = 0;
+	while (s != RESP_DONE) {
+		fe_path_add(&t, fe_resp_name[s]);
+		s = fe_resp_step(c, s, qp);
+	}
+	fe_trace("resp qpn %u psn %u from %u %s:%s -> %s", pkt->dst_qpn, pkt->psn,
+		 pkt->src_qpn, fe_pkt_op_name(pkt->op), t.buf, fe_ack_name(c->resp->status));
+}
+
 /* Run the machine on one packet for qp (XRC: the SRQ it names). */
 static void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
 			 struct fp_response *resp)
 {
-	struct fe_resp c = { .st = FP_ACK_OK };
-	struct fe_path t;
-	bool tracing = fe_trace_states();
 	enum fe_resp_state s;
+	struct fe_resp c;
 
-	memset(&c.d, 0, sizeof(c.d));
 	c.d.dev = dev;
 	c.pkt = pkt;
 	c.resp = resp;
 	c.reliable = fe_pkt_reliable(pkt);
-	c.w = NULL;
+	c.st = FP_ACK_OK;
 	resp->data = NULL;
 	resp->len = 0;
 	resp->atomic_orig = 0;
 	resp->status = c.reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
 	s = pkt->src_type == IBV_QPT_XRC_SEND ? RESP_GET_XRC_SRQ : RESP_GET_QP;
-	t.n = 0;
-	while (s != RESP_DONE) {
-		if (tracing)
-			fe_path_add(&t, fe_resp_name[s]);
-		s = fe_resp_step(&c, s, qp);
+	if (fe_trace_states()) {
+		struct fe_resp traced = c;	/* c itself stays out of memory */
+
+		fe_responder_traced(&traced, s, qp);
+		return;
 	}
-	if (tracing)
-		fe_trace("resp qpn %u psn %u from %u %s:%s -> %s", pkt->dst_qpn, pkt->psn,
-			 pkt->src_qpn, fe_pkt_op_name(pkt->op), t.buf, fe_ack_name(resp->status));
+	while (s != RESP_DONE)
+		s = fe_resp_step(&c, s, qp);
 }
 
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp)

@@ -733,16 +733,13 @@ void fe_xport_touch(struct fe_xport *xp)
 		__atomic_store_n(&xp->app_gen, xp->app_gen + 1, __ATOMIC_RELAXED);
 }
 
-void fe_xport_drain(struct fe_xport *xp)
+/* fe_xport_drain past its first tests (apart: every verb makes them, and
+ * only them, on the data path). */
+static __attribute__((noinline)) void fp_xport_drain(struct fe_xport *xp)
 {
-	struct fp_inbox *ib;
+	struct fp_inbox *ib = xp->ib;
 	uint64_t head;
 
-	/* an empty inbox first: what every verb finds on the data path (the
-	 * mapping is there, if inherited through fork, to be looked at) */
-	if (!xp || fp_ib_empty(xp->ib) || xp->draining || xp->pid != fp_self_pid())
-		return;
-	ib = xp->ib;
 	xp->draining = true;
 	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
 	while (head != __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE)) {
@@ -760,6 +757,15 @@ void fe_xport_drain(struct fe_xport *xp)
 	}
 	fp_ack_flush(xp);
 	xp->draining = false;
+}
+
+void fe_xport_drain(struct fe_xport *xp)
+{
+	/* an empty inbox first: what every verb finds on the data path (the
+	 * mapping is there, if inherited through fork, to be looked at) */
+	if (!xp || fp_ib_empty(xp->ib) || xp->draining || xp->pid != fp_self_pid())
+		return;
+	fp_xport_drain(xp);
 }
 
 /* ---- the requester side ------------------------------------------------------- */
