@@ -154,7 +154,7 @@ static enum ibv_wc_status poll_one(struct ibv_qp *qp)
 	}
 }
 
-/* The whole trace (the test's process exits soon: never freed). */
+/* The whole trace (the caller frees it). */
 static char *trace_text(void)
 {
 	FILE *f = fopen(TRACE, "r");
@@ -201,7 +201,7 @@ static void send_between_two_qps_of_one_process(void **state)
 {
 	struct box b;
 	struct ibv_qp *x, *y;
-	const char *t;
+	char *t;
 
 	host(true);
 	box_open(&b);
@@ -227,13 +227,14 @@ static void send_between_two_qps_of_one_process(void **state)
 	want_line(t, "comp qpn %u wqe 1: "
 		  "COMPLETE GET_WQE DRAINED",
 		  x->qp_num);
+	free(t);
 }
 
 static void rnr_nak_and_bad_rkey_take_their_error_states(void **state)
 {
 	struct box b;
 	struct ibv_qp *x, *y, *u, *v;
-	const char *t;
+	char *t;
 
 	host(true);
 	box_open(&b);
@@ -265,6 +266,7 @@ static void rnr_nak_and_bad_rkey_take_their_error_states(void **state)
 	want_line(t, "comp qpn %u wqe 1 NAK_REM_ACCESS: "
 		  "CHECK_ACK WQE_DONE",
 		  u->qp_num);
+	free(t);
 }
 
 /* The peer: a QP that receives one SEND from the test's process. */
@@ -290,7 +292,7 @@ static void send_to_another_process_goes_through_the_transport(void **state)
 	struct box b;
 	struct ibv_qp *x;
 	uint32_t yqpn, lid;
-	const char *t;
+	char *t;
 
 	host(true);
 	tr_peer_start(&p, peer_receives, NULL);
@@ -316,13 +318,14 @@ static void send_to_another_process_goes_through_the_transport(void **state)
 	want_line(t, "comp qpn %u wqe 1 ACK_OK: "
 		  "CHECK_ACK WQE_DONE",
 		  x->qp_num);
+	free(t);
 }
 
 static void without_states_the_trace_has_calls_only(void **state)
 {
 	struct box b;
 	struct ibv_qp *x, *y;
-	const char *t;
+	char *t;
 
 	host(false);
 	box_open(&b);
@@ -338,6 +341,7 @@ static void without_states_the_trace_has_calls_only(void **state)
 	assert_null(strstr(t, " req qpn "));
 	assert_null(strstr(t, " resp qpn "));
 	assert_null(strstr(t, " comp qpn "));
+	free(t);
 }
 
 static int host_remove(void **state)
