@@ -257,6 +257,23 @@ void fe_xport_stop(struct fe_xport *xp);
  * due (every verb does it first, as an HCA would have on arrival). */
 void fe_progress(void);
 
+/*
+ * The data path's trace: with `trace FILE states` in the script, each run of
+ * the requester, the responder and the completer writes the states it went
+ * through, one line (fp_trace: "<pid> req|resp|comp ...").
+ */
+#define fe_trace_states()	__builtin_expect(fp__script->trace_states, 0)
+#define fe_trace(...)	fp_trace(fp__script, __VA_ARGS__)
+/* A state function: small, and inlined into its machine's loop, which then
+ * jumps from state to state as straight-line code would. */
+#define FE_STATE	static inline __attribute__((always_inline))
+/* A run's path of state names, for its trace line. */
+struct fe_path {
+	char buf[512];
+	size_t n;
+};
+void fe_path_add(struct fe_path *t, const char *state);
+
 /* ---- queues (queues.c) -------------------------------------------------- */
 int fe_rq_init(struct fp_rq *rq, int max_wr, int max_sge);
 void fe_rq_free(struct fp_rq *rq);
@@ -294,7 +311,7 @@ void fe_qp_release(struct fe_qp *qp);
 /* Moved to SQD: drained now, or once its waiting WQEs are done. */
 void fe_qp_sqd(struct fe_qp *qp);
 
-/* ---- the requester (requester.c) ---------------------------------------- */
+/* ---- the requester (requester.c) and completer (completer.c) ------------- */
 /* One send WR, its members read one by one by the driver (WR-02). */
 struct fp_swr {
 	uint64_t wr_id;
@@ -354,11 +371,13 @@ static inline void fe_pieces_copy(char *dst, const struct fp_piece *pc, unsigned
 	}
 }
 
-enum fp_pkt_op {
-	FP_PKT_SEND, FP_PKT_SEND_IMM, FP_PKT_WRITE, FP_PKT_WRITE_IMM,
-	FP_PKT_READ, FP_PKT_CMP_SWAP, FP_PKT_FETCH_ADD,
-	FP_PKT_SEND_INV,		/* SEND_WITH_INV: imm holds the rkey to invalidate */
-};
+/* The packet kinds, with their names for the trace. SEND_INV (SEND_WITH_INV):
+ * imm holds the rkey to invalidate. */
+#define FP_PKT_OPS(X) \
+	X(SEND) X(SEND_IMM) X(WRITE) X(WRITE_IMM) X(READ) X(CMP_SWAP) X(FETCH_ADD) X(SEND_INV)
+#define FP_PKT_ENUM(n)	FP_PKT_##n,
+enum fp_pkt_op { FP_PKT_OPS(FP_PKT_ENUM) };
+const char *fe_pkt_op_name(enum fp_pkt_op op);
 
 /*
  * A packet, in the order its parts travel: what every packet carries, then
@@ -402,18 +421,20 @@ static inline bool fe_pkt_asks(enum fp_pkt_op op)
 	return op == FP_PKT_READ || op == FP_PKT_CMP_SWAP || op == FP_PKT_FETCH_ADD;
 }
 
-enum fp_ack {
-	FP_ACK_OK,
-	FP_ACK_DROPPED,			/* unreliable types: nothing comes back */
-	FP_NAK_RNR,
-	FP_NAK_REM_ACCESS,
-	FP_NAK_INV_REQ,
-	FP_NAK_REM_OP,
-	FP_ACK_NO_PATH,			/* no QP able to receive behind dst_qpn: the packet is lost */
-	FP_NAK_SEQ,			/* refused, not executed: a request ahead of it was NAKed */
-	FP_ACK_PENDING,			/* (requester only) on its way: the response comes later */
-	FP_ACK_BUSY,			/* (requester only) the peer's inbox is full: not sent */
-};
+/*
+ * What a request is answered with, with the names for the trace:
+ *   DROPPED   unreliable types: nothing comes back
+ *   NO_PATH   no QP able to receive behind dst_qpn: the packet is lost
+ *   NAK_SEQ   refused, not executed: a request ahead of it was NAKed
+ *   PENDING   (requester only) on its way: the response comes later
+ *   BUSY      (requester only) the peer's inbox is full: not sent
+ */
+#define FP_ACKS(X) \
+	X(ACK_OK) X(ACK_DROPPED) X(NAK_RNR) X(NAK_REM_ACCESS) X(NAK_INV_REQ) X(NAK_REM_OP) \
+	X(ACK_NO_PATH) X(NAK_SEQ) X(ACK_PENDING) X(ACK_BUSY)
+#define FP_ACK_ENUM(n)	FP_##n,
+enum fp_ack { FP_ACKS(FP_ACK_ENUM) };
+const char *fe_ack_name(enum fp_ack a);
 
 struct fp_response {
 	enum fp_ack status;
@@ -427,9 +448,8 @@ struct fp_response {
 	const struct fe_peer *from;
 };
 
-/* ---- where packets go (route.c) and what happens there (responder.c) ---- */
-/* The one routing decision: a packet from QP src to a QP of this process,
- * or through the transport to the process that holds its destination. */
+/* ---- the responder (responder.c) ------------------------------------------ */
+/* Where a request went (the requester's ROUTE and XMIT states, requester.c). */
 struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	struct fe_peer *peer;
 	uint64_t id;
@@ -437,8 +457,6 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
 				 * bytes of it in the peer's inbox (to peer, as id) */
 };
-void fe_deliver(struct fe_qp *src, const struct fp_packet *pkt, struct fp_response *resp,
-		struct fe_sent *sent);
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);

@@ -1,23 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The requester and completer: post_send checks and gathers a WR (read by
- * the driver, WR-02) into a struct fp_packet, the router (route.c) takes it
- * to the destination's responder, whose ack, response or NAK completes the
- * WQE here, or has it wait for a retransmission.
+ * The requester: post_send checks a WR and gathers it (read by the driver,
+ * WR-02) into a WQE with its packet; each try of the WQE (its first, and
+ * each retransmission) runs the requester's state machine, which takes
+ * the packet to the destination's responder (responder.c) here or through
+ * the transport (transport.c), and hands the answer to the completer
+ * (completer.c). The send queue is served here: what is due is sent again.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fp_engine.h"
 #include "sq.h"
 
 #define FP_RESP_WAIT_MS		10000		/* no response by then (times IBVCT_TIMEOUT_MULT): lost */
-#define FP_PEER_CHECK_NS	20000000LL	/* how often a request on its way looks at its peer */
-#define FP_BUSY_NS		20000LL		/* a full inbox: try again this much later */
 
 /* ---- requester ---------------------------------------------------------------- */
 static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
@@ -53,25 +50,6 @@ bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		return type == IBV_QPT_RC;
 	default:
 		return false;
-	}
-}
-
-static enum ibv_wc_status fp_ack_status(enum fp_ack a)
-{
-	switch (a) {
-	case FP_ACK_OK:
-	case FP_ACK_DROPPED:
-		return IBV_WC_SUCCESS;
-	case FP_NAK_RNR:
-		return IBV_WC_RNR_RETRY_EXC_ERR;	/* rnr_retry used up at once */
-	case FP_NAK_REM_ACCESS:
-		return IBV_WC_REM_ACCESS_ERR;
-	case FP_NAK_INV_REQ:
-		return IBV_WC_REM_INV_REQ_ERR;
-	case FP_NAK_REM_OP:
-		return IBV_WC_REM_OP_ERR;
-	default:
-		return IBV_WC_RETRY_EXC_ERR;
 	}
 }
 
@@ -131,54 +109,6 @@ static enum ibv_wc_status fp_swr_take(const struct fp_swr *s, uint64_t len, char
 	return IBV_WC_SUCCESS;
 }
 
-/*
- * At send time, as an HCA reads memory when it sends (and again when it
- * sends again): the pieces of the WQE's data in registered memory, each
- * SGE checked against its key (for READ and atomics, where the answer will
- * land, with local write). *n: how many pieces.
- */
-static enum ibv_wc_status fp_swqe_read(struct fe_qp *r, struct fp_swqe *w, unsigned *n)
-{
-	bool to_local = fp_op_asks(w->s.opcode);
-	int i;
-
-	*n = 0;
-	if (w->s.send_flags & IBV_SEND_INLINE) {
-		w->pc[0].p = w->buf;
-		w->pc[0].len = w->len;
-		*n = w->len ? 1 : 0;
-		return IBV_WC_SUCCESS;
-	}
-	for (i = 0; i < w->s.num_sge; i++) {
-		const struct ibv_sge *g = &w->s.sg_list[i];
-		const char *p = fe_mr_local(r->dev, r->pd, g, to_local);
-
-		if (!p)
-			return IBV_WC_LOC_PROT_ERR;
-		if (!to_local && g->length) {
-			w->pc[*n].p = p;
-			w->pc[*n].len = g->length;
-			(*n)++;
-		}
-	}
-	return IBV_WC_SUCCESS;
-}
-
-/* Scatter a READ response or an atomic's original value. */
-static void fp_swr_scatter(struct fe_qp *r, const struct fp_swr *s, const char *data)
-{
-	uint64_t off = 0;
-	int i;
-
-	for (i = 0; i < s->num_sge; i++) {
-		char *p = fe_mr_local(r->dev, r->pd, &s->sg_list[i], true);
-
-		if (p && s->sg_list[i].length)
-			memcpy(p, data + off, s->sg_list[i].length);
-		off += s->sg_list[i].length;
-	}
-}
-
 static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_packet *pkt)
 {
 	const struct fp_dev_spec *spec = r->spec;
@@ -229,13 +159,6 @@ static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_pac
 	}
 }
 
-/* IBA vol 1 table 45: the RNR NAK timer field, in microseconds. */
-static const uint32_t fp_rnr_us[32] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
-	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
-	163840, 245760, 327680, 491520,
-};
-
 /* Whether a WQE of the queue waits to be sent: then every later one that is
  * not answered waits too (they follow it), so look from the tail. */
 static bool fp_sq_any_wait(const struct fe_qp *r)
@@ -256,168 +179,276 @@ static long long fp_wait_ns(void)
 	return FP_RESP_WAIT_MS * 1000000LL * fp_timeout_mult();
 }
 
-/* Send the WQEs after w that went already back to WAIT: they follow it
- * again, in order, once it has gone (go-back-N). On a QP whose driver runs
- * the local WQEs again at a retry (rxe), a done bind fails there, and the
- * requester, in error, retries nothing: w waits for ever. */
-static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
+/* ---- one try of a WQE: the requester's state machine ---------------------------- */
+/*
+ * Each try of a WQE (its first, and each retransmission) runs these states;
+ * each is a small function returning the next, and with `trace FILE states`
+ * in the script the try writes the states it went through. The shape is the
+ * kernel's rxe requester (linux v6.1 drivers/infiniband/sw/rxe/rxe_req.c,
+ * rxe_requester), with the routing decision of this HCA's two transports:
+ *
+ *   a QP of this process      READ_WQE GET_DEST EXECUTE_HERE ANSWERED
+ *   another process           READ_WQE GET_DEST ROUTE XMIT SENT (the response
+ *                             comes later: fe_sq_response, the completer)
+ *   full inbox, no route      ... ROUTE [XMIT] ANSWERED (BUSY, NO_PATH)
+ *   a local error             READ_WQE ERR_LOCAL
+ *
+ * An XRC packet always takes ROUTE (its target QP is the daemon's; its SRQ
+ * may be anywhere), and comes back to EXECUTE_HERE when the SRQ is ours.
+ * A one-sided operation placed by the requester itself in the target's
+ * memory (issue 28) is one more path: ROUTE PLACE ANSWERED.
+ */
+#define FE_REQ_STATES(X)						\
+	X(READ_WQE)		/* its data where it lies now, keys checked */ \
+	X(GET_DEST)		/* a QP of this process, or the route */ \
+	X(EXECUTE_HERE)		/* the responder runs it now */		\
+	X(ROUTE)		/* the process the daemon names (XRC: after its gate) */ \
+	X(XMIT)			/* into that process's inbox */		\
+	X(SENT)			/* on its way: its response completes it */ \
+	X(ANSWERED)		/* the answer (or none) to the completer */ \
+	X(ERR_LOCAL)		/* a local error: it completes with it */ \
+	X(DONE)
+
+#define FE_REQ_ENUM(n)	REQ_##n,
+#define FE_REQ_NAME(n)	#n,
+enum fe_req_state { FE_REQ_STATES(FE_REQ_ENUM) };
+static const char *const fe_req_name[] = { FE_REQ_STATES(FE_REQ_NAME) };
+
+/* One try. */
+struct fe_req {
+	struct fe_qp *r;
+	struct fp_swqe *w;
+	struct fe_dev *dev;
+	bool reliable, xrc;
+	const struct fp_packet *out;	/* what travels (XRC: with the gate's answer) */
+	struct fp_packet xrc_pkt;
+	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP (NULL: XRC) */
+	struct fe_peer *peer, *was;	/* ROUTE: where to; where the last try went */
+	uint32_t seg_done;		/* the bytes of a long message already there */
+	uint64_t id;
+	struct fp_response resp;
+};
+
+/*
+ * At send time, as an HCA reads memory when it sends (and again when it
+ * sends again): the pieces of the WQE's data in registered memory, each
+ * SGE checked against its key (for READ and atomics, where the answer will
+ * land, with local write). A local error found at post time stands.
+ */
+FE_STATE enum fe_req_state fe_req_read_wqe(struct fe_req *c)
 {
-	struct fp_link *p;
+	struct fp_swqe *w = c->w;
+	bool to_local = fp_op_asks(w->s.opcode);
+	unsigned n = 0;
+	int i;
 
-	if (w->link.next == &w->link)
-		return;			/* not queued yet: nothing after it */
-	for (p = w->link.next; p != &r->sq_wait; p = p->next) {
-		struct fp_swqe *n = fp_container_of(p, struct fp_swqe, link);
+	if (w->local != IBV_WC_SUCCESS)
+		return REQ_ERR_LOCAL;
+	if (w->s.send_flags & IBV_SEND_INLINE) {
+		w->pc[0].p = w->buf;
+		w->pc[0].len = w->len;
+		n = w->len ? 1 : 0;
+	} else {
+		for (i = 0; i < w->s.num_sge; i++) {
+			const struct ibv_sge *g = &w->s.sg_list[i];
+			const char *p = fe_mr_local(c->dev, c->r->pd, g, to_local);
 
-		if (n->state == FP_SWQE_SENT) {
-			n->state = FP_SWQE_WAIT;
-			n->sent.id = 0;		/* its response, if any, is stale */
-			n->due = 0;
-		}
-		/* a bind already done runs again with its old key: it fails */
-		if (r->retry_reruns_binds && n->state == FP_SWQE_DONE &&
-		    n->s.opcode == IBV_WR_BIND_MW && n->result == IBV_WC_SUCCESS) {
-			n->result = IBV_WC_MW_BIND_ERR;
-			r->sq_stalled = true;
-		}
-	}
-}
-
-/* What an answer (or its absence) means for w: DONE with a result, or
- * WAIT for another try. */
-static void fp_swqe_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp)
-{
-	long long wait_ns = -1, now;
-
-	if (resp->status != FP_ACK_BUSY)
-		w->busy_check = 0;
-	switch (resp->status) {
-	case FP_ACK_BUSY:		/* the peer's inbox is full: soon again */
-		now = fp_now_ns();
-		/* full for long, and its owner gone: the request is lost */
-		if (!w->busy_check) {
-			w->busy_check = now + FP_PEER_CHECK_NS;
-		} else if (now >= w->busy_check) {
-			w->busy_check = now + FP_PEER_CHECK_NS;
-			if (w->sent.peer && !fe_peer_alive(w->sent.peer)) {
-				fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
-				w->sent.seg_done = 0;
-				w->busy_check = 0;
-				goto lost;
+			if (!p) {
+				w->local = IBV_WC_LOC_PROT_ERR;
+				return REQ_ERR_LOCAL;
+			}
+			if (!to_local && g->length) {
+				w->pc[n].p = p;
+				w->pc[n].len = g->length;
+				n++;
 			}
 		}
-		w->state = FP_SWQE_WAIT;
-		w->due = now + FP_BUSY_NS;
-		return;
-	case FP_NAK_SEQ:		/* behind a NAKed one: it follows that one again */
-		w->state = FP_SWQE_WAIT;
-		w->due = 0;
-		fp_swqe_go_back(r, w);
-		return;
-	case FP_ACK_NO_PATH:
-lost:
-		if (w->sent.cached && !w->rerouted) {
-			/* a remembered route to a QPN that moved on: ask once more */
-			fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
-			w->rerouted = true;
-			wait_ns = 0;
-			break;
-		}
-		if (w->retry_left || !r->attr.timeout) {
-			/* timeout 0: no ACK timer, the request is never given up */
-			wait_ns = r->attr.timeout ? 4096LL << r->attr.timeout : LLONG_MAX;
-			if (w->retry_left > 0 && r->attr.timeout)
-				w->retry_left--;
-		}
-		break;
-	case FP_NAK_RNR:
-		if (w->rnr_left) {
-			wait_ns = 1000LL * fp_rnr_us[resp->rnr_timer & 31];
-			if (w->rnr_left > 0)
-				w->rnr_left--;
-		}
-		break;
-	default:
+	}
+	w->pkt.pieces = w->pc;
+	w->pkt.npieces = n;
+	return REQ_GET_DEST;
+}
+
+/* The one routing decision: a QP of this process executes the packet at
+ * once; anything else, and every XRC packet, goes where the daemon says. */
+FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
+{
+	struct fe_sent *sent = &c->w->sent;
+
+	c->was = sent->peer;
+	c->seg_done = sent->seg_done;
+	c->id = sent->id;
+	sent->peer = NULL;
+	sent->id = 0;
+	sent->cached = false;
+	sent->seg_done = 0;
+	if (!c->xrc && (c->dq = fe_qp_find(c->dev, c->out->dst_qpn)))
+		return REQ_EXECUTE_HERE;
+	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+	return REQ_ROUTE;
+}
+
+FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
+{
+	fe_rx_qp(c->dev, c->dq, c->out, &c->resp);
+	return REQ_ANSWERED;
+}
+
+/*
+ * Where the daemon says the destination is (a remembered route, else it
+ * asks), for XRC after its gate check of the target QP, with the target
+ * QP's attributes the responder needs: the inbox of that process, or here
+ * when the SRQ is ours after all. No route: the packet is lost (an XRC
+ * SRQ outside the target QP's domain: an invalid request, WR-03).
+ */
+FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
+{
+	struct fe_xport *xp = fe_dev_xport(c->dev);
+	const struct fp_packet *pkt = c->out;
+	struct fk_route rt;
+
+	if (!fe_xport_mine(xp))
+		return REQ_ANSWERED;
+	c->peer = fe_xport_route(xp, c->r->fk, pkt->dst_qpn, c->xrc, pkt->xrc_srqn,
+				 fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
+				 &rt, &c->w->sent.cached);
+	if (!c->peer) {
+		if (c->xrc && rt.gate == FK_GATE_BAD_SRQ)	/* @rule WR-03 */
+			c->resp.status = FP_NAK_INV_REQ;
+		return REQ_ANSWERED;
+	}
+	if (c->xrc) {
+		/* with what the daemon's gate said of the target QP */
+		c->xrc_pkt = *pkt;
+		c->xrc_pkt.xrc_srqn = rt.srqn;
+		c->xrc_pkt.xrc_access = rt.qp_access;
+		c->xrc_pkt.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
+		c->xrc_pkt.xrc_dom = rt.xrcd_id;
+		c->out = &c->xrc_pkt;
+	}
+	if (fe_peer_self(c->peer)) {
+		/* ours after all (an XRC SRQ of this process) */
+		c->dq = c->xrc ? NULL : fe_qp_find(c->dev, c->out->dst_qpn);
+		return REQ_EXECUTE_HERE;
+	}
+	return REQ_XMIT;
+}
+
+/* Into the peer's inbox. The rest of a long message goes where its first
+ * part went, else all of it again to where the route leads now. */
+FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
+{
+	struct fe_xport *xp = fe_dev_xport(c->dev);
+	struct fe_sent *sent = &c->w->sent;
+	int err;
+
+	if (c->peer != c->was)
+		c->seg_done = 0;
+	err = fe_xport_send(xp, c->peer, c->out, fe_up->fk_conn_id(c->r->fk), c->reliable, &c->id,
+			    &c->seg_done);
+	sent->id = c->id;
+	if (err == EAGAIN) {
+		c->resp.status = FP_ACK_BUSY;
+		sent->seg_done = c->seg_done;
+		sent->peer = c->peer;
+		return REQ_ANSWERED;
+	}
+	if (err) {
+		fe_xport_forget(xp, c->out->dst_qpn);
+		return REQ_ANSWERED;
+	}
+	sent->peer = c->peer;
+	if (!c->reliable) {
+		c->resp.status = FP_ACK_OK;
+		return REQ_ANSWERED;
+	}
+	return REQ_SENT;
+}
+
+FE_STATE enum fe_req_state fe_req_sent(struct fe_req *c)
+{
+	struct fp_swqe *w = c->w;
+
+	w->state = FP_SWQE_SENT;
+	w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
+	w->due = w->sent_at + FP_PEER_CHECK_NS;
+	return REQ_DONE;
+}
+
+FE_STATE enum fe_req_state fe_req_answered(struct fe_req *c)
+{
+	fe_comp_answer(c->r, c->w, &c->resp);
+	free(c->resp.data);
+	return REQ_DONE;
+}
+
+FE_STATE enum fe_req_state fe_req_err_local(struct fe_req *c)
+{
+	c->w->state = FP_SWQE_DONE;
+	c->w->result = c->w->local;
+	return REQ_DONE;
+}
+
+FE_STATE enum fe_req_state
+fe_req_step(struct fe_req *c, enum fe_req_state s)
+{
+	switch (s) {
+	case REQ_READ_WQE:	return fe_req_read_wqe(c);
+	case REQ_GET_DEST:	return fe_req_get_dest(c);
+	case REQ_EXECUTE_HERE:	return fe_req_execute_here(c);
+	case REQ_ROUTE:		return fe_req_route(c);
+	case REQ_XMIT:		return fe_req_xmit(c);
+	case REQ_SENT:		return fe_req_sent(c);
+	case REQ_ANSWERED:	return fe_req_answered(c);
+	case REQ_ERR_LOCAL:	return fe_req_err_local(c);
+	case REQ_DONE:
 		break;
 	}
-	if (wait_ns >= 0) {
-		now = fp_now_ns();
-		w->state = FP_SWQE_WAIT;
-		w->due = wait_ns == LLONG_MAX ? LLONG_MAX : now + wait_ns;
-		if (!w->due)
-			w->due = 1;
-		fp_swqe_go_back(r, w);
-		return;
+	return REQ_DONE;
+}
+
+/* The same try, writing its path (the trace's, cold). */
+static __attribute__((noinline, cold)) void fe_requester_traced(struct fe_req *c,
+								enum fe_req_state s)
+{
+	struct fe_path t;
+
+	t.n = 0;
+	while (s != REQ_DONE) {
+		fe_path_add(&t, fe_req_name[s]);
+		s = fe_req_step(c, s);
 	}
-	w->state = FP_SWQE_DONE;
-	w->result = fp_ack_status(resp->status);
-	if (w->result == IBV_WC_SUCCESS && resp->status == FP_ACK_OK) {
-		if (w->pkt.op == FP_PKT_READ && resp->data)
-			fp_swr_scatter(r, &w->s, resp->data);
-		else if (w->pkt.op == FP_PKT_CMP_SWAP || w->pkt.op == FP_PKT_FETCH_ADD)
-			fp_swr_scatter(r, &w->s, (const char *)&resp->atomic_orig);
-	}
+	fe_trace("req qpn %u wqe %llu psn %u %s to %u:%s", c->r->qpn,
+		 (unsigned long long)c->w->seq, c->w->pkt.psn, fe_pkt_op_name(c->w->pkt.op),
+		 c->w->pkt.dst_qpn, t.buf);
 }
 
 /* One try of w: answered at once (a QP of this process, an unreliable
  * type, a local error), or on its way (SENT). */
-static void fp_swqe_try(struct fe_qp *r, struct fp_swqe *w)
+static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 {
-	struct fp_response resp = { 0 };
-	unsigned n;
+	enum fe_req_state s = REQ_READ_WQE;
+	struct fe_req c;
 
-	if (w->local == IBV_WC_SUCCESS)
-		w->local = fp_swqe_read(r, w, &n);
-	if (w->local != IBV_WC_SUCCESS) {
-		w->state = FP_SWQE_DONE;
-		w->result = w->local;
-		return;
+	c.r = r;
+	c.w = w;
+	c.dev = r->dev;
+	c.reliable = w->pkt.src_type == IBV_QPT_RC || w->pkt.src_type == IBV_QPT_XRC_SEND;
+	c.xrc = w->pkt.src_type == IBV_QPT_XRC_SEND;
+	c.out = &w->pkt;
+	memset(&c.resp, 0, sizeof(c.resp));
+	if (fe_trace_states()) {
+		struct fe_req traced = c;	/* c itself stays out of memory */
+
+		fe_requester_traced(&traced, s);
+	} else {
+		while (s != REQ_DONE)
+			s = fe_req_step(&c, s);
 	}
-	w->pkt.pieces = w->pc;
-	w->pkt.npieces = n;
-	fe_deliver(r, &w->pkt, &resp, &w->sent);
 	w->pkt.pieces = NULL;		/* read again at the next try */
-	if (resp.status == FP_ACK_PENDING) {
-		w->state = FP_SWQE_SENT;
-		w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
-		w->due = w->sent_at + FP_PEER_CHECK_NS;
-		return;
-	}
-	fp_swqe_answer(r, w, &resp);
-	free(resp.data);
 }
 
-/* Complete an answered WQE off its queue: false when it failed, which moved
- * the QP to ERR. */
-static bool fp_swqe_retire(struct fe_qp *r, struct fp_swqe *w)
-{
-	enum ibv_wc_status st = w->result;
-
-	fe_sq_complete(r, &w->s, w->seq, st, st == IBV_WC_SUCCESS ? (uint32_t)w->len : 0);
-	fe_swqe_put(r, w);
-	if (st != IBV_WC_SUCCESS) {
-		fe_qp_set_error(r);		/* later WQEs are flushed */
-		return false;
-	}
-	return true;
-}
-
-/* Complete the answered WQEs at the head of the queue, in order; an error
- * moves the QP to ERR, which flushes the rest. */
-static void fp_sq_retire(struct fe_qp *r)
-{
-	while (!fp_list_empty(&r->sq_wait)) {
-		struct fp_swqe *w = fp_container_of(r->sq_wait.next, struct fp_swqe, link);
-
-		if (w->state != FP_SWQE_DONE)
-			return;
-		fp_list_del(&w->link);
-		if (!fp_swqe_retire(r, w))
-			return;
-	}
-	fe_sq_done(r);
-}
-
+/* ---- the send queue: post, serve, progress ---------------------------------------- */
 /* Serve one QP's queue: send what is due, in order; look at the peers of
  * requests long on their way; complete what is answered. */
 static void fp_sq_serve(struct fe_qp *r, long long now)
@@ -430,7 +461,7 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 		r->sq_due = 0;		/* its requester sends nothing more */
 		return;
 	}
-	fp_sq_retire(r);
+	fe_comp_retire(r, NULL);
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
 
@@ -441,14 +472,14 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 
 				fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
 				w->sent.cached = false;
-				fp_swqe_answer(r, w, &lost);
+				fe_comp_answer(r, w, &lost);
 			} else {
 				w->due = now + FP_PEER_CHECK_NS;
 			}
 		}
 		if (w->state == FP_SWQE_WAIT && !blocked && w->due <= now &&
 		    (r->state == IBV_QPS_RTS || r->state == IBV_QPS_SQD))
-			fp_swqe_try(r, w);
+			fe_requester(r, w);
 		if (w->state == FP_SWQE_WAIT)
 			blocked = true;		/* the later ones follow it */
 		if ((w->state == FP_SWQE_WAIT || w->state == FP_SWQE_SENT) && w->due &&
@@ -456,17 +487,17 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 			due = w->due;
 	}
 	r->sq_due = due;
-	fp_sq_retire(r);
+	fe_comp_retire(r, NULL);
 }
 
-long long fe_sq_progress(void)
+/* fe_sq_progress past its first test (apart: every verb makes that test,
+ * and only it, on the data path). */
+static __attribute__((noinline)) long long fp_sq_progress(void)
 {
 	static bool busy;
 	struct fp_link *p, *t, *qps;
 	long long now, due;
 
-	if (!fe_sq_waiting())
-		return 0;
 	/* Every verb asks: the coarse clock answers "not yet" for a fifth of
 	 * the price, and requests on their way are due only tens of ms on. */
 	due = fe_sq_next_due();
@@ -488,69 +519,9 @@ long long fe_sq_progress(void)
 	return fe_sq_next_due();
 }
 
-void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp)
+long long fe_sq_progress(void)
 {
-	struct fe_qp *r = fe_qp_find(dev, qpn);
-	struct fp_link *p;
-
-	if (!r || !id)
-		return;
-	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
-		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
-
-		if (w->state != FP_SWQE_SENT)
-			continue;
-		if (resp->upto) {
-			/* a cumulative ACK: the requests sent there up to id (the
-			 * queue's requests on their way are in the order sent) */
-			if (w->sent.id > id)
-				break;
-			if (w->sent.peer == resp->from)
-				fp_swqe_answer(r, w, resp);
-			continue;
-		}
-		if (w->sent.id != id)
-			continue;
-		fp_swqe_answer(r, w, resp);
-		/* what it made due is sent by the next serve, not from inside
-		 * the inbox's drain that brought this */
-		if (w->state == FP_SWQE_WAIT) {
-			r->sq_due = fp_now_ns();
-			fe_sq_due_update();
-		}
-		break;
-	}
-	fp_sq_retire(r);
-}
-
-/*
- * A local WQE. With nothing outstanding it completes now. Behind WQEs that
- * are not answered yet it waits, answered already, for its turn: the send
- * queue completes in post order (IBA vol 1 10.8: the completions of one
- * work queue are returned in the order the WRs were posted), which the
- * requester keeps (fp_sq_retire). With no memory for the WQE it completes
- * at once, out of turn, rather than be lost.
- */
-void fe_sq_local(struct fe_qp *r, const struct fp_swr *s, enum ibv_wc_status st)
-{
-	uint64_t seq = ++r->sq_posted;
-	struct fp_swr q = *s;
-	struct fp_swqe *w = NULL;
-
-	q.num_sge = 0;			/* a local WQE has no data */
-	q.sg_list = NULL;
-	if (!fp_list_empty(&r->sq_wait) && !fp__quirk(FP_Q_MW_COMPLETES_EARLY)) /* @rule MW-07 */
-		w = fe_swqe_get(r, &q);
-	if (!w) {
-		fe_sq_complete(r, &q, seq, st, 0);
-		if (st != IBV_WC_SUCCESS)
-			fe_qp_set_error(r);	/* a failed WQE moves the QP to ERR */
-		return;
-	}
-	w->seq = seq;
-	w->state = FP_SWQE_DONE;
-	w->result = st;
-	fe_sq_wait_add(r, w);
+	return fe_sq_waiting() ? fp_sq_progress() : 0;
 }
 
 int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
@@ -594,11 +565,10 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	/* Behind a waiting WQE it waits too (a send queue completes in order);
 	 * behind ones on their way it goes at once. */
 	if (!fp_sq_any_wait(r))
-		fp_swqe_try(r, w);
+		fe_requester(r, w);
 	/* answered at once, behind nothing: it completes without queueing */
 	if (w->state == FP_SWQE_DONE && fp_list_empty(&r->sq_wait)) {
-		if (fp_swqe_retire(r, w))
-			fe_sq_done(r);
+		fe_comp_retire(r, w);
 		return 0;
 	}
 	fe_sq_wait_add(r, w);
@@ -611,6 +581,6 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 			fe_sq_due_update();
 		}
 	}
-	fp_sq_retire(r);
+	fe_comp_retire(r, NULL);
 	return 0;
 }

@@ -1,11 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The responder: a packet that arrived for this process executes against
- * its destination, described once (struct fe_dest): the receiving QP's
- * attributes and the queues the message lands in. For an XRC packet that
- * is the SRQ it names, behind the target QP whose gate the daemon checked
- * (the target QP itself is the daemon's and may have no proxy here). The
- * answer is an ack, a response or a NAK for the requester.
+ * The responder: one state machine that takes a packet arrived for this
+ * process from its destination to the requester's answer. Each state is a
+ * small function that does one check or one step and returns the next
+ * state; fe_responder runs them in turn, and with `trace FILE states` in the
+ * script writes the path each packet took. The shape is the kernel's rxe
+ * responder (linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c: enum
+ * resp_states, rxe_responder); the checks and their order are this HCA's.
+ *
+ * A message is executed against its destination, described once (struct
+ * fe_dest): the receiving QP's attributes and the queues it lands in. For
+ * an XRC packet that is the SRQ it names, behind the target QP whose gate
+ * the daemon checked (the target QP itself is the daemon's and may have no
+ * proxy here). What each opcode goes through:
+ *
+ *   SEND          GET_RWQE CHK_LKEY CHK_LENGTH [INVALIDATE] PLACE COMPLETE
+ *   WRITE         CHK_RKEY PLACE
+ *   WRITE_IMM     CHK_RKEY GET_RWQE PLACE COMPLETE
+ *   READ          CHK_RKEY READ_REPLY
+ *   atomics       CHK_ALIGN CHK_RKEY ATOMIC_REPLY
+ *
+ * after GET_QP CHK_SEQ (or GET_XRC_SRQ) and CHK_OP, and before ACKNOWLEDGE.
+ * A failed check goes to its ERR_ state, which says what the requester
+ * hears (and, for a receive-side local error, completes the receive WQE in
+ * error and moves the QP to ERR).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +46,61 @@ struct fe_dest {
 	struct fp_rq *rq;
 	struct fe_srq *srq;
 };
+
+/* The states, each with its name for the trace. */
+#define FE_RESP_STATES(X)						\
+	X(GET_QP)		/* a QP able to receive this packet */	\
+	X(GET_XRC_SRQ)		/* XRC: the SRQ it names, in the target QP's domain */ \
+	X(CHK_SEQ)		/* RC: not a later request of a stream NAKed for RNR */ \
+	X(CHK_OP)		/* the first check of its opcode */	\
+	X(CHK_ALIGN)		/* atomics: 8-byte aligned */		\
+	X(CHK_RKEY)		/* the remote key grants the access */	\
+	X(GET_RWQE)		/* a receive WQE to consume */		\
+	X(CHK_LKEY)		/* the receive WQE's SGEs */		\
+	X(CHK_LENGTH)		/* the message fits them */		\
+	X(INVALIDATE)		/* SEND_WITH_INV: revoke the key */	\
+	X(PLACE)		/* the data where it goes */		\
+	X(READ_REPLY)		/* READ: the data asked for */		\
+	X(ATOMIC_REPLY)		/* atomics: execute, the original value */ \
+	X(COMPLETE)		/* the receive CQE */			\
+	X(ACKNOWLEDGE)		/* the answer the requester gets */	\
+	X(ERR_RNR)		/* no receive WQE: RNR NAK */		\
+	X(ERR_RKEY)		/* remote access error NAK */		\
+	X(ERR_LKEY)		/* local protection error, the QP to ERR */ \
+	X(ERR_LENGTH)		/* local length error, the QP to ERR */	\
+	X(ERR_INVALIDATE)	/* a key it cannot revoke, the QP to ERR */ \
+	X(ERR_ALIGN)		/* misaligned atomic: invalid request NAK */ \
+	X(ERR_NOMEM)		/* no memory for a READ response */	\
+	X(NAK_SEQ)		/* refused behind the NAKed request */	\
+	X(NAK_XRC)		/* XRC: no such SRQ in the domain */	\
+	X(DROP)			/* UD: the wrong Q_Key, dropped */	\
+	X(LOST)			/* no destination: no answer at all */	\
+	X(DONE)
+
+#define FE_RESP_ENUM(n)	RESP_##n,
+#define FE_RESP_NAME(n)	#n,
+enum fe_resp_state { FE_RESP_STATES(FE_RESP_ENUM) };
+static const char *const fe_resp_name[] = { FE_RESP_STATES(FE_RESP_NAME) };
+
+/* One packet's run. */
+struct fe_resp {
+	struct fe_dest d;
+	const struct fp_packet *pkt;
+	struct fp_response *resp;
+	bool reliable;			/* RC, XRC: every packet is answered */
+	enum fp_ack st;			/* the answer, once known */
+	struct fp_rwqe *w;		/* the receive WQE consumed */
+	char *at[FE_RX_SGE_KEPT];	/* where its first SGEs land, from the check */
+	char *mem;			/* the remote memory a key granted */
+	uint32_t hdr, total;		/* SEND: GRH (UD) and GRH + payload */
+	enum ibv_wc_opcode wc_op;	/* COMPLETE: the receive CQE's */
+	uint32_t byte_len;
+};
+
+static bool fe_pkt_reliable(const struct fp_packet *pkt)
+{
+	return pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
+}
 
 static void fe_rx_complete(struct fe_dest *d, const struct fp_packet *pkt, uint64_t wr_id,
 			   enum ibv_wc_status st, enum ibv_wc_opcode op, uint32_t byte_len)
@@ -59,13 +132,16 @@ static void fe_rx_complete(struct fe_dest *d, const struct fp_packet *pkt, uint6
 		fe_srq_consumed(d->srq);
 }
 
-/* A receive-side local error: error CQE, the QP to ERR (not UD). */
-static void fe_rx_local_error(struct fe_dest *d, const struct fp_packet *pkt, uint64_t wr_id,
-			      enum ibv_wc_status st)
+/* A receive-side local error: error CQE, the QP to ERR (not UD); the
+ * requester hears st. */
+FE_STATE enum fe_resp_state fe_resp_local_error(struct fe_resp *c, enum ibv_wc_status wst,
+					      enum fp_ack st)
 {
-	fe_rx_complete(d, pkt, wr_id, st, IBV_WC_RECV, 0);
-	if (d->qp && d->type != IBV_QPT_UD)
-		fe_qp_set_error(d->qp);
+	fe_rx_complete(&c->d, c->pkt, c->w->wr_id, wst, IBV_WC_RECV, 0);
+	if (c->d.qp && c->d.type != IBV_QPT_UD)
+		fe_qp_set_error(c->d.qp);
+	c->st = st;
+	return RESP_ACKNOWLEDGE;
 }
 
 /* The IB UD GRH (40 bytes) a receive buffer starts with when one came. */
@@ -79,47 +155,209 @@ static void fe_grh(const struct fp_packet *pkt, unsigned char grh[FP_UD_GRH_LEN]
 	memcpy(grh + 24, &pkt->dgid, 16);
 }
 
-/* SEND: scatter [GRH (UD)] + payload into the next receive WQE. */
-static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
+static bool fe_types_match(enum ibv_qp_type src, enum ibv_qp_type dst)
 {
-	uint32_t hdr = d->type == IBV_QPT_UD ? FP_UD_GRH_LEN : 0;
-	/* Receive WQEs are checked against the PD of the queue that holds them. */
-	const void *wpd = d->srq ? d->srq->pd : d->pd;
-	uint32_t total = hdr + pkt->len, room = 0, done = 0;
-	unsigned char grh[FP_UD_GRH_LEN];
-	char *at[FE_RX_SGE_KEPT];	/* where the first SGEs land, from the check */
-	struct fp_rwqe *w;
+	return src == IBV_QPT_XRC_SEND ? dst == IBV_QPT_XRC_RECV : src == dst;
+}
+
+/* ---- the states ------------------------------------------------------------ */
+/* Not able to receive, or the wrong transport: the packet is lost. */
+FE_STATE enum fe_resp_state fe_resp_get_qp(struct fe_resp *c, struct fe_qp *qp)
+{
+	struct fe_dest *d = &c->d;
+
+	if (!qp || (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
+		    qp->state != IBV_QPS_SQD) || !fe_types_match(c->pkt->src_type, qp->type))
+		return RESP_LOST;
+	if (qp->type == IBV_QPT_UD && c->pkt->qkey != qp->attr.qkey)
+		return RESP_DROP;
+	d->qp = qp;
+	d->type = qp->type;
+	d->qpn = qp->qpn;
+	d->access = (int)qp->attr.qp_access_flags;
+	d->rnr_timer = qp->attr.min_rnr_timer;
+	d->pkey_index = qp->attr.pkey_index;
+	d->pd = qp->pd;
+	d->cq = qp->rcq;
+	d->srq = qp->srq;
+	d->rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	return RESP_CHK_SEQ;
+}
+
+/* An XRC packet: the daemon passed the target QP's gate and named the SRQ
+ * (ours), with the target QP's access flags, RNR timer and domain id. */
+FE_STATE enum fe_resp_state fe_resp_get_xrc_srq(struct fe_resp *c)
+{
+	const struct fp_packet *pkt = c->pkt;
+	struct fe_srq *srq = fe_srq_find(c->d.dev, pkt->xrc_srqn);
+	struct fe_dest *d = &c->d;
+	struct fe_dom *dom;
+
+	if (!srq || srq->type != IBV_SRQT_XRC)
+		return RESP_NAK_XRC;
+	/* the target QP's domain as this process knows it (NULL: not at all,
+	 * so no SRQ here is in it); the quirk's HCA takes the SRQ's own */
+	dom = fp__quirk(FP_Q_XRC_SRQN_ANY_DOMAIN) ? srq->dom : fe_dom_find(d->dev, pkt->xrc_dom);
+	/* WR-03: the SRQ the packet names, within the target QP's domain; the
+	 * quirk's HCA takes the domain's first SRQ instead */
+	if (fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN))
+		srq = fe_dom_first_srq(d->dev, dom);
+	if (!srq || srq->type != IBV_SRQT_XRC || srq->dom != dom)	/* @rule WR-03 */
+		return RESP_NAK_XRC;
+	d->qp = NULL;
+	d->type = IBV_QPT_XRC_RECV;
+	d->qpn = pkt->dst_qpn;
+	d->access = (int)pkt->xrc_access;
+	d->rnr_timer = pkt->xrc_rnr_timer;
+	d->pkey_index = 0;
+	/* An XRC target has no queues or CQs of its own: it receives through
+	 * the SRQ and completes on that SRQ's CQ (SRQX-13). */
+	d->pd = srq->pd;
+	d->srq = srq;
+	d->rq = &srq->rq;
+	d->cq = srq->cq;
+	return d->cq ? RESP_CHK_OP : RESP_LOST;
+}
+
+/* RC: after an RNR NAK the responder takes nothing more of that stream but
+ * the NAKed request (the requester starts again from it, IBA vol 1
+ * 9.7.5.2.8), so no later message overtakes it; a request from another QP,
+ * or one not ahead of it, ends that. */
+FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
+{
+	struct fe_qp *qp = c->d.qp;
+
+	if (qp->type == IBV_QPT_RC && qp->rx_blocked) {
+		uint32_t ahead = (c->pkt->psn - qp->rx_block_psn) & 0xffffff;
+
+		if (c->pkt->src_qpn == qp->rx_block_src && ahead && ahead < 0x800000)
+			return RESP_NAK_SEQ;
+		qp->rx_blocked = false;
+	}
+	return RESP_CHK_OP;
+}
+
+FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
+{
+	switch (c->pkt->op) {
+	case FP_PKT_SEND:
+	case FP_PKT_SEND_IMM:
+	case FP_PKT_SEND_INV:
+		return RESP_GET_RWQE;
+	case FP_PKT_WRITE:
+	case FP_PKT_WRITE_IMM:
+	case FP_PKT_READ:
+		return RESP_CHK_RKEY;
+	default:
+		return RESP_CHK_ALIGN;
+	}
+}
+
+FE_STATE enum fe_resp_state fe_resp_chk_align(struct fe_resp *c)
+{
+	return c->pkt->remote_addr % 8 ? RESP_ERR_ALIGN : RESP_CHK_RKEY;
+}
+
+/* The remote access a key must grant, and what follows its check. A
+ * zero-length WRITE or READ checks no key. */
+FE_STATE enum fe_resp_state fe_resp_chk_rkey(struct fe_resp *c)
+{
+	const struct fp_packet *pkt = c->pkt;
+	enum fe_resp_state next;
+	uint32_t len = pkt->len;
+	int need;
+
+	switch (pkt->op) {
+	case FP_PKT_WRITE:
+		need = IBV_ACCESS_REMOTE_WRITE;
+		next = RESP_PLACE;
+		break;
+	case FP_PKT_WRITE_IMM:	/* it consumes a receive WQE after its key */
+		need = IBV_ACCESS_REMOTE_WRITE;
+		next = RESP_GET_RWQE;
+		break;
+	case FP_PKT_READ:
+		need = IBV_ACCESS_REMOTE_READ;
+		next = RESP_READ_REPLY;
+		break;
+	default:
+		need = IBV_ACCESS_REMOTE_ATOMIC;
+		next = RESP_ATOMIC_REPLY;
+		len = 8;
+		break;
+	}
+	if (!len)
+		return next;
+	c->mem = fe_mr_remote(c->d.dev, c->d.pd, c->d.qp, c->d.access, pkt->remote_addr,
+			      pkt->rkey, len, need);
+	return c->mem ? next : RESP_ERR_RKEY;
+}
+
+FE_STATE enum fe_resp_state fe_resp_get_rwqe(struct fe_resp *c)
+{
+	if (!fe_rq_pop(c->d.rq, &c->w))
+		return RESP_ERR_RNR;
+	return c->pkt->op == FP_PKT_WRITE_IMM ? RESP_PLACE : RESP_CHK_LKEY;
+}
+
+/* Receive WQEs are checked against the PD of the queue that holds them. */
+static const void *fe_resp_wqe_pd(const struct fe_resp *c)
+{
+	return c->d.srq ? c->d.srq->pd : c->d.pd;
+}
+
+FE_STATE enum fe_resp_state fe_resp_chk_lkey(struct fe_resp *c)
+{
+	const void *wpd = fe_resp_wqe_pd(c);
 	int i;
 
-	if (!fe_rq_pop(d->rq, &w))
-		return FP_NAK_RNR;
-	for (i = 0; i < w->num_sge; i++) {
-		char *p = fe_mr_local(d->dev, wpd, &w->sge[i], true);
+	c->byte_len = 0;	/* here: the room the SGEs give */
+	for (i = 0; i < c->w->num_sge; i++) {
+		char *p = fe_mr_local(c->d.dev, wpd, &c->w->sge[i], true);
 
-		if (!p) {
-			fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_LOC_PROT_ERR);
-			return FP_NAK_REM_OP;
-		}
+		if (!p)
+			return RESP_ERR_LKEY;
 		if (i < FE_RX_SGE_KEPT)
-			at[i] = p;
-		room += w->sge[i].length;
+			c->at[i] = p;
+		c->byte_len += c->w->sge[i].length;
 	}
-	if (room < total) {
-		fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_LOC_LEN_ERR);
-		return FP_NAK_INV_REQ;
-	}
-	/* SEND_WITH_INV: the key must name a window it can revoke; if not, the
-	 * receive completes in error, the QP goes to ERR and the requester
-	 * has an invalid-request NAK (linux v6.1 drivers/infiniband/sw/rxe/
-	 * rxe_resp.c RESPST_ERR_INVALIDATE_RKEY) */
-	if (pkt->op == FP_PKT_SEND_INV && !fe_key_invalidate(d->dev, pkt->imm)) { /* @rule MW-05 */
-		fe_rx_local_error(d, pkt, w->wr_id, IBV_WC_REM_INV_REQ_ERR);
-		return FP_NAK_INV_REQ;
-	}
+	return RESP_CHK_LENGTH;
+}
+
+FE_STATE enum fe_resp_state fe_resp_chk_length(struct fe_resp *c)
+{
+	c->hdr = c->d.type == IBV_QPT_UD ? FP_UD_GRH_LEN : 0;
+	c->total = c->hdr + c->pkt->len;
+	if (c->byte_len < c->total)
+		return RESP_ERR_LENGTH;
+	return c->pkt->op == FP_PKT_SEND_INV ? RESP_INVALIDATE : RESP_PLACE;
+}
+
+/* SEND_WITH_INV: the key must name a window it can revoke; if not, the
+ * receive completes in error, the QP goes to ERR and the requester has an
+ * invalid-request NAK (linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
+ * RESPST_ERR_INVALIDATE_RKEY) */
+FE_STATE enum fe_resp_state fe_resp_invalidate(struct fe_resp *c)
+{
+	if (!fe_key_invalidate(c->d.dev, c->pkt->imm))	/* @rule MW-05 */
+		return RESP_ERR_INVALIDATE;
+	return RESP_PLACE;
+}
+
+/* SEND: [GRH (UD)] + payload into the receive WQE's SGEs. */
+FE_STATE void fe_resp_scatter(struct fe_resp *c)
+{
+	const struct fp_packet *pkt = c->pkt;
+	uint32_t hdr = c->hdr, total = c->total, done = 0;
+	unsigned char grh[FP_UD_GRH_LEN];
+	struct fp_rwqe *w = c->w;
+	int i;
+
 	if (hdr && pkt->grh)
 		fe_grh(pkt, grh);
 	for (i = 0; i < w->num_sge && done < total; i++) {
-		char *p = i < FE_RX_SGE_KEPT ? at[i] : fe_mr_local(d->dev, wpd, &w->sge[i], true);
+		char *p = i < FE_RX_SGE_KEPT ? c->at[i]
+					     : fe_mr_local(c->d.dev, fe_resp_wqe_pd(c), &w->sge[i], true);
 		uint32_t n = w->sge[i].length < total - done ? w->sge[i].length : total - done;
 		uint32_t k;
 
@@ -139,201 +377,192 @@ static enum fp_ack fe_rx_send(struct fe_dest *d, const struct fp_packet *pkt)
 		}
 		done += n;
 	}
-	fe_rx_complete(d, pkt, w->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, total);
-	return FP_ACK_OK;
 }
 
-static enum fp_ack fe_rx_write(struct fe_dest *d, const struct fp_packet *pkt)
+FE_STATE enum fe_resp_state fe_resp_place(struct fe_resp *c)
 {
-	char *dst = NULL;
-	struct fp_rwqe *w = NULL;
+	const struct fp_packet *pkt = c->pkt;
 
-	if (pkt->len) {		/* a zero-length write checks no key */
-		dst = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey,
-				   pkt->len, IBV_ACCESS_REMOTE_WRITE);
-		if (!dst)
-			return FP_NAK_REM_ACCESS;
+	c->st = FP_ACK_OK;
+	if (pkt->op == FP_PKT_WRITE || pkt->op == FP_PKT_WRITE_IMM) {
+		if (pkt->len)
+			fe_pieces_copy(c->mem, pkt->pieces, pkt->npieces, 0, pkt->len);
+		if (pkt->op == FP_PKT_WRITE)
+			return RESP_ACKNOWLEDGE;
+		c->wc_op = IBV_WC_RECV_RDMA_WITH_IMM;
+		c->byte_len = pkt->len;
+		return RESP_COMPLETE;
 	}
-	/* WRITE_IMM consumes a receive WQE: none, an RNR NAK before any write */
-	if (pkt->op == FP_PKT_WRITE_IMM && !fe_rq_pop(d->rq, &w))
-		return FP_NAK_RNR;
-	if (pkt->len)
-		fe_pieces_copy(dst, pkt->pieces, pkt->npieces, 0, pkt->len);
-	if (pkt->op == FP_PKT_WRITE_IMM) {
-		fe_rx_complete(d, pkt, w->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM,
-			       pkt->len);
-	}
-	return FP_ACK_OK;
+	fe_resp_scatter(c);
+	c->wc_op = IBV_WC_RECV;
+	c->byte_len = c->total;
+	return RESP_COMPLETE;
 }
 
-static enum fp_ack fe_rx_read(struct fe_dest *d, const struct fp_packet *pkt,
-			      struct fp_response *resp)
+FE_STATE enum fe_resp_state fe_resp_read_reply(struct fe_resp *c)
 {
-	char *src = NULL;
+	uint32_t len = c->pkt->len;
 
-	if (pkt->len) {
-		src = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey,
-				   pkt->len, IBV_ACCESS_REMOTE_READ);
-		if (!src)
-			return FP_NAK_REM_ACCESS;
-		resp->data = malloc(pkt->len);
-		if (!resp->data)
-			return FP_NAK_REM_OP;
-		memcpy(resp->data, src, pkt->len);
+	if (len) {
+		c->resp->data = malloc(len);
+		if (!c->resp->data)
+			return RESP_ERR_NOMEM;
+		memcpy(c->resp->data, c->mem, len);
 	}
-	resp->len = pkt->len;
-	return FP_ACK_OK;
+	c->resp->len = len;
+	c->st = FP_ACK_OK;
+	return RESP_ACKNOWLEDGE;
 }
 
-static enum fp_ack fe_rx_atomic(struct fe_dest *d, const struct fp_packet *pkt,
-				struct fp_response *resp)
+FE_STATE enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
 {
+	const struct fp_packet *pkt = c->pkt;
 	uint64_t orig, val;
-	char *p;
 
-	if (pkt->remote_addr % 8)
-		return FP_NAK_INV_REQ;		/* atomics need 8-byte alignment */
-	p = fe_mr_remote(d->dev, d->pd, d->qp, d->access, pkt->remote_addr, pkt->rkey, 8,
-			 IBV_ACCESS_REMOTE_ATOMIC);
-	if (!p)
-		return FP_NAK_REM_ACCESS;
-	memcpy(&orig, p, 8);
+	memcpy(&orig, c->mem, 8);
 	val = pkt->op == FP_PKT_CMP_SWAP ? (orig == pkt->compare_add ? pkt->swap : orig)
 					 : orig + pkt->compare_add;
-	memcpy(p, &val, 8);
-	resp->atomic_orig = orig;
-	resp->len = 8;
-	return FP_ACK_OK;
+	memcpy(c->mem, &val, 8);
+	c->resp->atomic_orig = orig;
+	c->resp->len = 8;
+	c->st = FP_ACK_OK;
+	return RESP_ACKNOWLEDGE;
 }
 
-static void fe_execute(struct fe_dest *d, const struct fp_packet *pkt, struct fp_response *resp)
+FE_STATE enum fe_resp_state fe_resp_complete(struct fe_resp *c)
 {
-	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
-	enum fp_ack st;
+	fe_rx_complete(&c->d, c->pkt, c->w->wr_id, IBV_WC_SUCCESS, c->wc_op, c->byte_len);
+	return RESP_ACKNOWLEDGE;
+}
 
-	switch (pkt->op) {
-	case FP_PKT_SEND:
-	case FP_PKT_SEND_IMM:
-	case FP_PKT_SEND_INV:
-		st = fe_rx_send(d, pkt);
-		break;
-	case FP_PKT_WRITE:
-	case FP_PKT_WRITE_IMM:
-		st = fe_rx_write(d, pkt);
-		break;
-	case FP_PKT_READ:
-		st = fe_rx_read(d, pkt, resp);
-		break;
-	default:
-		st = fe_rx_atomic(d, pkt, resp);
+/* Unreliable transports never answer: errors are silent drops. An RNR NAK
+ * carries the responder's timer: the requester waits that long. */
+FE_STATE enum fe_resp_state fe_resp_acknowledge(struct fe_resp *c)
+{
+	c->resp->status = c->reliable || c->st == FP_ACK_OK ? c->st : FP_ACK_DROPPED;
+	c->resp->rnr_timer = c->d.rnr_timer;
+	return RESP_DONE;
+}
+
+/* RC: the stream is blocked behind the NAKed request (fe_resp_chk_seq). */
+FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
+{
+	struct fe_qp *qp = c->d.qp;
+
+	c->st = FP_NAK_RNR;
+	if (qp && qp->type == IBV_QPT_RC) {
+		qp->rx_blocked = true;
+		qp->rx_block_psn = c->pkt->psn;
+		qp->rx_block_src = c->pkt->src_qpn;
+	}
+	return RESP_ACKNOWLEDGE;
+}
+
+/* Answers without an execution: status only. */
+FE_STATE enum fe_resp_state fe_resp_answer(struct fe_resp *c, enum fp_ack st)
+{
+	c->resp->status = st;
+	return RESP_DONE;
+}
+
+FE_STATE enum fe_resp_state fe_resp_nak(struct fe_resp *c, enum fp_ack st)
+{
+	c->st = st;
+	return RESP_ACKNOWLEDGE;
+}
+
+/* ---- the machine ------------------------------------------------------------ */
+FE_STATE enum fe_resp_state
+fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
+{
+	switch (s) {
+	case RESP_GET_QP:		return fe_resp_get_qp(c, qp);
+	case RESP_GET_XRC_SRQ:		return fe_resp_get_xrc_srq(c);
+	case RESP_CHK_SEQ:		return fe_resp_chk_seq(c);
+	case RESP_CHK_OP:		return fe_resp_chk_op(c);
+	case RESP_CHK_ALIGN:		return fe_resp_chk_align(c);
+	case RESP_CHK_RKEY:		return fe_resp_chk_rkey(c);
+	case RESP_GET_RWQE:		return fe_resp_get_rwqe(c);
+	case RESP_CHK_LKEY:		return fe_resp_chk_lkey(c);
+	case RESP_CHK_LENGTH:		return fe_resp_chk_length(c);
+	case RESP_INVALIDATE:		return fe_resp_invalidate(c);
+	case RESP_PLACE:		return fe_resp_place(c);
+	case RESP_READ_REPLY:		return fe_resp_read_reply(c);
+	case RESP_ATOMIC_REPLY:		return fe_resp_atomic_reply(c);
+	case RESP_COMPLETE:		return fe_resp_complete(c);
+	case RESP_ACKNOWLEDGE:		return fe_resp_acknowledge(c);
+	case RESP_ERR_RNR:		return fe_resp_err_rnr(c);
+	case RESP_ERR_RKEY:		return fe_resp_nak(c, FP_NAK_REM_ACCESS);
+	case RESP_ERR_LKEY:
+		return fe_resp_local_error(c, IBV_WC_LOC_PROT_ERR, FP_NAK_REM_OP);
+	case RESP_ERR_LENGTH:
+		return fe_resp_local_error(c, IBV_WC_LOC_LEN_ERR, FP_NAK_INV_REQ);
+	case RESP_ERR_INVALIDATE:
+		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR, FP_NAK_INV_REQ);
+	case RESP_ERR_ALIGN:		return fe_resp_nak(c, FP_NAK_INV_REQ);
+	case RESP_ERR_NOMEM:		return fe_resp_nak(c, FP_NAK_REM_OP);
+	case RESP_NAK_SEQ:		return fe_resp_answer(c, FP_NAK_SEQ);
+	case RESP_NAK_XRC:		return fe_resp_answer(c, FP_NAK_INV_REQ);
+	case RESP_DROP:			return fe_resp_answer(c, FP_ACK_DROPPED);
+	case RESP_LOST:			/* the answer set at the start stands */
+	case RESP_DONE:
 		break;
 	}
-	/* Unreliable transports never answer: errors are silent drops. An RNR
-	 * NAK carries the responder's timer: the requester waits that long. */
-	resp->status = reliable || st == FP_ACK_OK ? st : FP_ACK_DROPPED;
-	resp->rnr_timer = d->rnr_timer;
+	return RESP_DONE;
 }
 
-/* An XRC packet: the daemon passed the target QP's gate and named the SRQ
- * (ours), with the target QP's access flags, RNR timer and domain id. */
-static void fe_rx_xrc(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp)
+/* The same run, writing its path (the trace's, cold). */
+static __attribute__((noinline, cold)) void fe_responder_traced(struct fe_resp *c,
+								enum fe_resp_state s,
+								struct fe_qp *qp)
 {
-	struct fe_srq *srq = fe_srq_find(dev, pkt->xrc_srqn);
-	struct fe_dest d;
-	struct fe_dom *dom;
+	const struct fp_packet *pkt = c->pkt;
+	struct fe_path t;
 
-	if (!srq || srq->type != IBV_SRQT_XRC) {
-		resp->status = FP_NAK_INV_REQ;
+	t.n = 0;
+	while (s != RESP_DONE) {
+		fe_path_add(&t, fe_resp_name[s]);
+		s = fe_resp_step(c, s, qp);
+	}
+	fe_trace("resp qpn %u psn %u from %u %s:%s -> %s", pkt->dst_qpn, pkt->psn,
+		 pkt->src_qpn, fe_pkt_op_name(pkt->op), t.buf, fe_ack_name(c->resp->status));
+}
+
+/* Run the machine on one packet for qp (XRC: the SRQ it names). */
+static void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+			 struct fp_response *resp)
+{
+	enum fe_resp_state s;
+	struct fe_resp c;
+
+	c.d.dev = dev;
+	c.pkt = pkt;
+	c.resp = resp;
+	c.reliable = fe_pkt_reliable(pkt);
+	c.st = FP_ACK_OK;
+	resp->data = NULL;
+	resp->len = 0;
+	resp->atomic_orig = 0;
+	resp->status = c.reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+	s = pkt->src_type == IBV_QPT_XRC_SEND ? RESP_GET_XRC_SRQ : RESP_GET_QP;
+	if (fe_trace_states()) {
+		struct fe_resp traced = c;	/* c itself stays out of memory */
+
+		fe_responder_traced(&traced, s, qp);
 		return;
 	}
-	/* the target QP's domain as this process knows it (NULL: not at all,
-	 * so no SRQ here is in it); the quirk's HCA takes the SRQ's own */
-	dom = fp__quirk(FP_Q_XRC_SRQN_ANY_DOMAIN) ? srq->dom : fe_dom_find(dev, pkt->xrc_dom);
-	/* WR-03: the SRQ the packet names, within the target QP's domain; the
-	 * quirk's HCA takes the domain's first SRQ instead */
-	if (fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN))
-		srq = fe_dom_first_srq(dev, dom);
-	if (!srq || srq->type != IBV_SRQT_XRC || srq->dom != dom) {	/* @rule WR-03 */
-		resp->status = FP_NAK_INV_REQ;
-		return;
-	}
-	memset(&d, 0, sizeof(d));
-	d.dev = dev;
-	d.type = IBV_QPT_XRC_RECV;
-	d.qpn = pkt->dst_qpn;
-	d.access = (int)pkt->xrc_access;
-	d.rnr_timer = pkt->xrc_rnr_timer;
-	/* An XRC target has no queues or CQs of its own: it receives through
-	 * the SRQ and completes on that SRQ's CQ (SRQX-13). */
-	d.pd = srq->pd;
-	d.srq = srq;
-	d.rq = &srq->rq;
-	d.cq = srq->cq;
-	if (d.cq)
-		fe_execute(&d, pkt, resp);
-}
-
-static bool fe_types_match(enum ibv_qp_type src, enum ibv_qp_type dst)
-{
-	return src == IBV_QPT_XRC_SEND ? dst == IBV_QPT_XRC_RECV : src == dst;
+	while (s != RESP_DONE)
+		s = fe_resp_step(&c, s, qp);
 }
 
 void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp)
 {
-	fe_rx_qp(dev, pkt->src_type == IBV_QPT_XRC_SEND ? NULL : fe_qp_find(dev, pkt->dst_qpn),
-		 pkt, resp);
+	fe_responder(dev, pkt->src_type == IBV_QPT_XRC_SEND ? NULL : fe_qp_find(dev, pkt->dst_qpn),
+		     pkt, resp);
 }
 
 void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
 	      struct fp_response *resp)
 {
-	bool reliable = pkt->src_type == IBV_QPT_RC || pkt->src_type == IBV_QPT_XRC_SEND;
-	struct fe_dest d;
-
-	resp->data = NULL;
-	resp->len = 0;
-	resp->atomic_orig = 0;
-	resp->status = reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
-	if (pkt->src_type == IBV_QPT_XRC_SEND) {
-		fe_rx_xrc(dev, pkt, resp);
-		return;
-	}
-	/* Not able to receive, or the wrong transport: the packet is lost. */
-	if (!qp || (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS &&
-		    qp->state != IBV_QPS_SQD) || !fe_types_match(pkt->src_type, qp->type))
-		return;
-	if (qp->type == IBV_QPT_UD && pkt->qkey != qp->attr.qkey) {
-		resp->status = FP_ACK_DROPPED;
-		return;
-	}
-	d.dev = dev;			/* every member */
-	d.qp = qp;
-	d.type = qp->type;
-	d.qpn = qp->qpn;
-	d.access = (int)qp->attr.qp_access_flags;
-	d.rnr_timer = qp->attr.min_rnr_timer;
-	d.pkey_index = qp->attr.pkey_index;
-	d.pd = qp->pd;
-	d.cq = qp->rcq;
-	d.srq = qp->srq;
-	d.rq = qp->srq ? &qp->srq->rq : &qp->rq;
-	/* RC: after an RNR NAK the responder takes nothing more of that stream
-	 * but the NAKed request (the requester starts again from it, IBA vol 1
-	 * 9.7.5.2.8), so no later message overtakes it; a request from another
-	 * QP, or one not ahead of it, ends that. */
-	if (qp->type == IBV_QPT_RC && qp->rx_blocked) {
-		uint32_t ahead = (pkt->psn - qp->rx_block_psn) & 0xffffff;
-
-		if (pkt->src_qpn == qp->rx_block_src && ahead && ahead < 0x800000) {
-			resp->status = FP_NAK_SEQ;
-			return;
-		}
-		qp->rx_blocked = false;
-	}
-	fe_execute(&d, pkt, resp);
-	if (qp->type == IBV_QPT_RC && resp->status == FP_NAK_RNR) {
-		qp->rx_blocked = true;
-		qp->rx_block_psn = pkt->psn;
-		qp->rx_block_src = pkt->src_qpn;
-	}
+	fe_responder(dev, qp, pkt, resp);
 }

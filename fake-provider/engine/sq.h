@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the engine: the send queue's outstanding WQEs (sq.c), shared by
- * the requester (requester.c), which sends, completes and retries them.
+ * the requester (requester.c), which sends and retries them, and the
+ * completer (completer.c), which answers and completes them.
  *
  * A WQE stays in its QP's queue, in post order, from its post until it
  * completes: waiting to be sent (WAIT), on its way to another process
@@ -25,6 +26,8 @@
 
 #define FP_SWQE_SGE	4		/* SGEs kept in the WQE itself; more are allocated */
 #define FP_SWQE_KEEP	4096		/* the inline buffer a spare WQE keeps, at most */
+#define FP_PEER_CHECK_NS	20000000LL	/* how often a request on its way looks at its peer */
+#define FP_BUSY_NS		20000LL		/* a full inbox: try again this much later */
 
 enum fp_swqe_state { FP_SWQE_WAIT, FP_SWQE_SENT, FP_SWQE_DONE };
 
@@ -50,6 +53,11 @@ struct fp_swqe {
 	int retry_left, rnr_left;	/* -1: without end */
 };
 
+/* The completer (completer.c): an answer to w (or its absence: FP_ACK_NO_PATH),
+ * then the answered WQEs at the head of the queue complete in order; with w,
+ * that one first, answered and behind nothing (not queued). */
+void fe_comp_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp);
+void fe_comp_retire(struct fe_qp *r, struct fp_swqe *w);
 /* The send CQE of a WQE (none for a quiet success: retired with the next
  * signaled CQE that is polled). */
 void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,

@@ -4,9 +4,9 @@
  * (an "inbox": a memfd, registered with the fake kernel daemon by every
  * context of the device) per device; a requester asks the daemon once where
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
- * its packets straight into it (where a packet goes is the router's
- * decision, route.c), data read from the sender's memory as an HCA reads
- * it: one copy into the inbox, one out. The destination runs the responder
+ * its packets straight into it (where a packet goes is the requester's
+ * decision, its ROUTE state), data read from the sender's memory as an
+ * HCA reads it: one copy into the inbox, one out. The destination runs the responder
  * (fe_rx, responder.c) on them: inline whenever it is in a verb, else on
  * its progress thread, which sleeps on a futex in the inbox once the
  * application has called no verb for a while (struct fe_xport.app_gen).
@@ -733,16 +733,13 @@ void fe_xport_touch(struct fe_xport *xp)
 		__atomic_store_n(&xp->app_gen, xp->app_gen + 1, __ATOMIC_RELAXED);
 }
 
-void fe_xport_drain(struct fe_xport *xp)
+/* fe_xport_drain past its first tests (apart: every verb makes them, and
+ * only them, on the data path). */
+static __attribute__((noinline)) void fp_xport_drain(struct fe_xport *xp)
 {
-	struct fp_inbox *ib;
+	struct fp_inbox *ib = xp->ib;
 	uint64_t head;
 
-	/* an empty inbox first: what every verb finds on the data path (the
-	 * mapping is there, if inherited through fork, to be looked at) */
-	if (!xp || fp_ib_empty(xp->ib) || xp->draining || xp->pid != fp_self_pid())
-		return;
-	ib = xp->ib;
 	xp->draining = true;
 	head = __atomic_load_n(&ib->head, __ATOMIC_ACQUIRE);
 	while (head != __atomic_load_n(&ib->tail, __ATOMIC_ACQUIRE)) {
@@ -760,6 +757,15 @@ void fe_xport_drain(struct fe_xport *xp)
 	}
 	fp_ack_flush(xp);
 	xp->draining = false;
+}
+
+void fe_xport_drain(struct fe_xport *xp)
+{
+	/* an empty inbox first: what every verb finds on the data path (the
+	 * mapping is there, if inherited through fork, to be looked at) */
+	if (!xp || fp_ib_empty(xp->ib) || xp->draining || xp->pid != fp_self_pid())
+		return;
+	fp_xport_drain(xp);
 }
 
 /* ---- the requester side ------------------------------------------------------- */
@@ -805,7 +811,7 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 	return err;
 }
 
-/* ---- what the router (route.c) asks of the transport -------------------------- */
+/* ---- what the requester's ROUTE and XMIT states ask of the transport ------ */
 bool fe_xport_mine(const struct fe_xport *xp)
 {
 	return xp && xp->pid == fp_self_pid();

@@ -123,6 +123,7 @@ struct fp_script {
 	bool quirk[FP_Q__COUNT];
 	unsigned withdrawn;		/* enum fp_withdraw bits */
 	char trace_path[4096];		/* "" = no trace */
+	bool trace_states;		/* and the data path's state machines (engine/) */
 };
 
 /*

@@ -50,8 +50,11 @@
  *                                   object OP acted on, so OP must be an op on
  *                                   such an object (modify_qp, poll_cq, ...).
  *                                   `port P` (default 1) only for port events.
- *   trace FILE                      call trace, appended; relative to the
- *                                   script's directory; `-` is stderr
+ *   trace FILE [states]             call trace, appended; relative to the
+ *                                   script's directory; `-` is stderr. With
+ *                                   `states`, also the path each message takes
+ *                                   through the requester, responder and
+ *                                   completer (engine/, one line per run)
  *   mode, lifetime, profile and trace may appear once each.
  *
  * Device directives (only inside a device block):
@@ -705,7 +708,7 @@ static int fp_d_trace(struct fp_pctx *c, int argc, char **argv)
 	struct fp_script *s = c->s;
 	int n;
 
-	if (fp_nargs(c, argc, argv, 1, 1, "trace FILE") ||
+	if (fp_nargs(c, argc, argv, 1, 2, "trace FILE [states]") ||
 	    fp_once(c, &c->trace_line, "trace"))
 		return -1;
 	if (!strcmp(argv[1], "-") || argv[1][0] == '/' || !c->dir)
@@ -714,6 +717,9 @@ static int fp_d_trace(struct fp_pctx *c, int argc, char **argv)
 		n = snprintf(s->trace_path, sizeof(s->trace_path), "%s/%s", c->dir, argv[1]);
 	if (n < 0 || (size_t)n >= sizeof(s->trace_path))
 		return fp_perr(c, "trace: path too long");
+	if (argc == 3 && strcmp(argv[2], "states"))
+		return fp_perr(c, "trace: unexpected '%s' (usage: trace FILE [states])", argv[2]);
+	s->trace_states = argc == 3;
 	return 0;
 }
 

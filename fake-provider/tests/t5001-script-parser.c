@@ -193,7 +193,7 @@ static struct bad bads[] = {
 	{ "refuses_profile_name_in_capitals", D "profile MLX5\n",
 	  "t.fps:2: profile: expected strict, mlx5, mlx4 or rxe, got 'MLX5'" },
 	{ "refuses_duplicate_trace", "trace a\ntrace b\n", "t.fps:2: duplicate 'trace' (first on line 1)" },
-	{ "refuses_trace_without_file", "trace\n", "t.fps:1: trace: missing argument (usage: trace FILE)" },
+	{ "refuses_trace_without_file", "trace\n", "t.fps:1: trace: missing argument (usage: trace FILE [states])" },
 	{ "refuses_duplicate_device_name", "device d\ndevice e\ndevice d\n",
 	  "t.fps:3: duplicate device name 'd' (first on line 1)" },
 	{ "refuses_device_name_with_slash", "device ../x\n", "t.fps:1: device: bad name '../x'" },
