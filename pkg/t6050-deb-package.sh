@@ -9,7 +9,7 @@
 # ibvct works in place: --help of it and of every command, `ibvct run --
 # ibv_devices` on the package's own library and plugin, `ibvct abi-check`
 # with the checkout's findings, and `ibvct conformance` with the verdicts
-# of the checkout's run (ci/ibvct conformance, what make conformance runs).
+# of the checkout's run (tools/ibvct/ibvct conformance, what make conformance runs).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
@@ -65,7 +65,9 @@ test_expect_success "plugin, daemon, launcher; suites of both targets as built h
 test_expect_success "ABI tables, expectations and report tools in share/ibvct" '
 	for f in fixtures/abi/rdma-core-44.table fixtures/abi/rdma-core-44.symbols \
 		fixtures/expect/mlx5.txt fixtures/requirements.txt fixtures/mustpass.txt \
-		ci/report-lib.pm ci/certify ci/compare-runs ci/verify-bundle ci/report-html; do
+		reports/tools/report-lib.pm reports/tools/certify reports/tools/compare-runs \
+		reports/tools/verify-bundle reports/tools/report-html tools/ibvct/conformance \
+		tools/abi/abi-gate ci/test-exec; do
 		[ -f "$root/usr/share/ibvct/$f" ] || { echo "missing: $f"; exit 1; }
 	done
 '
@@ -115,7 +117,7 @@ test_expect_success "ibvct run: the package's library and plugin are loaded, not
 
 # abi-check: the checkout's findings; the stripped library has no DWARF, so
 # abidiff is a skip (with its reason) and the rest the same.
-run_cmd sh "$src/ci/ibvct" abi-check
+run_cmd sh "$src/tools/ibvct/ibvct" abi-check
 cp "$tl_out" "$tl_tmp/abi.src"
 run_cmd pkg_env "$ibvct" abi-check
 test_expect_success "ibvct abi-check: passes, the checkout's findings, abidiff skipped for lack of DWARF" '
@@ -136,7 +138,7 @@ conf() {	# conf NAME COMMAND...: a run into $tl_tmp/NAME, its status in NAME.rc
 	echo $? >"$tl_tmp/$c_name.rc"
 }
 test_parallel 2 conf pkg pkg_env "$ibvct"
-test_parallel 2 conf src env -u IBVCT_VALGRIND sh "$src/ci/ibvct"
+test_parallel 2 conf src env -u IBVCT_VALGRIND sh "$src/tools/ibvct/ibvct"
 test_parallel_wait
 test_expect_success "ibvct conformance from the unpacked tree passes" '
 	[ "$(cat "$tl_tmp/pkg.rc")" = 0 ] || { tail -n 40 "$tl_tmp/pkg.out"; exit 1; }

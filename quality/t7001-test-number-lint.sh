@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t7001: no test number is used twice across ref-impl/tests,
-# fake-provider/tests and suites/ (ci/lint-test-numbers), and the lint can
+# fake-provider/tests and suites/ (quality/lint-test-numbers), and the lint can
 # fail: it must refuse a scratch tree with a reused number and a bad name.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
-lint=$src/ci/lint-test-numbers
+lint=$src/quality/lint-test-numbers
 tmp=$tl_tmp/tree
 
 test_expect_success "test numbers in the tree are unique and names well-formed" '"$lint" "$src"'

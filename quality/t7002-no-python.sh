@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7002: no tracked source or script uses Python (ci/lint-no-python), and the
+# t7002: no tracked source or script uses Python (quality/lint-no-python), and the
 # lint can fail: it must refuse scratch trees with a .py file, a python
 # interpreter line and a python invocation.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
-lint=$src/ci/lint-no-python
+lint=$src/quality/lint-no-python
 tmp=$tl_tmp/tree
 # refuses WHAT EXPECTED-LINE: the lint must fail on $tmp, saying EXPECTED-LINE
 refuses() {

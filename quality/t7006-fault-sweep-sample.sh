@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t7006: a sample of `make fault-sweep` through the same script
-# (ci/fault-sweep), on this build's flavour: a few tests of the XRC
+# (quality/fault-sweep), on this build's flavour: a few tests of the XRC
 # creation suite under every fault its trace run shows, and the sweep's
 # detector, each verdict reached by a program that really does that thing
 # (clean fail, crash of the suite or of a test, hang, a daemon left behind,
@@ -10,7 +10,7 @@
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_PROVIDER:?}"
 . "$IBVCT_SRC/ci/test-lib.sh"
-fs="sh $IBVCT_SRC/ci/fault-sweep"
+fs="sh $IBVCT_SRC/quality/fault-sweep"
 show() { head -n 40 "$1"; }
 unset IBVCT_TAP_DIR IBVCT_KEEP IBVCT_RUNDIR IBVCT_SCRIPT
 tmp=$tl_tmp

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t7007: every external program the project runs comes from a package its
-# goal installs (ci/lint-deps against ci/install-deps' table and the
+# goal installs (quality/lint-deps against ci/install-deps' table and the
 # Makefile's DEPS_<goal>), and the lint can fail: a scratch tree with its own
 # Makefile, table and test must be refused for an unlisted command, a
 # program of a group its goal does not install, an unlisted program run
@@ -10,7 +10,7 @@
 # recipe, and a table row whose package lacks the command.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-lint=$src/ci/lint-deps
+lint=$src/quality/lint-deps
 . "$src/ci/test-lib.sh"
 tmp=$tl_tmp
 

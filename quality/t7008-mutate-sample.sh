@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7008: ci/mutate (`make mutate`) on a sample. Every `/* @rule ID */`
+# t7008: quality/mutate (`make mutate`) on a sample. Every `/* @rule ID */`
 # marker of the tree sits on a condition the tool can mutate and names a
 # catalogue ID; a marker on a line without a condition is refused. Then the
 # tool runs on two sites of SRQX-11 in a scratch copy of the tree: the real
@@ -21,7 +21,7 @@ unset IBVCT_BUILD IBVCT_PROVIDER IBVCT_LIBDIR IBVCT_SCRIPT MAKEFLAGS MAKELEVEL M
 tab=$(printf '\t')
 
 # ---- the markers of the tree ---------------------------------------------------
-perl "$src/ci/mutate" --tree "$src" --list >"$tmp/list" 2>&1
+perl "$src/quality/mutate" --tree "$src" --list >"$tmp/list" 2>&1
 rc=$?
 test_expect_success "every @rule marker of the tree is on a mutable condition" '
 	cat "$tmp/list"
@@ -39,7 +39,7 @@ test_expect_success "every marker names catalogue IDs ($(grep -cE "^[A-Z]+-[0-9]
 mkdir -p "$tmp/bad/fake-provider/verbs" "$tmp/bad/suites"
 : >"$tmp/bad/Makefile"
 printf 'int f(int x)\n{\n\tx = 2;\t/* @rule SRQX-11 */\n\treturn x;\n}\n' >"$tmp/bad/fake-provider/verbs/a.c"
-perl "$src/ci/mutate" --tree "$tmp/bad" --list >"$tmp/bad.out" 2>&1
+perl "$src/quality/mutate" --tree "$tmp/bad" --list >"$tmp/bad.out" 2>&1
 rc=$?
 test_expect_success "a marker on a line without a condition is refused with its place" '
 	echo "exit $rc"; cat "$tmp/bad.out"
@@ -69,7 +69,7 @@ printf '# waivers for t7008\nSRQX-11 fake-provider/engine/registry.c:%s errno ne
 	"$syn" >"$tmp/waivers"
 sum_before=$(cksum <"$src/fake-provider/engine/registry.c")
 env -u SANITIZE -u COVERAGE -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
-	perl "$src/ci/mutate" --tree "$tmp/tree" --out "$tmp/out" --only SRQX-11 --jobs 1 \
+	perl "$src/quality/mutate" --tree "$tmp/tree" --out "$tmp/out" --only SRQX-11 --jobs 1 \
 	--waivers "$tmp/waivers" >"$tmp/log" 2>"$tmp/err"
 rc=$?
 test_expect_success "the run exits 1: the score is under the default minimum of 100%" '

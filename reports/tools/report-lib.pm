@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Shared by the report tools (ci/report-*, ci/compare-runs, ci/verify-bundle,
-# ci/certify): reads a run directory's TAP into per-test and per-requirement
+# Shared by the report tools of reports/tools/ (report-*, compare-runs,
+# verify-bundle, certify): reads a run directory's TAP into per-test and per-requirement
 # results, and the requirement catalogue, must-pass list and waivers.
 # Loaded with `require`; Perl core modules and TAP::Parser only.
 #
@@ -92,7 +92,7 @@ sub read_waivers {
 	return (\%w, \@bad);
 }
 
-# The TAP files of a run: DIR/tap/*.tap (ci/conformance) and DIR/*.tap
+# The TAP files of a run: DIR/tap/*.tap (tools/ibvct/conformance) and DIR/*.tap
 # (a suite runner writing one <suite>.tap per program); name => path.
 sub tap_files {
 	my ($dir) = @_;
@@ -217,7 +217,7 @@ sub failure_reason {
 	return $status;
 }
 
-# A program's configuration: ci/suites-run names each run of a suite
+# A program's configuration: tools/ibvct/suites-run names each run of a suite
 # NAME.CONFIG (t2100-xrc-create.ref-extended-current, .system-on-ref, ...),
 # one CONFIG per provider mode, lifetime model, driver profile or target; a
 # program run once (tap/NAME.tap: the unit, interop and hand-collected ones)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Synthetic conformance runs for the report tools' tests (t72NN), sourced
-# (POSIX sh). A run is a folder laid out as ci/conformance writes it:
+# (POSIX sh). A run is a folder laid out as tools/ibvct/conformance writes it:
 # tap/NAME.tap + NAME.rc, fingerprint.txt; its TAP follows the suites'
 # convention (`ok N - name [ID ...]`, SKIP and TODO directives).
 # Needs IBVCT_SRC.
@@ -65,7 +65,7 @@ rt_run_mustpass() {
 }
 
 # rt_run_configs DIR: one suite, t9301-suite, run in two configurations as
-# ci/suites-run names them (tap/NAME.CONFIG.tap), where results differ:
+# tools/ibvct/suites-run names them (tap/NAME.CONFIG.tap), where results differ:
 #                 ref-extended-current     ref-legacy-seed (exit 1)
 #   XRCD-01       pass                     pass
 #   XRCD-02       pass                     FAIL ("expected errno 22, got 0")

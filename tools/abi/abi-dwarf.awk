@@ -1,21 +1,21 @@
 # SPDX-License-Identifier: MIT
-# ci/abi-dwarf.awk: the layout facts of a verbs header, read from the DWARF
+# tools/abi/abi-dwarf.awk: the layout facts of a verbs header, read from the DWARF
 # the compiler wrote for a probe that includes it (`readelf --debug-dump=info
-# --debug-dump=line PROBE.o`, input). Run by ci/abi-dwarf, which explains the
+# --debug-dump=line PROBE.o`, input). Run by tools/abi/abi-dwarf, which explains the
 # probe; this file owns reading readelf's dump and printing the facts.
 #
 # Variables (-v):
 #   want   the headers whose types count, as absolute paths separated by
 #          spaces, in output order (verbs.h, then verbs_api.h)
 #   mode   "names": one "struct NAME" / "union NAME" a line, every struct or
-#          union the facts will cover (ci/abi-dwarf takes their _Alignof);
+#          union the facts will cover (tools/abi/abi-dwarf takes their _Alignof);
 #          "groups": the groups, one a line, in output order;
 #          "facts" (default): one "GROUP KEY VALUE" line per fact;
 #          "values": "N VALUE" for each of the probe's ibvct_abi_fact_N
-#          enumerators (ci/abi-dwarf -e)
+#          enumerators (tools/abi/abi-dwarf -e)
 #   types  1: also "GROUP type:PATH TEXT" after each member's sizeof
 #
-# Groups and keys (ci/abi-table turns them into table lines):
+# Groups and keys (tools/abi/abi-table turns them into table lines):
 #   struct:NAME | union:NAME   sizeof, alignof, offsetof:PATH, sizeof:PATH and
 #                              type:PATH per member, nested members by dotted
 #                              path, anonymous members through their children

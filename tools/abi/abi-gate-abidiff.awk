@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-# ci/abi-gate-abidiff.awk: abidiff's report (abidiff --no-show-locs OLD.abi
-# LIB) as ci/abi-gate findings, one per removed, added or changed function
+# tools/abi/abi-gate-abidiff.awk: abidiff's report (abidiff --no-show-locs OLD.abi
+# LIB) as tools/abi/abi-gate findings, one per removed, added or changed function
 # or variable.
 #
-#   awk -f ci/abi-gate-abidiff.awk REPORT
+#   awk -f tools/abi/abi-gate-abidiff.awk REPORT
 #
 # A removal is a BREAK, an addition an EXTEND. A change is a BREAK when its
 # details move or resize something (abidiff's own "incompatible" bit covers

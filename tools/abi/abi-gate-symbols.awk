@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-# ci/abi-gate-symbols.awk: the symbol findings of ci/abi-gate, one symbol
+# tools/abi/abi-gate-symbols.awk: the symbol findings of tools/abi/abi-gate, one symbol
 # list against another ("version NODE" and "symbol NAME@VER" / "NAME@@VER"
 # lines, fixtures/abi/rdma-core-44.symbols).
 #
-#   awk -f ci/abi-gate-symbols.awk BASELINE.symbols NEW.symbols
+#   awk -f tools/abi/abi-gate-symbols.awk BASELINE.symbols NEW.symbols
 #
 # A version node or symbol gone is a BREAK, a symbol no longer the default
 # version (@@ -> @) a SOURCE change, a new node or symbol an EXTEND.

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-# ci/abi-gate-tables.awk: the header findings of ci/abi-gate, one ABI table
+# tools/abi/abi-gate-tables.awk: the header findings of tools/abi/abi-gate, one ABI table
 # against another (format: fixtures/abi/README.md).
 #
-#   awk -f ci/abi-gate-tables.awk BASELINE.table NEW.table
+#   awk -f tools/abi/abi-gate-tables.awk BASELINE.table NEW.table
 #
 # Prints one "CLASS TEXT" line per finding (CLASS BREAK, SOURCE or EXTEND;
-# the rules: ci/abi-gate --help and fixtures/abi/README.md), in the order
-# found; ci/abi-gate sorts them by class. Tables are read whole first: the
+# the rules: tools/abi/abi-gate --help and fixtures/abi/README.md), in the order
+# found; tools/abi/abi-gate sorts them by class. Tables are read whole first: the
 # baseline's facts are side 1, the new tree's side 2.
 FNR == 1 { side++ }
 /^#/ || NF < 3 { next }

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# ci/abi-gate-waivers.awk: applies a waiver file (fixtures/abi/waivers.txt)
-# to ci/abi-gate's findings.
+# tools/abi/abi-gate-waivers.awk: applies a waiver file (fixtures/abi/waivers.txt)
+# to tools/abi/abi-gate's findings.
 #
-#   awk -v baseline=NAME -v ran="CHECKS" -f ci/abi-gate-waivers.awk WAIVERS FINDINGS
+#   awk -v baseline=NAME -v ran="CHECKS" -f tools/abi/abi-gate-waivers.awk WAIVERS FINDINGS
 #
 # A waiver line is "BASELINE | FINDING | REASON": FINDING is a finding as
 # the gate prints it, class first (BREAK, SOURCE, EXTEND), matched exactly;

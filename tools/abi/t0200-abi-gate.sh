@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t0200: the ABI gate (ci/abi-gate) passes where it must: ref-impl's headers
+# t0200: the ABI gate (tools/abi/abi-gate) passes where it must: ref-impl's headers
 # and library against the rdma-core 44 baseline, the installed system
 # headers and library against the same baseline (no change at all), the
 # table reader answers what the suites ask, and a check that could not run
@@ -9,8 +9,8 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 libdir=${IBVCT_LIBDIR:-${IBVCT_BUILD:-$src/build}/lib}
-gate=$src/ci/abi-gate
-table=$src/ci/abi-table
+gate=$src/tools/abi/abi-gate
+table=$src/tools/abi/abi-table
 sys_lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 
 . "$src/ci/test-lib.sh"
@@ -63,7 +63,7 @@ else
 fi
 
 # the tables answer what the suites ask (WR-01, COMPAT-01 values)
-test_expect_success "ci/abi-table get: remote_srqn@72, send_wr 128, open_xrcd -32 from context, XRC_SEND 9 [WR-01 COMPAT-01 ABI-01]" '
+test_expect_success "tools/abi/abi-table get: remote_srqn@72, send_wr 128, open_xrcd -32 from context, XRC_SEND 9 [WR-01 COMPAT-01 ABI-01]" '
 	got=$(sh "$table" get rdma-core-44 member ibv_send_wr.qp_type.xrc.remote_srqn offset)/$(
 		sh "$table" get rdma-core-44 struct ibv_send_wr size)/$(
 		sh "$table" get rdma-core-44 vctx verbs_context.open_xrcd)/$(
@@ -72,20 +72,20 @@ test_expect_success "ci/abi-table get: remote_srqn@72, send_wr 128, open_xrcd -3
 	echo "got $got"
 	[ "$got" = "72/128/-32/9/uint32_t" ]
 '
-test_expect_success "ci/abi-table get: an absent fact exits non-zero" '
+test_expect_success "tools/abi/abi-table get: an absent fact exits non-zero" '
 	! sh "$table" get rdma-core-44 member ibv_send_wr.no_such_member offset
 '
 
 # a table made now from the system headers equals the committed one
 if [ -r /usr/include/infiniband/verbs.h ]; then
-	test_expect_success "ci/abi-table make /usr/include reproduces fixtures/abi/rdma-core-44.table" '
+	test_expect_success "tools/abi/abi-table make /usr/include reproduces fixtures/abi/rdma-core-44.table" '
 		sh "$table" make /usr/include >"$tmp/now.table" || exit 1
 		grep -v "^#" "$tmp/now.table" >"$tmp/now.facts"
 		grep -v "^#" "$src/fixtures/abi/rdma-core-44.table" >"$tmp/base.facts"
 		diff "$tmp/base.facts" "$tmp/now.facts"
 	'
 else
-	test_skip "ci/abi-table make reproduces rdma-core-44.table" "libibverbs-dev not installed"
+	test_skip "tools/abi/abi-table make reproduces rdma-core-44.table" "libibverbs-dev not installed"
 fi
 
 # could not check: the error bit alone, an ERROR line saying why, no verdict

@@ -12,7 +12,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-gate=$src/ci/abi-gate
+gate=$src/tools/abi/abi-gate
 CC=${CC:-cc}
 
 . "$src/ci/test-lib.sh"

@@ -10,8 +10,8 @@
 # release (WR-01 WR-06 ABI-06 COMPAT-01 COMPAT-05 ABI-07).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-gate=$src/ci/abi-gate
-table=$src/ci/abi-table
+gate=$src/tools/abi/abi-gate
+table=$src/tools/abi/abi-table
 . "$src/ci/test-lib.sh"
 tmp=$tl_tmp
 

@@ -13,7 +13,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 libdir=${IBVCT_LIBDIR:-${IBVCT_BUILD:-$src/build}/lib}
-gate=$src/ci/abi-gate
+gate=$src/tools/abi/abi-gate
 our_waivers=$src/fixtures/abi/waivers.txt
 
 . "$src/ci/test-lib.sh"

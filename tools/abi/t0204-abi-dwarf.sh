@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t0204: ci/abi-dwarf, the reader behind the ABI tables, on a small header
+# t0204: tools/abi/abi-dwarf, the reader behind the ABI tables, on a small header
 # written to exercise what DWARF and the C spelling of types make hard: a
 # tagged struct defined inside another (a member, not a group), an
 # anonymous union (its members by their own names), function pointers
@@ -15,7 +15,7 @@
 # (ABI-01 ABI-07 COMPAT-01)
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-dwarf=$src/ci/abi-dwarf
+dwarf=$src/tools/abi/abi-dwarf
 
 . "$src/ci/test-lib.sh"
 command -v readelf >/dev/null 2>&1 ||

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7209: ci/conformance (what `make conformance` runs) on two small test
+# t7209: tools/ibvct/conformance (what `make conformance` runs) on two small test
 # programs writes the whole report folder, where the Makefile asks
-# (IBVCT_REPORT_DIR): the TAP of each program and suite run (ci/suites-run,
+# (IBVCT_REPORT_DIR): the TAP of each program and suite run (tools/ibvct/suites-run,
 # here on a stand-in suite), fingerprint.txt, junit.xml,
 # summary.txt with the requirement counts, results.tsv, index.html; prints
 # the summary and the report's path at the end; and fails when a test fails.
@@ -22,7 +22,7 @@ printf '#!/bin/sh\necho "1..0 # SKIP nothing to do"\n' >"$tmp/t/t9202-skip.t"
 chmod +x "$tmp/t/"*.t
 dir=$tmp/reports/20260101-000000-ref-fake0
 # A build dir of our own: the real tools, and in place of the four suites
-# (t7209 must stay fast; make check runs them) one tiny suite that ci/suites-run
+# (t7209 must stay fast; make check runs them) one tiny suite that tools/ibvct/suites-run
 # runs in each mode and model and as the system build on ref-impl.
 b=$tmp/build
 mkdir -p "$b/suites/ref" "$b/suites/system"
@@ -33,7 +33,7 @@ cp "$b/suites/ref/t9299-tiny.t" "$b/suites/system/t9299-tiny.t"
 chmod +x "$b/suites/ref/t9299-tiny.t" "$b/suites/system/t9299-tiny.t"
 IBVCT_BUILD=$b
 
-IBVCT_REPORT_DIR=$dir JOBS=1 IBVCT_SUITES=1 sh "$IBVCT_SRC/ci/conformance" "$tmp/reports" ref fake0 \
+IBVCT_REPORT_DIR=$dir JOBS=1 IBVCT_SUITES=1 sh "$IBVCT_SRC/tools/ibvct/conformance" "$tmp/reports" ref fake0 \
 	"$tmp/t/t9201-pass.t" "$tmp/t/t9202-skip.t" >"$tmp/out" 2>&1
 rc=$?
 test_expect_success "a clean run exits 0" 'echo "exit $rc"; tail -n 30 "$tmp/out"; [ $rc = 0 ]'
@@ -61,7 +61,7 @@ test_expect_success "the fingerprint names the device" 'grep -q "^device=fake0\$
 
 printf '#!/bin/sh\necho 1..1\necho "not ok 1 - broken [XRCD-08]"\nexit 1\n' >"$tmp/t/t9203-fail.t"
 chmod +x "$tmp/t/t9203-fail.t"
-IBVCT_REPORT_DIR=$tmp/reports/second JOBS=1 sh "$IBVCT_SRC/ci/conformance" "$tmp/reports" ref fake0 \
+IBVCT_REPORT_DIR=$tmp/reports/second JOBS=1 sh "$IBVCT_SRC/tools/ibvct/conformance" "$tmp/reports" ref fake0 \
 	"$tmp/t/t9203-fail.t" >"$tmp/out2" 2>&1
 rc=$?
 test_expect_success "a failing test fails the run and is named in the summary" '
