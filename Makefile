@@ -417,8 +417,8 @@ valgrind: | $(DEPS_FIRST)
 # machine; failures and hangs per test (quality/soak). Not part of `make check`.
 SOAK_RUNS ?= 200
 SOAK_TESTS = interop=$(B)/t/t6030-rc-pingpong.t \
-	xrc-crossproc=$(B)/t/t3020-xrc-crossproc-verbs.t rc-crossproc=$(B)/t/t3021-rc-crossproc.t \
-	stress-traffic=$(B)/t/t3030-stress-traffic.t \
+	xrc-crossproc=$(B)/t/t5820-xrc-crossproc-verbs.t rc-crossproc=$(B)/t/t5821-rc-crossproc.t \
+	stress-traffic=$(B)/t/t5830-stress-traffic.t \
 	suite-lifetime-current=$(B)/suites/ref/t3100-lifetime.t \
 	suite-lifetime-seed=$(B)/suites/ref/t3100-lifetime.t@$(TOP)/fixtures/scripts/seed.fps \
 	suite-send-wr=$(B)/suites/ref/t1000-send-wr.t

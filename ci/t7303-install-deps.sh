@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7003: ci/install-deps decides right, against stub dpkg-query/id/apt-get
+# t7303: ci/install-deps decides right, against stub dpkg-query/id/apt-get
 # in a private PATH (nothing is installed): quiet when all is present,
 # names what is missing, installs only that with one `apt-get update`, and
 # when it cannot install prints the exact apt-get command and fails. The table

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7004: the Makefile keeps build flavours apart (plain in build/, SANITIZE=1
+# t7304: the Makefile keeps build flavours apart (plain in build/, SANITIZE=1
 # in build-san/, COVERAGE=1 in build-cov/, each with its own flags) and runs
 # the deps check before compiling. The deps check is no stamp file: it is
 # in every plan, also when nothing is to be rebuilt, with the groups of the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7005: ci/test-exec, prove's --exec for every test, does what make check,
+# t7305: ci/test-exec, prove's --exec for every test, does what make check,
 # make valgrind and make conformance rely on: passes output and exit status
 # through, kills a test (and what it forked) at the time limit, keeps TAP,
 # stderr and status under IBVCT_TAP_DIR, and with IBVCT_VALGRIND=1 runs

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7208: the CI templates under ci/templates/ parse as YAML (CPAN::Meta::YAML,
+# t7308: the CI templates under ci/templates/ parse as YAML (CPAN::Meta::YAML,
 # a Perl core module) and do what they promise: run `make check`, the ABI
 # gate and `make conformance` on Debian 12, and publish the report folder
 # and its junit.xml even when a step failed; every make target they call

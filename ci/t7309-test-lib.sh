@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7009: ci/test-lib.sh, the harness of every shell test, does what the
+# t7309: ci/test-lib.sh, the harness of every shell test, does what the
 # tests rely on. Stand-in tests that source it are run and their TAP read
 # with TAP::Parser (what prove uses): ok and not ok lines numbered in
 # order, the plan last and only there, the body's output as "# " lines

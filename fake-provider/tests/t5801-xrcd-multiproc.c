@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t3001: XRC domains across real processes at the fake kernel's client API,
+ * t5801: XRC domains across real processes at the fake kernel's client API,
  * under both lifetime models (XRCD-03..17): one inode, one domain through
  * distinct handles in different processes; O_CREAT, O_EXCL, fd -1, EAGAIN,
  * EINVAL, EBADF; EBUSY while this handle's SRQs or QPs exist, never because
@@ -190,6 +190,6 @@ int main(int argc, char **argv)
 		FKT_BOTH(exit_and_sigkill_release_the_processes_uses_xrcd17),
 	};
 
-	fkt_setup("t3001");
+	fkt_setup("t5801");
 	return fkt_run(argc, argv, tests, TR_N(tests));
 }

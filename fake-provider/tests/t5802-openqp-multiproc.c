@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t3002: ibv_open_qp's rules at the fake kernel's client API across real
+ * t5802: ibv_open_qp's rules at the fake kernel's client API across real
  * processes, under both lifetime models (OPENQP-04..09): open by number from
  * any process holding the same XRCD; wrong type, wrong XRCD, dead or
  * non-target QP, stale XRCD handle -> EINVAL; each open a distinct handle
@@ -176,6 +176,6 @@ int main(int argc, char **argv)
 		FKT_BOTH(modify_rules_apply_to_the_real_qp),
 	};
 
-	fkt_setup("t3002");
+	fkt_setup("t5802");
 	return fkt_run(argc, argv, tests, TR_N(tests));
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t3003: lifetime of shared XRC target QPs across real processes, at the
+ * t5803: lifetime of shared XRC target QPs across real processes, at the
  * fake kernel's client API, under both models (LIFE-01..12): the owner
  * destroys while another process holds the QP; the owner exits or is
  * SIGKILLed without destroying; the last holder disconnects; the XRCD is
@@ -348,6 +348,6 @@ int main(int argc, char **argv)
 		FKT_BOTH(xrcd_close_busy_while_qp_handle_exists_life10),
 	};
 
-	fkt_setup("t3003");
+	fkt_setup("t5803");
 	return fkt_run(argc, argv, tests, TR_N(tests));
 }

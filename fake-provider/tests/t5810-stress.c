@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t3010: 32 processes for a bounded time (IBVCT_STRESS_SECS, default 8,
+ * t5810: 32 processes for a bounded time (IBVCT_STRESS_SECS, default 8,
  * at most 20) open the same XRCD, create and open each other's target QPs,
  * create SRQs, modify and raise events, and exit, disconnect or get
  * SIGKILLed at random points; half use device fake0 in the current model,
@@ -199,6 +199,6 @@ int main(int argc, char **argv)
 		TR_TEST(many_processes_come_and_go_and_nothing_leaks),
 	};
 
-	fkt_setup("t3010");
+	fkt_setup("t5810");
 	return fkt_run(argc, argv, tests, TR_N(tests));
 }

@@ -700,7 +700,7 @@ int main(int argc, char **argv)
 	char text[256], scratch[PATH_MAX], err[512];
 	int i;
 
-	fkt_setup("t3020");
+	fkt_setup("t5820");
 	for (i = 0; i < 4; i++) {
 		snprintf(text, sizeof(text), "lifetime %s\n%s%s", (i & 1) ? "seed" : "current",
 			 (i & 2) ? "event comm_est after query_qp 1\n" : "", dev);

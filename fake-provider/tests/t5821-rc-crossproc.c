@@ -658,7 +658,7 @@ int main(int argc, char **argv)
 	};
 	char scratch[PATH_MAX], err[512];
 
-	fkt_setup("t3021");
+	fkt_setup("t5821");
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);

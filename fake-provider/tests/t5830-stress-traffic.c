@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	};
 	char scratch[PATH_MAX], err[512];
 
-	fkt_setup("t3030");
+	fkt_setup("t5830");
 	board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		     -1, 0);
 	if (board == MAP_FAILED)

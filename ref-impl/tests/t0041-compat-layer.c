@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4001: the compat layer (COMPAT-*). Every check runs twice, in peers of
+ * t0041: the compat layer (COMPAT-*). Every check runs twice, in peers of
  * the test (tr_peer_start) set up with fp_env_setup(): once with the fake
  * provider registered as a legacy (1.1) provider, which ref-impl wraps, and
  * once as an extended one. Each peer reports a few result numbers over its
@@ -61,7 +61,7 @@ static void rmtree(const char *dir)
 /* The child: environment, device, the check, teardown. */
 static void child(int legacy, const char *extra, check_fn fn, int wfd)
 {
-	char tmpl[] = "/tmp/t4001.XXXXXX", script[64], scratch[4096] = "";
+	char tmpl[] = "/tmp/t0041.XXXXXX", script[64], scratch[4096] = "";
 	char err[512];
 	struct ibv_device **list;
 	struct ibv_context *ctx;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4002: the error contract. ref-impl's entry points refuse NULL arguments
+ * t0042: the error contract. ref-impl's entry points refuse NULL arguments
  * with EINVAL before the provider is called; the comp_mask rules are the
  * command layer's (cmd.c), which the provider calls first thing, as real
  * providers call ibv_cmd_*; handle and state rules are the kernel's. Each
@@ -69,7 +69,7 @@ static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
  * under the script, the objects, the check (every CHECK runs), the teardown. */
 static void run(void (*fn)(struct fx *))
 {
-	char tmpl[] = "/tmp/t4002.XXXXXX", script[64], scratch[4096], err[512];
+	char tmpl[] = "/tmp/t0042.XXXXXX", script[64], scratch[4096], err[512];
 	struct ibv_device **list;
 	struct fx f = { 0 };
 	FILE *s;

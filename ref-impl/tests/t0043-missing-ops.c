@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4003: verbs on a provider that lacks the op (COMPAT-08, COMPAT-09 for
+ * t0043: verbs on a provider that lacks the op (COMPAT-08, COMPAT-09 for
  * RC >= v28). rdma-core installs a "not supported" op for every slot the
  * provider leaves empty (rdma-core v44.0 libibverbs/dummy_ops.c, installed
  * by verbs_set_ops), so a pointer verb fails NULL + EOPNOTSUPP, an int verb
@@ -30,7 +30,7 @@ static enum kind kind;
 static int bare_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 {
 	memset(a, 0, sizeof(*a));
-	snprintf(a->fw_ver, sizeof(a->fw_ver), "t4003");
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "t0043");
 	a->max_qp = 7;
 	a->phys_port_cnt = 1;
 	return 0;
@@ -172,7 +172,7 @@ static struct ibv_device *leg_init(const char *path, int abi)
 /* Only the test's provider: none from the driver dir or RDMAV_DRIVERS. */
 static struct ibv_context *open_own(struct rt *t, enum kind k, int *err)
 {
-	char dir[] = "/tmp/t4003-drivers.XXXXXX";
+	char dir[] = "/tmp/t0043-drivers.XXXXXX";
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	int n = 0;
@@ -182,9 +182,9 @@ static struct ibv_context *open_own(struct rt *t, enum kind k, int *err)
 	setenv("IBVCT_DRIVER_DIR", dir, 1);
 	unsetenv("RDMAV_DRIVERS");
 	if (k == K_EXT_BARE || k == K_EXT_NO_INIT)
-		verbs_register_driver("t4003", ext_init);
+		verbs_register_driver("t0043", ext_init);
 	else
-		ibv_register_driver("t4003", leg_init);
+		ibv_register_driver("t0043", leg_init);
 	list = ibv_get_device_list(&n);
 	RT_CHECK(t, list && n == 1);
 	RT_CHECK(t, list && n == 1 && !strcmp(ibv_get_device_name(list[0]), "fake0"));
@@ -304,7 +304,7 @@ static void ck_ext_bare(struct rt *t)
 	RT_CHECK(t, ibv_query_device(ctx, &da) == 0 && da.max_qp == 7);
 	memset(&dx, 0xa5, sizeof(dx));
 	RT_CHECK(t, ibv_query_device_ex(ctx, NULL, &dx) == 0);
-	RT_CHECK(t, dx.orig_attr.max_qp == 7 && !strcmp(dx.orig_attr.fw_ver, "t4003") &&
+	RT_CHECK(t, dx.orig_attr.max_qp == 7 && !strcmp(dx.orig_attr.fw_ver, "t0043") &&
 		 dx.comp_mask == 0 && dx.max_dm_size == 0);
 
 	/* device and port verbs */
@@ -571,7 +571,7 @@ static void *p34(const char *name)
 
 static void ck_p34(struct rt *t)
 {
-	char path[] = "/tmp/t4003-stderr.XXXXXX", text[512] = "";
+	char path[] = "/tmp/t0043-stderr.XXXXXX", text[512] = "";
 	int (*poll_fn)(void);
 	unsigned int (*final_fn)(unsigned int, void *);
 	void *(*alloc_fn)(void), *(*open_fn)(void *, void *);

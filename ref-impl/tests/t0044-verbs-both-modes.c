@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t4004: the entry points of verbs.c and the compat layer's (compat.c)
+ * t0044: the entry points of verbs.c and the compat layer's (compat.c)
  * versions of them give the same answers whether the provider registers
  * as a legacy one (the core wraps it, reading GIDs and P_Keys from sysfs
  * as 1.1 did) or an extended one: every check runs under both modes with

@@ -20,10 +20,12 @@ mp=$src/fixtures/mustpass.txt
 specfam='(XRCD|SRQX|QPX|OPENQP|LIFE|WR|COMPAT|ABI)-[0-9]{2}'
 fam='(XRCD|SRQX|QPX|OPENQP|LIFE|WR|COMPAT|ABI|DEVX|WRX|CQX|MR|MW|PD)-[0-9]{2}'
 
-# unknown_ids ROOT: IDs named under ROOT's suites/, tests and expectations
+# unknown_ids ROOT: IDs named under ROOT's suites/, tests (those of the
+# tools too) and expectations
 # that the catalogue lacks, as "ID file" lines.
 unknown_ids() {
 	(cd "$1" && find suites ref-impl/tests fake-provider/tests fixtures/expect \
+		ci quality pkg reports/tools tools/abi tools/ibvct \
 		-type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.def' \
 		-o -name '*.txt' -o -name '*.expect' -o -name '*.fps' \) 2>/dev/null |
 		LC_ALL=C sort | tr '\n' '\0' | xargs -0 -r grep -oHE "\\b$fam\\b" |

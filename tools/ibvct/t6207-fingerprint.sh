@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7207: the environment fingerprint. reports/tools/report-fingerprint on the reference
+# t6207: the environment fingerprint. reports/tools/report-fingerprint on the reference
 # target writes fingerprint.txt with ibvct's version and commit, the kernel,
 # the libibverbs really loaded (ours: dladdr of ibv_get_device_list), its
 # soname, the fake provider plugin and its script's mode and lifetime, the

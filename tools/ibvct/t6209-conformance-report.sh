@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7209: tools/ibvct/conformance (what `make conformance` runs) on two small test
+# t6209: tools/ibvct/conformance (what `make conformance` runs) on two small test
 # programs writes the whole report folder, where the Makefile asks
 # (IBVCT_REPORT_DIR): the TAP of each program and suite run (tools/ibvct/suites-run,
 # here on a stand-in suite), fingerprint.txt, junit.xml,
@@ -22,7 +22,7 @@ printf '#!/bin/sh\necho "1..0 # SKIP nothing to do"\n' >"$tmp/t/t9202-skip.t"
 chmod +x "$tmp/t/"*.t
 dir=$tmp/reports/20260101-000000-ref-fake0
 # A build dir of our own: the real tools, and in place of the four suites
-# (t7209 must stay fast; make check runs them) one tiny suite that tools/ibvct/suites-run
+# (t6209 must stay fast; make check runs them) one tiny suite that tools/ibvct/suites-run
 # runs in each mode and model and as the system build on ref-impl.
 b=$tmp/build
 mkdir -p "$b/suites/ref" "$b/suites/system"
