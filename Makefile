@@ -61,8 +61,9 @@ FP_INC  := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) $(FP_KERNEL_INC) $(F
 	$(FP_VERBS_INC)
 
 # The install tree (`make install`, `make deb`): LIBDIR/ibvct is laid out as
-# build/ is (bin/ lib/ suites/ t/), PREFIX/share/ibvct as the checkout's ci/
-# and fixtures/ are (its build links to LIBDIR/ibvct).
+# build/ is (bin/ lib/ suites/ t/), PREFIX/share/ibvct as the checkout's
+# folders of the installed scripts and fixtures/ are (its build links to
+# LIBDIR/ibvct).
 LIBDIR     ?= $(PREFIX)/lib
 INST_LIB   := $(LIBDIR)/ibvct
 INST_SHARE := $(PREFIX)/share/ibvct
@@ -88,7 +89,7 @@ DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"
 # ---- dependencies: Debian packages, checked on every make run --------------
 # DEPS_<goal> names the ci/install-deps groups that hold every program the
 # goal, its scripts and its tests run (t7007-deps-lint checks this against
-# what the recipes, ci/ scripts and tests really call). Each make run makes
+# what the recipes, the project's scripts and tests really call). Each make run makes
 # one `ci/install-deps` call for the union over its goals, before anything
 # else: a single dpkg-query, silent when all is there, so packages removed
 # since the last build are noticed and reinstalled. Not root: it names what
@@ -185,7 +186,12 @@ $(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh tools/*/t[0-9]*.sh))
+# The folders of tools whose tests sit beside them (tNNNN-*.sh): CI glue,
+# quality runs, packaging, the report tools and each of tools/. Which test
+# numbers each folder of tests holds: quality/test-numbers.txt.
+TOOL_TEST_DIRS := ci quality pkg reports/tools $(patsubst %/,%,$(sort $(wildcard tools/*/)))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh \
+	$(addsuffix /t[0-9]*.sh,$(TOOL_TEST_DIRS))))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
@@ -301,14 +307,13 @@ $(B)/t/%.t: fake-provider/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
-# the tools' own tests live beside them (tools/vm/t61NN-*.sh: the guest runner)
-$(B)/t/%.t: tools/vm/%.sh
-	@mkdir -p $(dir $@)
-	$(Q)cp $< $@ && chmod +x $@
-
-$(B)/t/%.t: tools/verbs-gen/%.sh
-	@mkdir -p $(dir $@)
-	$(Q)cp $< $@ && chmod +x $@
+# the tools' own tests live beside them (TOOL_TEST_DIRS)
+define tool_test_rule
+$$(B)/t/%.t: $(1)/%.sh
+	@mkdir -p $$(dir $$@)
+	$$(Q)cp $$< $$@ && chmod +x $$@
+endef
+$(foreach d,$(TOOL_TEST_DIRS),$(eval $(call tool_test_rule,$(d))))
 
 # ---- tools/verbs-gen: the verbs request generator ---------------------------
 # Built against the system's verbs.h and libibverbs, as the system suites
@@ -422,31 +427,31 @@ valgrind: | $(DEPS_FIRST)
 
 # make soak [SOAK_RUNS=200] [SOAK_LOAD=0]: the two-process interop runs and
 # the cross-process tests and suites, SOAK_RUNS times each on a loaded
-# machine; failures and hangs per test (ci/soak). Not part of `make check`.
+# machine; failures and hangs per test (quality/soak). Not part of `make check`.
 SOAK_RUNS ?= 200
 SOAK_TESTS = interop=$(B)/t/t6030-rc-pingpong.t \
-	xrc-crossproc=$(B)/t/t3020-xrc-crossproc-verbs.t rc-crossproc=$(B)/t/t3021-rc-crossproc.t \
-	stress-traffic=$(B)/t/t3030-stress-traffic.t \
+	xrc-crossproc=$(B)/t/t5820-xrc-crossproc-verbs.t rc-crossproc=$(B)/t/t5821-rc-crossproc.t \
+	stress-traffic=$(B)/t/t5830-stress-traffic.t \
 	suite-lifetime-current=$(B)/suites/ref/t3100-lifetime.t \
 	suite-lifetime-seed=$(B)/suites/ref/t3100-lifetime.t@$(TOP)/fixtures/scripts/seed.fps \
 	suite-send-wr=$(B)/suites/ref/t1000-send-wr.t
 soak: tests
-	$(TEST_ENV) sh ci/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
+	$(TEST_ENV) sh quality/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
 
-# The fault sweep (ci/fault-sweep): always on the SANITIZE=1 build; not
+# The fault sweep (quality/fault-sweep): always on the SANITIZE=1 build; not
 # part of check (t7006 runs a sample of it through the same script).
 fault-sweep:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 fault-sweep-run
 
 fault-sweep-run: tests
-	$(TEST_ENV) JOBS=$(JOBS) sh ci/fault-sweep
+	$(TEST_ENV) JOBS=$(JOBS) sh quality/fault-sweep
 
-# Mutation testing of the rule sites (ci/mutate): every `/* @rule ID */`
+# Mutation testing of the rule sites (quality/mutate): every `/* @rule ID */`
 # condition is mutated in scratch copies of the tree and must make a test
 # naming ID fail. Not part of check (t7008 runs a sample). MUTATE_ONLY=ID,...
 # MUTATE_JOBS=n (default 2) MUTATE_MIN=percent (default 100).
 mutate: | $(DEPS_FIRST)
-	perl ci/mutate --jobs $(or $(MUTATE_JOBS),2) --min $(or $(MUTATE_MIN),100) $(if $(MUTATE_ONLY),--only '$(MUTATE_ONLY)')
+	perl quality/mutate --jobs $(or $(MUTATE_JOBS),2) --min $(or $(MUTATE_MIN),100) $(if $(MUTATE_ONLY),--only '$(MUTATE_ONLY)')
 
 # Reruns what failed in the last `make check` of this build flavour.
 failed: tests | $(DEPS_FIRST)
@@ -454,7 +459,7 @@ failed: tests | $(DEPS_FIRST)
 
 # Coverage of ref-impl, the fake provider and its kernel daemon by every
 # test, with branches, into reports/coverage/ (HTML); lcov's summary and one
-# line per component on stdout (ci/coverage-summary). The report is written
+# line per component on stdout (quality/coverage-summary). The report is written
 # even when tests fail; the target then fails, and it fails too when lines
 # or functions of ref-impl, or of the fake provider (src and kernel
 # together), are under COVERAGE_MIN percent (default 90).
@@ -477,13 +482,13 @@ coverage: | $(DEPS_FIRST)
 	rm -rf reports/coverage && \
 	genhtml -q $(LCOV_RC) --branch-coverage --output-directory reports/coverage $(COV_INFO) && \
 	lcov $(LCOV_RC) --summary $(COV_INFO) && \
-	{ sh ci/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || \
+	{ sh quality/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || \
 		{ [ $$? -eq 1 ] && { [ $$rc -ne 0 ] || rc=1; }; }; } && \
 	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
 # The conformance run and its report folder reports/<date>-TARGET-DEVICE/,
-# by `ci/ibvct conformance` (the installed `ibvct conformance`: one
+# by `tools/ibvct/ibvct conformance` (the installed `ibvct conformance`: one
 # implementation for both).
 TARGET ?= ref
 DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,fake0)
@@ -492,7 +497,7 @@ DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,fake0)
 # TAP in the report dir, a skip with its reason where there is no device.
 # On ref it is the conformance run only: the smoke, the four suites in every
 # configuration and the interop runs of unmodified ibverbs-utils clients
-# (INTEROP_BINS, with requirement IDs; ci/ibvct names the same three); the
+# (INTEROP_BINS, with requirement IDs; tools/ibvct/ibvct names the same three); the
 # self-tests stay in `make check`.
 # TARGET=rxe-vm: the system-built suites and ibverbs-utils (t6102) in a QEMU
 # guest of the distribution's kernel on its rxe0, the pingpongs across two
@@ -501,14 +506,14 @@ INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_
 VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-%,$(TEST_SH_BINS))
 CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
 conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
 # describes the system's rdma-core, under ibvct-run the reference target.
-# The tools under ci/ see the public headers only.
-$(B)/obj/ci/%.o: FP_INC :=
-$(FINGERPRINT): $(B)/obj/ci/ibvct-fingerprint.o $(REF_LIB)
+# The tools under tools/ibvct/ see the public headers only.
+$(B)/obj/tools/ibvct/%.o: FP_INC :=
+$(FINGERPRINT): $(B)/obj/tools/ibvct/ibvct-fingerprint.o $(REF_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< -L$(B)/lib -l:libibverbs.so.1 -ldl -pthread
@@ -517,8 +522,8 @@ tests: $(FINGERPRINT)
 # ibvct-reap: ci/test-exec runs every test program under it (time limit, and
 # every process the test started ends with it, whatever its process group).
 # It shares the stretched clock of the suites' runner (suites/lib/tr_clock.h).
-$(B)/obj/ci/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
-$(REAP): $(B)/obj/ci/ibvct-reap.o
+$(B)/obj/tools/ibvct/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+$(REAP): $(B)/obj/tools/ibvct/ibvct-reap.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $<
@@ -529,23 +534,23 @@ REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)
 COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 	cp -R reports/coverage $(REPORT_DIR)/coverage && \
 	{ lcov $(LCOV_RC) --summary $(COV_INFO) 2>&1; \
-	  sh ci/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || true; } \
+	  sh quality/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || true; } \
 		>$(REPORT_DIR)/coverage/summary.txt && \
-	{ test ! -f $(REPORT_DIR)/summary.txt || perl ci/report-html $(REPORT_DIR); } && \
+	{ test ! -f $(REPORT_DIR)/summary.txt || perl reports/tools/report-html $(REPORT_DIR); } && \
 	echo "coverage: also in $(REPORT_DIR)/coverage/"
 
 # make certify TARGET=system DEVICE=mlx5_0 [WAIVERS=file]: the conformance
 # run (its failures do not stop this), then the vendor bundle
-# reports/<run>.tar.gz with a SHA-256 manifest (ci/certify), checked by
-# ci/verify-bundle: this target fails when the bundle would be rejected.
-# `ci/ibvct certify` does it all, as the installed `ibvct certify`.
+# reports/<run>.tar.gz with a SHA-256 manifest (reports/tools/certify), checked by
+# reports/tools/verify-bundle: this target fails when the bundle would be rejected.
+# `tools/ibvct/ibvct certify` does it all, as the installed `ibvct certify`.
 certify: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh ci/ibvct certify $(CONFORMANCE_ARGS) \
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct certify $(CONFORMANCE_ARGS) \
 		--report $(REPORT_DIR) $(if $(WAIVERS),--waivers $(WAIVERS))
 
 # ---- fuzzing: make fuzz (AFL++, fake-provider/fuzz/; not part of check) ---
 # Each harness built by afl-cc with ASan+UBSan (persistent mode) into
-# build-fuzz/, then run by ci/fuzz-run, one after another on one core, for
+# build-fuzz/, then run by quality/fuzz-run, one after another on one core, for
 # FUZZ_EXECS executions each, or FUZZ_SECONDS seconds when that is set.
 # Seeds: the kept corpus (fixtures/fuzz/<name>/, with its crashes-fixed/),
 # plus the example scripts, or the daemon harness's generated exchanges.
@@ -561,7 +566,7 @@ FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provi
 	fake-provider/uapi/*.h fake-provider/uapi/*.def fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_UAPI_SRCS) $(FP_SCRIPT_SRCS)
-FZ_RUN := sh ci/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
+FZ_RUN := sh quality/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
 
 FZ_AFL_CC = @mkdir -p $(dir $@); $(if $(Q),echo "  AFL-CC  $@";) \
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 afl-cc $(FZ_AFL_CFLAGS) -o $@
@@ -581,10 +586,10 @@ fuzz: $(FUZZ_DIR)/fz-script $(FUZZ_DIR)/fz-fkd
 		$(FUZZ_DIR)/fz-fkd $(FUZZ_DIR)/work fixtures/fuzz/fkd $(FUZZ_DIR)/seeds-fkd || rc=1; \
 	exit $$rc
 
-# ---- ABI gate (ci/abi-gate, fixtures/abi/README.md) -----------------------
+# ---- ABI gate (tools/abi/abi-gate, fixtures/abi/README.md) -----------------------
 # make abi-check [ABI_INCLUDE=dir] [ABI_LIB=path] [ABI_BASELINE=name]
 # [ABI_WAIVERS=file]: the gate's findings and summary. Its status is bit
-# flags (ci/abi-gate --help: 1 error, 2 usage, 4 change, 8 incompatible):
+# flags (tools/abi/abi-gate --help: 1 error, 2 usage, 4 change, 8 incompatible):
 # succeeds on 0 (no change) and 4 (compatible changes only), fails when a
 # break no waiver accepts (8) or a check that could not run (1, 2) is in it.
 # ABI_WAIVERS= (empty) checks without the project's waivers.
@@ -596,7 +601,7 @@ ABI_INCLUDE  ?= $(TOP)/ref-impl/include
 ABI_LIB      ?= $(TOP)/$(REF_LIB)
 ABI_WAIVERS  ?= $(TOP)/fixtures/abi/waivers.txt
 abi-check: all | $(DEPS_FIRST)
-	$(Q)rc=0; sh ci/abi-gate --baseline $(ABI_BASELINE) --include $(ABI_INCLUDE) \
+	$(Q)rc=0; sh tools/abi/abi-gate --baseline $(ABI_BASELINE) --include $(ABI_INCLUDE) \
 		--lib $(ABI_LIB) $(if $(ABI_WAIVERS),--waivers $(ABI_WAIVERS)) || rc=$$?; \
 	test $$((rc & 11)) -eq 0
 
@@ -616,13 +621,15 @@ abi-baseline: all | $(DEPS_FIRST)
 #     lib/ibvct/libibvct-fake.so   dir only (never over the system's)
 #     suites/ref/, suites/system/  the prebuilt suites of both targets
 #     t/                        the conformance run's interop tests
-#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for ci/ibvct:
-#     ci/                       the scripts of the ibvct commands (INST_CI)
+#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for tools/ibvct/ibvct:
+#     tools/ibvct/, tools/abi/, the scripts of the ibvct commands, the
+#     tools/vm/, reports/tools/, report tools and the CI glue they run
+#     ci/                       (INST_SCRIPTS)
 #     fixtures/                 ABI tables, expectations, requirement
 #                               catalogue, mandatory list, example scripts
 #     VERSION                   ci/version's answer at install time
 #     build -> $(LIBDIR)/ibvct, ref-impl/include -> $(PREFIX)/include/ibvct
-#   $(PREFIX)/bin/ibvct         ci/ibvct, which finds share/ibvct beside it
+#   $(PREFIX)/bin/ibvct         tools/ibvct/ibvct, which finds share/ibvct beside it
 #   $(PREFIX)/bin/ibvct-run     -> $(LIBDIR)/ibvct/bin/ibvct-run
 #   $(PREFIX)/include/ibvct/infiniband/*.h   verbs.h, driver.h, ...
 #   $(PREFIX)/share/man/man1/   ibvct(1) and a page per command (doc/man/)
@@ -631,12 +638,16 @@ ifeq ($(INSTALL_BUILD),1)
 # The suites' fixtures dir when IBVCT_SRC is unset: the install tree's.
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
 endif
-# the rxe-vm target's guest runner and the guest's /init
-INST_VM := tools/vm/ibvct-vm tools/vm/guest-init tools/vm/guest-conformance
-INST_CI := ibvct version conformance suites-run test-exec test-lib.sh report-all \
-	report-fingerprint report-html report-junit report-summary report-lib.pm certify \
-	compare-runs verify-bundle abi-gate abi-table abi-dwarf rxe-setup \
-	$(notdir $(wildcard ci/*.awk))
+# The scripts of the ibvct commands, by their checkout paths: the command and
+# its runners, the ABI gate, the report tools, the rxe-vm target's guest
+# runner and the guest's /init, and the CI glue they run (a shell script is
+# installed executable, anything else not).
+INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
+	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf) $(wildcard tools/abi/*.awk) \
+	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
+		report-summary report-lib.pm certify compare-runs verify-bundle) \
+	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance) \
+	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
 	fixtures/scripts/*.fps)
@@ -649,7 +660,7 @@ install: | $(DEPS_FIRST)
 
 install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
-		$(addprefix $(DESTDIR)$(INST_SHARE)/,ci ref-impl $(sort $(dir $(INST_FIXTURES)))) \
+		$(addprefix $(DESTDIR)$(INST_SHARE)/,ref-impl $(sort $(dir $(INST_SCRIPTS) $(INST_FIXTURES)))) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
 		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(DESTDIR)$(INST_LIB)/bin/
@@ -659,10 +670,8 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
 	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
 	install -m 0755 $(INTEROP_BINS) $(VM_BINS) $(DESTDIR)$(INST_LIB)/t/
-	for f in $(INST_CI); do \
-		m=0644; head -c 2 ci/$$f | grep -q '^#!' && m=0755; \
-		install -m $$m ci/$$f $(DESTDIR)$(INST_SHARE)/ci/$$f || exit 1; \
-	done
+	$(foreach f,$(INST_SCRIPTS),install -m $$(head -c 2 $(f) | grep -q '^#!' && echo 0755 || echo 0644) \
+		$(f) $(DESTDIR)$(INST_SHARE)/$(f) && ) :
 	for f in $(INST_FIXTURES:fixtures/%=%); do \
 		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
 	done
@@ -670,16 +679,13 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
-	install -d $(DESTDIR)$(INST_SHARE)/tools/vm
-	install -m 0755 tools/vm/ibvct-vm tools/vm/guest-conformance $(DESTDIR)$(INST_SHARE)/tools/vm/
-	install -m 0644 tools/vm/guest-init $(DESTDIR)$(INST_SHARE)/tools/vm/
-	install -m 0755 ci/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
+	install -m 0755 tools/ibvct/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
 	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
 	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
 # ---- Debian package -------------------------------------------------------
-# make deb: build/deb/ibvct_<version>_<arch>.deb (ci/deb-build; the version
+# make deb: build/deb/ibvct_<version>_<arch>.deb (pkg/deb-build; the version
 # is ci/version's), from the install tree of PREFIX=/usr and the multiarch
 # LIBDIR, staged in build-inst/deb-root/; then lintian, which must report no
 # error and no warning. make deb-package: the same without lintian (t6050
@@ -697,7 +703,7 @@ deb-package: | $(DEPS_FIRST)
 	$(MAKE) --no-print-directory INSTALL_BUILD=1 SANITIZE= COVERAGE= VALGRIND= \
 		PREFIX=/usr LIBDIR=/usr/lib/$$ma DESTDIR=$(DEB_ROOT) install-files >build-inst/install.log || \
 		{ cat build-inst/install.log; exit 1; }
-	$(Q)sh ci/deb-build $(DEB_ROOT) $(DEB_OUT)
+	$(Q)sh pkg/deb-build $(DEB_ROOT) $(DEB_OUT)
 
 deb: deb-package | $(DEPS_FIRST)
 	lintian --fail-on error,warning $(DEB_OUT)/ibvct_*.deb
@@ -705,10 +711,10 @@ deb: deb-package | $(DEPS_FIRST)
 # make deb-chroot-check: the package on a clean machine. A fresh Debian 12
 # chroot (debootstrap minbase), the package installed there with apt-get,
 # its `ibvct conformance` run there and compared with this make run's own
-# report (ci/deb-chroot-check). Root, and the Debian mirror; not in make
+# report (pkg/deb-chroot-check). Root, and the Debian mirror; not in make
 # check (minutes, and the network).
 deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
-	$(Q)sh ci/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
+	$(Q)sh pkg/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
 
 # ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
 # Its rdma-core provider is part of `all`: built against the system's

@@ -38,7 +38,7 @@ static void fz_setup(void)
 	const char *tmp = getenv("FZ_SCRATCH");
 	char templ[4096], *real;
 
-	/* FZ_SCRATCH: a dir ci/fuzz-run removes afterwards (AFL ends its
+	/* FZ_SCRATCH: a dir quality/fuzz-run removes afterwards (AFL ends its
 	 * target with SIGKILL, so the atexit() removal never runs there); else
 	 * tmpfs when there is one: the file is rewritten for every input, and
 	 * ftruncate on a disk file system costs a hundred times more */

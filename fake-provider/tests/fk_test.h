@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the fake kernel tests (t3001-t3030, t5201, t5202, t5205), which
+ * Shared by the fake kernel tests (t5801-t5830, t5201, t5202, t5205), which
  * talk to the daemon through its client library (fk_client.h, linked from
  * the test archive: it is part of the plugin, not of a test's link
  * otherwise). The fixture: the program's scratch dir (fkt_scratch: files

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by ref-impl's verb tests (t0020, t0021, t4003, t4004) and t5103:
+ * Shared by ref-impl's verb tests (t0020, t0021, t0043, t0044) and t5103:
  * each check runs in a peer of the test (tr_peer_start) with a fake host of
  * its own (fp_env_setup: the fake sysfs, run dir and the fake provider under
  * a script), so no check sees another's leftovers; the test asserts that

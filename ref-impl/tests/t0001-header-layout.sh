@@ -4,11 +4,11 @@
 # to Debian's rdma-core 44 header (/usr/include/infiniband/verbs.h) on this
 # machine (ABI-01..07, COMPAT-01).
 #
-# ci/abi-dwarf reads our header's facts from the DWARF of a probe that
+# tools/abi/abi-dwarf reads our header's facts from the DWARF of a probe that
 # includes it (sizeof, alignof, offsetof and sizeof of every member by dotted
 # path, verbs_context members relative to `context`, enum values, macro
 # values); the same facts, by name, are then asked of the system header
-# (ci/abi-dwarf -e: one probe, built against it); the two are compared line
+# (tools/abi/abi-dwarf -e: one probe, built against it); the two are compared line
 # by line, one TAP test per struct/union/enum group. Then the other
 # direction: the system header's facts, asked of ours, must agree. Last, the
 # comparison proves it can fail: our facts asked of copies of our header
@@ -21,7 +21,7 @@ src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 sys_hdr=/usr/include/infiniband/verbs.h
 our_inc=$src/ref-impl/include
 our_hdr=$our_inc/infiniband/verbs.h
-dwarf=$src/ci/abi-dwarf
+dwarf=$src/tools/abi/abi-dwarf
 . "$src/ci/test-lib.sh"
 
 [ -r "$sys_hdr" ] || skip_all "libibverbs-dev not installed"
@@ -30,7 +30,7 @@ tmp=$tl_tmp
 
 if ! sh "$dwarf" -l "$our_inc" >"$tmp/groups" 2>"$tmp/gen.err" ||
    ! sh "$dwarf" "$our_inc" >"$tmp/ours" 2>>"$tmp/gen.err"; then
-	test_expect_success "ci/abi-dwarf reads the layout of $our_hdr" 'cat "$tmp/gen.err"; false'
+	test_expect_success "tools/abi/abi-dwarf reads the layout of $our_hdr" 'cat "$tmp/gen.err"; false'
 	test_done
 fi
 # ask FACTS INCDIR OUT: the facts named in FACTS, asked of INCDIR (one

@@ -2,7 +2,7 @@
 /*
  * A time limit that the machine's load stretches, for the two that end a
  * hung test: the runner's per-test limit (tr.c) and ci/test-exec's
- * per-program one (ci/ibvct-reap.c). Header-only: the reaper links nothing
+ * per-program one (tools/ibvct/ibvct-reap.c). Header-only: the reaper links nothing
  * of the suites.
  *
  * The limit is a budget of seconds of an unshared machine. Each stretch of

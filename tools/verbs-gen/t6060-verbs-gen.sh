@@ -109,11 +109,11 @@ test_expect_success "compare: rxe against mlx5 differs (XRC, rereg_mr), each req
 	rc_is 1 && out_has "^[0-9]{6} rereg_mr " && out_has "^    A: +skip \(open_xrcd: EOPNOTSUPP\)" &&
 	out_has "^compared $COUNT requests .*: [1-9][0-9]* differ$"
 '
-run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$IBVCT_SRC/fixtures/scripts/rxe.fps" -- "$GEN" --seed $SEED --count 300
+run_cmd sh "$IBVCT_SRC/tools/ibvct/ibvct" run --compare --target "ref:$IBVCT_SRC/fixtures/scripts/rxe.fps" -- "$GEN" --seed $SEED --count 300
 test_expect_success "ibvct run --compare: fixtures/scripts/rxe.fps against itself, exit 0" '
 	cat "$tl_out" "$tl_err"; rc_is 0 && out_has "^A: ref .*, exit 0\$" && out_has ": 0 differ\$"
 '
-run_cmd sh "$IBVCT_SRC/ci/ibvct" run --compare --target "ref:$tl_tmp/mlx5.fps" -- "$GEN" --seed $SEED --count 300
+run_cmd sh "$IBVCT_SRC/tools/ibvct/ibvct" run --compare --target "ref:$tl_tmp/mlx5.fps" -- "$GEN" --seed $SEED --count 300
 test_expect_success "ibvct run --compare: mlx5 against rxe, the differing requests, exit 1" '
 	head -n 20 "$tl_out"; rc_is 1 && out_has "^    A: +ok" && out_has ": [1-9][0-9]* differ\$"
 '

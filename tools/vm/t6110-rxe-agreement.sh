@@ -26,7 +26,7 @@ suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 # ref PROGRAM DIR [SCRIPT]: one system-built suite on ref-impl under the rxe
-# script, its TAP where ci/suites-run would put it
+# script, its TAP where tools/ibvct/suites-run would put it
 ref() {
 	n=$(basename "$1" .t)
 	mkdir -p "$2/tap"
@@ -42,7 +42,7 @@ ref() {
 real=$tl_tmp/real
 mkdir -p "$real"
 sh "$vm" run -q --out "$real" --result "$tl_tmp/vm.result" --console "$tl_tmp/console.log" \
-	-- sh "$src/ci/suites-run" "$real" system rxe0 >"$tl_tmp/vm.out" 2>"$tl_tmp/vm.err" &
+	-- sh "$src/tools/ibvct/suites-run" "$real" system rxe0 >"$tl_tmp/vm.out" 2>"$tl_tmp/vm.err" &
 vm_pid=$!
 for s in $suites; do
 	ref "$s" "$tl_tmp/ref"

@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t7305: ci/test-exec, prove's --exec for every test, does what make check,
+# make valgrind and make conformance rely on: passes output and exit status
+# through, kills a test (and what it forked) at the time limit, keeps TAP,
+# stderr and status under IBVCT_TAP_DIR, and with IBVCT_VALGRIND=1 runs
+# compiled tests (only those) under valgrind so that a leak fails them.
+# Through ibvct-reap (the build's), a process the test started dies with it
+# whatever process group or session it moved to, and one the test leaves
+# running after it exited fails the test.
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/ci/test-lib.sh"
+te="sh $src/ci/test-exec"
+# Keep the outer run's settings out of the cases below.
+unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT IBVCT_REAP_GRACE LD_PRELOAD
+tmp=$tl_tmp
+
+# gone PID: not in /proc, or a zombie nobody reaped yet
+gone() {
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+printf '#!/bin/sh\necho "1..1"\necho "ok 1"\nexit 3\n' >"$tmp/t-exit3.t"
+chmod +x "$tmp/t-exit3.t"
+out=$($te "$tmp/t-exit3.t"); rc=$?
+test_expect_success "stdout and exit status pass through" '
+	echo "exit $rc, stdout:"; printf "%s\n" "$out"
+	[ "$rc" = 3 ] && [ "$out" = "1..1
+ok 1" ]
+'
+
+# A hung test that forked a helper: both must be gone after the limit.
+printf '#!/bin/sh\nsleep 60 &\necho $! >"%s/child.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang.t"
+chmod +x "$tmp/t-hang.t"
+start=$(date +%s)
+IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang.t" 2>"$tmp/hang.err"; rc=$?
+took=$(( $(date +%s) - start ))
+test_expect_success "a hung test is killed at the limit and reported" '
+	echo "exit $rc after ${took}s"; cat "$tmp/hang.err"
+	[ "$rc" = 124 ] && [ "$took" -lt 15 ] && grep -Eq "killed after [0-9]+s \(limit 1s|limit of 1s ran out" "$tmp/hang.err"
+'
+sleep 1
+# Gone or a zombie (killed, not yet reaped by whoever inherited it).
+cpid=$(cat "$tmp/child.pid")
+test_expect_success "what the hung test forked is killed too" '
+	gone "$cpid" || { echo "state: $(sed -n "s/.*) \(.\).*/\1/p" "/proc/$cpid/stat")"; false; }
+'
+gone "$cpid" || kill "$cpid"
+
+# A hung test whose helper left for a session of its own (as a daemon does).
+printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/sid.pid"\nsleep 60\n' "$tmp" >"$tmp/t-hang-sid.t"
+chmod +x "$tmp/t-hang-sid.t"
+IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-hang-sid.t" 2>"$tmp/hang-sid.err"; rc=$?
+sleep 1
+spid=$(cat "$tmp/sid.pid")
+test_expect_success "what a hung test started in another session is killed at the limit too" '
+	echo "exit $rc"; cat "$tmp/hang-sid.err"
+	[ "$rc" = 124 ] && gone "$spid"
+'
+gone "$spid" || kill "$spid" 2>/dev/null
+
+# A test that passes but leaves a process behind fails, and the process goes.
+printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/left.pid"\necho "1..1"\necho "ok 1"\n' "$tmp" >"$tmp/t-left.t"
+chmod +x "$tmp/t-left.t"
+IBVCT_REAP_GRACE=1 $te "$tmp/t-left.t" >/dev/null 2>"$tmp/left.err"; rc=$?
+lpid=$(cat "$tmp/left.pid")
+test_expect_success "a test that leaves a process running fails, and the process is killed" '
+	echo "exit $rc"; cat "$tmp/left.err"
+	[ "$rc" = 1 ] && gone "$lpid" && grep -q "left 1 process running" "$tmp/left.err"
+'
+gone "$lpid" || kill "$lpid" 2>/dev/null
+
+# One that ends on its own within the grace period is fine.
+printf '#!/bin/sh\n(sleep 0.3; exit 0) &\necho "1..1"\necho "ok 1"\n' >"$tmp/t-brief.t"
+chmod +x "$tmp/t-brief.t"
+IBVCT_REAP_GRACE=5 $te "$tmp/t-brief.t" >/dev/null 2>"$tmp/brief.err"; rc=$?
+test_expect_success "a helper that ends within the grace period is not a failure" '
+	echo "exit $rc"; cat "$tmp/brief.err"
+	[ "$rc" = 0 ]
+'
+
+# The machine's load stretches the limit (suites/lib/tr_clock.h), up to
+# IBVCT_STRETCH_MAX times; the load read from a stand-in /proc/stat: one
+# with 1000 runnable processes (a stretch of the most), one idle.
+reap=${IBVCT_BUILD:+$IBVCT_BUILD/bin/ibvct-reap}
+printf 'cpu  1 2 3 4\nprocs_running 1000\nprocs_blocked 0\n' >"$tmp/stat.busy"
+printf 'cpu  1 2 3 4\nprocs_running 1\nprocs_blocked 0\n' >"$tmp/stat.idle"
+printf '#!/bin/sh\nsleep 2\necho "1..1"\necho "ok 1"\n' >"$tmp/t-slow.t"
+chmod +x "$tmp/t-slow.t"
+if [ -n "$reap" ] && [ -x "$reap" ]; then
+	IBVCT_PROC_STAT=$tmp/stat.busy IBVCT_STRETCH_MAX=10 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-slow.t" >"$tmp/slow.out" 2>"$tmp/slow.err"; rc=$?
+	test_expect_success "a loaded machine stretches the limit: 2 s of work in a 1 s limit pass" '
+		echo "exit $rc"; cat "$tmp/slow.out" "$tmp/slow.err"
+		[ "$rc" = 0 ] && grep -qx "ok 1" "$tmp/slow.out"
+	'
+	IBVCT_PROC_STAT=$tmp/stat.idle IBVCT_STRETCH_MAX=4 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-slow.t" >/dev/null 2>"$tmp/idle.err"; rc=$?
+	test_expect_success "an idle machine does not: the same test is killed at 1 s" '
+		echo "exit $rc"; cat "$tmp/idle.err"
+		[ "$rc" = 124 ] && grep -q "killed after [0-9]*s (limit 1s)$" "$tmp/idle.err"
+	'
+	start=$(date +%s)
+	IBVCT_PROC_STAT=$tmp/stat.busy IBVCT_STRETCH_MAX=2 IBVCT_TEST_TIMEOUT=1 \
+		$te "$tmp/t-hang.t" 2>"$tmp/hang-busy.err"; rc=$?
+	took=$(( $(date +%s) - start ))
+	test_expect_success "a hang on a loaded machine is still killed, by IBVCT_STRETCH_MAX times the limit" '
+		echo "exit $rc after ${took}s"; cat "$tmp/hang-busy.err"
+		[ "$rc" = 124 ] && [ "$took" -lt 10 ] &&
+			grep -q "killed after [0-9]*s (limit 1s, stretched by the machine.s load)" "$tmp/hang-busy.err"
+	'
+	gone "$(cat "$tmp/child.pid")" || kill "$(cat "$tmp/child.pid")" 2>/dev/null
+else
+	test_skip "a loaded machine stretches the limit" "no ibvct-reap in IBVCT_BUILD (run through make check)"
+fi
+
+printf '#!/bin/sh\necho "1..1"\necho "not ok 1"\necho oops >&2\nexit 1\n' >"$tmp/t-keep.t"
+chmod +x "$tmp/t-keep.t"
+IBVCT_TAP_DIR=$tmp/tap $te "$tmp/t-keep.t" >/dev/null 2>&1; rc=$?
+test_expect_success "IBVCT_TAP_DIR keeps TAP, stderr and exit status" '
+	echo "exit $rc"; ls -l "$tmp/tap"
+	[ "$rc" = 1 ] && [ "$(cat "$tmp/tap/t-keep.rc")" = 1 ] && grep -qx "not ok 1" "$tmp/tap/t-keep.tap" &&
+		grep -qx oops "$tmp/tap/t-keep.stderr"
+'
+
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+	test_skip "IBVCT_VALGRIND=1 leaves shell tests alone" "valgrind or cc not installed (ci/install-deps valgrind)"
+	test_skip "IBVCT_VALGRIND=1: a clean C test passes" "valgrind or cc not installed"
+	test_skip "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99" "valgrind or cc not installed"
+	test_done
+fi
+printf '#!/bin/sh\necho "1..1"\necho "ok 1 # preload=${LD_PRELOAD:-}"\n' >"$tmp/t-script.t"
+chmod +x "$tmp/t-script.t"
+out=$(IBVCT_VALGRIND=1 $te "$tmp/t-script.t" 2>&1); rc=$?
+test_expect_success "IBVCT_VALGRIND=1 leaves shell tests alone" '
+	echo "exit $rc, output:"; printf "%s\n" "$out"
+	[ "$rc" = 0 ] && ! printf "%s\n" "$out" | grep -q vgpreload
+'
+
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; p = NULL;\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/leak.c"
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void){char *p = malloc(64);\np[0] = 1; free(p);\nputs("1..1"); puts("ok 1"); return 0;}\n' >"$tmp/clean.c"
+cc -O0 -o "$tmp/t-leak.t" "$tmp/leak.c" && cc -O0 -o "$tmp/t-clean.t" "$tmp/clean.c" ||
+	test_bail "cc cannot build the two stand-in C tests"
+IBVCT_VALGRIND=1 $te "$tmp/t-clean.t" >/dev/null 2>"$tmp/clean.err"; rc=$?
+test_expect_success "IBVCT_VALGRIND=1: a clean C test passes" '
+	echo "exit $rc"; cat "$tmp/clean.err"
+	[ "$rc" = 0 ]
+'
+IBVCT_VALGRIND=1 $te "$tmp/t-leak.t" >/dev/null 2>"$tmp/leak.err"; rc=$?
+test_expect_success "IBVCT_VALGRIND=1: a definite leak makes a C test exit 99" '
+	echo "exit $rc"; cat "$tmp/leak.err"
+	[ "$rc" = 99 ] && grep -q "definitely lost" "$tmp/leak.err"
+'
+test_done

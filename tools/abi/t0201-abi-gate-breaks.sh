@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t0201: the ABI gate reports every injected break with the right line and
+# status 12 (change + incompatible), and allowed growth as an extension with
+# status 4 (change). Copies of ref-impl's include dir get one edit each (a
+# member moved, a type widened, a verbs_context op inserted in the middle,
+# an enum renumbered; a member appended, an op prepended to verbs_context),
+# and a copy of ref-impl's library is relinked from its objects with one
+# symbol left out of the version script. Symbol lists test addition and
+# removal of a version node.
+# (ABI-01 ABI-06 ABI-07 COMPAT-01 WR-01)
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${IBVCT_BUILD:-$src/build}
+gate=$src/tools/abi/abi-gate
+CC=${CC:-cc}
+
+. "$src/ci/test-lib.sh"
+
+# The gate's tools (make check installs them: ci/install-deps build abi).
+for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do
+	command -v "${t%%:*}" >/dev/null 2>&1 && continue
+	g=${t##*:}; p=${t#*:}; p=${p%:*}
+	skip_all "${t%%:*} not installed ($p, ci/install-deps $g)"
+done
+tmp=$tl_tmp
+
+# mutant NAME AWKPROG: ref-impl's include dir with verbs.h edited by AWKPROG.
+mutant() {
+	mkdir -p "$tmp/$1"
+	cp -R "$src/ref-impl/include/." "$tmp/$1/"
+	awk "$2" "$src/ref-impl/include/infiniband/verbs.h" >"$tmp/$1/infiniband/verbs.h"
+}
+
+# expect NAME STATUS LINE DESCRIPTION [GATE ARGS...]: the gate on mutant NAME
+# (or with GATE ARGS) exits with STATUS and prints LINE exactly.
+expect() {
+	name=$1 want=$2 line=$3 what=$4
+	shift 4
+	[ $# -eq 0 ] && set -- --include "$tmp/$name"
+	sh "$gate" --baseline rdma-core-44 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	# requirement IDs ("[ABI-07]") go last on the TAP line
+	ids=$(printf '%s' "$what" | sed -n 's/.* \(\[[^]]*\]\)$/ \1/p')
+	[ -n "$ids" ] && what=${what% \[*}
+	test_expect_success "$what: \"$line\", status $want$ids" '
+		echo "status $rc"
+		cat "$tmp/$name.out" "$tmp/$name.err"
+		[ "$rc" -eq "$want" ] && grep -qxF "$line" "$tmp/$name.out"
+	'
+}
+mutant moved '
+	/^struct ibv_mr \{/ { in_mr = 1 }
+	in_mr && /^\tuint32_t lkey;/ { held = $0; next }
+	in_mr && /^\tuint32_t rkey;/ { print; print held; next }
+	/^\};/ { in_mr = 0 }
+	{ print }'
+expect moved 12 "BREAK ibv_mr.lkey offset 36 -> 40" "member moved (ibv_mr.lkey after rkey) [ABI-07]"
+
+mutant widened '
+	/^struct ibv_send_wr \{/ { in_wr = 1 }
+	in_wr && /^\t*uint32_t remote_srqn;/ { sub(/uint32_t/, "uint64_t") }
+	/^\};/ { in_wr = 0 }
+	{ print }'
+expect widened 12 "BREAK ibv_send_wr.qp_type.xrc.remote_srqn size 4 -> 8" \
+	"type widened (remote_srqn to 64 bits) [WR-01 ABI-06]"
+
+mutant inserted '
+	/^struct verbs_context \{/ { in_vc = 1 }
+	{ print }
+	in_vc && /^\tint \(\*close_xrcd\)/ { print "\tvoid *(*ibvct_inserted)(void);" }
+	/^\};/ { in_vc = 0 }'
+expect inserted 12 "BREAK verbs_context.close_xrcd from_context -24 -> -32" \
+	"verbs_context op inserted after close_xrcd moves close_xrcd [COMPAT-01 ABI-07]"
+test_expect_success "the inserted op itself and every op above it are reported [COMPAT-01]" '
+	cat "$tmp/inserted.out"
+	grep -q "^BREAK verbs_context.ibvct_inserted inserted at from_context -24 " "$tmp/inserted.out" &&
+		grep -qx "BREAK verbs_context.open_xrcd from_context -32 -> -40" "$tmp/inserted.out"
+'
+
+# the new post-send API's and extended CQs' pointers are the inlines' ABI
+mutant qpex '
+	/^struct ibv_qp_ex \{/ { in_q = 1 }
+	in_q && /\(\*wr_start\)/ { held = $0; next }
+	in_q && /\(\*wr_complete\)/ { print; print held; next }
+	/^\};/ { in_q = 0 }
+	{ print }'
+expect qpex 12 "BREAK ibv_qp_ex.wr_complete offset 328 -> 320" \
+	"builder moved in ibv_qp_ex (wr_complete before wr_start) [WRX-08]"
+mutant cqex '
+	/^struct ibv_cq_ex \{/ { in_c = 1 }
+	in_c && /\(\*start_poll\)/ { print "\tvoid *ibvct_inserted;" }
+	/^\};/ { in_c = 0 }
+	{ print }'
+expect cqex 12 "BREAK ibv_cq_ex.start_poll offset 144 -> 152" \
+	"member inserted before start_poll in ibv_cq_ex [CQX-05]"
+
+mutant renumbered '
+	/^\tIBV_QPT_XRC_RECV = 10,/ { sub(/10/, "11") }
+	{ print }'
+expect renumbered 12 "BREAK enum IBV_QPT_XRC_RECV 10 -> 11" "enum renumbered [ABI-01]"
+
+# allowed growth: appended member, op prepended to verbs_context
+mutant appended '
+	/^struct ibv_sge \{/ { in_sge = 1 }
+	in_sge && /^\};/ { print "\tuint32_t ibvct_appended;"; in_sge = 0 }
+	{ print }'
+expect appended 4 "EXTEND ibv_sge.ibvct_appended added at offset 16 (size 4)" \
+	"member appended to ibv_sge is an extension"
+test_expect_success "the larger ibv_sge is an extension too" '
+	cat "$tmp/appended.out"
+	grep -qx "EXTEND struct ibv_sge size 16 -> 24" "$tmp/appended.out"
+'
+mutant prepended '
+	{ print }
+	/^struct verbs_context \{/ { print "\tvoid *(*ibvct_prepended)(void);" }'
+expect prepended 4 "EXTEND struct verbs_context size 648 -> 656" \
+	"op prepended to verbs_context (its way to grow) is an extension, no break [COMPAT-01]"
+
+# ---- symbols -----------------------------------------------------------------
+# ref-impl's library relinked from its own objects without one symbol.
+objs=$(ls "$build"/obj/ref-impl/src/*.o 2>/dev/null)
+grep -v '^[[:space:]]*ibv_wc_status_str;' "$src/ref-impl/libibverbs.map" >"$tmp/map"
+if [ -n "$objs" ] &&
+   # shellcheck disable=SC2086 # objs is a list of paths without spaces
+   $CC -shared -Wl,-soname,libibverbs.so.1 -Wl,--version-script="$tmp/map" \
+	-o "$tmp/libibverbs.so.1" $objs -ldl -pthread >"$tmp/ld.err" 2>&1; then
+	expect symlib 12 "BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed" \
+		"symbol removed from the library" --lib "$tmp/libibverbs.so.1"
+else
+	: >"$tmp/symlib.out"
+	test_expect_success "symbol removed from the library: \"BREAK symbol ibv_wc_status_str@IBVERBS_1.1 removed\", exit 2" '
+		echo "the relink of $build/obj/ref-impl/src/*.o failed:"
+		cat "$tmp/ld.err"
+		false
+	'
+fi
+test_expect_success "abidiff's finding for the removed function is folded in" '
+	cat "$tmp/symlib.out"
+	grep -q "^BREAK abidiff: .*ibv_wc_status_str.* removed" "$tmp/symlib.out"
+'
+# symbol lists: one symbol and one node added, one node removed
+base=$src/fixtures/abi/rdma-core-44.symbols
+{ grep -v '^#' "$base"; echo "version IBVCT_TEST_2"; echo "symbol ibvct_test_fn@@IBVCT_TEST_2"; } |
+	LC_ALL=C sort >"$tmp/added.symbols"
+expect added 4 "EXTEND symbol ibvct_test_fn@IBVCT_TEST_2 added" "symbol and version added" \
+	--symbols "$tmp/added.symbols"
+grep -v '^#' "$base" | grep -v '@*IBVERBS_1\.14$' >"$tmp/dropped.symbols"
+expect dropped 12 "BREAK version IBVERBS_1.14 removed" "version node removed" \
+	--symbols "$tmp/dropped.symbols"
+
+test_done
