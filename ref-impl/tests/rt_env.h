@@ -4,7 +4,8 @@
  * each check runs in a peer of the test (tr_peer_start) with a fake host of
  * its own (fp_env_setup: the fake sysfs, run dir and the fake provider under
  * a script), so no check sees another's leftovers; the test asserts that
- * the peer exited 0, which it does only when none of its RT_CHECKs failed.
+ * the peer exited 0, which it does only when none of its checks
+ * (TR_EXPECT, tr.h) failed; a failed check also fails the test on its own.
  * Also the small helpers these tests share: open the device, bring a QP to
  * RTS, poll, wait.
  */
@@ -31,19 +32,7 @@
 
 struct rt {
 	int legacy;		/* the provider registers as a legacy one */
-	int failed;
 };
-
-/* In a child: no cmocka; say what failed and carry on to the end. */
-#define RT_CHECK(t, cond)						\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: check failed: %s (errno %d)\n",	\
-			       __FILE__, __LINE__, #cond, errno);	\
-			fflush(stdout);					\
-			(t)->failed = 1;				\
-		}							\
-	} while (0)
 
 /* errno of a pointer verb that must fail (-1: it did not fail). */
 #define RT_PTR_ERRNO(expr) ({ void *p_; errno = 0; p_ = (void *)(expr);	\
@@ -80,7 +69,7 @@ static void rt_child(int legacy, const char *extra, rt_fn fn)
 	}
 	fn(&t);
 	nftw(tmpl, rt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	_exit(t.failed ? 1 : 0);
+	_exit(tr_checks_failed() ? 1 : 0);
 }
 
 struct rt_arg {
@@ -126,10 +115,10 @@ static RT_UNUSED struct ibv_context *rt_open(struct rt *t)
 	int n = 0;
 
 	list = ibv_get_device_list(&n);
-	RT_CHECK(t, list && n == 1);
+	TR_EXPECT(list && n == 1);
 	if (list && n == 1)
 		ctx = ibv_open_device(list[0]);
-	RT_CHECK(t, ctx != NULL);
+	TR_EXPECT(ctx != NULL);
 	if (list)
 		ibv_free_device_list(list);
 	return ctx;
