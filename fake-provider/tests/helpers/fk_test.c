@@ -438,7 +438,7 @@ struct fkt_proc fkt_spawn(fkt_fn fn, void *arg)
 
 	if (pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC))
 		fkt_die("pipe: %s", strerror(errno));
-	p.pid = fork();
+	p.pid = tr_fork();
 	if (p.pid < 0)
 		fkt_die("fork: %s", strerror(errno));
 	if (p.pid == 0) {
@@ -450,7 +450,7 @@ struct fkt_proc fkt_spawn(fkt_fn fn, void *arg)
 		close(a[1]);
 		close(b[0]);
 		fn(a[0], b[1], arg);
-		_exit(0);
+		_exit(tr_checks_failed() ? 1 : 0);
 	}
 	close(a[0]);
 	close(b[1]);
