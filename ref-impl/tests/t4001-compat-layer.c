@@ -21,6 +21,7 @@
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tf.h"
 #include "tr.h"
 
 #define NRES 8
@@ -162,42 +163,12 @@ static uint16_t port_lid(struct ibv_context *ctx)
 	return ibv_query_port(ctx, 1, &pa) ? 0 : pa.lid;
 }
 
-/* RESET -> INIT -> RTR -> RTS with the section 3b masks; 0 or errno. */
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h); 0 or errno. */
 static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11111111 };
-	int ud = qp->qp_type == IBV_QPT_UD, ret;
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE :
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE | IBV_QP_SQ_PSN :
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
+	return tf_qp_connect_av(qp, &ah, dest);
 }
 
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
