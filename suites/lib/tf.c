@@ -5,6 +5,7 @@
  * suites of both targets and the unit tests.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -132,14 +133,23 @@ int tf_qp_to_rts(struct ibv_qp *qp)
 	return ibv_modify_qp(qp, &a, m);
 }
 
+/* The step that failed, into the test's log (shown when the test fails). */
+static int tf_step(int err, const char *step, const struct ibv_qp *qp)
+{
+	if (err)
+		printf("# %s of QP %#x (type %d): %s\n", step, qp->qp_num, qp->qp_type,
+		       strerror(err));
+	return err;
+}
+
 int tf_qp_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn)
 {
-	int err = tf_qp_to_init(qp, ah->port_num);
+	int err = tf_step(tf_qp_to_init(qp, ah->port_num), "RESET->INIT", qp);
 
 	if (!err)
-		err = tf_qp_to_rtr_av(qp, ah, dest_qpn);
+		err = tf_step(tf_qp_to_rtr_av(qp, ah, dest_qpn), "INIT->RTR", qp);
 	if (!err)
-		err = tf_qp_to_rts(qp);
+		err = tf_step(tf_qp_to_rts(qp), "RTR->RTS", qp);
 	return err;
 }
 
@@ -157,20 +167,20 @@ int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
 	return err ? err : tf_qp_connect_av(qp, &ah, dest_qpn);
 }
 
-int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port)
+int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port, int b_rts)
 {
-	int err = tf_qp_to_init(a, port);
+	int err = tf_step(tf_qp_to_init(a, port), "RESET->INIT", a);
 
 	if (!err)
-		err = tf_qp_to_init(b, port);
+		err = tf_step(tf_qp_to_init(b, port), "RESET->INIT", b);
 	if (!err)
-		err = tf_qp_to_rtr(a, port, b->qp_num);
+		err = tf_step(tf_qp_to_rtr(a, port, b->qp_num), "INIT->RTR", a);
 	if (!err)
-		err = tf_qp_to_rtr(b, port, a->qp_num);
+		err = tf_step(tf_qp_to_rtr(b, port, a->qp_num), "INIT->RTR", b);
 	if (!err)
-		err = tf_qp_to_rts(a);
-	if (!err)
-		err = tf_qp_to_rts(b);
+		err = tf_step(tf_qp_to_rts(a), "RTR->RTS", a);
+	if (!err && b_rts)
+		err = tf_step(tf_qp_to_rts(b), "RTR->RTS", b);
 	return err;
 }
 

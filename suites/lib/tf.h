@@ -64,9 +64,11 @@ int tf_qp_to_rts(struct ibv_qp *qp);
  * its port); the errno of the step that failed. */
 int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn);
 int tf_qp_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn);
-/* A connected pair at RTS: a and b, each the other's destination, step by
- * step together (both INIT, both RTR, both RTS) over the loopback address. */
-int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port);
+/* A connected pair: a and b, each the other's destination over the loopback
+ * address, step by step together (both INIT, both RTR, then a RTS, and b
+ * RTS when b_rts; else b stays in RTR, a receiver). The step that failed
+ * and its QP are printed into the test's log. */
+int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port, int b_rts);
 
 /* ---- completions and posting ---------------------------------------------- */
 /* Poll one completion within a second; returns 1 or 0 (none). */

@@ -116,6 +116,7 @@ void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *a
 #define th_qp_to_init	tf_qp_to_init
 #define th_qp_to_rtr	tf_qp_to_rtr
 #define th_qp_to_rts	tf_qp_to_rts
+#define th_pair_connect	tf_pair_connect
 #define th_poll		tf_poll
 #define th_xsrq		tf_xsrq
 #define th_tgt_qp	tf_tgt_qp
