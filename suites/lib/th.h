@@ -5,7 +5,8 @@
  * group, scratch dirs, skips and notes, peers, guard pages). It adds target
  * and device selection, skips with their real reason (a device without
  * XRC), the device each test gets, the expected results of
- * fixtures/expect/<provider>.txt, and the verbs helpers the suites share.
+ * fixtures/expect/<provider>.txt; the verbs objects every C test builds
+ * are the fixtures' (tf.h), here under their th_ names.
  *
  * The same source builds for TARGET=ref (our verbs.h; th_ref.c sets up
  * the fake provider with fp_env_setup) and TARGET=system (the system's
