@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by ref-impl's verb tests (t0020, t0021, t4003, t4004) and t5103:
+ * Shared by ref-impl's verb tests (t0020, t0021, t4001, t4003, t4004) and t5103:
  * each check runs in a peer of the test (tr_peer_start) with a fake host of
  * its own (fp_env_setup: the fake sysfs, run dir and the fake provider under
  * a script), so no check sees another's leftovers; the test asserts that
@@ -46,11 +46,14 @@ static int rt_rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
 	return remove(p);
 }
 
-/* The child: a scratch dir with the script, the environment, the check. */
-static void rt_child(int legacy, const char *extra, rt_fn fn)
+/* In a peer: a fake host of its own in the scratch dir made from tmpl
+ * ("/tmp/NAME.XXXXXX"): the script (the provider mode, lifetime current,
+ * device fake0 with XRC, port 1 active, then extra's lines) and the
+ * environment that points the library at it. The peer ends with status 3
+ * when the host cannot be made. rt_host_down removes the dir. */
+static RT_UNUSED void rt_host_up(int legacy, const char *extra, char *tmpl)
 {
-	char tmpl[] = "/tmp/ibvct-rt.XXXXXX", script[64], scratch[4096], err[512];
-	struct rt t = { .legacy = legacy };
+	char script[4200], scratch[4096], err[512];
 	FILE *f;
 
 	if (!mkdtemp(tmpl))
@@ -68,8 +71,22 @@ static void rt_child(int legacy, const char *extra, rt_fn fn)
 		printf("# fp_env_setup: %s\n", err);
 		_exit(3);
 	}
-	fn(&t);
+}
+
+static RT_UNUSED void rt_host_down(const char *tmpl)
+{
 	nftw(tmpl, rt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The child: a fake host of its own, the check. */
+static void rt_child(int legacy, const char *extra, rt_fn fn)
+{
+	char tmpl[] = "/tmp/ibvct-rt.XXXXXX";
+	struct rt t = { .legacy = legacy };
+
+	rt_host_up(legacy, extra, tmpl);
+	fn(&t);
+	rt_host_down(tmpl);
 	_exit(tr_checks_failed() ? 1 : 0);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * t4001: the compat layer (COMPAT-*). Every check runs twice, in peers of
- * the test (tr_peer_start) set up with fp_env_setup(): once with the fake
+ * the test (tr_peer_start) on a fake host of its own (rt_env.h): once with the fake
  * provider registered as a legacy (1.1) provider, which ref-impl wraps, and
  * once as an extended one. Each peer reports a few result numbers over its
  * pipe; the test asserts them and compares the two modes: the same results,
@@ -20,9 +20,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "fp_script.h"
-#include "tf.h"
-#include "tr.h"
+#include "rt_env.h"
 
 #define NRES 8
 #define LEGACY 1
@@ -37,45 +35,17 @@ typedef void (*check_fn)(struct ibv_context *ctx, int legacy, struct res *r);
 
 static const char *const mode_name[] = { "extended", "legacy" };
 
-static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
-{
-	return remove(p);
-}
-
-static void rmtree(const char *dir)
-{
-	if (dir[0])
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The child: environment, device, the check, teardown. */
 static void child(int legacy, const char *extra, check_fn fn, int wfd)
 {
-	char tmpl[] = "/tmp/t4001.XXXXXX", script[64], scratch[4096] = "";
-	char err[512];
-	struct ibv_device **list;
+	char tmpl[] = "/tmp/t4001.XXXXXX";
 	struct ibv_context *ctx;
 	struct res r = { 0 };
-	FILE *f;
 	int n = 0;
 
-	if (!mkdtemp(tmpl))
-		_exit(3);
-	snprintf(script, sizeof(script), "%s/s.fps", tmpl);
-	f = fopen(script, "w");
-	if (!f)
-		_exit(3);
-	fprintf(f, "mode %s\nlifetime current\ndevice fake0\n\tcap xrc\n"
-		"\tport 1 state active\n%s", mode_name[legacy], extra ? extra : "");
-	fclose(f);
-	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), tmpl, scratch,
-			 sizeof(scratch), err, sizeof(err))) {
-		printf("# fp_env_setup: %s\n", err);
-		_exit(3);
-	}
-	list = ibv_get_device_list(&n);
-	TR_EXPECT(list && n == 1);
-	ctx = list && n ? ibv_open_device(list[0]) : NULL;
+	rt_host_up(legacy, extra, tmpl);
+	ctx = tf_open_dev(NULL, &n);
+	TR_EXPECT(n == 1);
 	TR_EXPECT(ctx != NULL);
 	if (ctx) {
 		/* whatever the provider, the app sees an extended context */
@@ -83,9 +53,7 @@ static void child(int legacy, const char *extra, check_fn fn, int wfd)
 		fn(ctx, legacy, &r);
 		TR_EXPECT(ibv_close_device(ctx) == 0);
 	}
-	if (list)
-		ibv_free_device_list(list);
-	rmtree(tmpl);
+	rt_host_down(tmpl);
 	r.failed = (int)tr_checks_failed();
 	if (write(wfd, &r, sizeof(r)) != sizeof(r))
 		_exit(4);
@@ -154,21 +122,6 @@ static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	};
 
 	return ibv_create_qp(pd, &ia);
-}
-
-static uint16_t port_lid(struct ibv_context *ctx)
-{
-	struct ibv_port_attr pa;
-
-	return ibv_query_port(ctx, 1, &pa) ? 0 : pa.lid;
-}
-
-/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h); 0 or errno. */
-static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
-{
-	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
-
-	return tf_qp_connect_av(qp, &ah, dest);
 }
 
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
@@ -470,8 +423,8 @@ static void ck_cq_event(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(x && y);
 	if (!x || !y)
 		return;
-	TR_EXPECT(connect_qp(x, y->qp_num, port_lid(ctx)) == 0);
-	TR_EXPECT(connect_qp(y, x->qp_num, port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
 	TR_EXPECT(ibv_req_notify_cq(cq, 0) == 0);
 	TR_EXPECT(ibv_post_recv(y, &rwr, &rbad) == 0);
 	TR_EXPECT(ibv_post_send(x, &swr, &sbad) == 0);
@@ -639,8 +592,8 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(x && y);
 	if (!x || !y)
 		return;
-	TR_EXPECT(connect_qp(x, y->qp_num, port_lid(ctx)) == 0);
-	TR_EXPECT(connect_qp(y, x->qp_num, port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
 	TR_EXPECT(ibv_post_recv(y, &rwr, &rbad) == 0);
 	memset(swr, 0, sizeof(swr));
 	swr[0].wr_id = 22;
@@ -666,9 +619,9 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(u && v);
 	if (!u || !v)
 		return;
-	TR_EXPECT(connect_qp(u, 0, 0) == 0);
-	TR_EXPECT(connect_qp(v, 0, 0) == 0);
-	aa.dlid = port_lid(ctx);
+	TR_EXPECT(rt_connect_qp(u, 0, 0) == 0);
+	TR_EXPECT(rt_connect_qp(v, 0, 0) == 0);
+	aa.dlid = rt_port_lid(ctx);
 	ah = ibv_create_ah(pd, &aa);
 	TR_EXPECT(ah && ah->pd == pd && ah->context == ctx);
 	if (!ah)
