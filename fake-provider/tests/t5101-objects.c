@@ -25,6 +25,7 @@
 
 #include "fp_script.h"
 #include "fp_test.h"
+#include "tf.h"
 
 static struct ibv_context *ctx;		/* the test's, opened by fx_setup */
 
@@ -72,41 +73,20 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
+/* The XRC objects with the portable settings: the fixtures' (tf.h). */
 static struct ibv_xrcd *xrcd_open(int fd, int oflags)
 {
-	struct ibv_xrcd_init_attr a = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = fd, .oflags = oflags,
-	};
-
-	return ibv_open_xrcd(ctx, &a);
+	return tf_xrcd(ctx, fd, oflags);
 }
 
 static struct ibv_srq *xsrq(struct fx *f, struct ibv_xrcd *xrcd)
 {
-	struct ibv_srq_init_attr_ex sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
-		       IBV_SRQ_INIT_ATTR_CQ;
-	sa.srq_type = IBV_SRQT_XRC;
-	sa.pd = f->pd;
-	sa.xrcd = xrcd;
-	sa.cq = f->cq;
-	sa.attr.max_wr = 4;
-	sa.attr.max_sge = 1;
-	return ibv_create_srq_ex(ctx, &sa);
+	return tf_xsrq(ctx, f->pd, xrcd, f->cq, 4);
 }
 
 static struct ibv_qp *tgt_qp(struct ibv_xrcd *xrcd)
 {
-	struct ibv_qp_init_attr_ex qa;
-
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_XRC_RECV;
-	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	qa.xrcd = xrcd;
-	return ibv_create_qp_ex(ctx, &qa);
+	return tf_tgt_qp(ctx, xrcd);
 }
 
 static struct ibv_qp *open_tgt(struct ibv_xrcd *xrcd, uint32_t qpn, enum ibv_qp_type t)
