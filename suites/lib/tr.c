@@ -89,8 +89,7 @@ void tr_check_fail(int fatal, const char *file, int line, int err, const char *f
 	tr_nfailed++;
 	printf("# %s:%d: check failed: %s (errno %d)\n", file, line, what, err);
 	fflush(stdout);
-	tr_res_printf('F', "pid %ld: %s:%d: check failed: %s (errno %d)", (long)getpid(), file,
-		      line, what, err);
+	tr_res_printf('F', "%s:%d: check failed: %s (errno %d)", file, line, what, err);
 	if (fatal) {
 		fflush(NULL);
 		_exit(1);
