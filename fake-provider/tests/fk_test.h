@@ -61,6 +61,7 @@ void fkt_show_log(void);
 bool fkt_log_clean(void);
 /* The pid in the run dir's pid file, 0 without one. */
 pid_t fkt_pidfile(void);
+/* The runner's monotonic clock in ms and IBVCT_TIMEOUT_MULT (tr.h). */
 long long fkt_ms(void);
 long fkt_mult(void);
 /* Wait for pid (our child: a helper, or the daemon through the subreaper)

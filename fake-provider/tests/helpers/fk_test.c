@@ -268,18 +268,12 @@ pid_t fkt_pidfile(void)
 
 long long fkt_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return tr_now_ms();
 }
 
 long fkt_mult(void)
 {
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long v = m ? atol(m) : 1;
-
-	return v > 0 ? v : 1;
+	return tr_timeout_mult();
 }
 
 /* Wait for pid (our child: a helper, or the daemon through the subreaper)
