@@ -28,6 +28,7 @@
 
 #include "fp_script.h"
 #include "fp_test.h"
+#include "tf.h"
 
 #define BUF 4096
 
@@ -1051,28 +1052,12 @@ static void rm_tree(const char *dir)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h) to LID lid. */
 static void child_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 {
-	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	TR_ASSERT(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	TR_ASSERT(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	TR_ASSERT(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
+	TR_ASSERT(tf_qp_connect_av(qp, &ah, dest) == 0);
 }
 
 static int child_async(void)
