@@ -195,10 +195,11 @@ TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
-# takes the members it uses): the runner of every C test (suites/lib/tr.h),
+# takes the members it uses): the runner of every C test (suites/lib/tr.h)
+# and their fixtures (tf.h),
 # the helpers of */tests/helpers/, and the fake kernel's client library,
 # which the daemon tests speak through (a part of the plugin otherwise).
-TEST_HELPERS := suites/lib/tr.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
+TEST_HELPERS := suites/lib/tr.c suites/lib/tf.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/verbs/fk_client.o
 TEST_LIB := $(B)/lib/ibvct-test.a
 # Tools of the test runs (rules below): the environment fingerprint, and the
@@ -396,12 +397,14 @@ $(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
 $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/tr.o \
+		$(B)/obj/suites/ref/lib/tf.o \
 		$(B)/obj/suites/ref/lib/th_ref.o \
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
+		$(B)/obj/suites/system/lib/tf.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)

@@ -94,12 +94,7 @@ static void rig_up_api(struct th_ctx *t, struct xrc_rig *r, int newapi)
 	r->tgt = th_tgt_qp(t->ctx, r->x);
 	assert_non_null(r->ini);
 	assert_non_null(r->tgt);
-	assert_int_equal(th_qp_to_init(r->ini, t->port), 0);
-	assert_int_equal(th_qp_to_init(r->tgt, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(r->tgt, t->port, r->ini->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(r->ini, t->port, r->tgt->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(r->tgt), 0);
-	assert_int_equal(th_qp_to_rts(r->ini), 0);
+	assert_int_equal(th_pair_connect(r->tgt, r->ini, t->port, 1), 0);
 }
 
 static void rig_down(struct xrc_rig *r)
@@ -375,11 +370,7 @@ static void pair_up_api(struct th_ctx *t, struct pair *p, enum ibv_qp_type type,
 	p->b = th_rc_qp(p->pd, p->cq, type);
 	assert_non_null(p->a);
 	assert_non_null(p->b);
-	assert_int_equal(th_qp_to_init(p->a, t->port), 0);
-	assert_int_equal(th_qp_to_init(p->b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(p->a, t->port, p->b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(p->b, t->port, p->a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(p->a), 0);
+	assert_int_equal(th_pair_connect(p->a, p->b, t->port, 0), 0);
 	if (type == IBV_QPT_UD) {
 		th_loopback_av(t->ctx, t->port, &aa);
 		p->ah = ibv_create_ah(p->pd, &aa);
@@ -523,12 +514,7 @@ static void pair_new(struct th_ctx *t, struct xrc_rig *r, struct ibv_qp **ini, s
 	*tgt = th_tgt_qp(t->ctx, r->x);
 	assert_non_null(*ini);
 	assert_non_null(*tgt);
-	assert_int_equal(th_qp_to_init(*ini, t->port), 0);
-	assert_int_equal(th_qp_to_init(*tgt, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(*tgt, t->port, (*ini)->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(*ini, t->port, (*tgt)->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(*tgt), 0);
-	assert_int_equal(th_qp_to_rts(*ini), 0);
+	assert_int_equal(th_pair_connect(*tgt, *ini, t->port, 1), 0);
 }
 
 /* A SEND through ini naming srqn must come back with an error completion

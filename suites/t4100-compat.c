@@ -232,12 +232,7 @@ static void rc_up(struct th_ctx *t, struct rc *r, int channel)
 	r->b = th_rc_qp(r->pd, r->cq, IBV_QPT_RC);
 	assert_non_null(r->a);
 	assert_non_null(r->b);
-	assert_int_equal(th_qp_to_init(r->a, t->port), 0);
-	assert_int_equal(th_qp_to_init(r->b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(r->a, t->port, r->b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(r->b, t->port, r->a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(r->a), 0);
-	assert_int_equal(th_qp_to_rts(r->b), 0);
+	assert_int_equal(th_pair_connect(r->a, r->b, t->port, 1), 0);
 	assert_int_equal(r->a->state, IBV_QPS_RTS);
 }
 

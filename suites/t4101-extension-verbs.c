@@ -251,11 +251,7 @@ struct cq_pair {
  * (it receives; a test that posts on b moves it on). */
 static void qp_connect(struct th_ctx *t, struct ibv_qp *a, struct ibv_qp *b)
 {
-	assert_int_equal(th_qp_to_init(a, t->port), 0);
-	assert_int_equal(th_qp_to_init(b, t->port), 0);
-	assert_int_equal(th_qp_to_rtr(a, t->port, b->qp_num), 0);
-	assert_int_equal(th_qp_to_rtr(b, t->port, a->qp_num), 0);
-	assert_int_equal(th_qp_to_rts(a), 0);
+	assert_int_equal(th_pair_connect(a, b, t->port, 0), 0);
 }
 
 static void cq_pair_up(struct th_ctx *t, struct cq_pair *p, struct ibv_cq *cq)

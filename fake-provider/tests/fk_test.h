@@ -61,6 +61,7 @@ void fkt_show_log(void);
 bool fkt_log_clean(void);
 /* The pid in the run dir's pid file, 0 without one. */
 pid_t fkt_pidfile(void);
+/* The runner's monotonic clock in ms and IBVCT_TIMEOUT_MULT (tr.h). */
 long long fkt_ms(void);
 long fkt_mult(void);
 /* Wait for pid (our child: a helper, or the daemon through the subreaper)
@@ -98,7 +99,8 @@ struct fkt_proc {
 typedef void (*fkt_fn)(int in, int out, void *arg);
 
 /* Run fn in a child with a pipe each way; the child exits 0 after fn
- * returns, or with whatever fn exits with. A new helper closes the parent's
+ * returns (1 when a TR_EXPECT in it failed), or with whatever fn exits
+ * with (TR_ASSERT: 1). A new helper closes the parent's
  * ends of the live helpers' pipes, so that a helper sees EOF when the
  * parent closes its pipe, not when the last sibling holding a copy exits. */
 struct fkt_proc fkt_spawn(fkt_fn fn, void *arg);
@@ -116,14 +118,6 @@ void fkt_reap(struct fkt_proc *p);
 void fkt_stop(struct fkt_proc *p);
 /* The child was killed (or is killed now): reap it. */
 void fkt_kill(struct fkt_proc *p);
-
-/* In a child: a check that ends the child with status 1 and a message. */
-#define FKT_CHECK(cond) do { \
-	if (!(cond)) { \
-		printf("# child %ld: %s:%d: %s\n", (long)getpid(), __FILE__, __LINE__, #cond); \
-		_exit(1); \
-	} \
-} while (0)
 
 /* A file whose inode keys an XRCD; path kept in the scratch dir. */
 int fkt_file(const char *name);

@@ -28,6 +28,7 @@
 
 #include "fp_script.h"
 #include "fp_test.h"
+#include "tf.h"
 
 #define BUF 4096
 
@@ -1040,9 +1041,6 @@ static void rc_send_reads_no_byte_past_72(void **state)
 }
 
 /* ---- under scripts of their own, in the test's process ---------------------------- */
-#define CHILD_CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
-
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	return remove(p);
@@ -1054,28 +1052,12 @@ static void rm_tree(const char *dir)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h) to LID lid. */
 static void child_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 {
-	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
+	TR_ASSERT(tf_qp_connect_av(qp, &ah, dest) == 0);
 }
 
 static int child_async(void)
@@ -1099,26 +1081,26 @@ static int child_async(void)
 	int fd, i, n;
 
 	fd = mkstemp(path);
-	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
+	TR_ASSERT(fd >= 0);
+	TR_ASSERT(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
 	close(fd);
-	CHILD_CHECK(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
+	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
 				  err, sizeof(err)));
 	list = ibv_get_device_list(&n);
-	CHILD_CHECK(list && n == 1);
+	TR_ASSERT(list && n == 1);
 	c = ibv_open_device(list[0]);
-	CHILD_CHECK(c);
-	CHILD_CHECK(!ibv_query_port(c, 1, &pa));
+	TR_ASSERT(c);
+	TR_ASSERT(!ibv_query_port(c, 1, &pa));
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 32, NULL, NULL, 0);
-	CHILD_CHECK(pd && cq);
+	TR_ASSERT(pd && cq);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = cq;
 	ia.qp_type = IBV_QPT_RC;
 	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
 	x = ibv_create_qp(pd, &ia);
 	y = ibv_create_qp(pd, &ia);
-	CHILD_CHECK(x && y);
+	TR_ASSERT(x && y);
 	child_connect(x, y->qp_num, pa.lid);
 	child_connect(y, x->qp_num, pa.lid);
 	pfd.fd = c->async_fd;
@@ -1127,24 +1109,24 @@ static int child_async(void)
 		struct ibv_recv_wr rw = { .wr_id = i }, *rbad;
 		struct ibv_send_wr sw, *sbad;
 
-		CHILD_CHECK(poll(&pfd, 1, 0) == 0);	/* nothing before the 3rd */
+		TR_ASSERT(poll(&pfd, 1, 0) == 0);	/* nothing before the 3rd */
 		memset(&sw, 0, sizeof(sw));
 		sw.opcode = IBV_WR_SEND;
 		sw.send_flags = IBV_SEND_SIGNALED;
-		CHILD_CHECK(!ibv_post_recv(y, &rw, &rbad));
-		CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
+		TR_ASSERT(!ibv_post_recv(y, &rw, &rbad));
+		TR_ASSERT(!ibv_post_send(x, &sw, &sbad));
 	}
-	CHILD_CHECK(poll(&pfd, 1, 1000) == 1);
-	CHILD_CHECK(!ibv_get_async_event(c, &ev));
-	CHILD_CHECK(ev.event_type == IBV_EVENT_QP_FATAL);
-	CHILD_CHECK(ev.element.qp == x);
+	TR_ASSERT(poll(&pfd, 1, 1000) == 1);
+	TR_ASSERT(!ibv_get_async_event(c, &ev));
+	TR_ASSERT(ev.event_type == IBV_EVENT_QP_FATAL);
+	TR_ASSERT(ev.element.qp == x);
 	ibv_ack_async_event(&ev);
-	CHILD_CHECK(!ibv_query_qp(x, &qa, IBV_QP_STATE, &ia));
-	CHILD_CHECK(qa.qp_state == IBV_QPS_ERR);
-	CHILD_CHECK(poll(&pfd, 1, 0) == 0);
-	CHILD_CHECK(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
-	CHILD_CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
-	CHILD_CHECK(!ibv_close_device(c));
+	TR_ASSERT(!ibv_query_qp(x, &qa, IBV_QP_STATE, &ia));
+	TR_ASSERT(qa.qp_state == IBV_QPS_ERR);
+	TR_ASSERT(poll(&pfd, 1, 0) == 0);
+	TR_ASSERT(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
+	TR_ASSERT(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
+	TR_ASSERT(!ibv_close_device(c));
 	ibv_free_device_list(list);
 	unlink(path);
 	rm_tree(scr);
@@ -1183,25 +1165,25 @@ static int child_legacy(void)
 	int fd, n;
 
 	fd = mkstemp(path);
-	CHILD_CHECK(fd >= 0 && buf);
-	CHILD_CHECK(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
+	TR_ASSERT(fd >= 0 && buf);
+	TR_ASSERT(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
 	close(fd);
-	CHILD_CHECK(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
+	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
 				  err, sizeof(err)));
 	list = ibv_get_device_list(&n);
 	unlink(path);
-	CHILD_CHECK(list && n == 1);
+	TR_ASSERT(list && n == 1);
 	c = ibv_open_device(list[0]);
-	CHILD_CHECK(c);
+	TR_ASSERT(c);
 	errno = 0;
-	CHILD_CHECK(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
-	CHILD_CHECK(!ibv_query_port(c, 1, &pa) && pa.state == IBV_PORT_ACTIVE);
+	TR_ASSERT(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
+	TR_ASSERT(!ibv_query_port(c, 1, &pa) && pa.state == IBV_PORT_ACTIVE);
 	pd = ibv_alloc_pd(c);
 	ch = ibv_create_comp_channel(c);
-	CHILD_CHECK(pd && ch);
+	TR_ASSERT(pd && ch);
 	cq = ibv_create_cq(c, 16, (void *)0x99, ch, 0);
 	mr = ibv_reg_mr(pd, buf, 256, IBV_ACCESS_LOCAL_WRITE);
-	CHILD_CHECK(cq && mr);
+	TR_ASSERT(cq && mr);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = cq;
 	ia.qp_type = IBV_QPT_RC;
@@ -1209,14 +1191,14 @@ static int child_legacy(void)
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	x = ibv_create_qp(pd, &ia);
 	y = ibv_create_qp(pd, &ia);
-	CHILD_CHECK(x && y);
+	TR_ASSERT(x && y);
 	child_connect(x, y->qp_num, pa.lid);
 	child_connect(y, x->qp_num, pa.lid);
-	CHILD_CHECK(x->state == IBV_QPS_RTS);
+	TR_ASSERT(x->state == IBV_QPS_RTS);
 	sge.addr = (uintptr_t)buf + 128;
 	sge.length = 128;
 	sge.lkey = mr->lkey;
-	CHILD_CHECK(!ibv_post_recv(y, &rw, &rbad));
+	TR_ASSERT(!ibv_post_recv(y, &rw, &rbad));
 	memcpy(buf, "legacy", 7);
 	sge.addr = (uintptr_t)buf;
 	sge.length = 7;
@@ -1226,25 +1208,25 @@ static int child_legacy(void)
 	sw.num_sge = 1;
 	sw.opcode = IBV_WR_SEND;
 	sw.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
-	CHILD_CHECK(!ibv_req_notify_cq(cq, 1));
-	CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
-	CHILD_CHECK(!ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
-	CHILD_CHECK(ev_cq == cq && ev_ctx == (void *)0x99);
+	TR_ASSERT(!ibv_req_notify_cq(cq, 1));
+	TR_ASSERT(!ibv_post_send(x, &sw, &sbad));
+	TR_ASSERT(!ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
+	TR_ASSERT(ev_cq == cq && ev_ctx == (void *)0x99);
 	ibv_ack_cq_events(cq, 1);
-	CHILD_CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
-	CHILD_CHECK(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
-	CHILD_CHECK(!strcmp(buf + 128, "legacy"));
+	TR_ASSERT(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	TR_ASSERT(ibv_poll_cq(cq, 1, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	TR_ASSERT(!strcmp(buf + 128, "legacy"));
 	/* The 2nd post_send raises QP_FATAL, naming the application's QP. */
-	CHILD_CHECK(!ibv_post_send(x, &sw, &sbad));
-	CHILD_CHECK(!ibv_get_async_event(c, &ev));
-	CHILD_CHECK(ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == x);
+	TR_ASSERT(!ibv_post_send(x, &sw, &sbad));
+	TR_ASSERT(!ibv_get_async_event(c, &ev));
+	TR_ASSERT(ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == x);
 	ibv_ack_async_event(&ev);
 	while (ibv_poll_cq(cq, 1, &wc) > 0)
 		;
-	CHILD_CHECK(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
-	CHILD_CHECK(!ibv_dereg_mr(mr) && !ibv_destroy_cq(cq));
-	CHILD_CHECK(!ibv_destroy_comp_channel(ch) && !ibv_dealloc_pd(pd));
-	CHILD_CHECK(!ibv_close_device(c));
+	TR_ASSERT(!ibv_destroy_qp(x) && !ibv_destroy_qp(y));
+	TR_ASSERT(!ibv_dereg_mr(mr) && !ibv_destroy_cq(cq));
+	TR_ASSERT(!ibv_destroy_comp_channel(ch) && !ibv_dealloc_pd(pd));
+	TR_ASSERT(!ibv_close_device(c));
 	ibv_free_device_list(list);
 	free(buf);
 	rm_tree(scr);

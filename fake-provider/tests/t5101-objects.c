@@ -25,6 +25,7 @@
 
 #include "fp_script.h"
 #include "fp_test.h"
+#include "tf.h"
 
 static struct ibv_context *ctx;		/* the test's, opened by fx_setup */
 
@@ -72,41 +73,20 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
+/* The XRC objects with the portable settings: the fixtures' (tf.h). */
 static struct ibv_xrcd *xrcd_open(int fd, int oflags)
 {
-	struct ibv_xrcd_init_attr a = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = fd, .oflags = oflags,
-	};
-
-	return ibv_open_xrcd(ctx, &a);
+	return tf_xrcd(ctx, fd, oflags);
 }
 
 static struct ibv_srq *xsrq(struct fx *f, struct ibv_xrcd *xrcd)
 {
-	struct ibv_srq_init_attr_ex sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
-		       IBV_SRQ_INIT_ATTR_CQ;
-	sa.srq_type = IBV_SRQT_XRC;
-	sa.pd = f->pd;
-	sa.xrcd = xrcd;
-	sa.cq = f->cq;
-	sa.attr.max_wr = 4;
-	sa.attr.max_sge = 1;
-	return ibv_create_srq_ex(ctx, &sa);
+	return tf_xsrq(ctx, f->pd, xrcd, f->cq, 4);
 }
 
 static struct ibv_qp *tgt_qp(struct ibv_xrcd *xrcd)
 {
-	struct ibv_qp_init_attr_ex qa;
-
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_XRC_RECV;
-	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	qa.xrcd = xrcd;
-	return ibv_create_qp_ex(ctx, &qa);
+	return tf_tgt_qp(ctx, xrcd);
 }
 
 static struct ibv_qp *open_tgt(struct ibv_xrcd *xrcd, uint32_t qpn, enum ibv_qp_type t)
@@ -761,9 +741,6 @@ static void busy_rules_for_cq_pd_srq(void **state)
 }
 
 /* ---- under scripts of their own, in the test's process ---------------------------------- */
-#define CHILD_CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
-
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	return remove(p);
@@ -783,16 +760,16 @@ static struct ibv_context *child_open(const char *script, char *scr, size_t scrl
 	int fd, n;
 
 	fd = mkstemp(path);
-	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
+	TR_ASSERT(fd >= 0);
+	TR_ASSERT(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
 	close(fd);
-	CHILD_CHECK(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, scrlen,
+	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, scrlen,
 				  err, sizeof(err)));
 	*list = ibv_get_device_list(&n);
 	unlink(path);		/* read when the provider loads, above */
-	CHILD_CHECK(*list && n == 1);
+	TR_ASSERT(*list && n == 1);
 	c = ibv_open_device((*list)[0]);
-	CHILD_CHECK(c);
+	TR_ASSERT(c);
 	return c;
 }
 
@@ -825,50 +802,50 @@ static int child_faults(void)
 	c = child_open(script, scr, sizeof(scr), &list);
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 4, NULL, NULL, 0);
-	CHILD_CHECK(pd && cq);
+	TR_ASSERT(pd && cq);
 	s1 = ibv_create_srq(pd, &sia);
-	CHILD_CHECK(s1);
+	TR_ASSERT(s1);
 	errno = 0;
 	s2 = ibv_create_srq(pd, &sia);
-	CHILD_CHECK(!s2 && errno == ENOSPC);
+	TR_ASSERT(!s2 && errno == ENOSPC);
 	s3 = ibv_create_srq(pd, &sia);
-	CHILD_CHECK(s3);
+	TR_ASSERT(s3);
 	/* Nothing else changed: the failed call took no SRQ number. */
-	CHILD_CHECK(!ibv_get_srq_num(s1, &n1) && !ibv_get_srq_num(s3, &n3));
-	CHILD_CHECK(n3 == n1 + 1);
+	TR_ASSERT(!ibv_get_srq_num(s1, &n1) && !ibv_get_srq_num(s3, &n3));
+	TR_ASSERT(n3 == n1 + 1);
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = cq;
 	ia.qp_type = IBV_QPT_RC;
 	ia.cap.max_send_wr = 2;
 	qp = ibv_create_qp(pd, &ia);
-	CHILD_CHECK(qp);
+	TR_ASSERT(qp);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	CHILD_CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	TR_ASSERT(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				  IBV_QP_ACCESS_FLAGS) == EPERM);
-	CHILD_CHECK(!ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) && a.qp_state == IBV_QPS_RESET);
+	TR_ASSERT(!ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) && a.qp_state == IBV_QPS_RESET);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	CHILD_CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	TR_ASSERT(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				   IBV_QP_ACCESS_FLAGS));
 	memset(&sw, 0, sizeof(sw));
-	CHILD_CHECK(ibv_post_send(qp, &sw, &sbad) == EAGAIN && sbad == &sw);
+	TR_ASSERT(ibv_post_send(qp, &sw, &sbad) == EAGAIN && sbad == &sw);
 
 	x = ibv_open_xrcd(c, &xa);
-	CHILD_CHECK(x);
+	TR_ASSERT(x);
 	errno = 0;
-	CHILD_CHECK(!ibv_open_xrcd(c, &xa) && errno == ENFILE);
+	TR_ASSERT(!ibv_open_xrcd(c, &xa) && errno == ENFILE);
 	errno = 0;
-	CHILD_CHECK(!ibv_open_xrcd(c, &xa) && errno == ENFILE);	/* "from": every later call */
-	CHILD_CHECK(!ibv_close_xrcd(x));
+	TR_ASSERT(!ibv_open_xrcd(c, &xa) && errno == ENFILE);	/* "from": every later call */
+	TR_ASSERT(!ibv_close_xrcd(x));
 
-	CHILD_CHECK(!ibv_destroy_qp(qp));
-	CHILD_CHECK(!ibv_destroy_srq(s1) && !ibv_destroy_srq(s3));
-	CHILD_CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
-	CHILD_CHECK(!ibv_close_device(c));
+	TR_ASSERT(!ibv_destroy_qp(qp));
+	TR_ASSERT(!ibv_destroy_srq(s1) && !ibv_destroy_srq(s3));
+	TR_ASSERT(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
+	TR_ASSERT(!ibv_close_device(c));
 	ibv_free_device_list(list);
 	rm_tree(scr);
 	return 0;
@@ -893,38 +870,38 @@ static int child_close_releases(void)
 
 	c = child_open(script, scr, sizeof(scr), &list);
 	xa.fd = mkstemp(file);
-	CHILD_CHECK(xa.fd >= 0);
+	TR_ASSERT(xa.fd >= 0);
 	x = ibv_open_xrcd(c, &xa);
-	CHILD_CHECK(x);
+	TR_ASSERT(x);
 	pd = ibv_alloc_pd(c);
-	CHILD_CHECK(pd);
+	TR_ASSERT(pd);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_XRC_RECV;
 	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qa.xrcd = x;
 	q = ibv_create_qp_ex(c, &qa);
-	CHILD_CHECK(q);
+	TR_ASSERT(q);
 	qpn = q->qp_num;
 	c2 = ibv_open_device(list[0]);
-	CHILD_CHECK(c2);
-	CHILD_CHECK(!ibv_close_device(c));	/* QP, XRCD and PD left behind */
+	TR_ASSERT(c2);
+	TR_ASSERT(!ibv_close_device(c));	/* QP, XRCD and PD left behind */
 	/* LIFE-04 (current): the TGT QP went with its only handle; the
 	 * domain went with its last user. */
 	xa.oflags = 0;
 	errno = 0;
-	CHILD_CHECK(!ibv_open_xrcd(c2, &xa) && errno == EAGAIN);
+	TR_ASSERT(!ibv_open_xrcd(c2, &xa) && errno == EAGAIN);
 	xa.oflags = O_CREAT;
 	x2 = ibv_open_xrcd(c2, &xa);
-	CHILD_CHECK(x2);
+	TR_ASSERT(x2);
 	memset(&oa, 0, sizeof(oa));
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
 	oa.qp_num = qpn;
 	oa.xrcd = x2;
 	oa.qp_type = IBV_QPT_XRC_RECV;
 	errno = 0;
-	CHILD_CHECK(!ibv_open_qp(c2, &oa) && errno == EINVAL);
-	CHILD_CHECK(!ibv_close_xrcd(x2));
-	CHILD_CHECK(!ibv_close_device(c2));
+	TR_ASSERT(!ibv_open_qp(c2, &oa) && errno == EINVAL);
+	TR_ASSERT(!ibv_close_xrcd(x2));
+	TR_ASSERT(!ibv_close_device(c2));
 	ibv_free_device_list(list);
 	close(xa.fd);
 	unlink(file);
@@ -954,36 +931,36 @@ static int child_lifetime(bool seed)
 			    : "lifetime current\ndevice fake0\n\tcap xrc\n",
 		       scr, sizeof(scr), &list);
 	xa.fd = mkstemp(file);
-	CHILD_CHECK(xa.fd >= 0);
+	TR_ASSERT(xa.fd >= 0);
 	x = ibv_open_xrcd(c, &xa);
 	c2 = ibv_open_device(list[0]);
-	CHILD_CHECK(x && c2);
+	TR_ASSERT(x && c2);
 	x2 = ibv_open_xrcd(c2, &xa);
-	CHILD_CHECK(x2);
+	TR_ASSERT(x2);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_XRC_RECV;
 	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qa.xrcd = x;
 	q = ibv_create_qp_ex(c, &qa);
-	CHILD_CHECK(q);
+	TR_ASSERT(q);
 	memset(&oa, 0, sizeof(oa));
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
 	oa.qp_num = q->qp_num;
 	oa.xrcd = x2;
 	oa.qp_type = IBV_QPT_XRC_RECV;
-	CHILD_CHECK(!ibv_close_device(c));
+	TR_ASSERT(!ibv_close_device(c));
 	errno = 0;
 	o = ibv_open_qp(c2, &oa);
 	if (seed) {
-		CHILD_CHECK(o);
-		CHILD_CHECK(!ibv_destroy_qp(o));	/* the last handle, explicitly */
+		TR_ASSERT(o);
+		TR_ASSERT(!ibv_destroy_qp(o));	/* the last handle, explicitly */
 		errno = 0;
-		CHILD_CHECK(!ibv_open_qp(c2, &oa) && errno == EINVAL);
+		TR_ASSERT(!ibv_open_qp(c2, &oa) && errno == EINVAL);
 	} else {
-		CHILD_CHECK(!o && errno == EINVAL);
+		TR_ASSERT(!o && errno == EINVAL);
 	}
-	CHILD_CHECK(!ibv_close_xrcd(x2));
-	CHILD_CHECK(!ibv_close_device(c2));
+	TR_ASSERT(!ibv_close_xrcd(x2));
+	TR_ASSERT(!ibv_close_device(c2));
 	ibv_free_device_list(list);
 	close(xa.fd);
 	unlink(file);
@@ -1016,28 +993,28 @@ static int child_mlx5(void)
 	c = child_open("profile mlx5\nlifetime current\ndevice fake0\n\tcap xrc\n",
 		       scr, sizeof(scr), &list);
 	xa.fd = mkstemp(file);
-	CHILD_CHECK(xa.fd >= 0);
+	TR_ASSERT(xa.fd >= 0);
 	x = ibv_open_xrcd(c, &xa);
 	c2 = ibv_open_device(list[0]);
-	CHILD_CHECK(x && c2);
+	TR_ASSERT(x && c2);
 	x2 = ibv_open_xrcd(c2, &xa);
-	CHILD_CHECK(x2);
+	TR_ASSERT(x2);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_XRC_RECV;
 	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qa.xrcd = x;
 	q = ibv_create_qp_ex(c, &qa);
-	CHILD_CHECK(q);
+	TR_ASSERT(q);
 	memset(&oa, 0, sizeof(oa));
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
 	oa.qp_num = q->qp_num;
 	oa.xrcd = x2;
 	oa.qp_type = IBV_QPT_XRC_RECV;
-	CHILD_CHECK(!ibv_close_device(c));	/* q holds the mapped register: kept */
+	TR_ASSERT(!ibv_close_device(c));	/* q holds the mapped register: kept */
 	o = ibv_open_qp(c2, &oa);
-	CHILD_CHECK(o);
+	TR_ASSERT(o);
 	pid = fork();
-	CHILD_CHECK(pid >= 0);
+	TR_ASSERT(pid >= 0);
 	if (!pid) {
 		/* a context of its own (the parent's are dead here) */
 		struct ibv_context *c3 = ibv_open_device(list[0]);
@@ -1052,15 +1029,15 @@ static int child_mlx5(void)
 		ibv_destroy_qp(o3);
 		_exit(3);			/* not reached on mlx5 */
 	}
-	CHILD_CHECK(waitpid(pid, &st, 0) == pid);
+	TR_ASSERT(waitpid(pid, &st, 0) == pid);
 	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
 		fprintf(stderr, "# child: status %#x\n", st);
-	CHILD_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	TR_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
 	/* the destroy had gone through: o is the only handle left here, and
 	 * the closed context's q, kept */
 	errno = 0;
-	CHILD_CHECK(ibv_close_xrcd(x2) == EBUSY);	/* o holds it */
-	CHILD_CHECK(!ibv_close_device(c2));		/* an opened QP holds no register */
+	TR_ASSERT(ibv_close_xrcd(x2) == EBUSY);	/* o holds it */
+	TR_ASSERT(!ibv_close_device(c2));		/* an opened QP holds no register */
 	ibv_free_device_list(list);
 	close(xa.fd);
 	unlink(file);
@@ -1084,21 +1061,21 @@ static int child_no_xrc(void)
 	char scr[4096];
 
 	c = child_open("device fake0\n\tnocap xrc\n", scr, sizeof(scr), &list);
-	CHILD_CHECK(!ibv_query_device(c, &da) && !(da.device_cap_flags & IBV_DEVICE_XRC));
+	TR_ASSERT(!ibv_query_device(c, &da) && !(da.device_cap_flags & IBV_DEVICE_XRC));
 	errno = 0;
-	CHILD_CHECK(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
+	TR_ASSERT(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 4, NULL, NULL, 0);
-	CHILD_CHECK(pd && cq);
+	TR_ASSERT(pd && cq);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_XRC_SEND;
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qa.pd = pd;
 	qa.send_cq = cq;
 	errno = 0;
-	CHILD_CHECK(!ibv_create_qp_ex(c, &qa) && errno == EOPNOTSUPP);
-	CHILD_CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
-	CHILD_CHECK(!ibv_close_device(c));
+	TR_ASSERT(!ibv_create_qp_ex(c, &qa) && errno == EOPNOTSUPP);
+	TR_ASSERT(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
+	TR_ASSERT(!ibv_close_device(c));
 	ibv_free_device_list(list);
 	rm_tree(scr);
 	return 0;

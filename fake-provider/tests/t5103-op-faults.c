@@ -27,15 +27,15 @@ static const char *const ops[] = {
 /* Fails first with e, then succeeds: for int verbs. */
 #define TWICE(t, e, call)						\
 	do {								\
-		RT_CHECK(t, (call) == (e));				\
-		RT_CHECK(t, (call) == 0);				\
+		TR_EXPECT((call) == (e));				\
+		TR_EXPECT((call) == 0);				\
 	} while (0)
 /* The same for pointer verbs; the second result is kept in var. */
 #define TWICE_PTR(t, e, var, call)					\
 	do {								\
-		RT_CHECK(t, RT_PTR_ERRNO(call) == (e));			\
+		TR_EXPECT(RT_PTR_ERRNO(call) == (e));			\
 		var = (call);						\
-		RT_CHECK(t, var != NULL);				\
+		TR_EXPECT(var != NULL);				\
 	} while (0)
 
 static void ck_faults(struct rt *t)
@@ -67,13 +67,13 @@ static void ck_faults(struct rt *t)
 	int n = 0;
 
 	list = ibv_get_device_list(&n);
-	RT_CHECK(t, list && n == 1);
+	TR_EXPECT(list && n == 1);
 	if (!list || n != 1)
 		return;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_open_device(list[0])) == ENOMEM);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_open_device(list[0])) == ENOMEM);
 	ctx = ibv_open_device(list[0]);
 	ibv_free_device_list(list);
-	RT_CHECK(t, ctx != NULL);
+	TR_EXPECT(ctx != NULL);
 	if (!ctx)
 		return;
 	TWICE(t, EINVAL, ibv_query_device(ctx, &da));
@@ -82,67 +82,67 @@ static void ck_faults(struct rt *t)
 		/* the legacy core reads these from sysfs: no op to fail */
 		/* -1 and errno, as rdma-core returns them (a P_Key read from
 		 * sysfs that fails is ENOENT) */
-		RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == -1 && errno == EINVAL);
-		RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == 0);
-		RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == -1 && errno == ENOENT);
-		RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == 0);
+		TR_EXPECT(ibv_query_gid(ctx, 1, 0, &gid) == -1 && errno == EINVAL);
+		TR_EXPECT(ibv_query_gid(ctx, 1, 0, &gid) == 0);
+		TR_EXPECT(ibv_query_pkey(ctx, 1, 0, &pkey) == -1 && errno == ENOENT);
+		TR_EXPECT(ibv_query_pkey(ctx, 1, 0, &pkey) == 0);
 	}
 	TWICE_PTR(t, ENOMEM, pd, ibv_alloc_pd(ctx));
 	TWICE_PTR(t, ENOMEM, mr, ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE));
 	TWICE_PTR(t, ENOMEM, cq, ibv_create_cq(ctx, 8, NULL, NULL, 0));
 	TWICE(t, EIO, ibv_resize_cq(cq, 16));
 	TWICE(t, EIO, ibv_req_notify_cq(cq, 0));
-	RT_CHECK(t, ibv_poll_cq(cq, 1, &wc) == -EIO);
-	RT_CHECK(t, ibv_poll_cq(cq, 1, &wc) == 0);
+	TR_EXPECT(ibv_poll_cq(cq, 1, &wc) == -EIO);
+	TR_EXPECT(ibv_poll_cq(cq, 1, &wc) == 0);
 	TWICE_PTR(t, ENOMEM, srq, ibv_create_srq(pd, &sia));
 	TWICE(t, EINVAL, ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT));
 	TWICE(t, EINVAL, ibv_query_srq(srq, &sa));
 	sge = (struct ibv_sge){ (uintptr_t)buf, 8, mr->lkey };
 	rwr = (struct ibv_recv_wr){ .sg_list = &sge, .num_sge = 1 };
-	RT_CHECK(t, ibv_post_srq_recv(srq, &rwr, &rbad) == EIO && rbad == &rwr);
-	RT_CHECK(t, ibv_post_srq_recv(srq, &rwr, &rbad) == 0);
+	TR_EXPECT(ibv_post_srq_recv(srq, &rwr, &rbad) == EIO && rbad == &rwr);
+	TR_EXPECT(ibv_post_srq_recv(srq, &rwr, &rbad) == 0);
 
 	qia.send_cq = qia.recv_cq = cq;
 	TWICE_PTR(t, ENOMEM, qp, ibv_create_qp(pd, &qia));
 	qa.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	RT_CHECK(t, ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == EINVAL);
-	RT_CHECK(t, qp->state == IBV_QPS_RESET);	/* nothing changed */
-	RT_CHECK(t, ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(qp->state == IBV_QPS_RESET);	/* nothing changed */
+	TR_EXPECT(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
 	TWICE(t, EINVAL, ibv_query_qp(qp, &qa, IBV_QP_STATE, &qia));
-	RT_CHECK(t, ibv_post_recv(qp, &rwr, &rbad) == EIO && rbad == &rwr);
-	RT_CHECK(t, ibv_post_recv(qp, &rwr, &rbad) == 0);
+	TR_EXPECT(ibv_post_recv(qp, &rwr, &rbad) == EIO && rbad == &rwr);
+	TR_EXPECT(ibv_post_recv(qp, &rwr, &rbad) == 0);
 	aa.dlid = rt_port_lid(ctx);
 	TWICE_PTR(t, ENOMEM, ah, ibv_create_ah(pd, &aa));
 	TWICE(t, EIO, ibv_destroy_ah(ah));
 	qia.qp_type = IBV_QPT_UD;
 	ud = ibv_create_qp(pd, &qia);
-	RT_CHECK(t, ud != NULL);
+	TR_EXPECT(ud != NULL);
 	if (ud) {
 		TWICE(t, EIO, ibv_attach_mcast(ud, &mgid, 0xc001));
 		TWICE(t, EIO, ibv_detach_mcast(ud, &mgid, 0xc001));
-		RT_CHECK(t, ibv_destroy_qp(ud) == EIO);
-		RT_CHECK(t, ibv_destroy_qp(ud) == 0);
+		TR_EXPECT(ibv_destroy_qp(ud) == EIO);
+		TR_EXPECT(ibv_destroy_qp(ud) == 0);
 	}
 	/* a send from RTS, to a QP of the same port */
 	qia.qp_type = IBV_QPT_RC;
 	peer = ibv_create_qp(pd, &qia);
-	RT_CHECK(t, peer != NULL);
+	TR_EXPECT(peer != NULL);
 	if (peer) {
 		qa.qp_state = IBV_QPS_RESET;
-		RT_CHECK(t, ibv_modify_qp(qp, &qa, IBV_QP_STATE) == 0);
-		RT_CHECK(t, rt_connect_qp(qp, peer->qp_num, aa.dlid) == 0);
-		RT_CHECK(t, rt_connect_qp(peer, qp->qp_num, aa.dlid) == 0);
+		TR_EXPECT(ibv_modify_qp(qp, &qa, IBV_QP_STATE) == 0);
+		TR_EXPECT(rt_connect_qp(qp, peer->qp_num, aa.dlid) == 0);
+		TR_EXPECT(rt_connect_qp(peer, qp->qp_num, aa.dlid) == 0);
 		swr = (struct ibv_send_wr){ .wr_id = 5, .sg_list = &sge, .num_sge = 1,
 					    .opcode = IBV_WR_SEND,
 					    .send_flags = IBV_SEND_SIGNALED };
-		RT_CHECK(t, ibv_post_recv(peer, &rwr, &rbad) == 0);
-		RT_CHECK(t, ibv_post_send(qp, &swr, &sbad) == EIO && sbad == &swr);
-		RT_CHECK(t, ibv_post_send(qp, &swr, &sbad) == 0);
-		RT_CHECK(t, rt_poll_one(cq, &wc) == 1);
-		RT_CHECK(t, rt_poll_one(cq, &wc) == 1);
-		RT_CHECK(t, ibv_destroy_qp(peer) == 0);
+		TR_EXPECT(ibv_post_recv(peer, &rwr, &rbad) == 0);
+		TR_EXPECT(ibv_post_send(qp, &swr, &sbad) == EIO && sbad == &swr);
+		TR_EXPECT(ibv_post_send(qp, &swr, &sbad) == 0);
+		TR_EXPECT(rt_poll_one(cq, &wc) == 1);
+		TR_EXPECT(rt_poll_one(cq, &wc) == 1);
+		TR_EXPECT(ibv_destroy_qp(peer) == 0);
 	}
 
 	TWICE(t, EIO, ibv_destroy_srq(srq));
@@ -174,16 +174,16 @@ static void ck_faults(struct rt *t)
 		oa.xrcd = xrcd;
 		oa.qp_num = tgt->qp_num;
 		TWICE_PTR(t, ENOMEM, opened, ibv_open_qp(ctx, &oa));
-		RT_CHECK(t, ibv_destroy_qp(opened) == 0);
-		RT_CHECK(t, ibv_destroy_qp(tgt) == 0);
-		RT_CHECK(t, ibv_destroy_srq(xsrq) == 0);
+		TR_EXPECT(ibv_destroy_qp(opened) == 0);
+		TR_EXPECT(ibv_destroy_qp(tgt) == 0);
+		TR_EXPECT(ibv_destroy_srq(xsrq) == 0);
 		TWICE(t, EIO, ibv_close_xrcd(xrcd));
 	}
-	RT_CHECK(t, ibv_destroy_qp(qp) == 0);	/* its fault went to ud's */
+	TR_EXPECT(ibv_destroy_qp(qp) == 0);	/* its fault went to ud's */
 	TWICE(t, EIO, ibv_destroy_cq(cq));
 	TWICE(t, EIO, ibv_dereg_mr(mr));
 	TWICE(t, EIO, ibv_dealloc_pd(pd));
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void every_op_fails_once_with_its_default_errno(void **state)
@@ -226,60 +226,60 @@ static void ck_events(struct rt *t)
 	if (!ctx)
 		return;
 	fl = fcntl(ctx->async_fd, F_GETFL);
-	RT_CHECK(t, fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	TR_EXPECT(fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) == 0);
 	/* raised after the second alloc_pd only; names no port */
 	pd = ibv_alloc_pd(ctx);
-	RT_CHECK(t, ibv_get_async_event(ctx, &ev) == EAGAIN);
+	TR_EXPECT(ibv_get_async_event(ctx, &ev) == EAGAIN);
 	pd2 = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
-	RT_CHECK(t, pd && pd2 && cq);
+	TR_EXPECT(pd && pd2 && cq);
 	if (!pd || !pd2 || !cq)
 		goto out;
-	RT_CHECK(t, rt_readable(ctx->async_fd));
-	RT_CHECK(t, ibv_get_async_event(ctx, &ev) == 0 &&
+	TR_EXPECT(rt_readable(ctx->async_fd));
+	TR_EXPECT(ibv_get_async_event(ctx, &ev) == 0 &&
 		 ev.event_type == IBV_EVENT_DEVICE_FATAL && ev.element.port_num == 0);
-	if (!t->failed)
+	if (!tr_checks_failed())
 		ibv_ack_async_event(&ev);
 	/* a one-entry CQ gets two completions: it overflows once */
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
 	qia.send_cq = qia.recv_cq = cq;
 	x = cq && pd ? ibv_create_qp(pd, &qia) : NULL;
 	y = cq && pd ? ibv_create_qp(pd, &qia) : NULL;
-	RT_CHECK(t, cq && mr && x && y);
+	TR_EXPECT(cq && mr && x && y);
 	if (!cq || !mr || !x || !y)
 		goto out;
-	RT_CHECK(t, rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
-	RT_CHECK(t, rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
 	sge = (struct ibv_sge){ (uintptr_t)buf, 4, mr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
 	swr = (struct ibv_send_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
 				    .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
-	RT_CHECK(t, cq->cqe >= 1);
-	for (i = 0; i < cq->cqe + 1 && !t->failed; i++) {
-		RT_CHECK(t, ibv_post_recv(y, &rwr, &rbad) == 0);
-		RT_CHECK(t, ibv_post_send(x, &swr, &sbad) == 0);
+	TR_EXPECT(cq->cqe >= 1);
+	for (i = 0; i < cq->cqe + 1 && !tr_checks_failed(); i++) {
+		TR_EXPECT(ibv_post_recv(y, &rwr, &rbad) == 0);
+		TR_EXPECT(ibv_post_send(x, &swr, &sbad) == 0);
 	}
-	RT_CHECK(t, rt_readable(ctx->async_fd));
-	RT_CHECK(t, ibv_get_async_event(ctx, &ev) == 0 &&
+	TR_EXPECT(rt_readable(ctx->async_fd));
+	TR_EXPECT(ibv_get_async_event(ctx, &ev) == 0 &&
 		 ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == cq);
-	if (!t->failed)
+	if (!tr_checks_failed())
 		ibv_ack_async_event(&ev);
 	for (i = 0; i < 1000 && got < 2; i++)
 		got += ibv_poll_cq(cq, 4, wc) > 0;
 out:
 	if (x)
-		RT_CHECK(t, ibv_destroy_qp(x) == 0);
+		TR_EXPECT(ibv_destroy_qp(x) == 0);
 	if (y)
-		RT_CHECK(t, ibv_destroy_qp(y) == 0);
+		TR_EXPECT(ibv_destroy_qp(y) == 0);
 	if (cq)
-		RT_CHECK(t, ibv_destroy_cq(cq) == 0);
+		TR_EXPECT(ibv_destroy_cq(cq) == 0);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	if (pd2)
-		RT_CHECK(t, ibv_dealloc_pd(pd2) == 0);
+		TR_EXPECT(ibv_dealloc_pd(pd2) == 0);
 	if (pd)
-		RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void device_event_and_cq_overflow(void **state)

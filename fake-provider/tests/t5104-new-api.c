@@ -25,6 +25,7 @@
 
 #include "fp_script.h"
 #include "fp_test.h"
+#include "tf.h"
 
 #define BUF 4096
 
@@ -63,49 +64,12 @@ static uint16_t port_lid(void)
 	return pa.lid;
 }
 
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h), to this port. */
 static void qp_connect(struct ibv_qp *qp, uint32_t dest)
 {
-	struct ibv_qp_attr a;
-	int ud = qp->qp_type == IBV_QPT_UD;
+	struct ibv_ah_attr ah = { .dlid = port_lid(), .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x11111111;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS)), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = port_lid();
-	a.ah_attr.port_num = 1;
-	if (ud)
-		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	else if (qp->qp_type == IBV_QPT_UC)
-		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), 0);
-	else
-		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (qp->qp_type == IBV_QPT_RC)
-		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					       IBV_QP_MAX_QP_RD_ATOMIC), 0);
-	else
-		assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	assert_int_equal(tf_qp_connect_av(qp, &ah, dest), 0);
 }
 
 static void fx_up(struct fx *f, enum ibv_qp_type type, uint64_t ops)

@@ -142,7 +142,7 @@ static void agent_main(int in, int out, void *arg)
 			}
 			r.status = q ? 0 : (uint32_t)errno;
 			if (q) {
-				FKT_CHECK(nslots < MAX_SLOTS);
+				TR_ASSERT(nslots < MAX_SLOTS);
 				r.value = q->qp_num;
 				r.slot = (uint32_t)nslots;
 				slot[nslots++] = q;
@@ -168,7 +168,7 @@ static void agent_main(int in, int out, void *arg)
 			pd = ibv_alloc_pd(ctx);
 			cq = ibv_create_cq(ctx, 16, NULL, ch, 0);
 			mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-			FKT_CHECK(ch && pd && cq && mr);
+			TR_ASSERT(ch && pd && cq && mr);
 			memset(&sa, 0, sizeof(sa));
 			sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 				       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
@@ -188,7 +188,7 @@ static void agent_main(int in, int out, void *arg)
 				wr.wr_id = 900u + (unsigned)i;
 				wr.sg_list = &sge;
 				wr.num_sge = 1;
-				FKT_CHECK(!ibv_post_srq_recv(srq, &wr, &bad));
+				TR_ASSERT(!ibv_post_srq_recv(srq, &wr, &bad));
 			}
 			if (srq && !ibv_get_srq_num(srq, &num))
 				r.value = num;
@@ -211,8 +211,8 @@ static void agent_main(int in, int out, void *arg)
 				r.status = wc.status;
 				r.value = wc.qp_num;
 				r.slot = (uint32_t)wc.wr_id;
-				FKT_CHECK(wc.opcode == IBV_WC_RECV && wc.byte_len == 32);
-				FKT_CHECK(!memcmp(buf + (wc.wr_id - 900) * 512, "xrc A->B->C", 12));
+				TR_ASSERT(wc.opcode == IBV_WC_RECV && wc.byte_len == 32);
+				TR_ASSERT(!memcmp(buf + (wc.wr_id - 900) * 512, "xrc A->B->C", 12));
 			}
 			break;
 		}
@@ -231,7 +231,7 @@ static void agent_main(int in, int out, void *arg)
 				cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 				mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE)
 					: NULL;
-				FKT_CHECK(pd && cq && mr);
+				TR_ASSERT(pd && cq && mr);
 				memset(&qa, 0, sizeof(qa));
 				qa.qp_type = IBV_QPT_XRC_SEND;
 				qa.comp_mask = IBV_QP_INIT_ATTR_PD;
@@ -240,14 +240,14 @@ static void agent_main(int in, int out, void *arg)
 				qa.cap.max_send_wr = 8;
 				qa.cap.max_send_sge = 1;
 				sq = ibv_create_qp_ex(ctx, &qa);
-				FKT_CHECK(sq);
-				FKT_CHECK(!agent_to_rtr(sq, c.a));
+				TR_ASSERT(sq);
+				TR_ASSERT(!agent_to_rtr(sq, c.a));
 				memset(&a, 0, sizeof(a));
 				a.qp_state = IBV_QPS_RTS;
 				a.timeout = 14;
 				a.retry_cnt = 7;
 				a.rnr_retry = 7;
-				FKT_CHECK(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				TR_ASSERT(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 							 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 							 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
 			}

@@ -96,17 +96,17 @@ static void life(uint32_t seed)
 	int n, i;
 
 	list = ibv_get_device_list(&n);
-	FKT_CHECK(list && n > 0);
+	TR_ASSERT(list && n > 0);
 	ctx = ibv_open_device(list[0]);
-	FKT_CHECK(ctx);
+	TR_ASSERT(ctx);
 	maybe_end(&s, 8);
 	xa.fd = open(xfile, O_RDWR | O_CREAT, 0600);
 	x = ibv_open_xrcd(ctx, &xa);
-	FKT_CHECK(x);
+	TR_ASSERT(x);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	FKT_CHECK(pd && cq && mr);
+	TR_ASSERT(pd && cq && mr);
 	memset(&sa, 0, sizeof(sa));
 	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
 		       IBV_SRQ_INIT_ATTR_CQ;
@@ -117,12 +117,12 @@ static void life(uint32_t seed)
 	sa.attr.max_wr = 16;
 	sa.attr.max_sge = 1;
 	srq = ibv_create_srq_ex(ctx, &sa);
-	FKT_CHECK(srq && !ibv_get_srq_num(srq, &srqn));
+	TR_ASSERT(srq && !ibv_get_srq_num(srq, &srqn));
 	for (i = 0; i < 16; i++) {
 		struct ibv_sge g = { (uintptr_t)buf, 64, mr->lkey };
 		struct ibv_recv_wr w = { .wr_id = (uint64_t)i, .sg_list = &g, .num_sge = 1 }, *bad;
 
-		FKT_CHECK(!ibv_post_srq_recv(srq, &w, &bad));
+		TR_ASSERT(!ibv_post_srq_recv(srq, &w, &bad));
 	}
 	maybe_end(&s, 8);
 	slot = rnd(&s) % BOARD;
@@ -134,7 +134,7 @@ static void life(uint32_t seed)
 		oa.xrcd = x;
 		oa.qp_type = IBV_QPT_XRC_RECV;
 		tgt = ibv_open_qp(ctx, &oa);		/* may be gone: EINVAL */
-		FKT_CHECK(tgt || errno == EINVAL);
+		TR_ASSERT(tgt || errno == EINVAL);
 	}
 	if (!tgt) {
 		memset(&qa, 0, sizeof(qa));
@@ -142,8 +142,8 @@ static void life(uint32_t seed)
 		qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 		qa.xrcd = x;
 		tgt = ibv_create_qp_ex(ctx, &qa);
-		FKT_CHECK(tgt);
-		FKT_CHECK(!to_rtr(tgt, 0x10));
+		TR_ASSERT(tgt);
+		TR_ASSERT(!to_rtr(tgt, 0x10));
 	}
 	__atomic_store_n(&board->srqn[slot], srqn, __ATOMIC_RELAXED);
 	__atomic_store_n(&board->qpn[slot], tgt->qp_num, __ATOMIC_RELAXED);
@@ -157,12 +157,12 @@ static void life(uint32_t seed)
 	qa.cap.max_send_sge = 1;
 	slot = rnd(&s) % BOARD;
 	sq = ibv_create_qp_ex(ctx, &qa);
-	FKT_CHECK(sq && !to_rtr(sq, board->qpn[slot] ? board->qpn[slot] : tgt->qp_num));
+	TR_ASSERT(sq && !to_rtr(sq, board->qpn[slot] ? board->qpn[slot] : tgt->qp_num));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	FKT_CHECK(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+	TR_ASSERT(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
 	for (i = 0; i < 8; i++) {
 		struct ibv_sge g = { (uintptr_t)buf + 1024, 32, mr->lkey };
@@ -175,7 +175,7 @@ static void life(uint32_t seed)
 		w.opcode = IBV_WR_SEND;
 		w.send_flags = IBV_SEND_SIGNALED;
 		w.qp_type.xrc.remote_srqn = board->srqn[rnd(&s) % BOARD];
-		FKT_CHECK(!ibv_post_send(sq, &w, &bad));
+		TR_ASSERT(!ibv_post_send(sq, &w, &bad));
 		__atomic_add_fetch(&board->sends, 1, __ATOMIC_RELAXED);
 		while (ibv_poll_cq(cq, 4, wc) > 0)
 			;				/* any status: peers come and go */
@@ -183,15 +183,15 @@ static void life(uint32_t seed)
 	}
 	if (rnd(&s) % 2) {
 		/* a tidy end, in the order the rules want */
-		FKT_CHECK(!ibv_destroy_qp(sq));
-		FKT_CHECK(!ibv_destroy_qp(tgt));
-		FKT_CHECK(!ibv_destroy_srq(srq));
-		FKT_CHECK(!ibv_close_xrcd(x));
-		FKT_CHECK(!ibv_dereg_mr(mr));
-		FKT_CHECK(!ibv_destroy_cq(cq));
-		FKT_CHECK(!ibv_dealloc_pd(pd));
+		TR_ASSERT(!ibv_destroy_qp(sq));
+		TR_ASSERT(!ibv_destroy_qp(tgt));
+		TR_ASSERT(!ibv_destroy_srq(srq));
+		TR_ASSERT(!ibv_close_xrcd(x));
+		TR_ASSERT(!ibv_dereg_mr(mr));
+		TR_ASSERT(!ibv_destroy_cq(cq));
+		TR_ASSERT(!ibv_dealloc_pd(pd));
 	}
-	FKT_CHECK(!ibv_close_device(ctx));
+	TR_ASSERT(!ibv_close_device(ctx));
 	ibv_free_device_list(list);
 	close(xa.fd);
 }

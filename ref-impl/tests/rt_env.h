@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by ref-impl's verb tests (t0020, t0021, t0043, t0044) and t5103:
+ * Shared by ref-impl's verb tests (t0020, t0021, t0041, t0043, t0044) and t5103:
  * each check runs in a peer of the test (tr_peer_start) with a fake host of
  * its own (fp_env_setup: the fake sysfs, run dir and the fake provider under
  * a script), so no check sees another's leftovers; the test asserts that
- * the peer exited 0, which it does only when none of its RT_CHECKs failed.
+ * the peer exited 0, which it does only when none of its checks
+ * (TR_EXPECT, tr.h) failed; a failed check also fails the test on its own.
  * Also the small helpers these tests share: open the device, bring a QP to
  * RTS, poll, wait.
  */
@@ -23,6 +24,7 @@
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tf.h"
 #include "tr.h"
 
 #define RT_UNUSED __attribute__((unused))
@@ -31,19 +33,7 @@
 
 struct rt {
 	int legacy;		/* the provider registers as a legacy one */
-	int failed;
 };
-
-/* In a child: no cmocka; say what failed and carry on to the end. */
-#define RT_CHECK(t, cond)						\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: check failed: %s (errno %d)\n",	\
-			       __FILE__, __LINE__, #cond, errno);	\
-			fflush(stdout);					\
-			(t)->failed = 1;				\
-		}							\
-	} while (0)
 
 /* errno of a pointer verb that must fail (-1: it did not fail). */
 #define RT_PTR_ERRNO(expr) ({ void *p_; errno = 0; p_ = (void *)(expr);	\
@@ -56,11 +46,14 @@ static int rt_rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
 	return remove(p);
 }
 
-/* The child: a scratch dir with the script, the environment, the check. */
-static void rt_child(int legacy, const char *extra, rt_fn fn)
+/* In a peer: a fake host of its own in the scratch dir made from tmpl
+ * ("/tmp/NAME.XXXXXX"): the script (the provider mode, lifetime current,
+ * device fake0 with XRC, port 1 active, then extra's lines) and the
+ * environment that points the library at it. The peer ends with status 3
+ * when the host cannot be made. rt_host_down removes the dir. */
+static RT_UNUSED void rt_host_up(int legacy, const char *extra, char *tmpl)
 {
-	char tmpl[] = "/tmp/ibvct-rt.XXXXXX", script[64], scratch[4096], err[512];
-	struct rt t = { .legacy = legacy };
+	char script[4200], scratch[4096], err[512];
 	FILE *f;
 
 	if (!mkdtemp(tmpl))
@@ -78,9 +71,23 @@ static void rt_child(int legacy, const char *extra, rt_fn fn)
 		printf("# fp_env_setup: %s\n", err);
 		_exit(3);
 	}
-	fn(&t);
+}
+
+static RT_UNUSED void rt_host_down(const char *tmpl)
+{
 	nftw(tmpl, rt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	_exit(t.failed ? 1 : 0);
+}
+
+/* The child: a fake host of its own, the check. */
+static void rt_child(int legacy, const char *extra, rt_fn fn)
+{
+	char tmpl[] = "/tmp/ibvct-rt.XXXXXX";
+	struct rt t = { .legacy = legacy };
+
+	rt_host_up(legacy, extra, tmpl);
+	fn(&t);
+	rt_host_down(tmpl);
+	_exit(tr_checks_failed() ? 1 : 0);
 }
 
 struct rt_arg {
@@ -121,17 +128,11 @@ static RT_UNUSED void rt_run_both(const char *extra, rt_fn fn)
 /* The one device of the script, opened through the 1.1 verbs. */
 static RT_UNUSED struct ibv_context *rt_open(struct rt *t)
 {
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
 	int n = 0;
+	struct ibv_context *ctx = tf_open_dev(NULL, &n);
 
-	list = ibv_get_device_list(&n);
-	RT_CHECK(t, list && n == 1);
-	if (list && n == 1)
-		ctx = ibv_open_device(list[0]);
-	RT_CHECK(t, ctx != NULL);
-	if (list)
-		ibv_free_device_list(list);
+	TR_EXPECT(n == 1);
+	TR_EXPECT(ctx != NULL);
 	return ctx;
 }
 
@@ -142,44 +143,13 @@ static RT_UNUSED uint16_t rt_port_lid(struct ibv_context *ctx)
 	return ibv_query_port(ctx, 1, &pa) ? 0 : pa.lid;
 }
 
-/* RESET -> INIT -> RTR -> RTS with the section 3b masks (RC, UC or UD);
- * 0 or the errno of the step that failed. */
+/* RESET -> INIT -> RTR -> RTS with the section 3b masks (tf.h) to LID lid
+ * on port 1; 0 or the errno of the step that failed. */
 static RT_UNUSED int rt_connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11111111 };
-	int ud = qp->qp_type == IBV_QPT_UD, ret;
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE :
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE | IBV_QP_SQ_PSN :
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
+	return tf_qp_connect_av(qp, &ah, dest);
 }
 
 /* One completion within a bounded number of polls; the count polled. */

@@ -228,48 +228,48 @@ static void ck_device_helpers(struct rt *t)
 	const char *root = getenv("SYSFS_PATH");
 	int n = 0, type = -1;
 
-	RT_CHECK(t, ibv_fork_init() == 0);
-	RT_CHECK(t, ibv_is_fork_initialized() == IBV_FORK_UNNEEDED);
-	RT_CHECK(t, ibv_dontfork_range(buf, sizeof(buf)) == 0);
-	RT_CHECK(t, ibv_dofork_range(buf, sizeof(buf)) == 0);
+	TR_EXPECT(ibv_fork_init() == 0);
+	TR_EXPECT(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED);
+	TR_EXPECT(ibv_dontfork_range(buf, sizeof(buf)) == 0);
+	TR_EXPECT(ibv_dofork_range(buf, sizeof(buf)) == 0);
 
-	RT_CHECK(t, ibv_get_sysfs_path(path, sizeof(path)) == 0);
-	RT_CHECK(t, root && !strcmp(path, root));
-	RT_CHECK(t, ibv_get_sysfs_path(tiny, sizeof(tiny)) == -1);
+	TR_EXPECT(ibv_get_sysfs_path(path, sizeof(path)) == 0);
+	TR_EXPECT(root && !strcmp(path, root));
+	TR_EXPECT(ibv_get_sysfs_path(tiny, sizeof(tiny)) == -1);
 	list = ibv_get_device_list(&n);
-	RT_CHECK(t, list && n == 1);
+	TR_EXPECT(list && n == 1);
 	if (!list || n != 1)
 		return;
-	RT_CHECK(t, ibv_get_device_index(list[0]) == 0);
-	RT_CHECK(t, ibv_get_device_index(NULL) == -1);
+	TR_EXPECT(ibv_get_device_index(list[0]) == 0);
+	TR_EXPECT(ibv_get_device_index(NULL) == -1);
 	memset(&fake, 0, sizeof(fake));
-	RT_CHECK(t, ibv_get_device_index(&fake) == -1);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_open_device(&fake)) == ENODEV);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_open_device(NULL)) == EINVAL);
-	RT_CHECK(t, ibv_close_device(NULL) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_get_device_name(NULL)) == EINVAL);
-	RT_CHECK(t, ibv_get_device_guid(NULL) == 0);
-	RT_CHECK(t, ibv_get_device_guid(list[0]) == htobe64(0x1bad000000000001ULL));
+	TR_EXPECT(ibv_get_device_index(&fake) == -1);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_open_device(&fake)) == ENODEV);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_open_device(NULL)) == EINVAL);
+	TR_EXPECT(ibv_close_device(NULL) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_get_device_name(NULL)) == EINVAL);
+	TR_EXPECT(ibv_get_device_guid(NULL) == 0);
+	TR_EXPECT(ibv_get_device_guid(list[0]) == htobe64(0x1bad000000000001ULL));
 	/* sysfs reads: one trailing newline stripped, bad paths -1 */
-	RT_CHECK(t, ibv_read_sysfs_file(list[0]->dev_path, "ibdev", buf, sizeof(buf)) == 5 &&
+	TR_EXPECT(ibv_read_sysfs_file(list[0]->dev_path, "ibdev", buf, sizeof(buf)) == 5 &&
 		 !strcmp(buf, "fake0"));
-	RT_CHECK(t, ibv_read_sysfs_file(list[0]->dev_path, "ibdev", tiny, sizeof(tiny)) == 4 &&
+	TR_EXPECT(ibv_read_sysfs_file(list[0]->dev_path, "ibdev", tiny, sizeof(tiny)) == 4 &&
 		 !memcmp(tiny, "fake", 4));
-	RT_CHECK(t, ibv_read_sysfs_file(list[0]->dev_path, "ibdev", buf, 0) == -1);
-	RT_CHECK(t, ibv_read_sysfs_file(list[0]->dev_path, "no-such-file", buf, sizeof(buf)) == -1);
-	RT_CHECK(t, ibv_read_ibdev_sysfs_file(buf, sizeof(buf), list[0]->ibdev_path,
+	TR_EXPECT(ibv_read_sysfs_file(list[0]->dev_path, "ibdev", buf, 0) == -1);
+	TR_EXPECT(ibv_read_sysfs_file(list[0]->dev_path, "no-such-file", buf, sizeof(buf)) == -1);
+	TR_EXPECT(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), list[0]->ibdev_path,
 					      "ports/%d/state", 1) > 0 &&
 		 strstr(buf, "ACTIVE"));
-	RT_CHECK(t, ibv_read_ibdev_sysfs_file(buf, sizeof(buf), list[0]->ibdev_path,
+	TR_EXPECT(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), list[0]->ibdev_path,
 					      "ports/%d/state", 9) == -1);
 	ctx = ibv_open_device(list[0]);
-	RT_CHECK(t, ctx != NULL);
+	TR_EXPECT(ctx != NULL);
 	if (ctx) {
 		/* an IB port: every GID is of type IB/RoCE v1 */
-		RT_CHECK(t, ibv_query_gid_type(ctx, 1, 0, &type) == 0 && type == 0);
-		RT_CHECK(t, ibv_query_gid_type(NULL, 1, 0, &type) == EINVAL);
-		RT_CHECK(t, ibv_query_gid_type(ctx, 1, 0, NULL) == EINVAL);
-		RT_CHECK(t, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_query_gid_type(ctx, 1, 0, &type) == 0 && type == 0);
+		TR_EXPECT(ibv_query_gid_type(NULL, 1, 0, &type) == EINVAL);
+		TR_EXPECT(ibv_query_gid_type(ctx, 1, 0, NULL) == EINVAL);
+		TR_EXPECT(ibv_close_device(ctx) == 0);
 	}
 	ibv_free_device_list(list);
 }
@@ -305,51 +305,51 @@ static void ck_unoffered(struct rt *t)
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
 	qia.send_cq = qia.recv_cq = cq;
 	qp = pd && cq ? ibv_create_qp(pd, &qia) : NULL;
-	RT_CHECK(t, pd && cq && mr && qp);
+	TR_EXPECT(pd && cq && mr && qp);
 	if (!pd || !cq || !mr || !qp)
 		goto out;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_import_device(ctx->cmd_fd)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_import_pd(ctx, pd->handle)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_import_mr(pd, mr->handle)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_import_dm(ctx, 0)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_import_device(ctx->cmd_fd)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_import_pd(ctx, pd->handle)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_import_mr(pd, mr->handle)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_import_dm(ctx, 0)) == EOPNOTSUPP);
 	/* nothing imported, nothing to give back: the objects stay usable */
 	ibv_unimport_pd(pd);
 	ibv_unimport_mr(mr);
 	ibv_unimport_dm(NULL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_dmabuf_mr(NULL, 0, 4096, 0, -1, 0)) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_dmabuf_mr(NULL, 0, 4096, 0, -1, 0)) == EINVAL);
 	/* the fake driver has rereg_mr (MR-02); bad input is refused first (MR-01) */
 	errno = 0;
-	RT_CHECK(t, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+	TR_EXPECT(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				 IBV_ACCESS_LOCAL_WRITE) == 0);
 	errno = 0;
-	RT_CHECK(t, ibv_rereg_mr(mr, 1 << 20, NULL, NULL, 0, 0) == IBV_REREG_MR_ERR_INPUT &&
+	TR_EXPECT(ibv_rereg_mr(mr, 1 << 20, NULL, NULL, 0, 0) == IBV_REREG_MR_ERR_INPUT &&
 		 errno == EINVAL);
-	RT_CHECK(t, ibv_rereg_mr(NULL, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, 0) ==
+	TR_EXPECT(ibv_rereg_mr(NULL, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, 0) ==
 		 IBV_REREG_MR_ERR_INPUT);
-	RT_CHECK(t, ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0) ==
+	TR_EXPECT(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0) ==
 		 IBV_REREG_MR_ERR_INPUT);
-	RT_CHECK(t, mr->pd == pd && mr->addr == buf);
+	TR_EXPECT(mr->pd == pd && mr->addr == buf);
 	/* a QP made without send_ops_flags has no ibv_qp_ex (WRX-01) */
-	RT_CHECK(t, ibv_qp_to_qp_ex(qp) == NULL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_qp_to_qp_ex(NULL)) == EINVAL);
-	RT_CHECK(t, ibv_query_ece(qp, &ece) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_set_ece(qp, &ece) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_ece(NULL, &ece) == EINVAL);
-	RT_CHECK(t, ibv_set_ece(qp, NULL) == EINVAL);
+	TR_EXPECT(ibv_qp_to_qp_ex(qp) == NULL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_qp_to_qp_ex(NULL)) == EINVAL);
+	TR_EXPECT(ibv_query_ece(qp, &ece) == EOPNOTSUPP);
+	TR_EXPECT(ibv_set_ece(qp, &ece) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_ece(NULL, &ece) == EINVAL);
+	TR_EXPECT(ibv_set_ece(qp, NULL) == EINVAL);
 	/* rdma-core's answer without a provider op: no ordering promise */
-	RT_CHECK(t, ibv_query_qp_data_in_order(qp, IBV_WR_SEND, 0) == 0);
-	RT_CHECK(t, ibv_resolve_eth_l2_from_gid(ctx, &aa, mac, &vid) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_qp_data_in_order(qp, IBV_WR_SEND, 0) == 0);
+	TR_EXPECT(ibv_resolve_eth_l2_from_gid(ctx, &aa, mac, &vid) == EOPNOTSUPP);
 out:
 	if (qp)
-		RT_CHECK(t, ibv_destroy_qp(qp) == 0);
+		TR_EXPECT(ibv_destroy_qp(qp) == 0);
 	if (cq)
-		RT_CHECK(t, ibv_destroy_cq(cq) == 0);
+		TR_EXPECT(ibv_destroy_cq(cq) == 0);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	if (pd)
-		RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void unoffered_verbs_answer_eopnotsupp(void **state)

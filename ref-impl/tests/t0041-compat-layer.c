@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * t0041: the compat layer (COMPAT-*). Every check runs twice, in peers of
- * the test (tr_peer_start) set up with fp_env_setup(): once with the fake
+ * the test (tr_peer_start) on a fake host of its own (rt_env.h): once with the fake
  * provider registered as a legacy (1.1) provider, which ref-impl wraps, and
  * once as an extended one. Each peer reports a few result numbers over its
  * pipe; the test asserts them and compares the two modes: the same results,
@@ -20,82 +20,41 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "fp_script.h"
-#include "tr.h"
+#include "rt_env.h"
 
 #define NRES 8
 #define LEGACY 1
 #define EXTENDED 0
 
 struct res {
-	int failed;		/* a CHECK failed in the child */
+	int failed;		/* the checks that failed in the child */
 	int v[NRES];
 };
-
-/* In a child: no cmocka; report and carry on to the end. */
-#define CHECK(r, cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: check failed: %s (errno %d)\n",	\
-			       __FILE__, __LINE__, #cond, errno);	\
-			fflush(stdout);					\
-			(r)->failed = 1;				\
-		}							\
-	} while (0)
 
 typedef void (*check_fn)(struct ibv_context *ctx, int legacy, struct res *r);
 
 static const char *const mode_name[] = { "extended", "legacy" };
 
-static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
-{
-	return remove(p);
-}
-
-static void rmtree(const char *dir)
-{
-	if (dir[0])
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The child: environment, device, the check, teardown. */
 static void child(int legacy, const char *extra, check_fn fn, int wfd)
 {
-	char tmpl[] = "/tmp/t0041.XXXXXX", script[64], scratch[4096] = "";
-	char err[512];
-	struct ibv_device **list;
+	char tmpl[] = "/tmp/t0041.XXXXXX";
 	struct ibv_context *ctx;
 	struct res r = { 0 };
-	FILE *f;
 	int n = 0;
 
-	if (!mkdtemp(tmpl))
-		_exit(3);
-	snprintf(script, sizeof(script), "%s/s.fps", tmpl);
-	f = fopen(script, "w");
-	if (!f)
-		_exit(3);
-	fprintf(f, "mode %s\nlifetime current\ndevice fake0\n\tcap xrc\n"
-		"\tport 1 state active\n%s", mode_name[legacy], extra ? extra : "");
-	fclose(f);
-	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), tmpl, scratch,
-			 sizeof(scratch), err, sizeof(err))) {
-		printf("# fp_env_setup: %s\n", err);
-		_exit(3);
-	}
-	list = ibv_get_device_list(&n);
-	CHECK(&r, list && n == 1);
-	ctx = list && n ? ibv_open_device(list[0]) : NULL;
-	CHECK(&r, ctx != NULL);
+	rt_host_up(legacy, extra, tmpl);
+	ctx = tf_open_dev(NULL, &n);
+	TR_EXPECT(n == 1);
+	TR_EXPECT(ctx != NULL);
 	if (ctx) {
 		/* whatever the provider, the app sees an extended context */
-		CHECK(&r, verbs_get_ctx(ctx) != NULL);
+		TR_EXPECT(verbs_get_ctx(ctx) != NULL);
 		fn(ctx, legacy, &r);
-		CHECK(&r, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_close_device(ctx) == 0);
 	}
-	if (list)
-		ibv_free_device_list(list);
-	rmtree(tmpl);
+	rt_host_down(tmpl);
+	r.failed = (int)tr_checks_failed();
 	if (write(wfd, &r, sizeof(r)) != sizeof(r))
 		_exit(4);
 	_exit(0);
@@ -165,51 +124,6 @@ static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	return ibv_create_qp(pd, &ia);
 }
 
-static uint16_t port_lid(struct ibv_context *ctx)
-{
-	struct ibv_port_attr pa;
-
-	return ibv_query_port(ctx, 1, &pa) ? 0 : pa.lid;
-}
-
-/* RESET -> INIT -> RTR -> RTS with the section 3b masks; 0 or errno. */
-static int connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11111111 };
-	int ud = qp->qp_type == IBV_QPT_UD, ret;
-
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE :
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, ud ? IBV_QP_STATE | IBV_QP_SQ_PSN :
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	int i, n = 0;
@@ -248,32 +162,32 @@ static void ck_basic_ex(struct ibv_context *ctx, int legacy, struct res *r)
 	struct ibv_srq *srq, *srq2;
 	struct ibv_qp *qp, *qp2;
 
-	CHECK(r, pd && cq);
+	TR_EXPECT(pd && cq);
 	if (!pd || !cq)
 		return;
 	srq = ibv_create_srq_ex(ctx, &sa);	/* inline: legacy routing */
-	CHECK(r, srq && srq->context == ctx && srq->pd == pd);
+	TR_EXPECT(srq && srq->context == ctx && srq->pd == pd);
 	r->v[0] = srq != NULL;
 	sa.comp_mask = IBV_SRQ_INIT_ATTR_PD;	/* the core's slot directly */
 	srq2 = vctx->create_srq_ex(ctx, &sa);
-	CHECK(r, srq2 && srq2->context == ctx);
+	TR_EXPECT(srq2 && srq2->context == ctx);
 	r->v[1] = srq2 != NULL;
 	qa.srq = srq;
 	qp = ibv_create_qp_ex(ctx, &qa);	/* inline: mask == PD */
-	CHECK(r, qp && qp->state == IBV_QPS_RESET && qp->pd == pd &&
+	TR_EXPECT(qp && qp->state == IBV_QPS_RESET && qp->pd == pd &&
 		 qp->srq == srq && qp->qp_context == &qa && qp->context == ctx &&
 		 qp->send_cq == cq && qp->qp_type == IBV_QPT_RC);
 	r->v[2] = qp != NULL;
 	qp2 = vctx->create_qp_ex(ctx, &qa);	/* the core's slot directly */
-	CHECK(r, qp2 && qp2->state == IBV_QPS_RESET && qp2->srq == srq);
+	TR_EXPECT(qp2 && qp2->state == IBV_QPS_RESET && qp2->srq == srq);
 	r->v[3] = qp2 != NULL;
-	CHECK(r, !qp || qp->qp_num != (qp2 ? qp2->qp_num : 0));
-	CHECK(r, !qp2 || ibv_destroy_qp(qp2) == 0);
-	CHECK(r, !qp || ibv_destroy_qp(qp) == 0);
-	CHECK(r, !srq2 || ibv_destroy_srq(srq2) == 0);
-	CHECK(r, !srq || ibv_destroy_srq(srq) == 0);
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(!qp || qp->qp_num != (qp2 ? qp2->qp_num : 0));
+	TR_EXPECT(!qp2 || ibv_destroy_qp(qp2) == 0);
+	TR_EXPECT(!qp || ibv_destroy_qp(qp) == 0);
+	TR_EXPECT(!srq2 || ibv_destroy_srq(srq2) == 0);
+	TR_EXPECT(!srq || ibv_destroy_srq(srq) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void basic_create_qp_ex_and_srq_ex_work_in_both_modes(void **state)
@@ -306,7 +220,7 @@ static void ck_xrc(struct ibv_context *ctx, int legacy, struct res *r)
 	struct ibv_qp *sq, *rq, *oq;
 	uint32_t srqn = 0;
 
-	CHECK(r, pd && cq);
+	TR_EXPECT(pd && cq);
 	if (!pd || !cq)
 		return;
 	errno = 0;
@@ -351,14 +265,14 @@ static void ck_xrc(struct ibv_context *ctx, int legacy, struct res *r)
 		errno = 0;
 		oq = ibv_open_qp(ctx, &oa);
 		r->v[5] = err_of_ptr(oq);
-		CHECK(r, !oq || (oq->state == IBV_QPS_UNKNOWN &&
+		TR_EXPECT(!oq || (oq->state == IBV_QPS_UNKNOWN &&
 				 oq->qp_num == oa.qp_num && !oq->pd));
-		CHECK(r, !sq || sq->state == IBV_QPS_RESET);
-		CHECK(r, !srq || srqn != 0);
-		CHECK(r, !oq || ibv_destroy_qp(oq) == 0);
-		CHECK(r, !rq || ibv_destroy_qp(rq) == 0);
-		CHECK(r, !sq || ibv_destroy_qp(sq) == 0);
-		CHECK(r, !srq || ibv_destroy_srq(srq) == 0);
+		TR_EXPECT(!sq || sq->state == IBV_QPS_RESET);
+		TR_EXPECT(!srq || srqn != 0);
+		TR_EXPECT(!oq || ibv_destroy_qp(oq) == 0);
+		TR_EXPECT(!rq || ibv_destroy_qp(rq) == 0);
+		TR_EXPECT(!sq || ibv_destroy_qp(sq) == 0);
+		TR_EXPECT(!srq || ibv_destroy_srq(srq) == 0);
 		r->v[6] = ibv_close_xrcd(x);
 	}
 	if (legacy) {
@@ -366,12 +280,12 @@ static void ck_xrc(struct ibv_context *ctx, int legacy, struct res *r)
 		struct ibv_srq_init_attr ba = { .attr = { .max_wr = 4, .max_sge = 1 } };
 		struct ibv_srq *b = ibv_create_srq(pd, &ba);
 
-		CHECK(r, b != NULL);
+		TR_EXPECT(b != NULL);
 		r->v[7] = b ? ibv_get_srq_num(b, &srqn) : -1;
-		CHECK(r, !b || ibv_destroy_srq(b) == 0);
+		TR_EXPECT(!b || ibv_destroy_srq(b) == 0);
 	}
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void xrc_verbs_eopnotsupp_under_legacy_work_under_extended(void **state)
@@ -424,16 +338,16 @@ static void ck_async(struct ibv_context *ctx, int legacy, struct res *r)
 	struct ibv_async_event ev;
 	int i;
 
-	CHECK(r, pd && cq && srq && qp);
+	TR_EXPECT(pd && cq && srq && qp);
 	if (!pd || !cq || !srq || !qp)
 		return;
-	CHECK(r, ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
-	CHECK(r, ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT) == 0);
-	CHECK(r, ibv_resize_cq(cq, 32) == 0);
+	TR_EXPECT(ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT) == 0);
+	TR_EXPECT(ibv_resize_cq(cq, 32) == 0);
 	for (i = 0; i < 4; i++) {
-		CHECK(r, readable(ctx->async_fd));
-		if (r->failed || ibv_get_async_event(ctx, &ev))
+		TR_EXPECT(readable(ctx->async_fd));
+		if (tr_checks_failed() || ibv_get_async_event(ctx, &ev))
 			break;
 		switch (ev.event_type) {
 		case IBV_EVENT_PORT_ERR:
@@ -450,22 +364,22 @@ static void ck_async(struct ibv_context *ctx, int legacy, struct res *r)
 			r->v[3] = ev.element.cq == cq;
 			break;
 		default:
-			CHECK(r, !"unexpected event type");
+			TR_EXPECT(!"unexpected event type");
 		}
 		ibv_ack_async_event(&ev);
 	}
 	/* LIFE-09: the destroy waits for the QP event's ack (a thread's) */
 	late_acked = 0;
 	if (r->v[1] && pthread_create(&t, NULL, ack_late, &qp_ev) == 0) {
-		CHECK(r, ibv_destroy_qp(qp) == 0);
+		TR_EXPECT(ibv_destroy_qp(qp) == 0);
 		r->v[4] = __atomic_load_n(&late_acked, __ATOMIC_SEQ_CST);
 		pthread_join(t, NULL);
 	} else {
-		CHECK(r, ibv_destroy_qp(qp) == 0);
+		TR_EXPECT(ibv_destroy_qp(qp) == 0);
 	}
-	CHECK(r, ibv_destroy_srq(srq) == 0);
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_destroy_srq(srq) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void async_events_name_the_applications_objects(void **state)
@@ -500,41 +414,41 @@ static void ck_cq_event(struct ibv_context *ctx, int legacy, struct res *r)
 	void *evctx = NULL;
 	int fl;
 
-	CHECK(r, ch && pd && cq && mr);
+	TR_EXPECT(ch && pd && cq && mr);
 	if (!ch || !pd || !cq || !mr)
 		return;
 	sge.lkey = mr->lkey;
 	x = new_qp(pd, cq, IBV_QPT_RC);
 	y = new_qp(pd, cq, IBV_QPT_RC);
-	CHECK(r, x && y);
+	TR_EXPECT(x && y);
 	if (!x || !y)
 		return;
-	CHECK(r, connect_qp(x, y->qp_num, port_lid(ctx)) == 0);
-	CHECK(r, connect_qp(y, x->qp_num, port_lid(ctx)) == 0);
-	CHECK(r, ibv_req_notify_cq(cq, 0) == 0);
-	CHECK(r, ibv_post_recv(y, &rwr, &rbad) == 0);
-	CHECK(r, ibv_post_send(x, &swr, &sbad) == 0);
-	CHECK(r, readable(ch->fd));
-	if (!r->failed && ibv_get_cq_event(ch, &evcq, &evctx) == 0) {
+	TR_EXPECT(rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(ibv_req_notify_cq(cq, 0) == 0);
+	TR_EXPECT(ibv_post_recv(y, &rwr, &rbad) == 0);
+	TR_EXPECT(ibv_post_send(x, &swr, &sbad) == 0);
+	TR_EXPECT(readable(ch->fd));
+	if (!tr_checks_failed() && ibv_get_cq_event(ch, &evcq, &evctx) == 0) {
 		r->v[0] = evcq == cq;
 		r->v[1] = evctx == &r->v[7];
 		ibv_ack_cq_events(cq, 1);
 	}
-	CHECK(r, poll_one(cq, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
-	CHECK(r, poll_one(cq, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	TR_EXPECT(poll_one(cq, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
+	TR_EXPECT(poll_one(cq, &wc) == 1 && wc.status == IBV_WC_SUCCESS);
 	/* the channel's fd follows its O_NONBLOCK flag */
 	fl = fcntl(ch->fd, F_GETFL);
-	CHECK(r, fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	TR_EXPECT(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK) == 0);
 	errno = 0;
 	r->v[2] = ibv_get_cq_event(ch, &evcq, &evctx) ? errno : 0;
 	/* a channel with a CQ on it cannot go */
 	r->v[3] = ibv_destroy_comp_channel(ch);
-	CHECK(r, ibv_destroy_qp(x) == 0);
-	CHECK(r, ibv_destroy_qp(y) == 0);
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_destroy_comp_channel(ch) == 0);
-	CHECK(r, ibv_dereg_mr(mr) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_destroy_qp(x) == 0);
+	TR_EXPECT(ibv_destroy_qp(y) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_destroy_comp_channel(ch) == 0);
+	TR_EXPECT(ibv_dereg_mr(mr) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void cq_events_name_the_applications_cq(void **state)
@@ -560,11 +474,11 @@ static void ck_qp_state(struct ibv_context *ctx, int legacy, struct res *r)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 	struct ibv_qp_init_attr ia;
 
-	CHECK(r, qp != NULL);
+	TR_EXPECT(qp != NULL);
 	if (!qp)
 		return;
 	r->v[0] = qp->state;					/* RESET */
-	CHECK(r, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
 	r->v[1] = qp->state;					/* INIT */
 	/* INIT -> RTR without its required attributes: refused */
@@ -574,19 +488,19 @@ static void ck_qp_state(struct ibv_context *ctx, int legacy, struct res *r)
 	/* the app scribbles; a query with IBV_QP_STATE puts it right */
 	qp->state = IBV_QPS_SQD;
 	memset(&a, 0, sizeof(a));
-	CHECK(r, ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) == 0);
+	TR_EXPECT(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) == 0);
 	r->v[4] = qp->state;
 	r->v[5] = ia.send_cq == cq && ia.recv_cq == cq && ia.qp_type == IBV_QPT_RC;
 	/* a query without the bit leaves it alone */
 	qp->state = IBV_QPS_SQD;
-	CHECK(r, ibv_query_qp(qp, &a, IBV_QP_PORT, &ia) == 0);
+	TR_EXPECT(ibv_query_qp(qp, &a, IBV_QP_PORT, &ia) == 0);
 	r->v[6] = qp->state;
 	a.qp_state = IBV_QPS_ERR;
-	CHECK(r, ibv_modify_qp(qp, &a, IBV_QP_STATE) == 0);
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE) == 0);
 	r->v[7] = qp->state;
-	CHECK(r, ibv_destroy_qp(qp) == 0);
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_destroy_qp(qp) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void qp_state_kept_right_in_both_modes(void **state)
@@ -618,10 +532,10 @@ static void ck_query_port(struct ibv_context *ctx, int legacy, struct res *r)
 	size_t i;
 	int untouched = 1;
 
-	CHECK(r, ibv_query_port(ctx, 1, &in) == 0);	/* the inline */
+	TR_EXPECT(ibv_query_port(ctx, 1, &in) == 0);	/* the inline */
 	memset(old, 0xab, sizeof(old));
 	/* the exported symbol: the parentheses skip the header's macro */
-	CHECK(r, (ibv_query_port)(ctx, 1, (struct _compat_ibv_port_attr *)old) == 0);
+	TR_EXPECT((ibv_query_port)(ctx, 1, (struct _compat_ibv_port_attr *)old) == 0);
 	for (i = OLD_PORT_ATTR; i < sizeof(old); i++)
 		untouched &= old[i] == 0xab;
 	r->v[0] = in.state;
@@ -629,7 +543,7 @@ static void ck_query_port(struct ibv_context *ctx, int legacy, struct res *r)
 	r->v[2] = untouched;
 	r->v[3] = !memcmp(old, &in, OLD_PORT_ATTR);
 	memset(&slot, 0, sizeof(slot));
-	CHECK(r, vctx->query_port(ctx, 1, &slot, sizeof(slot)) == 0);
+	TR_EXPECT(vctx->query_port(ctx, 1, &slot, sizeof(slot)) == 0);
 	r->v[4] = !memcmp(&slot, &in, sizeof(slot));
 	r->v[5] = in.link_layer;
 	r->v[6] = (ibv_query_port)(ctx, 1, NULL);
@@ -668,26 +582,26 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	struct ibv_ah *ah;
 	struct ibv_wc wc;
 
-	CHECK(r, pd && cq && mr);
+	TR_EXPECT(pd && cq && mr);
 	if (!pd || !cq || !mr)
 		return;
 	ssge.lkey = rsge.lkey = mr->lkey;
 	memcpy(buf, "0123456789abcdef", 16);
 	x = new_qp(pd, cq, IBV_QPT_RC);
 	y = new_qp(pd, cq, IBV_QPT_RC);
-	CHECK(r, x && y);
+	TR_EXPECT(x && y);
 	if (!x || !y)
 		return;
-	CHECK(r, connect_qp(x, y->qp_num, port_lid(ctx)) == 0);
-	CHECK(r, connect_qp(y, x->qp_num, port_lid(ctx)) == 0);
-	CHECK(r, ibv_post_recv(y, &rwr, &rbad) == 0);
+	TR_EXPECT(rt_connect_qp(x, y->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(rt_connect_qp(y, x->qp_num, rt_port_lid(ctx)) == 0);
+	TR_EXPECT(ibv_post_recv(y, &rwr, &rbad) == 0);
 	memset(swr, 0, sizeof(swr));
 	swr[0].wr_id = 22;
 	swr[0].sg_list = &ssge;
 	swr[0].num_sge = 1;
 	swr[0].opcode = IBV_WR_SEND;
 	swr[0].send_flags = IBV_SEND_SIGNALED;
-	CHECK(r, ibv_post_send(x, &swr[0], &sbad) == 0);
+	TR_EXPECT(ibv_post_send(x, &swr[0], &sbad) == 0);
 	while (poll_one(cq, &wc) == 1) {
 		if (wc.wr_id == 11)
 			r->v[0] = wc.status == IBV_WC_SUCCESS && wc.byte_len == 16 &&
@@ -702,24 +616,24 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	/* UD: the wrapper swaps in the provider's AH */
 	u = new_qp(pd, cq, IBV_QPT_UD);
 	v = new_qp(pd, cq, IBV_QPT_UD);
-	CHECK(r, u && v);
+	TR_EXPECT(u && v);
 	if (!u || !v)
 		return;
-	CHECK(r, connect_qp(u, 0, 0) == 0);
-	CHECK(r, connect_qp(v, 0, 0) == 0);
-	aa.dlid = port_lid(ctx);
+	TR_EXPECT(rt_connect_qp(u, 0, 0) == 0);
+	TR_EXPECT(rt_connect_qp(v, 0, 0) == 0);
+	aa.dlid = rt_port_lid(ctx);
 	ah = ibv_create_ah(pd, &aa);
-	CHECK(r, ah && ah->pd == pd && ah->context == ctx);
+	TR_EXPECT(ah && ah->pd == pd && ah->context == ctx);
 	if (!ah)
 		return;
 	rsge.length = 40 + 16;
 	rwr.wr_id = 33;
-	CHECK(r, ibv_post_recv(v, &rwr, &rbad) == 0);
+	TR_EXPECT(ibv_post_recv(v, &rwr, &rbad) == 0);
 	swr[0].wr_id = 44;
 	swr[0].wr.ud.ah = ah;
 	swr[0].wr.ud.remote_qpn = v->qp_num;
 	swr[0].wr.ud.remote_qkey = 0x11111111;
-	CHECK(r, ibv_post_send(u, &swr[0], &sbad) == 0);
+	TR_EXPECT(ibv_post_send(u, &swr[0], &sbad) == 0);
 	while (poll_one(cq, &wc) == 1) {
 		if (wc.wr_id == 33)
 			r->v[2] = wc.status == IBV_WC_SUCCESS &&
@@ -739,14 +653,14 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	r->v[5] = sbad == &swr[1];
 	while (poll_one(cq, &wc) == 1)
 		;
-	CHECK(r, ibv_destroy_ah(ah) == 0);
-	CHECK(r, ibv_destroy_qp(u) == 0);
-	CHECK(r, ibv_destroy_qp(v) == 0);
-	CHECK(r, ibv_destroy_qp(x) == 0);
-	CHECK(r, ibv_destroy_qp(y) == 0);
-	CHECK(r, ibv_destroy_cq(cq) == 0);
-	CHECK(r, ibv_dereg_mr(mr) == 0);
-	CHECK(r, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_destroy_ah(ah) == 0);
+	TR_EXPECT(ibv_destroy_qp(u) == 0);
+	TR_EXPECT(ibv_destroy_qp(v) == 0);
+	TR_EXPECT(ibv_destroy_qp(x) == 0);
+	TR_EXPECT(ibv_destroy_qp(y) == 0);
+	TR_EXPECT(ibv_destroy_cq(cq) == 0);
+	TR_EXPECT(ibv_dereg_mr(mr) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
 static void data_path_works_through_the_wrapper(void **state)

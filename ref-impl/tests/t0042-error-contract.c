@@ -43,18 +43,7 @@ struct fx {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	int failed;
 };
-
-#define CHECK(f, cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("# %s:%d: check failed: %s (errno %d)\n",	\
-			       __FILE__, __LINE__, #cond, errno);	\
-			fflush(stdout);					\
-			(f)->failed = 1;				\
-		}							\
-	} while (0)
 
 /* errno after a pointer verb that must fail. */
 #define PTR_ERRNO(expr) ({ void *p_; errno = 0; p_ = (void *)(expr);	\
@@ -66,7 +55,7 @@ static int rm_one(const char *p, const struct stat *st, int f, struct FTW *w)
 }
 
 /* In the test's own process, which has called no verb before: the fake host
- * under the script, the objects, the check (every CHECK runs), the teardown. */
+ * under the script, the objects, the check (every TR_EXPECT runs), the teardown. */
 static void run(void (*fn)(struct fx *))
 {
 	char tmpl[] = "/tmp/t0042.XXXXXX", script[64], scratch[4096], err[512];
@@ -85,23 +74,23 @@ static void run(void (*fn)(struct fx *))
 			 sizeof(scratch), err, sizeof(err)))
 		fail_msg("fp_env_setup: %s", err);
 	list = ibv_get_device_list(&n);
-	CHECK(&f, list && n == 1);
+	TR_EXPECT(list && n == 1);
 	f.ctx = list && n ? ibv_open_device(list[0]) : NULL;
-	CHECK(&f, f.ctx != NULL);
+	TR_EXPECT(f.ctx != NULL);
 	if (f.ctx) {
 		f.pd = ibv_alloc_pd(f.ctx);
 		f.cq = ibv_create_cq(f.ctx, 16, NULL, NULL, 0);
-		CHECK(&f, f.pd && f.cq);
+		TR_EXPECT(f.pd && f.cq);
 		if (f.pd && f.cq)
 			fn(&f);
-		CHECK(&f, !f.cq || ibv_destroy_cq(f.cq) == 0);
-		CHECK(&f, !f.pd || ibv_dealloc_pd(f.pd) == 0);
-		CHECK(&f, ibv_close_device(f.ctx) == 0);
+		TR_EXPECT(!f.cq || ibv_destroy_cq(f.cq) == 0);
+		TR_EXPECT(!f.pd || ibv_dealloc_pd(f.pd) == 0);
+		TR_EXPECT(ibv_close_device(f.ctx) == 0);
 	}
 	if (list)
 		ibv_free_device_list(list);
 	nftw(tmpl, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	assert_int_equal(f.failed, 0);
+	assert_int_equal(tr_checks_failed(), 0);
 }
 
 static struct ibv_qp *rc_qp(struct fx *f)
@@ -124,38 +113,38 @@ static void ck_modify_qp(struct fx *f)
 	struct ibv_qp_attr a, copy;
 	struct ibv_qp_init_attr ia;
 
-	CHECK(f, qp != NULL);
+	TR_EXPECT(qp != NULL);
 	if (!qp)
 		return;
 	memset(&a, 0, sizeof(a));
 	a.port_num = 1;
-	CHECK(f, ibv_modify_qp(qp, NULL, IBV_QP_STATE) == EINVAL);
-	CHECK(f, ibv_modify_qp(NULL, &a, IBV_QP_STATE) == EINVAL);
+	TR_EXPECT(ibv_modify_qp(qp, NULL, IBV_QP_STATE) == EINVAL);
+	TR_EXPECT(ibv_modify_qp(NULL, &a, IBV_QP_STATE) == EINVAL);
 	/* none of that reached the provider: its first call fails EIO */
 	a.qp_state = IBV_QPS_INIT;
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == EIO);
-	CHECK(f, qp->state == IBV_QPS_RESET);		/* QPX-09 */
+	TR_EXPECT(qp->state == IBV_QPS_RESET);		/* QPX-09 */
 	/* QPX-08, the kernel's checks */
 	a.qp_state = (enum ibv_qp_state)99;
 	copy = a;
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE) == EINVAL);
-	CHECK(f, qp->state == IBV_QPS_RESET);
-	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE) == EINVAL);
+	TR_EXPECT(qp->state == IBV_QPS_RESET);
+	TR_EXPECT(!memcmp(&a, &copy, sizeof(a)));
 	a.qp_state = IBV_QPS_INIT;
 	a.cur_qp_state = (enum ibv_qp_state)42;
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) == EINVAL);
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) == EINVAL);
 	a.cur_qp_state = IBV_QPS_RESET;
 	/* a bit outside the standard ones: EOPNOTSUPP, as uverbs says */
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | (1 << 22)) == EOPNOTSUPP);
-	CHECK(f, qp->state == IBV_QPS_RESET);
-	CHECK(f, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE | (1 << 22)) == EOPNOTSUPP);
+	TR_EXPECT(qp->state == IBV_QPS_RESET);
+	TR_EXPECT(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0);
-	CHECK(f, qp->state == IBV_QPS_INIT);
-	CHECK(f, ibv_query_qp(qp, &a, IBV_QP_STATE, NULL) == EINVAL);
-	CHECK(f, ibv_query_qp(qp, NULL, IBV_QP_STATE, &ia) == EINVAL);
-	CHECK(f, ibv_destroy_qp(qp) == 0);
-	CHECK(f, ibv_destroy_qp(NULL) == EINVAL);
+	TR_EXPECT(qp->state == IBV_QPS_INIT);
+	TR_EXPECT(ibv_query_qp(qp, &a, IBV_QP_STATE, NULL) == EINVAL);
+	TR_EXPECT(ibv_query_qp(qp, NULL, IBV_QP_STATE, &ia) == EINVAL);
+	TR_EXPECT(ibv_destroy_qp(qp) == 0);
+	TR_EXPECT(ibv_destroy_qp(NULL) == EINVAL);
 }
 
 static void modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched(void **s)
@@ -177,48 +166,48 @@ static void ck_create_qp_ex(struct fx *f)
 	struct ibv_qp *qp;
 
 	/* open_xrcd's first provider call fails EIO by script */
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);
 	xrcd = ibv_open_xrcd(f->ctx, &xa);
-	CHECK(f, xrcd != NULL);
+	TR_EXPECT(xrcd != NULL);
 	if (!xrcd)
 		return;
 	/* the header's inline reads the mask: NULL only through the slot */
-	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, NULL)) == EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	a.xrcd = xrcd;
 	/* that did not reach the provider: the first call that does fails EIO */
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EIO);
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EIO);
 	a.qp_type = (enum ibv_qp_type)5;		/* no such type */
 	a.send_cq = a.recv_cq = f->cq;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	a.pd = f->pd;
 	a.xrcd = xrcd;
 	copy = a;
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-05 */
-	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-05 */
+	TR_EXPECT(!memcmp(&a, &copy, sizeof(a)));
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD | (1u << 20);	/* unknown bit */
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-04 */
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);	/* QPX-04 */
 	a.comp_mask = IBV_QP_INIT_ATTR_PD;			/* no XRCD bit */
-	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, &a)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(verbs_get_ctx(f->ctx)->create_qp_ex(f->ctx, &a)) == EINVAL);
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	a.xrcd = NULL;
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
 	a.xrcd = xrcd;
 	a.qp_type = IBV_QPT_XRC_SEND;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;			/* no PD bit */
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	a.send_cq = NULL;
-	CHECK(f, PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp_ex(f->ctx, &a)) == EINVAL);
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
 	qp = ibv_create_qp_ex(f->ctx, &a);
-	CHECK(f, qp && qp->state == IBV_QPS_RESET);
-	CHECK(f, !qp || ibv_destroy_qp(qp) == 0);
-	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+	TR_EXPECT(qp && qp->state == IBV_QPS_RESET);
+	TR_EXPECT(!qp || ibv_destroy_qp(qp) == 0);
+	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
 static void create_qp_ex_unknown_type_or_mask_null_einval(void **s)
@@ -235,45 +224,45 @@ static void ck_xrcd_open_qp(struct fx *f)
 	struct ibv_qp_open_attr oa = { 0 };
 	struct ibv_xrcd *xrcd;
 
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, NULL)) == EINVAL);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);	/* first call */
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EIO);	/* first call */
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD;			/* no OFLAGS */
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_OFLAGS;		/* no FD */
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EINVAL);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS |
 		       IBV_XRCD_INIT_ATTR_RESERVED;
-	CHECK(f, PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EOPNOTSUPP);
+	TR_EXPECT(PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa)) == EOPNOTSUPP);
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
 	xrcd = ibv_open_xrcd(f->ctx, &xa);
-	CHECK(f, xrcd && xrcd->context == f->ctx);
+	TR_EXPECT(xrcd && xrcd->context == f->ctx);
 	if (!xrcd)
 		return;
 
-	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->open_qp(f->ctx, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(verbs_get_ctx(f->ctx)->open_qp(f->ctx, NULL)) == EINVAL);
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
 		       IBV_QP_OPEN_ATTR_TYPE;
 	oa.xrcd = xrcd;
 	oa.qp_type = IBV_QPT_XRC_RECV;
 	oa.qp_num = 12345;
 	/* the first call that reaches the provider fails EIO by script */
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EIO);
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EIO);
 	oa.comp_mask |= IBV_QP_OPEN_ATTR_RESERVED;
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EOPNOTSUPP);	/* OPENQP-03 */
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EOPNOTSUPP);	/* OPENQP-03 */
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD;
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-02 */
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-02 */
 	oa.comp_mask |= IBV_QP_OPEN_ATTR_TYPE;
 	oa.qp_type = IBV_QPT_XRC_SEND;
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-04 */
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-04 */
 	oa.qp_type = IBV_QPT_XRC_RECV;
 	oa.xrcd = NULL;
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-06 */
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-06 */
 	oa.xrcd = xrcd;
-	CHECK(f, PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-05: no such QP */
+	TR_EXPECT(PTR_ERRNO(ibv_open_qp(f->ctx, &oa)) == EINVAL);	/* OPENQP-05: no such QP */
 	/* the inline dereferences xrcd: NULL only through the slot */
-	CHECK(f, verbs_get_ctx(f->ctx)->close_xrcd(NULL) == EINVAL);
-	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+	TR_EXPECT(verbs_get_ctx(f->ctx)->close_xrcd(NULL) == EINVAL);
+	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
 static void open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp(void **s)
@@ -296,7 +285,7 @@ static void ck_srq_ex(struct fx *f)
 
 	(void)PTR_ERRNO(ibv_open_xrcd(f->ctx, &xa));	/* eats the EIO fault */
 	xrcd = ibv_open_xrcd(f->ctx, &xa);
-	CHECK(f, xrcd != NULL);
+	TR_EXPECT(xrcd != NULL);
 	if (!xrcd)
 		return;
 	memset(&a, 0, sizeof(a));
@@ -309,29 +298,29 @@ static void ck_srq_ex(struct fx *f)
 	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 		      IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
 		      IBV_SRQ_INIT_ATTR_RESERVED;
-	CHECK(f, PTR_ERRNO(verbs_get_ctx(f->ctx)->create_srq_ex(f->ctx, NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EIO);	/* first call */
+	TR_EXPECT(PTR_ERRNO(verbs_get_ctx(f->ctx)->create_srq_ex(f->ctx, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EIO);	/* first call */
 	copy = a;
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EOPNOTSUPP); /* SRQX-05 */
-	CHECK(f, !memcmp(&a, &copy, sizeof(a)));
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EOPNOTSUPP); /* SRQX-05 */
+	TR_EXPECT(!memcmp(&a, &copy, sizeof(a)));
 	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
 		      IBV_SRQ_INIT_ATTR_CQ;			/* no PD bit */
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-02 */
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-02 */
 	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 		      IBV_SRQ_INIT_ATTR_XRCD;			/* no CQ bit */
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
 	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 		      IBV_SRQ_INIT_ATTR_CQ;			/* no XRCD bit */
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-03 */
 	a.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
 	a.srq_type = (enum ibv_srq_type)7;
-	CHECK(f, PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-07 */
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq_ex(f->ctx, &a)) == EINVAL);	/* SRQX-07 */
 	a.srq_type = IBV_SRQT_XRC;
 	srq = ibv_create_srq_ex(f->ctx, &a);
-	CHECK(f, srq && srq->pd == f->pd);
-	CHECK(f, !srq || ibv_modify_srq(srq, &a.attr, 1 << 7) == EINVAL);
-	CHECK(f, !srq || ibv_destroy_srq(srq) == 0);
-	CHECK(f, ibv_close_xrcd(xrcd) == 0);
+	TR_EXPECT(srq && srq->pd == f->pd);
+	TR_EXPECT(!srq || ibv_modify_srq(srq, &a.attr, 1 << 7) == EINVAL);
+	TR_EXPECT(!srq || ibv_destroy_srq(srq) == 0);
+	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
 static void create_srq_ex_masks_and_type_refused_at_boundary(void **s)
@@ -352,42 +341,42 @@ static void ck_pointer_verbs(struct fx *f)
 	struct ibv_td *td;
 	union ibv_gid gid;
 
-	CHECK(f, PTR_ERRNO(ibv_alloc_pd(NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_open_device(NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_get_device_name(NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_cq(f->ctx, 0, NULL, NULL, 0)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_cq(f->ctx, 4, NULL, NULL, -1)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_cq(NULL, 4, NULL, NULL, 0)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_alloc_pd(NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_open_device(NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_get_device_name(NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_cq(f->ctx, 0, NULL, NULL, 0)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_cq(f->ctx, 4, NULL, NULL, -1)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_cq(NULL, 4, NULL, NULL, 0)) == EINVAL);
 	/* remote write without local write: the kernel's rule */
-	CHECK(f, PTR_ERRNO(ibv_reg_mr(f->pd, buf, sizeof(buf),
+	TR_EXPECT(PTR_ERRNO(ibv_reg_mr(f->pd, buf, sizeof(buf),
 				      IBV_ACCESS_REMOTE_WRITE)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_reg_mr(NULL, buf, sizeof(buf), 0)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_ah(NULL, &aa)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_ah(f->pd, NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_comp_channel(NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_qp(f->pd, NULL)) == EINVAL);
-	CHECK(f, PTR_ERRNO(ibv_create_srq(NULL, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_reg_mr(NULL, buf, sizeof(buf), 0)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_ah(NULL, &aa)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_ah(f->pd, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_comp_channel(NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_qp(f->pd, NULL)) == EINVAL);
+	TR_EXPECT(PTR_ERRNO(ibv_create_srq(NULL, NULL)) == EINVAL);
 	/* slots ref-impl does not implement answer EOPNOTSUPP, never NULL */
-	CHECK(f, PTR_ERRNO(ibv_create_wq(f->ctx, &wa)) == EOPNOTSUPP);
-	CHECK(f, PTR_ERRNO(ibv_alloc_null_mr(f->pd)) == EOPNOTSUPP);
+	TR_EXPECT(PTR_ERRNO(ibv_create_wq(f->ctx, &wa)) == EOPNOTSUPP);
+	TR_EXPECT(PTR_ERRNO(ibv_alloc_null_mr(f->pd)) == EOPNOTSUPP);
 	/* the fake driver has thread domains (PD-01) */
 	td = ibv_alloc_td(f->ctx, &ta);
-	CHECK(f, td != NULL);
-	CHECK(f, !td || ibv_dealloc_td(td) == 0);
-	CHECK(f, verbs_get_ctx(f->ctx)->create_cq_ex != NULL);
-	CHECK(f, verbs_get_ctx(f->ctx)->alloc_dm != NULL);
-	CHECK(f, PTR_ERRNO(ibv_reg_dmabuf_mr(f->pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
-	CHECK(f, PTR_ERRNO(ibv_import_device(-1)) == EOPNOTSUPP);
+	TR_EXPECT(td != NULL);
+	TR_EXPECT(!td || ibv_dealloc_td(td) == 0);
+	TR_EXPECT(verbs_get_ctx(f->ctx)->create_cq_ex != NULL);
+	TR_EXPECT(verbs_get_ctx(f->ctx)->alloc_dm != NULL);
+	TR_EXPECT(PTR_ERRNO(ibv_reg_dmabuf_mr(f->pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
+	TR_EXPECT(PTR_ERRNO(ibv_import_device(-1)) == EOPNOTSUPP);
 	/* int verbs return the errno */
-	CHECK(f, ibv_query_device(f->ctx, NULL) == EINVAL);
-	CHECK(f, ibv_query_gid(f->ctx, 1, -1, &gid) == -1 && errno == EINVAL);	/* rdma-core's -1 */
-	CHECK(f, ibv_dealloc_pd(NULL) == EINVAL);
-	CHECK(f, ibv_dereg_mr(NULL) == EINVAL);
-	CHECK(f, ibv_resize_cq(f->cq, 0) == EINVAL);
+	TR_EXPECT(ibv_query_device(f->ctx, NULL) == EINVAL);
+	TR_EXPECT(ibv_query_gid(f->ctx, 1, -1, &gid) == -1 && errno == EINVAL);	/* rdma-core's -1 */
+	TR_EXPECT(ibv_dealloc_pd(NULL) == EINVAL);
+	TR_EXPECT(ibv_dereg_mr(NULL) == EINVAL);
+	TR_EXPECT(ibv_resize_cq(f->cq, 0) == EINVAL);
 	ch = ibv_create_comp_channel(f->ctx);
-	CHECK(f, ch != NULL);
-	CHECK(f, !ch || ibv_destroy_comp_channel(ch) == 0);
-	CHECK(f, ibv_destroy_comp_channel(NULL) == EINVAL);
+	TR_EXPECT(ch != NULL);
+	TR_EXPECT(!ch || ibv_destroy_comp_channel(ch) == 0);
+	TR_EXPECT(ibv_destroy_comp_channel(NULL) == EINVAL);
 }
 
 static void pointer_verbs_set_errno_int_verbs_return_it(void **s)

@@ -178,7 +178,7 @@ static struct ibv_context *open_own(struct rt *t, enum kind k, int *err)
 	int n = 0;
 
 	kind = k;
-	RT_CHECK(t, mkdtemp(dir) != NULL);
+	TR_EXPECT(mkdtemp(dir) != NULL);
 	setenv("IBVCT_DRIVER_DIR", dir, 1);
 	unsetenv("RDMAV_DRIVERS");
 	if (k == K_EXT_BARE || k == K_EXT_NO_INIT)
@@ -186,8 +186,8 @@ static struct ibv_context *open_own(struct rt *t, enum kind k, int *err)
 	else
 		ibv_register_driver("t0043", leg_init);
 	list = ibv_get_device_list(&n);
-	RT_CHECK(t, list && n == 1);
-	RT_CHECK(t, list && n == 1 && !strcmp(ibv_get_device_name(list[0]), "fake0"));
+	TR_EXPECT(list && n == 1);
+	TR_EXPECT(list && n == 1 && !strcmp(ibv_get_device_name(list[0]), "fake0"));
 	errno = 0;
 	if (list && n == 1)
 		ctx = ibv_open_device(list[0]);
@@ -243,13 +243,13 @@ static void objs_init(struct objs *o, struct ibv_context *ctx)
 /* verbs_get_ctx_op finds the slot, and it answers "not supported". */
 #define SLOT_INT(t, vctx, op, ...)					\
 	do {								\
-		RT_CHECK(t, verbs_get_ctx_op(&(vctx)->context, op) != NULL); \
-		RT_CHECK(t, (vctx)->op(__VA_ARGS__) == EOPNOTSUPP);	\
+		TR_EXPECT(verbs_get_ctx_op(&(vctx)->context, op) != NULL); \
+		TR_EXPECT((vctx)->op(__VA_ARGS__) == EOPNOTSUPP);	\
 	} while (0)
 #define SLOT_PTR(t, vctx, op, ...)					\
 	do {								\
-		RT_CHECK(t, verbs_get_ctx_op(&(vctx)->context, op) != NULL); \
-		RT_CHECK(t, RT_PTR_ERRNO((vctx)->op(__VA_ARGS__)) == EOPNOTSUPP); \
+		TR_EXPECT(verbs_get_ctx_op(&(vctx)->context, op) != NULL); \
+		TR_EXPECT(RT_PTR_ERRNO((vctx)->op(__VA_ARGS__)) == EOPNOTSUPP); \
 	} while (0)
 
 static void ck_ext_bare(struct rt *t)
@@ -294,78 +294,78 @@ static void ck_ext_bare(struct rt *t)
 	if (!ctx)
 		return;
 	vctx = verbs_get_ctx(ctx);
-	RT_CHECK(t, vctx != NULL);
+	TR_EXPECT(vctx != NULL);
 	if (!vctx)
 		goto out;
 	objs_init(&o, ctx);
 	o.vqp.qp.pd = NULL;
 
 	/* the op it has, and query_device_ex built from it (rest zero) */
-	RT_CHECK(t, ibv_query_device(ctx, &da) == 0 && da.max_qp == 7);
+	TR_EXPECT(ibv_query_device(ctx, &da) == 0 && da.max_qp == 7);
 	memset(&dx, 0xa5, sizeof(dx));
-	RT_CHECK(t, ibv_query_device_ex(ctx, NULL, &dx) == 0);
-	RT_CHECK(t, dx.orig_attr.max_qp == 7 && !strcmp(dx.orig_attr.fw_ver, "t0043") &&
+	TR_EXPECT(ibv_query_device_ex(ctx, NULL, &dx) == 0);
+	TR_EXPECT(dx.orig_attr.max_qp == 7 && !strcmp(dx.orig_attr.fw_ver, "t0043") &&
 		 dx.comp_mask == 0 && dx.max_dm_size == 0);
 
 	/* device and port verbs */
-	RT_CHECK(t, ibv_query_port(ctx, 1, &pa) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == -1 && errno == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == -1 && errno == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 1, 0, &ge[0], 0) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_gid_table(ctx, ge, 2, 0) == -EOPNOTSUPP);
+	TR_EXPECT(ibv_query_port(ctx, 1, &pa) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_gid(ctx, 1, 0, &gid) == -1 && errno == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 0, &pkey) == -1 && errno == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 1, 0, &ge[0], 0) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_gid_table(ctx, ge, 2, 0) == -EOPNOTSUPP);
 	errno = 0;
-	RT_CHECK(t, ibv_get_pkey_index(ctx, 1, htobe16(0xffff)) == -1 &&
+	TR_EXPECT(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)) == -1 &&
 		 errno == EOPNOTSUPP);
 	wc = (struct ibv_wc){ .wc_flags = IBV_WC_GRH };
-	RT_CHECK(t, ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aha) == ENOENT);
-	RT_CHECK(t, ibv_get_async_event(ctx, NULL) == EINVAL);
+	TR_EXPECT(ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aha) == ENOENT);
+	TR_EXPECT(ibv_get_async_event(ctx, NULL) == EINVAL);
 
 	/* constructors */
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_pd(ctx)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(&o.pd, buf, sizeof(buf), 0)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_cq(ctx, 1, NULL, NULL, 0)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_srq(&o.pd, &sia)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_pd(ctx)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(&o.pd, buf, sizeof(buf), 0)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_cq(ctx, 1, NULL, NULL, 0)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_srq(&o.pd, &sia)) == EOPNOTSUPP);
 	qia.qp_type = IBV_QPT_RC;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_qp(&o.pd, &qia)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah(&o.pd, &aha)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_mw(&o.pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_open_xrcd(ctx, &xa)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_qp(&o.pd, &qia)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah(&o.pd, &aha)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_mw(&o.pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_open_xrcd(ctx, &xa)) == EOPNOTSUPP);
 	/* the 1.1-op fallbacks find no 1.1 op either (QPX-01, SRQX-06) */
 	sx.pd = &o.pd;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_srq_ex(ctx, &sx)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_srq_ex(ctx, &sx)) == EOPNOTSUPP);
 	qx.pd = &o.pd;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_qp_ex(ctx, &qx)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_qp_ex(ctx, &qx)) == EOPNOTSUPP);
 	oa.xrcd = &o.vxrcd.xrcd;
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_open_qp(ctx, &oa)) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_open_qp(ctx, &oa)) == EOPNOTSUPP);
 
 	/* verbs on objects: each reaches its missing op */
-	RT_CHECK(t, ibv_dealloc_pd(&o.pd) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_dereg_mr(&o.mr) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_destroy_ah(&o.ah) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_dealloc_mw(&o.mw) == EOPNOTSUPP);
+	TR_EXPECT(ibv_dealloc_pd(&o.pd) == EOPNOTSUPP);
+	TR_EXPECT(ibv_dereg_mr(&o.mr) == EOPNOTSUPP);
+	TR_EXPECT(ibv_destroy_ah(&o.ah) == EOPNOTSUPP);
+	TR_EXPECT(ibv_dealloc_mw(&o.mw) == EOPNOTSUPP);
 	bind.bind_info.mr = &o.mr;
-	RT_CHECK(t, ibv_bind_mw(&o.vqp.qp, &o.mw, &bind) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_close_xrcd(&o.vxrcd.xrcd) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_resize_cq(&o.vcq.cq, 4) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_req_notify_cq(&o.vcq.cq, 0) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_poll_cq(&o.vcq.cq, 1, &wc) < 0);
-	RT_CHECK(t, ibv_destroy_cq(&o.vcq.cq) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_modify_srq(&o.vsrq.srq, &sa, IBV_SRQ_LIMIT) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_srq(&o.vsrq.srq, &sa) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_get_srq_num(&o.vsrq.srq, &num) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_post_srq_recv(&o.vsrq.srq, &rwr, &rbad) == EOPNOTSUPP &&
+	TR_EXPECT(ibv_bind_mw(&o.vqp.qp, &o.mw, &bind) == EOPNOTSUPP);
+	TR_EXPECT(ibv_close_xrcd(&o.vxrcd.xrcd) == EOPNOTSUPP);
+	TR_EXPECT(ibv_resize_cq(&o.vcq.cq, 4) == EOPNOTSUPP);
+	TR_EXPECT(ibv_req_notify_cq(&o.vcq.cq, 0) == EOPNOTSUPP);
+	TR_EXPECT(ibv_poll_cq(&o.vcq.cq, 1, &wc) < 0);
+	TR_EXPECT(ibv_destroy_cq(&o.vcq.cq) == EOPNOTSUPP);
+	TR_EXPECT(ibv_modify_srq(&o.vsrq.srq, &sa, IBV_SRQ_LIMIT) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_srq(&o.vsrq.srq, &sa) == EOPNOTSUPP);
+	TR_EXPECT(ibv_get_srq_num(&o.vsrq.srq, &num) == EOPNOTSUPP);
+	TR_EXPECT(ibv_post_srq_recv(&o.vsrq.srq, &rwr, &rbad) == EOPNOTSUPP &&
 		 rbad == &rwr);
-	RT_CHECK(t, ibv_destroy_srq(&o.vsrq.srq) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_modify_qp(&o.vqp.qp, &qa, IBV_QP_STATE) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_qp(&o.vqp.qp, &qa, IBV_QP_STATE, &qia) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_post_send(&o.vqp.qp, &swr, &sbad) == EOPNOTSUPP && sbad == &swr);
+	TR_EXPECT(ibv_destroy_srq(&o.vsrq.srq) == EOPNOTSUPP);
+	TR_EXPECT(ibv_modify_qp(&o.vqp.qp, &qa, IBV_QP_STATE) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_qp(&o.vqp.qp, &qa, IBV_QP_STATE, &qia) == EOPNOTSUPP);
+	TR_EXPECT(ibv_post_send(&o.vqp.qp, &swr, &sbad) == EOPNOTSUPP && sbad == &swr);
 	rbad = NULL;
-	RT_CHECK(t, ibv_post_recv(&o.vqp.qp, &rwr, &rbad) == EOPNOTSUPP && rbad == &rwr);
-	RT_CHECK(t, ibv_attach_mcast(&o.vqp.qp, &gid, 0xc001) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_detach_mcast(&o.vqp.qp, &gid, 0xc001) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_destroy_qp(&o.vqp.qp) == EOPNOTSUPP);
+	TR_EXPECT(ibv_post_recv(&o.vqp.qp, &rwr, &rbad) == EOPNOTSUPP && rbad == &rwr);
+	TR_EXPECT(ibv_attach_mcast(&o.vqp.qp, &gid, 0xc001) == EOPNOTSUPP);
+	TR_EXPECT(ibv_detach_mcast(&o.vqp.qp, &gid, 0xc001) == EOPNOTSUPP);
+	TR_EXPECT(ibv_destroy_qp(&o.vqp.qp) == EOPNOTSUPP);
 	/* the state the core keeps is left as it was */
-	RT_CHECK(t, o.vqp.qp.state == IBV_QPS_RESET);
+	TR_EXPECT(o.vqp.qp.state == IBV_QPS_RESET);
 
 	/* every later verbs_context slot is filled and says so (COMPAT-08) */
 	SLOT_INT(t, vctx, advise_mr, &o.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
@@ -394,23 +394,23 @@ static void ck_ext_bare(struct rt *t)
 	SLOT_INT(t, vctx, query_rt_values, ctx, NULL);
 	SLOT_INT(t, vctx, read_counters, &o.counters, &cval, 1, 0);
 	SLOT_PTR(t, vctx, reg_dm_mr, &o.pd, &o.dm, 0, 8, 0);
-	RT_CHECK(t, verbs_get_ctx_op(ctx, post_srq_ops) != NULL);
-	RT_CHECK(t, vctx->post_srq_ops(&o.vsrq.srq, &owr, &obad) == EOPNOTSUPP &&
+	TR_EXPECT(verbs_get_ctx_op(ctx, post_srq_ops) != NULL);
+	TR_EXPECT(vctx->post_srq_ops(&o.vsrq.srq, &owr, &obad) == EOPNOTSUPP &&
 		 obad == &owr);
 	/* the placeholders are callable too (nothing to answer) */
-	RT_CHECK(t, vctx->ABI_placeholder1 && vctx->ABI_placeholder2);
+	TR_EXPECT(vctx->ABI_placeholder1 && vctx->ABI_placeholder2);
 	vctx->ABI_placeholder1();
 	vctx->ABI_placeholder2();
 	/* ... and so are the 1.1-era event slots of ibv_context_ops */
-	RT_CHECK(t, ctx->ops._compat_cq_event && ctx->ops._compat_async_event);
+	TR_EXPECT(ctx->ops._compat_cq_event && ctx->ops._compat_async_event);
 	((void (*)(void))ctx->ops._compat_cq_event)();
 
 	/* verbs_set_ops without a context or table changes nothing */
 	verbs_set_ops(NULL, &bare_ops);
 	verbs_set_ops(vctx, NULL);
-	RT_CHECK(t, ibv_query_device(ctx, &da) == 0 && da.max_qp == 7);
+	TR_EXPECT(ibv_query_device(ctx, &da) == 0 && da.max_qp == 7);
 out:
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void extended_provider_without_ops_answers_eopnotsupp(void **state)
@@ -422,8 +422,8 @@ static void ck_ext_no_init(struct rt *t)
 {
 	int err;
 
-	RT_CHECK(t, open_own(t, K_EXT_NO_INIT, &err) == NULL);
-	RT_CHECK(t, err == EOPNOTSUPP);
+	TR_EXPECT(open_own(t, K_EXT_NO_INIT, &err) == NULL);
+	TR_EXPECT(err == EOPNOTSUPP);
 }
 
 static void extended_provider_without_init_context_opens_nothing(void **state)
@@ -457,57 +457,57 @@ static void ck_leg_partial(struct rt *t)
 	ctx = open_own(t, K_LEG_PARTIAL, &err);
 	if (!ctx)
 		return;
-	RT_CHECK(t, verbs_get_ctx(ctx) != NULL);
-	RT_CHECK(t, ibv_query_device(ctx, &da) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_port(ctx, 1, &pa) == EOPNOTSUPP);
+	TR_EXPECT(verbs_get_ctx(ctx) != NULL);
+	TR_EXPECT(ibv_query_device(ctx, &da) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_port(ctx, 1, &pa) == EOPNOTSUPP);
 	/* GIDs and P_Keys come from sysfs, as 1.1 read them: no op needed */
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 0, &gid) == 0 && gid.raw[0] == 0xfe &&
+	TR_EXPECT(ibv_query_gid(ctx, 1, 0, &gid) == 0 && gid.raw[0] == 0xfe &&
 		 gid.raw[1] == 0x80);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, &pkey) == 0 && pkey == htobe16(0xffff));
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 99, &gid) == -1 && errno == EINVAL);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 99, &pkey) == -1 && errno == ENOENT);
-	RT_CHECK(t, ibv_query_gid(ctx, 7, 0, &gid) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 0, &pkey) == 0 && pkey == htobe16(0xffff));
+	TR_EXPECT(ibv_query_gid(ctx, 1, 99, &gid) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 99, &pkey) == -1 && errno == ENOENT);
+	TR_EXPECT(ibv_query_gid(ctx, 7, 0, &gid) == -1 && errno == EINVAL);
 
 	pd = ibv_alloc_pd(ctx);
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	srq = pd ? ibv_create_srq(pd, &sia) : NULL;
-	RT_CHECK(t, pd && mr && cq && srq);
+	TR_EXPECT(pd && mr && cq && srq);
 	if (!pd || !mr || !cq || !srq)
 		goto out;
-	RT_CHECK(t, mr->lkey == 0x4003 && mr->pd == pd && cq->cqe == 4);
+	TR_EXPECT(mr->lkey == 0x4003 && mr->pd == pd && cq->cqe == 4);
 	/* the 1.1 op cannot place a region at another I/O address */
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr_iova(pd, buf, 8, 0x1000,
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr_iova(pd, buf, 8, 0x1000,
 						 IBV_ACCESS_LOCAL_WRITE)) == EOPNOTSUPP);
 	qia.send_cq = qia.recv_cq = cq;
 	qp = ibv_create_qp(pd, &qia);
-	RT_CHECK(t, qp && qp->qp_num == 0x4003 && qp->state == IBV_QPS_RESET);
+	TR_EXPECT(qp && qp->qp_num == 0x4003 && qp->state == IBV_QPS_RESET);
 	if (!qp)
 		goto out;
 	/* a provider failure without errno still reports one */
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah(pd, &aha)) == ENOMEM);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_resize_cq(cq, 8) == EOPNOTSUPP && cq->cqe == 4);
-	RT_CHECK(t, ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_query_srq(srq, &sa) == EOPNOTSUPP);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah(pd, &aha)) == ENOMEM);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
+	TR_EXPECT(ibv_resize_cq(cq, 8) == EOPNOTSUPP && cq->cqe == 4);
+	TR_EXPECT(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) == EOPNOTSUPP);
+	TR_EXPECT(ibv_query_srq(srq, &sa) == EOPNOTSUPP);
 	qa.qp_state = IBV_QPS_INIT;
-	RT_CHECK(t, ibv_modify_qp(qp, &qa, IBV_QP_STATE) == EOPNOTSUPP);
-	RT_CHECK(t, qp->state == IBV_QPS_RESET);
-	RT_CHECK(t, ibv_query_qp(qp, &qa, IBV_QP_STATE, &qia) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_attach_mcast(qp, &gid, 0xc001) == EOPNOTSUPP);
-	RT_CHECK(t, ibv_detach_mcast(qp, &gid, 0xc001) == EOPNOTSUPP);
+	TR_EXPECT(ibv_modify_qp(qp, &qa, IBV_QP_STATE) == EOPNOTSUPP);
+	TR_EXPECT(qp->state == IBV_QPS_RESET);
+	TR_EXPECT(ibv_query_qp(qp, &qa, IBV_QP_STATE, &qia) == EOPNOTSUPP);
+	TR_EXPECT(ibv_attach_mcast(qp, &gid, 0xc001) == EOPNOTSUPP);
+	TR_EXPECT(ibv_detach_mcast(qp, &gid, 0xc001) == EOPNOTSUPP);
 out:
 	if (qp)
-		RT_CHECK(t, ibv_destroy_qp(qp) == 0);
+		TR_EXPECT(ibv_destroy_qp(qp) == 0);
 	if (srq)
-		RT_CHECK(t, ibv_destroy_srq(srq) == 0);
+		TR_EXPECT(ibv_destroy_srq(srq) == 0);
 	if (cq)
-		RT_CHECK(t, ibv_destroy_cq(cq) == 0);
+		TR_EXPECT(ibv_destroy_cq(cq) == 0);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	if (pd)
-		RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void legacy_provider_missing_ops_answer_eopnotsupp(void **state)
@@ -519,14 +519,14 @@ static void ck_leg_no_alloc(struct rt *t)
 {
 	int err;
 
-	RT_CHECK(t, open_own(t, K_LEG_NO_ALLOC, &err) == NULL && err == EOPNOTSUPP);
+	TR_EXPECT(open_own(t, K_LEG_NO_ALLOC, &err) == NULL && err == EOPNOTSUPP);
 }
 
 static void ck_leg_alloc_fails(struct rt *t)
 {
 	int err;
 
-	RT_CHECK(t, open_own(t, K_LEG_ALLOC_FAILS, &err) == NULL && err == EMFILE);
+	TR_EXPECT(open_own(t, K_LEG_ALLOC_FAILS, &err) == NULL && err == EMFILE);
 }
 
 static void legacy_provider_without_context_opens_nothing(void **state)
@@ -585,39 +585,36 @@ static void ck_p34(struct rt *t)
 	for (i = 0; i < sizeof(p34_int) / sizeof(p34_int[0]); i++) {
 		int (*fn)(void) = (int (*)(void))p34(p34_int[i]);
 
-		if (!fn || fn() != EOPNOTSUPP) {
-			printf("# %s@IBVERBS_PRIVATE_34: %s\n", p34_int[i],
-			       fn ? "not EOPNOTSUPP" : "missing");
-			t->failed = 1;
-		}
+		TR_EXPECT_MSG(fn && fn() == EOPNOTSUPP, "%s@IBVERBS_PRIVATE_34: %s", p34_int[i],
+			      fn ? "not EOPNOTSUPP" : "missing");
 	}
 	/* poll_cq counts completions: failure is negative with errno */
 	poll_fn = (int (*)(void))p34("ibv_cmd_poll_cq");
 	errno = 0;
-	RT_CHECK(t, poll_fn && poll_fn() == -1 && errno == EOPNOTSUPP);
+	TR_EXPECT(poll_fn && poll_fn() == -1 && errno == EOPNOTSUPP);
 	final_fn = (unsigned int (*)(unsigned int, void *))p34("__ioctl_final_num_attrs");
-	RT_CHECK(t, final_fn && final_fn(5, NULL) == 5);
+	TR_EXPECT(final_fn && final_fn(5, NULL) == 5);
 	alloc_fn = (void *(*)(void))p34("_verbs_init_and_alloc_context");
-	RT_CHECK(t, alloc_fn && RT_PTR_ERRNO(alloc_fn()) == EOPNOTSUPP);
+	TR_EXPECT(alloc_fn && RT_PTR_ERRNO(alloc_fn()) == EOPNOTSUPP);
 	open_fn = (void *(*)(void *, void *))p34("verbs_open_device");
-	RT_CHECK(t, open_fn && RT_PTR_ERRNO(open_fn(NULL, NULL)) == EOPNOTSUPP);
+	TR_EXPECT(open_fn && RT_PTR_ERRNO(open_fn(NULL, NULL)) == EOPNOTSUPP);
 	uninit_fn = (void (*)(void *))p34("verbs_uninit_context");
 	log_fn = (void (*)(void *, uint32_t, const char *, ...))p34("__verbs_log");
 	set_ops_fn = (void (*)(void *, const void *))p34("verbs_set_ops");
-	RT_CHECK(t, uninit_fn && log_fn && set_ops_fn && p34("verbs_allow_disassociate_destroy"));
+	TR_EXPECT(uninit_fn && log_fn && set_ops_fn && p34("verbs_allow_disassociate_destroy"));
 	if (uninit_fn && log_fn && set_ops_fn) {
 		uninit_fn(NULL);
 		log_fn(NULL, 0, "%s", "nothing");
 		set_ops_fn(NULL, NULL);
 	}
 	/* rdma-core's set_ops is not ibvct's (IBVCT_PRIVATE_1) */
-	RT_CHECK(t, (void *)set_ops_fn != dlvsym(RTLD_DEFAULT, "verbs_set_ops",
+	TR_EXPECT((void *)set_ops_fn != dlvsym(RTLD_DEFAULT, "verbs_set_ops",
 						 "IBVCT_PRIVATE_1"));
 
 	/* a provider built for rdma-core learns once why it is ignored */
 	reg_fn = (void (*)(const void *))p34("verbs_register_driver_34");
 	fd = mkstemp(path);
-	RT_CHECK(t, reg_fn && fd >= 0);
+	TR_EXPECT(reg_fn && fd >= 0);
 	if (!reg_fn || fd < 0)
 		return;
 	fflush(stderr);
@@ -631,9 +628,9 @@ static void ck_p34(struct rt *t)
 	n = (int)pread(fd, text, sizeof(text) - 1, 0);
 	close(fd);
 	unlink(path);
-	RT_CHECK(t, n > 0);
+	TR_EXPECT(n > 0);
 	p = strstr(text, "rdma-core providers cannot be loaded");
-	RT_CHECK(t, p && !strstr(p + 1, "rdma-core providers cannot be loaded"));
+	TR_EXPECT(p && !strstr(p + 1, "rdma-core providers cannot be loaded"));
 }
 
 static void rdma_core_provider_interface_answers_eopnotsupp(void **state)

@@ -34,51 +34,51 @@ static void ck_gids(struct rt *t)
 
 	if (!ctx)
 		return;
-	RT_CHECK(t, ibv_query_port(ctx, 1, &pa) == 0 && pa.gid_tbl_len == 16 &&
+	TR_EXPECT(ibv_query_port(ctx, 1, &pa) == 0 && pa.gid_tbl_len == 16 &&
 		 pa.pkey_tbl_len == 4);
 	/* two GIDs were set; an unset entry of the table reads as zero */
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 1, &gid) == 0 &&
+	TR_EXPECT(ibv_query_gid(ctx, 1, 1, &gid) == 0 &&
 		 gid.raw[15] == 0x77 && gid.raw[0] == 0xfe);
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 5, &gid) == 0 && !gid.global.subnet_prefix &&
+	TR_EXPECT(ibv_query_gid(ctx, 1, 5, &gid) == 0 && !gid.global.subnet_prefix &&
 		 !gid.global.interface_id);
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 16, &gid) == -1 && errno == EINVAL);
-	RT_CHECK(t, ibv_query_gid(ctx, 1, -1, &gid) == -1 && errno == EINVAL);
-	RT_CHECK(t, ibv_query_gid(NULL, 1, 0, &gid) == -1 && errno == EINVAL);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 1, &pkey) == 0 && pkey == htobe16(0x8001));
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 2, &pkey) == 0 && pkey == 0);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 4, &pkey) == -1 && errno == ENOENT);
-	RT_CHECK(t, ibv_query_pkey(ctx, 1, 0, NULL) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_gid(ctx, 1, 16, &gid) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_gid(ctx, 1, -1, &gid) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_gid(NULL, 1, 0, &gid) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 1, &pkey) == 0 && pkey == htobe16(0x8001));
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 2, &pkey) == 0 && pkey == 0);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 4, &pkey) == -1 && errno == ENOENT);
+	TR_EXPECT(ibv_query_pkey(ctx, 1, 0, NULL) == -1 && errno == EINVAL);
 
 	/* entries: the GID, its index, port and type (IB on an IB port) */
 	memset(&one, 0xa5, sizeof(one));
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 1, 1, &one, 0) == 0);
-	RT_CHECK(t, one.gid.raw[15] == 0x77 && one.gid_index == 1 && one.port_num == 1 &&
+	TR_EXPECT(ibv_query_gid_ex(ctx, 1, 1, &one, 0) == 0);
+	TR_EXPECT(one.gid.raw[15] == 0x77 && one.gid_index == 1 && one.port_num == 1 &&
 		 one.gid_type == IBV_GID_TYPE_IB && one.ndev_ifindex == 0);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 1, 5, &one, 0) == ENODATA);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 1, 99, &one, 0) == EINVAL);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 1, 0, &one, 1) == EINVAL);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 300, 0, &one, 0) == EINVAL);
-	RT_CHECK(t, ibv_query_gid_ex(ctx, 9, 0, &one, 0) != 0);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 1, 5, &one, 0) == ENODATA);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 1, 99, &one, 0) == EINVAL);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 1, 0, &one, 1) == EINVAL);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 300, 0, &one, 0) == EINVAL);
+	TR_EXPECT(ibv_query_gid_ex(ctx, 9, 0, &one, 0) != 0);
 	/* the table lists the set entries only */
 	memset(e, 0, sizeof(e));
-	RT_CHECK(t, ibv_query_gid_table(ctx, e, 4, 0) == 2);
-	RT_CHECK(t, e[0].gid_index == 0 && e[1].gid_index == 1 &&
+	TR_EXPECT(ibv_query_gid_table(ctx, e, 4, 0) == 2);
+	TR_EXPECT(e[0].gid_index == 0 && e[1].gid_index == 1 &&
 		 e[1].gid.raw[15] == 0x77 && e[0].port_num == 1);
-	RT_CHECK(t, ibv_query_gid_table(ctx, e, 1, 0) == -EINVAL);
-	RT_CHECK(t, ibv_query_gid_table(ctx, e, 4, 1) == -EINVAL);
-	RT_CHECK(t, ibv_query_gid_table(ctx, NULL, 4, 0) == -EINVAL);
-	RT_CHECK(t, _ibv_query_gid_table(ctx, e, 4, 0, sizeof(e[0]) - 1) == -EINVAL);
+	TR_EXPECT(ibv_query_gid_table(ctx, e, 1, 0) == -EINVAL);
+	TR_EXPECT(ibv_query_gid_table(ctx, e, 4, 1) == -EINVAL);
+	TR_EXPECT(ibv_query_gid_table(ctx, NULL, 4, 0) == -EINVAL);
+	TR_EXPECT(_ibv_query_gid_table(ctx, e, 4, 0, sizeof(e[0]) - 1) == -EINVAL);
 
 	/* P_Key index: the first entry holding the key */
-	RT_CHECK(t, ibv_get_pkey_index(ctx, 1, htobe16(0xffff)) == 0);
-	RT_CHECK(t, ibv_get_pkey_index(ctx, 1, htobe16(0x8001)) == 1);
+	TR_EXPECT(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)) == 0);
+	TR_EXPECT(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)) == 1);
 	errno = 0;
-	RT_CHECK(t, ibv_get_pkey_index(ctx, 1, htobe16(0x1234)) == -1 && errno == ENOENT);
+	TR_EXPECT(ibv_get_pkey_index(ctx, 1, htobe16(0x1234)) == -1 && errno == ENOENT);
 	errno = 0;
-	RT_CHECK(t, ibv_get_pkey_index(ctx, 9, htobe16(0xffff)) == -1 && errno != 0);
+	TR_EXPECT(ibv_get_pkey_index(ctx, 9, htobe16(0xffff)) == -1 && errno != 0);
 	errno = 0;
-	RT_CHECK(t, ibv_get_pkey_index(NULL, 1, htobe16(0xffff)) == -1 && errno == EINVAL);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_get_pkey_index(NULL, 1, htobe16(0xffff)) == -1 && errno == EINVAL);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void gids_and_pkeys_agree_in_both_modes(void **state)
@@ -104,35 +104,35 @@ static void ck_queries(struct rt *t)
 	if (!ctx)
 		return;
 	vctx = verbs_get_ctx(ctx);
-	RT_CHECK(t, ibv_query_port(ctx, 1, &full) == 0);
+	TR_EXPECT(ibv_query_port(ctx, 1, &full) == 0);
 	/* the slot of the header's inline: bytes past the struct are zeroed */
 	memset(big, 0xa5, sizeof(big));
-	RT_CHECK(t, vctx->query_port(ctx, 1, (struct ibv_port_attr *)big, sizeof(big)) == 0);
-	RT_CHECK(t, !memcmp(big, &full, sizeof(full)) && big[sizeof(full)] == 0 &&
+	TR_EXPECT(vctx->query_port(ctx, 1, (struct ibv_port_attr *)big, sizeof(big)) == 0);
+	TR_EXPECT(!memcmp(big, &full, sizeof(full)) && big[sizeof(full)] == 0 &&
 		 big[sizeof(big) - 1] == 0);
-	RT_CHECK(t, vctx->query_port(ctx, 1, &pa, 0) == EINVAL);
-	RT_CHECK(t, vctx->query_port(ctx, 9, &pa, sizeof(pa)) != 0);
+	TR_EXPECT(vctx->query_port(ctx, 1, &pa, 0) == EINVAL);
+	TR_EXPECT(vctx->query_port(ctx, 9, &pa, sizeof(pa)) != 0);
 	/* the exported 1.1 symbol writes the 1.1 struct, up to flags */
 	query_port_1_1 = (int (*)(struct ibv_context *, uint8_t, struct ibv_port_attr *))
 		dlvsym(RTLD_DEFAULT, "ibv_query_port", "IBVERBS_1.1");
-	RT_CHECK(t, query_port_1_1 != NULL);
+	TR_EXPECT(query_port_1_1 != NULL);
 	if (query_port_1_1) {
 		memset(&pa, 0xa5, sizeof(pa));
-		RT_CHECK(t, query_port_1_1(ctx, 1, &pa) == 0);
-		RT_CHECK(t, pa.state == full.state && pa.lid == full.lid &&
+		TR_EXPECT(query_port_1_1(ctx, 1, &pa) == 0);
+		TR_EXPECT(pa.state == full.state && pa.lid == full.lid &&
 			 pa.link_layer == full.link_layer &&
 			 pa.active_speed == full.active_speed);
-		RT_CHECK(t, *(unsigned char *)&pa.flags == 0xa5);
-		RT_CHECK(t, query_port_1_1(ctx, 1, NULL) == EINVAL);
-		RT_CHECK(t, query_port_1_1(NULL, 1, &pa) == EINVAL);
+		TR_EXPECT(*(unsigned char *)&pa.flags == 0xa5);
+		TR_EXPECT(query_port_1_1(ctx, 1, NULL) == EINVAL);
+		TR_EXPECT(query_port_1_1(NULL, 1, &pa) == EINVAL);
 	}
-	RT_CHECK(t, ibv_query_device(ctx, &da) == 0 && da.phys_port_cnt == 1);
-	RT_CHECK(t, ibv_query_device(ctx, NULL) == EINVAL);
-	RT_CHECK(t, ibv_query_device_ex(ctx, NULL, &dx) == 0 &&
+	TR_EXPECT(ibv_query_device(ctx, &da) == 0 && da.phys_port_cnt == 1);
+	TR_EXPECT(ibv_query_device(ctx, NULL) == EINVAL);
+	TR_EXPECT(ibv_query_device_ex(ctx, NULL, &dx) == 0 &&
 		 dx.orig_attr.max_qp == da.max_qp);
-	RT_CHECK(t, ibv_query_device_ex(ctx, &in, &dx) == EINVAL);
-	RT_CHECK(t, vctx->query_device_ex(ctx, NULL, &dx, sizeof(dx.orig_attr) - 1) == EINVAL);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_query_device_ex(ctx, &in, &dx) == EINVAL);
+	TR_EXPECT(vctx->query_device_ex(ctx, NULL, &dx, sizeof(dx.orig_attr) - 1) == EINVAL);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void port_and_device_queries_honour_the_callers_size(void **state)
@@ -156,14 +156,14 @@ static void ck_ah_from_wc(struct rt *t)
 	if (!ctx)
 		return;
 	pd = ibv_alloc_pd(ctx);
-	RT_CHECK(t, pd != NULL);
-	RT_CHECK(t, ibv_query_gid(ctx, 1, 1, &local) == 0);
+	TR_EXPECT(pd != NULL);
+	TR_EXPECT(ibv_query_gid(ctx, 1, 1, &local) == 0);
 	if (!pd)
 		goto out;
 	/* no GRH: the LID route back */
 	memset(&aa, 0xa5, sizeof(aa));
-	RT_CHECK(t, ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &aa) == 0);
-	RT_CHECK(t, aa.dlid == 0x21 && aa.sl == 3 && aa.src_path_bits == 1 &&
+	TR_EXPECT(ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &aa) == 0);
+	TR_EXPECT(aa.dlid == 0x21 && aa.sl == 3 && aa.src_path_bits == 1 &&
 		 aa.port_num == 1 && !aa.is_global);
 	/* GRH: the sender's GID back, our GID's index as the source */
 	memset(&grh, 0, sizeof(grh));
@@ -172,26 +172,26 @@ static void ck_ah_from_wc(struct rt *t)
 	grh.sgid.raw[15] = 0x42;
 	grh.version_tclass_flow = htobe32((6u << 28) | (0x12u << 20) | 0xabcde);
 	wc.wc_flags = IBV_WC_GRH;
-	RT_CHECK(t, ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aa) == 0);
-	RT_CHECK(t, aa.is_global && aa.grh.sgid_index == 1 && aa.grh.dgid.raw[15] == 0x42 &&
+	TR_EXPECT(ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aa) == 0);
+	TR_EXPECT(aa.is_global && aa.grh.sgid_index == 1 && aa.grh.dgid.raw[15] == 0x42 &&
 		 aa.grh.flow_label == 0xabcde && aa.grh.traffic_class == 0x12 &&
 		 aa.grh.hop_limit == 0xff);
 	ah = ibv_create_ah_from_wc(pd, &wc, &grh, 1);
-	RT_CHECK(t, ah && ah->pd == pd && ah->context == ctx);
+	TR_EXPECT(ah && ah->pd == pd && ah->context == ctx);
 	if (ah)
-		RT_CHECK(t, ibv_destroy_ah(ah) == 0);
+		TR_EXPECT(ibv_destroy_ah(ah) == 0);
 	/* a GRH to a GID that is not ours names no source index */
 	grh.dgid.raw[15] ^= 0xff;
-	RT_CHECK(t, ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aa) == ENOENT);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah_from_wc(pd, &wc, &grh, 1)) == ENOENT);
-	RT_CHECK(t, ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &aa) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah_from_wc(NULL, &wc, &grh, 1)) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah(NULL, &aa)) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_create_ah(pd, NULL)) == EINVAL);
-	RT_CHECK(t, ibv_destroy_ah(NULL) == EINVAL);
-	RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &aa) == ENOENT);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah_from_wc(pd, &wc, &grh, 1)) == ENOENT);
+	TR_EXPECT(ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &aa) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah_from_wc(NULL, &wc, &grh, 1)) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah(NULL, &aa)) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_create_ah(pd, NULL)) == EINVAL);
+	TR_EXPECT(ibv_destroy_ah(NULL) == EINVAL);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 out:
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void address_handles_from_a_completion(void **state)
@@ -214,65 +214,65 @@ static void ck_mr_mw(struct rt *t)
 	if (!ctx)
 		return;
 	pd = ibv_alloc_pd(ctx);
-	RT_CHECK(t, pd != NULL);
+	TR_EXPECT(pd != NULL);
 	if (!pd)
 		goto out;
 	/* an I/O address other than the buffer's: only the extended op can */
 	mr = ibv_reg_mr_iova(pd, buf, sizeof(buf), 0x10000, IBV_ACCESS_LOCAL_WRITE);
 	if (t->legacy) {
-		RT_CHECK(t, !mr && errno == EOPNOTSUPP);
+		TR_EXPECT(!mr && errno == EOPNOTSUPP);
 	} else {
-		RT_CHECK(t, mr && mr->addr == buf && mr->length == sizeof(buf));
+		TR_EXPECT(mr && mr->addr == buf && mr->length == sizeof(buf));
 		if (mr)
-			RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+			TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	}
 	mr = ibv_reg_mr_iova2(pd, buf, sizeof(buf), (uintptr_t)buf,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	RT_CHECK(t, mr && mr->pd == pd && mr->context == ctx && mr->lkey);
+	TR_EXPECT(mr && mr->pd == pd && mr->context == ctx && mr->lkey);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	/* optional bits may be dropped; unknown ones may not */
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_RELAXED_ORDERING);
-	RT_CHECK(t, mr != NULL);
+	TR_EXPECT(mr != NULL);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf), 1 << 30)) == EINVAL);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf), 1 << 30)) == EINVAL);
 	/* remote write or atomic needs local write */
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf),
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf),
 					    IBV_ACCESS_REMOTE_WRITE)) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf),
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(pd, buf, sizeof(buf),
 					    IBV_ACCESS_REMOTE_ATOMIC)) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(pd, NULL, sizeof(buf),
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(pd, NULL, sizeof(buf),
 					    IBV_ACCESS_LOCAL_WRITE)) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_reg_mr(NULL, buf, 1, 0)) == EINVAL);
-	RT_CHECK(t, ibv_dereg_mr(NULL) == EINVAL);
-	RT_CHECK(t, ibv_dealloc_pd(NULL) == EINVAL);
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_pd(NULL)) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_mr(NULL, buf, 1, 0)) == EINVAL);
+	TR_EXPECT(ibv_dereg_mr(NULL) == EINVAL);
+	TR_EXPECT(ibv_dealloc_pd(NULL) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_pd(NULL)) == EINVAL);
 	/* windows in the extended provider (MW-01), none through the 1.1
 	 * table; bad types and NULLs first either way */
 	if (t->legacy) {
-		RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
-		RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_2)) == EOPNOTSUPP);
+		TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_1)) == EOPNOTSUPP);
+		TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_mw(pd, IBV_MW_TYPE_2)) == EOPNOTSUPP);
 	} else {
 		struct ibv_mw *m1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 		struct ibv_mw *m2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 
-		RT_CHECK(t, m1 && m1->type == IBV_MW_TYPE_1 && m1->pd == pd);
-		RT_CHECK(t, m2 && m2->type == IBV_MW_TYPE_2 && m2->context == ctx);
-		RT_CHECK(t, !m1 || ibv_dealloc_mw(m1) == 0);
-		RT_CHECK(t, !m2 || ibv_dealloc_mw(m2) == 0);
+		TR_EXPECT(m1 && m1->type == IBV_MW_TYPE_1 && m1->pd == pd);
+		TR_EXPECT(m2 && m2->type == IBV_MW_TYPE_2 && m2->context == ctx);
+		TR_EXPECT(!m1 || ibv_dealloc_mw(m1) == 0);
+		TR_EXPECT(!m2 || ibv_dealloc_mw(m2) == 0);
 	}
-	RT_CHECK(t, RT_PTR_ERRNO(ibv_alloc_mw(pd, (enum ibv_mw_type)3)) == EINVAL);
-	RT_CHECK(t, ctx->ops.alloc_mw(NULL, IBV_MW_TYPE_1) == NULL && errno == EINVAL);
-	RT_CHECK(t, ctx->ops.dealloc_mw(NULL) == EINVAL);
+	TR_EXPECT(RT_PTR_ERRNO(ibv_alloc_mw(pd, (enum ibv_mw_type)3)) == EINVAL);
+	TR_EXPECT(ctx->ops.alloc_mw(NULL, IBV_MW_TYPE_1) == NULL && errno == EINVAL);
+	TR_EXPECT(ctx->ops.dealloc_mw(NULL) == EINVAL);
 	mw.context = ctx;
 	mw.pd = pd;
 	mw.type = IBV_MW_TYPE_2;
-	RT_CHECK(t, ctx->ops.bind_mw(NULL, &mw, &bind) == EINVAL);
-	RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ctx->ops.bind_mw(NULL, &mw, &bind) == EINVAL);
+	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 out:
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void mr_and_mw_rules_agree_in_both_modes(void **state)
@@ -314,11 +314,11 @@ static void ck_long_ud_chain(struct rt *t)
 	dst = pd && cq ? ibv_create_qp(pd, &qia) : NULL;
 	aa.dlid = rt_port_lid(ctx);
 	ah = pd ? ibv_create_ah(pd, &aa) : NULL;
-	RT_CHECK(t, pd && cq && mr && qp && dst && ah);
+	TR_EXPECT(pd && cq && mr && qp && dst && ah);
 	if (!pd || !cq || !mr || !qp || !dst || !ah)
 		goto out;
-	RT_CHECK(t, rt_connect_qp(qp, 0, aa.dlid) == 0);
-	RT_CHECK(t, rt_connect_qp(dst, 0, aa.dlid) == 0);
+	TR_EXPECT(rt_connect_qp(qp, 0, aa.dlid) == 0);
+	TR_EXPECT(rt_connect_qp(dst, 0, aa.dlid) == 0);
 	sge = (struct ibv_sge){ (uintptr_t)buf, 2, mr->lkey };
 	memset(nosge, 0, sizeof(nosge));
 	for (i = 0; i < LONG_CHAIN; i++) {
@@ -333,24 +333,24 @@ static void ck_long_ud_chain(struct rt *t)
 	wr[LONG_CHAIN - 2].send_flags = IBV_SEND_SIGNALED;
 	wr[LONG_CHAIN - 1].sg_list = nosge;
 	wr[LONG_CHAIN - 1].num_sge = 2;
-	RT_CHECK(t, ibv_post_send(qp, wr, &bad) != 0 && bad == &wr[LONG_CHAIN - 1]);
+	TR_EXPECT(ibv_post_send(qp, wr, &bad) != 0 && bad == &wr[LONG_CHAIN - 1]);
 	/* the ones before it went out: the signaled one completes */
-	RT_CHECK(t, rt_poll_one(cq, &wc) == 1 && wc.wr_id == LONG_CHAIN - 2 &&
+	TR_EXPECT(rt_poll_one(cq, &wc) == 1 && wc.wr_id == LONG_CHAIN - 2 &&
 		 wc.status == IBV_WC_SUCCESS);
 out:
 	if (ah)
-		RT_CHECK(t, ibv_destroy_ah(ah) == 0);
+		TR_EXPECT(ibv_destroy_ah(ah) == 0);
 	if (dst)
-		RT_CHECK(t, ibv_destroy_qp(dst) == 0);
+		TR_EXPECT(ibv_destroy_qp(dst) == 0);
 	if (qp)
-		RT_CHECK(t, ibv_destroy_qp(qp) == 0);
+		TR_EXPECT(ibv_destroy_qp(qp) == 0);
 	if (mr)
-		RT_CHECK(t, ibv_dereg_mr(mr) == 0);
+		TR_EXPECT(ibv_dereg_mr(mr) == 0);
 	if (cq)
-		RT_CHECK(t, ibv_destroy_cq(cq) == 0);
+		TR_EXPECT(ibv_destroy_cq(cq) == 0);
 	if (pd)
-		RT_CHECK(t, ibv_dealloc_pd(pd) == 0);
-	RT_CHECK(t, ibv_close_device(ctx) == 0);
+		TR_EXPECT(ibv_dealloc_pd(pd) == 0);
+	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
 static void long_ud_chain_maps_bad_wr_in_both_modes(void **state)

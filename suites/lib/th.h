@@ -5,7 +5,8 @@
  * group, scratch dirs, skips and notes, peers, guard pages). It adds target
  * and device selection, skips with their real reason (a device without
  * XRC), the device each test gets, the expected results of
- * fixtures/expect/<provider>.txt, and the verbs helpers the suites share.
+ * fixtures/expect/<provider>.txt; the verbs objects every C test builds
+ * are the fixtures' (tf.h), here under their th_ names.
  *
  * The same source builds for TARGET=ref (our verbs.h; th_ref.c sets up
  * the fake provider with fp_env_setup) and TARGET=system (the system's
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "tf.h"
 #include "tr.h"
 
 /* Test flags. */
@@ -108,40 +110,23 @@ void th_errno_strict(int got, int want, const char *what);
 #define th_guard_alloc	tr_guard_alloc
 #define th_guard_free	tr_guard_free
 
-/* ---- small verbs helpers shared by the suites -------------------------- */
-struct ibv_xrcd *th_xrcd(struct ibv_context *ctx, int fd, int oflags);
-/* An address vector to this device's own port (loopback). */
+/* ---- small verbs helpers: the fixtures of every C test (tf.h) ---------- */
+/* th_loopback_av asserts that the port answers; the rest are tf_'s. */
 void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah);
-/* Modify with the spec 3b masks: RESET->INIT, INIT->RTR, RTR->RTS. */
-int th_qp_to_init(struct ibv_qp *qp, uint8_t port);
-int th_qp_to_rtr(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn);
-int th_qp_to_rts(struct ibv_qp *qp);
-/* Poll one completion within a second; returns 1 or 0 (none). */
-int th_poll(struct ibv_cq *cq, struct ibv_wc *wc);
-
-/* XRC objects with the portable settings (spec 3a); NULL + errno. */
-struct ibv_srq *th_xsrq(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_xrcd *xrcd,
-			struct ibv_cq *cq, uint32_t max_wr);
-struct ibv_qp *th_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd);
-/* ibv_open_qp with all four mask bits, qp_context 0x5151. */
-struct ibv_qp *th_open_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn);
-/* XRC_SEND with mask PD, send CQ cq, 16 send WRs. */
-struct ibv_qp *th_ini_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq);
-/* RC/UC/UD through ibv_create_qp, both CQs cq, 16 WRs each way. */
-struct ibv_qp *th_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type);
-/* The same QPs made for the new post-send API (ibv_create_qp_ex with
- * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, ops); NULL and errno as the verb. The
- * RC/UC/UD one has 2 send SGEs and 64 bytes of inline data, and without
- * the mask bit when ops is 0. */
-struct ibv_qp *th_ini_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
-			    uint64_t ops);
-struct ibv_qp *th_rc_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
-			   enum ibv_qp_type type, uint64_t ops);
-/* Post a chain of ibv_send_wr through the new post-send API instead: one
- * ibv_wr_start, the builder and setters each WR asks for (its SGEs, or its
- * inline data with IBV_SEND_INLINE; the UD address; the XRC SRQ number),
- * ibv_wr_complete's answer. The QP must have an ibv_qp_ex. */
-int th_post_send_ex(struct ibv_qp *qp, const struct ibv_send_wr *wr);
+#define th_xrcd		tf_xrcd
+#define th_qp_to_init	tf_qp_to_init
+#define th_qp_to_rtr	tf_qp_to_rtr
+#define th_qp_to_rts	tf_qp_to_rts
+#define th_pair_connect	tf_pair_connect
+#define th_poll		tf_poll
+#define th_xsrq		tf_xsrq
+#define th_tgt_qp	tf_tgt_qp
+#define th_open_tgt	tf_open_tgt
+#define th_ini_qp	tf_ini_qp
+#define th_rc_qp	tf_rc_qp
+#define th_ini_qp_ex	tf_ini_qp_ex
+#define th_rc_qp_ex	tf_rc_qp_ex
+#define th_post_send_ex	tf_post_send_ex
 
 /* For th_ref.c / th_ref_stub.c */
 int th__ref_setup(char *err, size_t errlen);

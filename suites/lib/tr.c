@@ -64,6 +64,54 @@ static void tr_res_write(char kind, const char *fmt, va_list ap)
 		return;
 }
 
+static void tr_res_printf(char kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tr_res_printf(char kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr_res_write(kind, fmt, ap);
+	va_end(ap);
+}
+
+/* Checks in any process of the test: counted here, and an `F` line to the
+ * parent, which fails the test on it (tr_run_one). */
+static unsigned tr_nfailed;
+
+void tr_check_fail(int fatal, const char *file, int line, int err, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tr_nfailed++;
+	printf("# %s:%d: check failed: %s (errno %d)\n", file, line, what, err);
+	fflush(stdout);
+	tr_res_printf('F', "%s:%d: check failed: %s (errno %d)", file, line, what, err);
+	if (fatal) {
+		fflush(NULL);
+		_exit(1);
+	}
+}
+
+unsigned tr_checks_failed(void)
+{
+	return tr_nfailed;
+}
+
+pid_t tr_fork(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		tr_nfailed = 0;
+	return pid;
+}
+
 void tr_vskip(const char *fmt, va_list ap)
 {
 	tr_res_write('S', fmt, ap);
@@ -252,17 +300,26 @@ static void tr_tap_line(int ok, size_t num, const struct tr_test *t, const char 
 	putchar('\n');
 }
 
-/* Reads what the test's processes have written so far into notes. */
-static void tr_read_notes(int fd, char *notes, size_t *nl)
+/* Reads what the test's processes have written so far into notes;
+ * *nfail counts the failed checks' lines (`F `), also those past the
+ * notes' room. */
+static void tr_read_notes(int fd, char *notes, size_t *nl, unsigned *nfail)
 {
+	static int at_start = 1;	/* of a line: lines are whole writes */
 	char buf[4096];
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (at_start && buf[i] == 'F')
+				(*nfail)++;
+			at_start = buf[i] == '\n';
+		}
 		if (*nl + (size_t)n < TR_NOTES_MAX - 1) {
 			memcpy(notes + *nl, buf, (size_t)n);
 			*nl += (size_t)n;
 		}
+	}
 }
 
 static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test *t, int keep)
@@ -272,6 +329,7 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 	const char *todo = NULL;
 	struct tr_clock clk;
 	int pfd[2], st = 0, timed_out = 0, pass, skipped, ends = 0;
+	unsigned nfail = 0;
 	size_t nl = 0;
 	pid_t pid;
 
@@ -329,20 +387,21 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 		if (p[0].revents && read(tr_chld[0], c, sizeof(c)) < 0)
 			continue;
 		if (p[1].revents & POLLIN)
-			tr_read_notes(pfd[0], notes, &nl);
+			tr_read_notes(pfd[0], notes, &nl, &nfail);
 		else if (p[1].revents)
 			ends = 1;	/* every writer gone: only the exit is left */
 	}
 	/* peers the test left behind go with its group */
 	kill(-pid, SIGKILL);
 	fcntl(pfd[0], F_SETFL, 0);
-	tr_read_notes(pfd[0], notes, &nl);
+	tr_read_notes(pfd[0], notes, &nl, &nfail);
 	notes[nl] = 0;
 	close(pfd[0]);
 	tr_test_num = 0;
 
-	skipped = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TR_SKIP_STATUS;
-	pass = !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	/* a check that failed in any process of the test fails it */
+	skipped = !nfail && !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TR_SKIP_STATUS;
+	pass = !nfail && !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	if (skipped) {
 		char *sk = strstr(notes, "S ");
 
@@ -368,6 +427,12 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 			       WTERMSIG(st) == SIGSEGV ? ": an access past a struct's end hits its guard page" : "");
 		else
 			printf("# %s: exit status %d\n", t->name, WEXITSTATUS(st));
+		for (char *l = notes; (l = strstr(l, "F ")); l += 2)
+			if (l == notes || l[-1] == '\n')
+				printf("# %s: %.*s\n", t->name, (int)strcspn(l + 2, "\n"), l + 2);
+		if (nfail)
+			printf("# %s: %u check%s failed in the test's processes\n", t->name, nfail,
+			       nfail == 1 ? "" : "s");
 		snprintf(path, sizeof(path), "%s/log", dir);
 		tr_print_file(path, TR_DIAG_MAX);
 		printf("# %s: scratch dir kept: %s\n", t->name, dir);
@@ -509,6 +574,7 @@ void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg
 	if (pid == 0) {
 		struct tr_peer self = { .pid = 0, .to = b[1], .from = a[0] };
 
+		tr_nfailed = 0;
 		close(a[1]);
 		close(b[0]);
 		/* a crash ends the peer (128+sig to tr_peer_wait): cmocka's handlers,
@@ -521,7 +587,7 @@ void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg
 		signal(SIGABRT, SIG_DFL);
 		fn(&self, arg);
 		fflush(NULL);
-		_exit(0);
+		_exit(tr_nfailed ? 1 : 0);
 	}
 	close(a[0]);
 	close(b[1]);

@@ -20,10 +20,12 @@
 #ifndef TR_H
 #define TR_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 struct tr_test {
@@ -110,16 +112,47 @@ long long tr_now_ms(void);
 /* A file in the scratch dir (cwd), opened O_RDWR|O_CREAT; asserts, returns the fd. */
 int tr_file(const char *name);
 
+/* ---- checks in any process of a test ----------------------------------- */
+/*
+ * TR_EXPECT and TR_ASSERT check in every process of a test: its own, its
+ * peers, and any process forked from them, however deep (as kselftest's
+ * EXPECT_ and ASSERT_ do in a child). A failed check prints
+ * `# FILE:LINE: check failed: COND (errno N)` into the test's log and
+ * sends that line to the runner, which fails the test with it, whatever the
+ * exit statuses of the test's processes say: a parent that never looks at a
+ * child's status still gets the child's failure in its verdict. TR_EXPECT
+ * then carries on; TR_ASSERT ends the process (status 1, at once, without
+ * exit handlers). The _MSG forms say a printf message instead of COND.
+ * In the test's own process cmocka's assert_* stay the usual way (they end
+ * the test function and still run its teardown).
+ */
+#define TR_EXPECT(cond) \
+	do { if (!(cond)) tr_check_fail(0, __FILE__, __LINE__, errno, "%s", #cond); } while (0)
+#define TR_ASSERT(cond) \
+	do { if (!(cond)) tr_check_fail(1, __FILE__, __LINE__, errno, "%s", #cond); } while (0)
+#define TR_EXPECT_MSG(cond, ...) \
+	do { if (!(cond)) tr_check_fail(0, __FILE__, __LINE__, errno, __VA_ARGS__); } while (0)
+#define TR_ASSERT_MSG(cond, ...) \
+	do { if (!(cond)) tr_check_fail(1, __FILE__, __LINE__, errno, __VA_ARGS__); } while (0)
+void tr_check_fail(int fatal, const char *file, int line, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* The checks that failed in this process (a forked child starts at 0 when
+ * made by tr_fork or tr_peer_start). */
+unsigned tr_checks_failed(void);
+/* fork() for a test's helper processes: stdio flushed first, and in the
+ * child the failed-check count starts at 0. */
+pid_t tr_fork(void);
+
 /* ---- peers: other processes of one test -------------------------------- */
 struct tr_peer {
 	int pid;
 	int to;			/* write end towards the other side */
 	int from;		/* read end from the other side */
 };
-/* Fork a peer running fn(self, arg) then exiting 0; a failed assert or
- * tr_fail in it exits non-zero, a crash kills it (its signal, not
- * cmocka's handler). The peer is in the test's process group,
- * killed with it. */
+/* Fork a peer running fn(self, arg) then exiting 0, or 1 when a TR_EXPECT
+ * in it failed; a failed assert or tr_fail in it exits non-zero, a crash
+ * kills it (its signal, not cmocka's handler). The peer is in the test's
+ * process group, killed with it. */
 void tr_peer_start(struct tr_peer *p, void (*fn)(struct tr_peer *self, void *arg), void *arg);
 void tr_send(struct tr_peer *p, uint32_t v);
 /* The next value; the test fails when the other side has gone. */

@@ -268,18 +268,12 @@ pid_t fkt_pidfile(void)
 
 long long fkt_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return tr_now_ms();
 }
 
 long fkt_mult(void)
 {
-	const char *m = getenv("IBVCT_TIMEOUT_MULT");
-	long v = m ? atol(m) : 1;
-
-	return v > 0 ? v : 1;
+	return tr_timeout_mult();
 }
 
 /* Wait for pid (our child: a helper, or the daemon through the subreaper)
@@ -438,7 +432,7 @@ struct fkt_proc fkt_spawn(fkt_fn fn, void *arg)
 
 	if (pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC))
 		fkt_die("pipe: %s", strerror(errno));
-	p.pid = fork();
+	p.pid = tr_fork();
 	if (p.pid < 0)
 		fkt_die("fork: %s", strerror(errno));
 	if (p.pid == 0) {
@@ -450,7 +444,7 @@ struct fkt_proc fkt_spawn(fkt_fn fn, void *arg)
 		close(a[1]);
 		close(b[0]);
 		fn(a[0], b[1], arg);
-		_exit(0);
+		_exit(tr_checks_failed() ? 1 : 0);
 	}
 	close(a[0]);
 	close(b[1]);

@@ -16,6 +16,7 @@
 
 #include "fk_client.h"
 #include "fp_script.h"
+#include "tf.h"
 #include "../fp_test.h"
 
 static const char *fpt_script;		/* NULL: the built-in one */
@@ -26,9 +27,8 @@ static struct fk_client *fpt_mon;
  * verbs state. Its errno (0: there is one) comes back as the exit status. */
 static int fpt_probe(void)
 {
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n = 0, st;
+	struct ibv_context *c;
+	int st;
 	pid_t pid;
 
 	fflush(NULL);
@@ -36,14 +36,10 @@ static int fpt_probe(void)
 	if (pid < 0)
 		return errno;
 	if (pid == 0) {
-		errno = 0;
-		list = ibv_get_device_list(&n);
-		if (list && n > 0)
-			c = ibv_open_device(list[0]);
+		c = tf_open_dev(NULL, NULL);
 		if (!c)
 			_exit(errno ? errno & 0xff : ENODEV);
 		ibv_close_device(c);
-		ibv_free_device_list(list);
 		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) != pid)
@@ -112,17 +108,10 @@ int fpt_main(int argc, char **argv, const struct tr_test *tests, size_t n)
 
 struct ibv_context *fpt_open(void)
 {
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n = 0;
+	struct ibv_context *c = tf_open_dev(NULL, NULL);
 
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1)
-		tr_fail("no fake device (%s)", strerror(errno));
-	c = ibv_open_device(list[0]);
 	if (!c)
-		tr_fail("ibv_open_device(%s): %s", ibv_get_device_name(list[0]), strerror(errno));
-	ibv_free_device_list(list);
+		tr_fail("the script's first device: %s", strerror(errno));
 	return c;
 }
 
