@@ -7,9 +7,10 @@
  * post_recv, post_srq_recv, poll_cq, req_notify_cq), never mmap. A send is
  * delivered synchronously, inside the device, to the destination QP named
  * by its QP number (RC, XRC) or by the WR (UD); one device lock serialises
- * the whole data path. An RC or XRC send that finds no receive is RNR
- * NAKed and retried after the responder's min_rnr_timer, rnr_retry times
- * (7: for ever), as an HCA's requester does (ixrc_data.c).
+ * the data path (a CQ's ring has a lock of its own, for its pollers). An
+ * RC or XRC send that finds no receive is RNR NAKed and retried after the
+ * responder's min_rnr_timer, rnr_retry times (7: for ever), as an HCA's
+ * requester does (ixrc_data.c).
  *
  * remote_srqn: the uverbs post_send command has no field for it (spec
  * WR-05), but it hands send_flags to the driver verbatim, so the provider
@@ -82,6 +83,7 @@ struct ixrc_cq {
 	struct list_head node;
 	struct ib_wc *ring;
 	u32 size, head, count;
+	spinlock_t lock;		/* the ring, notify, poll_qps (ixrc_data.c) */
 	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
 	/*
 	 * What a polled completion's wc->qp points at: uverbs reads

@@ -29,43 +29,58 @@
 /* ------------------------------------------------------------------ */
 /* CQ                                                                   */
 
+/*
+ * A CQ's ring has a lock of its own (cq->lock), taken alone by poll_cq and
+ * req_notify_cq, and inside dev->lock by the data path that fills it: a
+ * process polling its CQ never waits for another's delivery, only for a
+ * push into that same CQ. Called under dev->lock; the handlers run after
+ * cq->lock is released.
+ */
 static void ixrc_cq_push(struct ixrc_cq *cq, const struct ib_wc *wc,
 			 bool solicited)
 {
+	bool overflow = false, notify = false;
+
+	spin_lock(&cq->lock);
 	if (cq->count == cq->size) {
+		overflow = true;
+	} else {
+		cq->ring[(cq->head + cq->count) % cq->size] = *wc;
+		cq->count++;
+		if (cq->notify == IB_CQ_NEXT_COMP ||
+		    (cq->notify == IB_CQ_SOLICITED &&
+		     (solicited || wc->status != IB_WC_SUCCESS))) {
+			cq->notify = 0;
+			notify = true;
+		}
+	}
+	spin_unlock(&cq->lock);
+	if (overflow && cq->ibcq.event_handler) {
 		struct ib_event ev = {
 			.device = cq->ibcq.device,
 			.element.cq = &cq->ibcq,
 			.event = IB_EVENT_CQ_ERR,
 		};
 
-		if (cq->ibcq.event_handler)
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		return;
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
-	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
-	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED &&
-	     (solicited || wc->status != IB_WC_SUCCESS))) {
-		cq->notify = 0;
-		if (cq->ibcq.comp_handler)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 int ixrc_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 {
-	struct ixrc_dev *dev = to_idev(ibcq->device);
 	struct ixrc_cq *cq = to_icq(ibcq);
 	unsigned long flags;
 	int i;
 
-	spin_lock_irqsave(&dev->lock, flags);
+	spin_lock_irqsave(&cq->lock, flags);
 	for (i = 0; i < n && cq->count; i++) {
 		wc[i] = cq->ring[cq->head];
 		if (wc[i].qp) {
-			/* not the QP: it may be gone before uverbs reads it */
+			/* not the QP: it may be gone before uverbs reads it
+			 * (its destroy purges the ring under cq->lock, so it
+			 * is still there now) */
 			struct ib_qp *s = &cq->poll_qps[cq->poll_next++ %
 							 IXRC_POLL_QPS];
 
@@ -77,32 +92,32 @@ int ixrc_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 		cq->head = (cq->head + 1) % cq->size;
 		cq->count--;
 	}
-	spin_unlock_irqrestore(&dev->lock, flags);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	return i;
 }
 
 int ixrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct ixrc_dev *dev = to_idev(ibcq->device);
 	struct ixrc_cq *cq = to_icq(ibcq);
 	unsigned long irq;
 	int ret = 0;
 
-	spin_lock_irqsave(&dev->lock, irq);
+	spin_lock_irqsave(&cq->lock, irq);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count)
 		ret = 1;
-	spin_unlock_irqrestore(&dev->lock, irq);
+	spin_unlock_irqrestore(&cq->lock, irq);
 	return ret;
 }
 
 /* Drop the completions naming qp: a later poll_cq would read its ib_qp,
- * which the core frees once destroy_qp returns. */
+ * which the core frees once destroy_qp returns. Under dev->lock. */
 static void ixrc_cq_purge(struct ixrc_cq *cq, struct ixrc_qp *qp)
 {
 	u32 i, kept = 0;
 
+	spin_lock(&cq->lock);
 	for (i = 0; i < cq->count; i++) {
 		struct ib_wc *wc = &cq->ring[(cq->head + i) % cq->size];
 
@@ -110,6 +125,7 @@ static void ixrc_cq_purge(struct ixrc_cq *cq, struct ixrc_qp *qp)
 			cq->ring[(cq->head + kept++) % cq->size] = *wc;
 	}
 	cq->count = kept;
+	spin_unlock(&cq->lock);
 }
 
 /* ------------------------------------------------------------------ */

@@ -298,6 +298,7 @@ static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 		kfree(cq->poll_qps);
 		return -ENOMEM;
 	}
+	spin_lock_init(&cq->lock);
 	ibcq->cqe = cq->size - 1;
 	spin_lock_irqsave(&dev->lock, flags);
 	list_add_tail(&cq->node, &dev->cqs);
