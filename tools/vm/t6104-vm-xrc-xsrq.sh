@@ -10,16 +10,18 @@
 # gives up after rnr_retry RNR retries (IBV_WC_RNR_RETRY_EXC_ERR) while
 # rnr_retry 7 waits for the receive (fake-provider/kmod/tests/ixrc-rnr.c).
 #
-# On the host (make check) it boots one guest for all of it; inside a guest
-# that has ixrc0 (`make conformance TARGET=xrc-vm`, tools/vm/guest-conformance)
-# it runs there directly. The module must be built (make kmod; the guest
-# kernel's headers come from ci/install-deps kmod): without it this test
-# fails saying so, it never skips. IBVCT_PP_ITERS (default 100) messages.
+# On the host (make check) it boots one guest for all of it, through
+# `ibvct run --target xrc-vm` (which, without the module, says to make it);
+# inside a guest that has ixrc0 (`make conformance TARGET=xrc-vm`,
+# tools/vm/guest-conformance) it runs there directly. The module must be
+# built (make kmod; the guest kernel's headers come from ci/install-deps
+# kmod): without it this test fails saying so, it never skips.
+# IBVCT_PP_ITERS (default 100) messages.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
 . "$src/ci/test-lib.sh"
-vm=$src/tools/vm/ibvct-vm
+
 skip_all_unless_utils ibv_xsrq_pingpong
 skip_all_unless_utils ibv_devinfo
 
@@ -76,7 +78,6 @@ start=$(date +%s)
 if [ "${IBVCT_VM:-0}" = 1 ] && [ -e "/sys/class/infiniband/$dev" ]; then
 	where="this guest"
 	run_cmd sh "$tl_tmp/guest.sh" "$out" "$n" "$rnr"
-	guest_ok=1
 else
 	where="an xrc-vm guest"
 	test_expect_success "the module and its provider are built ($ko)" '
@@ -84,17 +85,23 @@ else
 		[ -f "$prov-rdmav34.so" ] || echo "no $prov-rdmav34.so: make"
 		[ -f "$ko" ] && [ -f "$prov-rdmav34.so" ]
 	'
-	guest_ok=0
+	# without the module `ibvct run --target xrc-vm` says what to build
+	run_cmd env IBVCT_XRC_KO="$tl_tmp/none/ixrc.ko" sh "$src/ci/ibvct" run --target xrc-vm -- true
+	test_expect_success 'ibvct run --target xrc-vm without the module: exit 2, it names make kmod' '
+		rc_is 2 && err_has "no $tl_tmp/none/ixrc.ko \(in a checkout: make kmod"
+	'
 	if [ -f "$ko" ] && [ -f "$prov-rdmav34.so" ]; then
+		# ibvct run: the module loaded and the provider found (ci/ibvct
+		# sets both from the build tree; tools/vm/ibvct-vm --target xrc-vm)
 		IBVCT_XRC_KO=$ko RDMAV_DRIVERS=$prov
 		export IBVCT_XRC_KO RDMAV_DRIVERS
-		run_cmd sh "$vm" run -q --target xrc-vm \
+		run_cmd sh "$src/ci/ibvct" run --target xrc-vm -q \
 			--out "$out" --result "$tl_tmp/result" --timeout 600 \
 			-- sh "$tl_tmp/guest.sh" "$out" "$n" "$rnr"
-		test_expect_success 'the guest gave a result (ixrc.ko loaded, the command ran)' '
+		test_expect_success 'ibvct run --target xrc-vm: the guest gave a result (ixrc.ko loaded, the command ran)' '
 			cat "$tl_tmp/result" 2>/dev/null
 			grep -qx "result=ok" "$tl_tmp/result"
-		' && guest_ok=1
+		'
 	fi
 fi
 
