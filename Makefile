@@ -99,11 +99,11 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb vm
+DEPS_check        := build test browser abi valgrind deb vm kmod
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
-DEPS_conformance  := build test abi valgrind vm
+DEPS_conformance  := build test abi valgrind vm $(if $(filter xrc-vm,$(TARGET)),kmod)
 DEPS_certify      := $(DEPS_conformance)
 DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
@@ -422,7 +422,8 @@ PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
-check: tests $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
+# t6104 and t6105 boot a guest with the soft XRC device: make kmod first.
+check: tests kmod $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind: | $(DEPS_FIRST)
@@ -494,7 +495,7 @@ coverage: | $(DEPS_FIRST)
 # by `tools/ibvct/ibvct conformance` (the installed `ibvct conformance`: one
 # implementation for both).
 TARGET ?= ref
-DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,fake0)
+DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),ixrc0,fake0))
 # TARGET=system: the suites built against the system's libibverbs, on
 # DEVICE (default: IBVCT_DEVICE, else the first device with an active port);
 # TAP in the report dir, a skip with its reason where there is no device.
@@ -505,10 +506,12 @@ DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,fake0)
 # TARGET=rxe-vm: the system-built suites and ibverbs-utils (t6102) in a QEMU
 # guest of the distribution's kernel on its rxe0, the pingpongs across two
 # guests (t6101; VM_BINS); KERNEL=FILE.deb another Debian kernel package.
+# TARGET=xrc-vm: the same in one guest on ibvct's soft XRC device ixrc0
+# (make kmod, its provider; t6104's ibv_xsrq_pingpong there too).
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
-VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-%,$(TEST_SH_BINS))
+VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-% $(B)/t/t6104-%,$(TEST_SH_BINS))
 CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
-conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
+conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(if $(filter xrc-vm,$(TARGET)),kmod) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
@@ -732,6 +735,7 @@ deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 IXRC_DIR  := $(B)/lib/ixrc
 IXRC_PROV := $(IXRC_DIR)/libibvct-ixrc-rdmav34.so
 IXRC_ROUTE := $(IXRC_DIR)/ixrc-xrc-route
+IXRC_RNR := $(IXRC_DIR)/ixrc-rnr
 IXRC_KO   := $(B)/kmod/ixrc.ko
 IXRC_SRC  := fake-provider/kmod
 KMOD_ABI   = $(shell apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n 1)
@@ -749,11 +753,23 @@ $(IXRC_ROUTE): $(IXRC_SRC)/tests/ixrc-xrc-route.c | $(DEPS_FIRST)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
 
+# t6104 runs it in the guest: the RC requester's RNR retry on ixrc0
+$(IXRC_RNR): $(IXRC_SRC)/tests/ixrc-rnr.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
+tests: $(IXRC_RNR)
+
+# Kbuild is run as a plain command, not as a recursive make: `make -n`
+# (quality/lint-deps, t7004) prints it instead of running the kernel's whole
+# make, which takes seconds of CPU each time; three files build serially.
+KBUILD_MAKE = $(MAKE)
 kmod: | $(DEPS_FIRST)
 	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build tree in KDIR=$(KDIR) (ci/install-deps kmod, or KDIR=)" >&2; exit 1; }
 	@mkdir -p $(B)/kmod
-	$(Q)cp $(IXRC_SRC)/Kbuild $(IXRC_SRC)/*.c $(IXRC_SRC)/*.h $(B)/kmod/
-	$(Q)$(MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
+	$(Q)for f in $(IXRC_SRC)/Kbuild $(IXRC_SRC)/*.c $(IXRC_SRC)/*.h; do \
+		cmp -s "$$f" $(B)/kmod/$${f##*/} || cp "$$f" $(B)/kmod/ || exit 1; done
+	$(Q)MAKEFLAGS= $(KBUILD_MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
 	@echo "make kmod: $(IXRC_KO) for $(notdir $(KDIR))"
 
 xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)

@@ -112,6 +112,21 @@ test_expect_success "make check installs the browser group" '
 	case " $make_deps " in *" browser "*) ;; *) false ;; esac
 '
 
+# the kmod group (the guest kernel's headers for ixrc.ko): make check names
+# it, so a machine without them is told what to install, never skipped
+STUB_MISSING="linux-headers-amd64" STUB_UID=1000
+kg=kmod
+run build test "$kg"
+test_expect_success "not root, the headers missing: the kmod group names linux-headers-amd64 and the command" '
+	cat "$tmp/out"
+	[ "$(rc)" = 1 ] && grep -qx "ci/install-deps:   kmod: linux-headers-amd64" "$tmp/out" &&
+	grep -q "apt-get install -y --no-install-recommends linux-headers-amd64$" "$tmp/out"
+'
+STUB_UID=0
+test_expect_success "make check installs the kmod group (t5110, t6104, t6105 build and boot ixrc.ko)" '
+	case " $make_deps " in *" $kg "*) ;; *) false ;; esac
+'
+
 sh "$deps" --table >"$tmp/table" 2>&1
 test_expect_success "--table: NAME PACKAGE GROUP rows, groups known, abidiff in abi" '
 	cat "$tmp/table"

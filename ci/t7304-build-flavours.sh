@@ -62,4 +62,16 @@ test_expect_success "make conformance installs build, test, abi, valgrind and vm
 	printf "%s\n" "$p" | grep install-deps
 	has "$p" "^sh ci/install-deps abi build test valgrind vm\$"
 '
+p=$(goalplan conformance TARGET=xrc-vm)
+test_expect_success "make conformance TARGET=xrc-vm installs kmod too (the guest kernel's headers for ixrc.ko) and builds the module" '
+	printf "%s\n" "$p" | grep -E "install-deps|M=.*kmod"
+	has "$p" "^sh ci/install-deps abi build kmod test valgrind vm\$" &&
+	has "$p" "-C /usr/src/linux-headers-[^ ]* M=.*/kmod .*modules"
+'
+p=$(goalplan check)
+test_expect_success "make check installs kmod and builds the module (t5110, t6104, t6105)" '
+	printf "%s\n" "$p" | grep -E "install-deps|M=.*kmod"
+	has "$p" "^sh ci/install-deps .*kmod" &&
+	has "$p" "-C /usr/src/linux-headers-[^ ]* M=.*/kmod .*modules"
+'
 test_done

@@ -7,7 +7,8 @@
 # device must load mlx5.txt (its known SRQX-05 deviation runs as TODO), in
 # the ref build and in the system build run on ref-impl; a strict device
 # named like an mlx5 must not; IBVCT_DRIVER overrides the lookup; a soft
-# device without a driver link but with a parent netdev (rxe) loads rxe.txt.
+# device without a driver link but with a parent netdev (rxe) loads rxe.txt,
+# one with the node description of ibvct's soft XRC device loads ixrc.txt.
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
@@ -78,5 +79,20 @@ scratch=$(sed -n 's/^# ibvct-run: scratch dir \([^ ]*\) .*/\1/p' "$tmp/env.err")
 ) >"$tmp/o7" 2>&1
 expect "system build: rxe_eth0, no driver link but a parent netdev, loads rxe.txt" \
 	"$tmp/o7" $? rxe "no driver in sysfs, a parent netdev: rxe" "^ok 1 - $test \[SRQX-05\]\$"
+case $scratch in /*ibvct.*) rm -rf "$scratch" ;; esac
+
+# ibvct's soft XRC device (fake-provider/kmod) has neither a driver link nor
+# a parent netdev: its node description makes it ixrc, whatever its name
+fps strict ib7 >"$tmp/ixrc.fps"
+"$build/bin/ibvct-run" --private --script "$tmp/ixrc.fps" --print-env -- true >"$envf" 2>"$tmp/env.err"
+scratch=$(sed -n 's/^# ibvct-run: scratch dir \([^ ]*\) .*/\1/p' "$tmp/env.err")
+(
+	. "$envf" &&
+	rm "$SYSFS_PATH/class/infiniband/ib7/device" &&
+	echo "ibvct soft XRC device" >"$SYSFS_PATH/class/infiniband/ib7/node_desc" &&
+	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} "$sys" "$test"
+) >"$tmp/o8" 2>&1
+expect "system build: ib7, no driver link, the node description of ixrc, loads ixrc.txt" \
+	"$tmp/o8" $? ixrc "no driver in sysfs, node_desc: ixrc" "^ok 1 - $test \[SRQX-05\]\$"
 case $scratch in /*ibvct.*) rm -rf "$scratch" ;; esac
 test_done

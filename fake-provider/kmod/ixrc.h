@@ -7,7 +7,10 @@
  * post_recv, post_srq_recv, poll_cq, req_notify_cq), never mmap. A send is
  * delivered synchronously, inside the device, to the destination QP named
  * by its QP number (RC, XRC) or by the WR (UD); one device lock serialises
- * the whole data path.
+ * the data path (a CQ's ring has a lock of its own, for its pollers). An
+ * RC or XRC send that finds no receive is RNR NAKed and retried after the
+ * responder's min_rnr_timer, rnr_retry times (7: for ever), as an HCA's
+ * requester does (ixrc_data.c).
  *
  * remote_srqn: the uverbs post_send command has no field for it (spec
  * WR-05), but it hands send_flags to the driver verbatim, so the provider
@@ -20,6 +23,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 
@@ -42,6 +46,10 @@ struct ixrc_dev {
 	struct list_head pending;	/* ixrc_pkt waiting for a receive (RNR) */
 	u32 next_qpn, next_srqn, next_key;
 	u32 kick_gen;
+	/* the RNR retry timer: runs at rnr_at when rnr_armed (ixrc_rnr_work) */
+	struct delayed_work rnr_work;
+	unsigned long rnr_at;
+	bool rnr_armed, dying;
 };
 
 struct ixrc_ucontext {
@@ -75,8 +83,24 @@ struct ixrc_cq {
 	struct list_head node;
 	struct ib_wc *ring;
 	u32 size, head, count;
+	spinlock_t lock;		/* the ring, notify, poll_qps (ixrc_data.c) */
 	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
+	/*
+	 * What a polled completion's wc->qp points at: uverbs reads
+	 * wc->qp->qp_num after poll_cq returns, without any lock of ours
+	 * (linux v6.1 drivers/infiniband/core/uverbs_cmd.c, copy_wc_to_user),
+	 * while another thread may destroy that QP, and the core frees its
+	 * ib_qp once destroy_qp returns. So a completion leaves poll_cq
+	 * naming one of these, which live as long as the CQ (and the CQ
+	 * outlives every poll of it: uverbs holds it for the call), never
+	 * the QP itself. Used in turn: a slot is written again only
+	 * IXRC_POLL_QPS polls of this CQ later.
+	 */
+	struct ib_qp *poll_qps;
+	u32 poll_next;
 };
+
+#define IXRC_POLL_QPS		16
 
 struct ixrc_rwqe {
 	u64 wr_id;
@@ -108,6 +132,8 @@ struct ixrc_qp {
 	bool sq_sig_all;
 	struct ib_xrcd *xrcd;		/* XRC_TGT */
 	struct ixrc_srq *srq;
+	u8 rnr_retry;		/* requester: RNR retries, 7 = for ever */
+	u8 min_rnr_timer;	/* responder: the RNR NAK's timer (IB_RNR_TIMER_*) */
 	u32 sq_pending;		/* its packets on dev->pending */
 	u32 blocked_gen;	/* ixrc_kick: a packet of it waits */
 };
@@ -118,6 +144,10 @@ struct ixrc_pkt {
 	struct ixrc_qp *src;
 	u32 dst_qpn, srqn;
 	bool xrc, signaled, solicited, has_imm;
+	bool rnr_wait;		/* RNR NAKed: retried at rnr_due (ixrc_rnr_work) */
+	u8 rnr_left;		/* retries left */
+	u8 rnr_timer;		/* the NAK's timer, from the responder */
+	unsigned long rnr_due;
 	enum ib_wr_opcode opcode;
 	__be32 imm;
 	u64 wr_id;
@@ -157,5 +187,6 @@ void ixrc_kick(struct ixrc_dev *dev);
 void ixrc_drop_sends(struct ixrc_dev *dev, struct ixrc_qp *qp);
 void ixrc_forget_qp(struct ixrc_dev *dev, struct ixrc_qp *qp);
 void ixrc_forget_cq(struct ixrc_dev *dev, struct ixrc_cq *cq);
+void ixrc_rnr_work(struct work_struct *work);
 
 #endif

@@ -7,8 +7,16 @@
  * packet, finds the destination QP by number and a receive on its RQ, its
  * SRQ, or (XRC) the SRQ named by remote_srqn within the target QP's XRCD,
  * and copies the data into the receiver's pinned pages. With no receive
- * posted the packet waits (as an RC requester retries RNR forever) until a
- * post_recv or post_srq_recv to that queue, keeping each sender's order.
+ * posted an RC or XRC packet is RNR NAKed and waits, keeping each sender's
+ * order: it is delivered by the first post_recv or post_srq_recv to that
+ * queue, and retried when the responder's RNR timer (its min_rnr_timer)
+ * runs out, rnr_retry times; one more NAK then completes it with
+ * IB_WC_RNR_RETRY_EXC_ERR and the sender's QP goes to the error state
+ * (rnr_retry 7: it waits for ever). That is the requester of IBA vol. 1
+ * 9.7.5.2.8 (RNR NAK), as rxe does it (linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_comp.c, rxe_completer's COMPST_RNR_RETRY:
+ * a count, 7 for ever, then IB_WC_RNR_RETRY_EXC_ERR); the timer values are
+ * those the IB_RNR_TIMER_* names give (include/rdma/ib_verbs.h).
  */
 #include <linux/slab.h>
 #include <linux/highmem.h>
@@ -21,69 +29,95 @@
 /* ------------------------------------------------------------------ */
 /* CQ                                                                   */
 
+/*
+ * A CQ's ring has a lock of its own (cq->lock), taken alone by poll_cq and
+ * req_notify_cq, and inside dev->lock by the data path that fills it: a
+ * process polling its CQ never waits for another's delivery, only for a
+ * push into that same CQ. Called under dev->lock; the handlers run after
+ * cq->lock is released.
+ */
 static void ixrc_cq_push(struct ixrc_cq *cq, const struct ib_wc *wc,
 			 bool solicited)
 {
+	bool overflow = false, notify = false;
+
+	spin_lock(&cq->lock);
 	if (cq->count == cq->size) {
+		overflow = true;
+	} else {
+		cq->ring[(cq->head + cq->count) % cq->size] = *wc;
+		cq->count++;
+		if (cq->notify == IB_CQ_NEXT_COMP ||
+		    (cq->notify == IB_CQ_SOLICITED &&
+		     (solicited || wc->status != IB_WC_SUCCESS))) {
+			cq->notify = 0;
+			notify = true;
+		}
+	}
+	spin_unlock(&cq->lock);
+	if (overflow && cq->ibcq.event_handler) {
 		struct ib_event ev = {
 			.device = cq->ibcq.device,
 			.element.cq = &cq->ibcq,
 			.event = IB_EVENT_CQ_ERR,
 		};
 
-		if (cq->ibcq.event_handler)
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		return;
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
-	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
-	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED &&
-	     (solicited || wc->status != IB_WC_SUCCESS))) {
-		cq->notify = 0;
-		if (cq->ibcq.comp_handler)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 int ixrc_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 {
-	struct ixrc_dev *dev = to_idev(ibcq->device);
 	struct ixrc_cq *cq = to_icq(ibcq);
 	unsigned long flags;
 	int i;
 
-	spin_lock_irqsave(&dev->lock, flags);
+	spin_lock_irqsave(&cq->lock, flags);
 	for (i = 0; i < n && cq->count; i++) {
 		wc[i] = cq->ring[cq->head];
+		if (wc[i].qp) {
+			/* not the QP: it may be gone before uverbs reads it
+			 * (its destroy purges the ring under cq->lock, so it
+			 * is still there now) */
+			struct ib_qp *s = &cq->poll_qps[cq->poll_next++ %
+							 IXRC_POLL_QPS];
+
+			s->device = wc[i].qp->device;
+			s->qp_num = wc[i].qp->qp_num;
+			s->qp_type = wc[i].qp->qp_type;
+			wc[i].qp = s;
+		}
 		cq->head = (cq->head + 1) % cq->size;
 		cq->count--;
 	}
-	spin_unlock_irqrestore(&dev->lock, flags);
+	spin_unlock_irqrestore(&cq->lock, flags);
 	return i;
 }
 
 int ixrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct ixrc_dev *dev = to_idev(ibcq->device);
 	struct ixrc_cq *cq = to_icq(ibcq);
 	unsigned long irq;
 	int ret = 0;
 
-	spin_lock_irqsave(&dev->lock, irq);
+	spin_lock_irqsave(&cq->lock, irq);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count)
 		ret = 1;
-	spin_unlock_irqrestore(&dev->lock, irq);
+	spin_unlock_irqrestore(&cq->lock, irq);
 	return ret;
 }
 
-/* Drop the completions naming qp: poll_cq hands wc->qp to uverbs. */
+/* Drop the completions naming qp: a later poll_cq would read its ib_qp,
+ * which the core frees once destroy_qp returns. Under dev->lock. */
 static void ixrc_cq_purge(struct ixrc_cq *cq, struct ixrc_qp *qp)
 {
 	u32 i, kept = 0;
 
+	spin_lock(&cq->lock);
 	for (i = 0; i < cq->count; i++) {
 		struct ib_wc *wc = &cq->ring[(cq->head + i) % cq->size];
 
@@ -91,6 +125,7 @@ static void ixrc_cq_purge(struct ixrc_cq *cq, struct ixrc_qp *qp)
 			cq->ring[(cq->head + kept++) % cq->size] = *wc;
 	}
 	cq->count = kept;
+	spin_unlock(&cq->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -277,7 +312,8 @@ static void ixrc_pkt_done(struct ixrc_dev *dev, struct ixrc_pkt *pkt,
 
 /*
  * Deliver pkt: 0 when it is done with (completions made), -EAGAIN when it
- * must wait for a receive or for its destination to reach RTR.
+ * must wait for its destination to reach RTR, -ENOBUFS when the responder
+ * has no receive for it (an RNR NAK: ixrc_rnr_nak).
  * remote_addr/rkey of an RDMA write travel in pkt (ixrc_pkt_rdma).
  */
 struct ixrc_pkt_rdma {
@@ -351,8 +387,10 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 		struct ixrc_mr *mr;
 
 		if (pkt->opcode == IB_WR_RDMA_WRITE_WITH_IMM && !rq->count &&
-		    !unrel)
-			return -EAGAIN;
+		    !unrel) {
+			pkt->rnr_timer = dst->min_rnr_timer;
+			return -ENOBUFS;	/* RNR NAK */
+		}
 		/* the rkey of the receiving side's PD: its SRQ's for XRC */
 		mr = ixrc_mr_find(dev, r->rkey, rpd, IB_ACCESS_REMOTE_WRITE);
 		if (pkt->len && (!mr || ixrc_mr_copy(mr, r->remote_addr,
@@ -371,7 +409,8 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 			ixrc_pkt_done(dev, pkt, IB_WC_SUCCESS);
 			return 0;
 		}
-		return -EAGAIN;		/* RNR: wait for a receive */
+		pkt->rnr_timer = dst->min_rnr_timer;
+		return -ENOBUFS;	/* RNR NAK: wait for a receive */
 	}
 	w = ixrc_rq_pop(rq);
 	if (srq)
@@ -422,14 +461,60 @@ static int ixrc_deliver(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
 	return 0;
 }
 
+/* RNR timer values in microseconds, by the IB_RNR_TIMER_* encoding */
+static const u32 ixrc_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* The RNR retry timer runs at due at the latest. */
+static void ixrc_rnr_arm(struct ixrc_dev *dev, unsigned long due)
+{
+	unsigned long now = jiffies;
+
+	if (dev->dying || (dev->rnr_armed && time_before_eq(dev->rnr_at, due)))
+		return;
+	dev->rnr_armed = true;
+	dev->rnr_at = due;
+	mod_delayed_work(system_wq, &dev->rnr_work,
+			 time_after(due, now) ? due - now : 0);
+}
+
+/*
+ * pkt was RNR NAKed. false: it waits, for its retry at rnr_due or (rnr_retry
+ * 7) for a receive; true: no retry was left, it completed with
+ * IB_WC_RNR_RETRY_EXC_ERR (its QP is now in the error state), done with.
+ */
+static bool ixrc_rnr_nak(struct ixrc_dev *dev, struct ixrc_pkt *pkt)
+{
+	if (pkt->src->rnr_retry >= 7)
+		return false;
+	if (!pkt->rnr_wait) {
+		pkt->rnr_wait = true;
+		pkt->rnr_left = pkt->src->rnr_retry;
+	}
+	if (!pkt->rnr_left) {
+		ixrc_pkt_done(dev, pkt, IB_WC_RNR_RETRY_EXC_ERR);
+		return true;
+	}
+	pkt->rnr_left--;
+	pkt->rnr_due = jiffies +
+		usecs_to_jiffies(ixrc_rnr_usec[pkt->rnr_timer & 31]);
+	ixrc_rnr_arm(dev, pkt->rnr_due);
+	return false;
+}
+
 /*
  * Deliver what waits, in order; a sender whose packet must still wait
- * keeps its later packets waiting behind it.
+ * keeps its later packets waiting behind it. A packet NAKed before is not
+ * NAKed again here: only its timer's retry (ixrc_rnr_work) counts.
  */
 void ixrc_kick(struct ixrc_dev *dev)
 {
 	struct ixrc_pkt *pkt, *tmp;
 	u32 gen = ++dev->kick_gen;
+	int ret;
 
 	list_for_each_entry_safe(pkt, tmp, &dev->pending, node) {
 		if (pkt->src->blocked_gen == gen)
@@ -438,14 +523,73 @@ void ixrc_kick(struct ixrc_dev *dev)
 			/* flushed in order, after the error completion */
 			ixrc_send_done(dev, pkt->src, pkt->wr_id, pkt->opcode,
 				       true, 0, IB_WC_WR_FLUSH_ERR);
-		} else if (ixrc_deliver(dev, pkt) == -EAGAIN) {
-			pkt->src->blocked_gen = gen;
-			continue;
+		} else {
+			ret = ixrc_deliver(dev, pkt);
+			if (ret == -ENOBUFS &&
+			    (pkt->rnr_wait || !ixrc_rnr_nak(dev, pkt)))
+				ret = -EAGAIN;
+			if (ret == -EAGAIN) {
+				pkt->src->blocked_gen = gen;
+				continue;
+			}
 		}
 		list_del(&pkt->node);
 		pkt->src->sq_pending--;
 		kfree(pkt);
 	}
+}
+
+/*
+ * The RNR retry timer: each sender's first waiting packet whose retry is
+ * due is sent again; NAKed again, it counts a retry, or completes with
+ * IB_WC_RNR_RETRY_EXC_ERR when none is left (ixrc_kick then flushes the
+ * sender's later packets). Runs in a worker, under dev->lock.
+ */
+void ixrc_rnr_work(struct work_struct *work)
+{
+	struct ixrc_dev *dev = container_of(to_delayed_work(work),
+					    struct ixrc_dev, rnr_work);
+	struct ixrc_pkt *pkt, *tmp;
+	unsigned long flags, now = jiffies, next = 0;
+	bool more = false, done_any = false;
+	u32 gen;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->rnr_armed = false;
+	gen = ++dev->kick_gen;
+	list_for_each_entry_safe(pkt, tmp, &dev->pending, node) {
+		if (pkt->src->blocked_gen == gen)
+			continue;
+		pkt->src->blocked_gen = gen;	/* its first packet only */
+		if (!pkt->rnr_wait || pkt->src->state == IB_QPS_ERR)
+			continue;
+		if (time_before(now, pkt->rnr_due)) {
+			if (!more || time_before(pkt->rnr_due, next))
+				next = pkt->rnr_due;
+			more = true;
+			continue;
+		}
+		ret = ixrc_deliver(dev, pkt);
+		if (ret == -ENOBUFS && !ixrc_rnr_nak(dev, pkt)) {
+			if (!more || time_before(pkt->rnr_due, next))
+				next = pkt->rnr_due;
+			more = true;
+			continue;
+		}
+		if (ret == -EAGAIN)
+			continue;
+		list_del(&pkt->node);
+		pkt->src->sq_pending--;
+		kfree(pkt);
+		done_any = true;
+	}
+	/* what waited behind a packet done with, and an error's flushes */
+	if (done_any)
+		ixrc_kick(dev);
+	if (more)
+		ixrc_rnr_arm(dev, next);
+	spin_unlock_irqrestore(&dev->lock, flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -650,8 +794,12 @@ static int ixrc_post_one(struct ixrc_dev *dev, struct ixrc_qp *qp,
 		ixrc_pkt_done(dev, pkt, IB_WC_LOC_PROT_ERR);
 		goto out_free;
 	}
-	if (!ixrc_qp_waits(dev, qp) && ixrc_deliver(dev, pkt) == 0)
-		goto out_free;
+	if (!ixrc_qp_waits(dev, qp)) {
+		int r = ixrc_deliver(dev, pkt);
+
+		if (!r || (r == -ENOBUFS && ixrc_rnr_nak(dev, pkt)))
+			goto out_free;
+	}
 	list_add_tail(&pkt->node, &dev->pending);
 	qp->sq_pending++;
 	spin_unlock_irqrestore(&dev->lock, flags);

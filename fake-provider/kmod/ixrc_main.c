@@ -3,11 +3,13 @@
  * ibvct's soft XRC device: the module, the ib_device and its objects
  * (ucontext, PD, XRCD, AH, MR, CQ, SRQ, QP); the data path is ixrc_data.c.
  *
- * Builds against Linux 6.1 (Debian 12's 6.1.0-*-amd64): the core allocates
- * every object but the MR (INIT_RDMA_OBJ_SIZE, ib_qp since 5.15), create_qp
- * takes the core's ib_qp, ib_umem keeps its pages in sgt_append (5.15).
- * Against another kernel the build names the first member or symbol that
- * changed.
+ * Builds against Linux 5.15 to 6.1, checked on 6.1 (Debian 12's
+ * 6.1.0-*-amd64): the core allocates every object but the MR
+ * (INIT_RDMA_OBJ_SIZE, ib_qp since 5.15), create_qp takes the core's ib_qp,
+ * ib_umem keeps its pages in sgt_append (5.15). An older kernel stops at the
+ * #error below; one that lacks an exported symbol ixrc needs stops in Kbuild
+ * (IXRC_NEEDS) naming it; a member or prototype that changed is named by
+ * the compiler.
  *
  * The port is InfiniBand by protocol only (RDMA_CORE_CAP_PROT_IB, no MAD,
  * SMI, CM or SA capability), so ib_core's MAD and SA clients leave it alone
@@ -290,8 +292,13 @@ static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 		return ret;
 	cq->size = attr->cqe + 1;
 	cq->ring = kvcalloc(cq->size, sizeof(*cq->ring), GFP_KERNEL);
-	if (!cq->ring)
+	cq->poll_qps = kcalloc(IXRC_POLL_QPS, sizeof(*cq->poll_qps), GFP_KERNEL);
+	if (!cq->ring || !cq->poll_qps) {
+		kvfree(cq->ring);
+		kfree(cq->poll_qps);
 		return -ENOMEM;
+	}
+	spin_lock_init(&cq->lock);
 	ibcq->cqe = cq->size - 1;
 	spin_lock_irqsave(&dev->lock, flags);
 	list_add_tail(&cq->node, &dev->cqs);
@@ -310,6 +317,7 @@ static int ixrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	list_del(&cq->node);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	kvfree(cq->ring);
+	kfree(cq->poll_qps);
 	return 0;
 }
 
@@ -518,6 +526,10 @@ static int ixrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_STATE) {
 		qp->state = next;
 		if (next == IB_QPS_ERR)
@@ -549,6 +561,8 @@ static int ixrc_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->qkey = qp->qkey;
 	attr->dest_qp_num = qp->dest_qpn;
 	attr->port_num = qp->port;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
 	attr->cap.max_send_wr = qp->max_send_wr;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_inline_data = qp->max_inline;
@@ -642,6 +656,7 @@ static int __init ixrc_init(void)
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&dev->cqs);
 	INIT_LIST_HEAD(&dev->pending);
+	INIT_DELAYED_WORK(&dev->rnr_work, ixrc_rnr_work);
 	dev->next_qpn = 2;
 	dev->next_srqn = 1;
 	dev->next_key = 1;
@@ -677,8 +692,16 @@ static int __init ixrc_init(void)
 
 static void __exit ixrc_exit(void)
 {
-	ib_unregister_device(&ixrc_the_dev->ibdev);
-	ib_dealloc_device(&ixrc_the_dev->ibdev);
+	struct ixrc_dev *dev = ixrc_the_dev;
+	unsigned long flags;
+
+	/* every QP is gone with the device: nothing waits for an RNR retry */
+	ib_unregister_device(&dev->ibdev);
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->dying = true;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	cancel_delayed_work_sync(&dev->rnr_work);
+	ib_dealloc_device(&dev->ibdev);
 }
 
 module_init(ixrc_init);

@@ -181,11 +181,28 @@ static const struct {
 	{ "rxe", "rxe" }, { "siw", "siw" },
 };
 
+/* The file at path holds want (and a newline) */
+static int th_node_desc_is(const char *path, const char *want)
+{
+	char buf[128];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return !strcmp(buf, want);
+}
+
 /* The expectations key of device dev: IBVCT_DRIVER when set; else the
  * driver bound to the device in sysfs (SYSFS_PATH, as rdma-core honours it,
  * else /sys): class/infiniband/DEV/device/driver -> .../drivers/NAME; else
  * "rxe" for a device with a "parent" netdev attribute (rxe has no bus
- * device); else the device name without its trailing number (siw0 -> siw).
+ * device); else "ixrc" for the node description of ibvct's soft XRC device;
+ * else the device name without its trailing number (siw0 -> siw).
  * how says which one it was. */
 static void th_driver_key(const char *dev, char *out, size_t len, char *how, size_t howlen)
 {
@@ -224,6 +241,16 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 	if (!access(path, R_OK)) {
 		snprintf(out, len, "rxe");
 		snprintf(how, howlen, "no driver in sysfs, a parent netdev: rxe");
+		goto out;
+	}
+	/* ibvct's soft XRC device (fake-provider/kmod, ixrc_main.c) has no bus
+	 * device and no parent netdev either: its node description names it,
+	 * whatever the device is called (rdma dev set NAME name) */
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/node_desc",
+		 root && root[0] ? root : "/sys", dev);
+	if (th_node_desc_is(path, "ibvct soft XRC device")) {
+		snprintf(out, len, "ixrc");
+		snprintf(how, howlen, "no driver in sysfs, node_desc: ixrc");
 		goto out;
 	}
 	/* mlx5_0 -> mlx5, rxe0 -> rxe, fake0 -> fake */

@@ -6,23 +6,25 @@
 # the handshake; on an Ethernet port, -g the GID index of its RoCE v2 IPv4
 # GID). The device is IBVCT_DEVICE; without one (make check on a host with
 # no RDMA device) it is a skip with that reason. `make conformance
-# TARGET=rxe-vm` runs it in the guest, on rxe0. IBVCT_PP_ITERS (100)
-# messages each.
+# TARGET=rxe-vm` runs it in the guest, on rxe0; TARGET=xrc-vm on ixrc0.
+# IBVCT_PP_ITERS (100) messages each.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
 skip_all_unless_utils ibv_rc_pingpong
 dev=${IBVCT_DEVICE:-}
-[ -n "$dev" ] || skip_all "no device named (IBVCT_DEVICE): the rxe-vm target runs this in its guest"
+[ -n "$dev" ] || skip_all "no device named (IBVCT_DEVICE): the rxe-vm and xrc-vm targets run this in their guests"
 [ -e "/sys/class/infiniband/$dev" ] || skip_all "no RDMA device $dev here (/sys/class/infiniband/$dev)"
 
 n=${IBVCT_PP_ITERS:-100}
 lim=$((120 * ${IBVCT_TIMEOUT_MULT:-1}))
 port=/sys/class/infiniband/$dev/ports/1
-# the GID: the guest's, else the first RoCE v2 GID of an IPv4 address
-gid=${IBVCT_VM_GID:-}
-if [ -z "$gid" ] && [ "$(cat "$port/link_layer" 2>/dev/null)" = Ethernet ]; then
-	for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+# on an Ethernet port the GID: the guest's (rxe0's), else the first RoCE v2
+# GID of an IPv4 address; none on InfiniBand (ixrc0 of the xrc-vm guest)
+gid=
+if [ "$(cat "$port/link_layer" 2>/dev/null)" = Ethernet ]; then
+	gid=${IBVCT_VM_GID:-}
+	[ -n "$gid" ] || for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
 		case $(cat "$port/gids/$i" 2>/dev/null) in
 		0000:0000:0000:0000:0000:ffff:*)
 			[ "$(cat "$port/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] && { gid=$i; break; } ;;
