@@ -14,7 +14,8 @@
  * Top-level directives (each also ends a device block):
  *   mode legacy|extended            provider registration ABI (default extended)
  *   lifetime current|seed           XRC target QP lifetime model (default current)
- *   profile strict|mlx5|mlx4|rxe    the driver the provider plays (default strict:
+ *   profile strict|mlx5|mlx4|rxe|ixrc
+ *                                   the driver the provider plays (default strict:
  *                                   the spec). A profile reproduces what that
  *                                   driver does where the spec leaves room or
  *                                   the driver deviates (fixtures/profiles/);
@@ -506,6 +507,10 @@ static const struct {
 	[FP_PROF_MLX5] = { "mlx5", "mlx5_core" },
 	[FP_PROF_MLX4] = { "mlx4", "mlx4_core" },
 	[FP_PROF_RXE] = { "rxe", "rdma_rxe" },
+	/* ibvct's soft XRC device (fake-provider/kmod): registered with no bus
+	 * device, so no driver is bound in sysfs (ixrc_main.c ib_register_device
+	 * with no dma_device, no dev.parent) */
+	[FP_PROF_IXRC] = { "ixrc", "" },
 };
 
 const char *fp_profile_name(enum fp_profile p)
@@ -522,7 +527,7 @@ static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)
 {
 	int p;
 
-	if (fp_nargs(c, argc, argv, 1, 1, "profile strict|mlx5|mlx4|rxe") ||
+	if (fp_nargs(c, argc, argv, 1, 1, "profile strict|mlx5|mlx4|rxe|ixrc") ||
 	    fp_once(c, &c->profile_line, "profile"))
 		return -1;
 	for (p = 0; p < FP_PROF__COUNT; p++) {
@@ -531,7 +536,7 @@ static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)
 			return 0;
 		}
 	}
-	return fp_perr(c, "profile: expected strict, mlx5, mlx4 or rxe, got '%s'", argv[1]);
+	return fp_perr(c, "profile: expected strict, mlx5, mlx4, rxe or ixrc, got '%s'", argv[1]);
 }
 
 static int fp_d_device(struct fp_pctx *c, int argc, char **argv)
