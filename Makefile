@@ -94,7 +94,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb vm
+DEPS_check        := build test browser abi valgrind deb vm kmod
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
@@ -401,7 +401,9 @@ PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
-check: tests $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
+# t6111 boots the xrc-vm guest with the module `make kmod` leaves in $(B)/kmod/.
+check: tests $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) \
+	$(if $(filter %/t6111-xrc-agreement.t,$(TEST_BINS)),kmod) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind: | $(DEPS_FIRST)
