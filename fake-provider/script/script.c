@@ -1193,6 +1193,19 @@ static int fp_finish(struct fp_pctx *c)
 				p->attr.port_cap_flags = IBV_PORT_CM_SUP;
 				p->attr.subnet_timeout = 0;
 			}
+			/* ibvct's soft XRC device: one GID, one P_Key, messages of
+			 * IXRC_MAX_MSG, one VL, no capability flags, no subnet
+			 * timeout (fake-provider/kmod/ixrc_main.c ixrc_query_port,
+			 * ixrc_get_port_immutable; ibv_devinfo -v of ixrc0 in the
+			 * xrc-vm guest) */
+			if (s->profile == FP_PROF_IXRC) {
+				p->attr.gid_tbl_len = 1;
+				p->attr.pkey_tbl_len = 1;
+				p->attr.max_msg_sz = 0x100000;
+				p->attr.max_vl_num = 1;
+				p->attr.port_cap_flags = 0;
+				p->attr.subnet_timeout = 0;
+			}
 			if (p->attr.active_mtu > p->attr.max_mtu) {
 				c->line = aux->port[j].line;
 				return fp_perr(c, "port %d: mtu %d above max_mtu %d", j + 1,
