@@ -40,7 +40,9 @@ enum fp_mode { FP_MODE_EXTENDED = 0, FP_MODE_LEGACY = 1 };
 enum fp_lifetime { FP_LIFE_CURRENT = 0, FP_LIFE_SEED = 1 };
 /* The driver the fake provider plays where the spec leaves room or a driver
  * deviates from it (fixtures/profiles/README.md): strict is the spec. */
-enum fp_profile { FP_PROF_STRICT = 0, FP_PROF_MLX5, FP_PROF_MLX4, FP_PROF_RXE, FP_PROF__COUNT };
+enum fp_profile {
+	FP_PROF_STRICT = 0, FP_PROF_MLX5, FP_PROF_MLX4, FP_PROF_RXE, FP_PROF_IXRC, FP_PROF__COUNT
+};
 
 /* Extension ops a script can take away from the provider (`withdraw NAME`),
  * for the "not supported" paths of applications. */

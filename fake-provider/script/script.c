@@ -14,7 +14,8 @@
  * Top-level directives (each also ends a device block):
  *   mode legacy|extended            provider registration ABI (default extended)
  *   lifetime current|seed           XRC target QP lifetime model (default current)
- *   profile strict|mlx5|mlx4|rxe    the driver the provider plays (default strict:
+ *   profile strict|mlx5|mlx4|rxe|ixrc
+ *                                   the driver the provider plays (default strict:
  *                                   the spec). A profile reproduces what that
  *                                   driver does where the spec leaves room or
  *                                   the driver deviates (fixtures/profiles/);
@@ -509,6 +510,10 @@ static const struct {
 	[FP_PROF_MLX5] = { "mlx5", "mlx5_core" },
 	[FP_PROF_MLX4] = { "mlx4", "mlx4_core" },
 	[FP_PROF_RXE] = { "rxe", "rdma_rxe" },
+	/* ibvct's soft XRC device (fake-provider/kmod): registered with no bus
+	 * device, so no driver is bound in sysfs (ixrc_main.c ib_register_device
+	 * with no dma_device, no dev.parent) */
+	[FP_PROF_IXRC] = { "ixrc", "" },
 };
 
 const char *fp_profile_name(enum fp_profile p)
@@ -525,7 +530,7 @@ static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)
 {
 	int p;
 
-	if (fp_nargs(c, argc, argv, 1, 1, "profile strict|mlx5|mlx4|rxe") ||
+	if (fp_nargs(c, argc, argv, 1, 1, "profile strict|mlx5|mlx4|rxe|ixrc") ||
 	    fp_once(c, &c->profile_line, "profile"))
 		return -1;
 	for (p = 0; p < FP_PROF__COUNT; p++) {
@@ -534,7 +539,7 @@ static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)
 			return 0;
 		}
 	}
-	return fp_perr(c, "profile: expected strict, mlx5, mlx4 or rxe, got '%s'", argv[1]);
+	return fp_perr(c, "profile: expected strict, mlx5, mlx4, rxe or ixrc, got '%s'", argv[1]);
 }
 
 static int fp_d_device(struct fp_pctx *c, int argc, char **argv)
@@ -1192,6 +1197,19 @@ static int fp_finish(struct fp_pctx *c)
 				p->attr.max_msg_sz = 0x800000;
 				p->attr.max_vl_num = 1;
 				p->attr.port_cap_flags = IBV_PORT_CM_SUP;
+				p->attr.subnet_timeout = 0;
+			}
+			/* ibvct's soft XRC device: one GID, one P_Key, messages of
+			 * IXRC_MAX_MSG, one VL, no capability flags, no subnet
+			 * timeout (fake-provider/kmod/ixrc_main.c ixrc_query_port,
+			 * ixrc_get_port_immutable; ibv_devinfo -v of ixrc0 in the
+			 * xrc-vm guest) */
+			if (s->profile == FP_PROF_IXRC) {
+				p->attr.gid_tbl_len = 1;
+				p->attr.pkey_tbl_len = 1;
+				p->attr.max_msg_sz = 0x100000;
+				p->attr.max_vl_num = 1;
+				p->attr.port_cap_flags = 0;
 				p->attr.subnet_timeout = 0;
 			}
 			if (p->attr.active_mtu > p->attr.max_mtu) {

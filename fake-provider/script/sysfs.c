@@ -247,6 +247,14 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 		ret = fp_put(w, path, "eth%d\n", idx);
 		goto uverbs;
 	}
+	/* ibvct's soft XRC device (profile ixrc, no kernel driver named) has no
+	 * bus device either, and no parent: the core's attributes alone
+	 * (fake-provider/kmod/ixrc_main.c: ib_register_device with no DMA
+	 * device, no driver attribute group) */
+	if (!kdriver[0]) {
+		ret = 0;
+		goto uverbs;
+	}
 	PUT("devices/ibvct/%s/vendor", "0x%04x\n", d->attr.vendor_id);
 	PUT("devices/ibvct/%s/device", "0x%04x\n", d->attr.vendor_part_id);
 	PUT("class/infiniband/%s/hw_rev", "0x%x\n", d->attr.hw_ver);
@@ -285,7 +293,7 @@ uverbs:
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/dev", idx);
 		ret = fp_put(w, path, "231:%d\n", 192 + idx);
 	}
-	if (!ret && !soft) {
+	if (!ret && !soft && kdriver[0]) {
 		snprintf(target, sizeof(target), "../../../devices/ibvct/%s", d->name);
 		snprintf(path, sizeof(path), "class/infiniband_verbs/uverbs%d/device", idx);
 		ret = fp_sysfs_symlink(w, target, path);

@@ -183,15 +183,15 @@ static struct bad bads[] = {
 	{ "refuses_duplicate_lifetime", "lifetime seed\n" D "lifetime seed\n",
 	  "t.fps:3: duplicate 'lifetime' (first on line 1)" },
 	{ "refuses_bad_profile", D "profile mlx6\n",
-	  "t.fps:2: profile: expected strict, mlx5, mlx4 or rxe, got 'mlx6'" },
+	  "t.fps:2: profile: expected strict, mlx5, mlx4, rxe or ixrc, got 'mlx6'" },
 	{ "refuses_profile_without_value", "profile\n" D,
-	  "t.fps:1: profile: missing argument (usage: profile strict|mlx5|mlx4|rxe)" },
+	  "t.fps:1: profile: missing argument (usage: profile strict|mlx5|mlx4|rxe|ixrc)" },
 	{ "refuses_profile_with_two_values", "profile mlx5 mlx4\n" D,
 	  "t.fps:1: profile: unexpected 'mlx4'" },
 	{ "refuses_duplicate_profile", "profile rxe\n" D "profile rxe\n",
 	  "t.fps:3: duplicate 'profile' (first on line 1)" },
 	{ "refuses_profile_name_in_capitals", D "profile MLX5\n",
-	  "t.fps:2: profile: expected strict, mlx5, mlx4 or rxe, got 'MLX5'" },
+	  "t.fps:2: profile: expected strict, mlx5, mlx4, rxe or ixrc, got 'MLX5'" },
 	{ "refuses_duplicate_trace", "trace a\ntrace b\n", "t.fps:2: duplicate 'trace' (first on line 1)" },
 	{ "refuses_trace_without_file", "trace\n", "t.fps:1: trace: missing argument (usage: trace FILE [states])" },
 	{ "refuses_duplicate_device_name", "device d\ndevice e\ndevice d\n",
@@ -345,7 +345,7 @@ static void default_fps_fixture_matches_builtin(void **state)
 static void every_good_fixture_loads(void **state)
 {
 	static const char *const good[] = {
-		"default", "legacy", "extended", "seed", "two-devices", "no-xrc",
+		"default", "legacy", "extended", "seed", "two-devices", "rxe", "ixrc", "no-xrc",
 	};
 	char path[4096];
 	size_t i;
@@ -429,6 +429,7 @@ static void profile_is_set_and_caps_kept(void **state)
 	} rows[] = {
 		{ "strict", FP_PROF_STRICT, "ibvct_fake" }, { "mlx5", FP_PROF_MLX5, "mlx5_core" },
 		{ "mlx4", FP_PROF_MLX4, "mlx4_core" }, { "rxe", FP_PROF_RXE, "rdma_rxe" },
+		{ "ixrc", FP_PROF_IXRC, "" },
 	};
 	char text[128];
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Driver profiles: what the fake provider decides as the driver it plays
- * (script `profile strict|mlx5|mlx4|rxe`) where the spec leaves room or
+ * (script `profile strict|mlx5|mlx4|rxe|ixrc`) where the spec leaves room or
  * where that driver deviates from it. Each function answers one question a
  * provider op asks before or after its common path; strict is the spec.
  * Every difference is cited, with its source, in fixtures/profiles/README.md;
@@ -163,6 +163,13 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 		if (a->cap.max_send_wr && !fp_prof_qp_type_known(a->qp_type))	/* @rule QPX-05 @driver mlx5 */
 			return EINVAL;
 		break;
+	case FP_PROF_IXRC:
+		/* ixrc_create_qp_ex refuses the new post-send API before
+		 * anything else (fake-provider/kmod/provider/ixrc.c: its queues
+		 * are the kernel's, posted to by write commands) */
+		if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			return EOPNOTSUPP;
+		break;
 	case FP_PROF_MLX4:
 		/* create_qp_ex: after its size checks, ENOTSUP */
 		if (a->cap.max_inline_data > 1024)
@@ -200,6 +207,9 @@ bool fp_prof_qp_cmd_ex2(const struct ibv_qp_init_attr_ex *a)
 		return true;
 	case FP_PROF_MLX4:
 		return a->comp_mask & mlx4_ex2;
+	case FP_PROF_IXRC:
+		/* ixrc_create_qp_ex: any bit beyond PD and XRCD (ixrc.c) */
+		return a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD);
 	default:
 		return a->comp_mask & mlx5_ex2;
 	}
@@ -394,10 +404,16 @@ void fp_prof_destroy_opened_qp(void)
 
 int fp_prof_srq_num(enum ibv_srq_type type)
 {
-	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain; rxe
+	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain, and
+	 * ixrc_get_srq_num too (fake-provider/kmod/provider/ixrc.c: the kernel
+	 * answers a basic SRQ's create with no number, linux v6.1
+	 * drivers/infiniband/core/uverbs_cmd.c:3453 __uverbs_create_xsrq); rxe
 	 * has no get_srq_num op at all (the core's stub answers EOPNOTSUPP);
 	 * mlx5_get_srq_num answers for every SRQ, as strict does */
 	if (fp_prof() == FP_PROF_RXE || (fp_prof() == FP_PROF_MLX4 && type != IBV_SRQT_XRC))	/* @rule SRQX-12 */
+		return EOPNOTSUPP;
+	/* no rule site: only the agreement with ixrc0 (tools/vm/t6111) plays ixrc */
+	if (fp_prof() == FP_PROF_IXRC && type != IBV_SRQT_XRC)
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -461,7 +477,8 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
  * The extension ops a driver does not have (its ops table leaves them to
  * libibverbs' EOPNOTSUPP): rxe has no rereg_mr, thread or parent domains
  * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops) nor query_rt_values;
- * mlx4 no thread or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops).
+ * mlx4 no thread or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops);
+ * ixrc none of them (fake-provider/kmod/provider/ixrc.c ixrc_ctx_ops).
  */
 bool fp_prof_lacks(unsigned x)
 {
@@ -470,6 +487,11 @@ bool fp_prof_lacks(unsigned x)
 		return x & (FP_X_REREG_MR | FP_X_PARENT_DOMAIN | FP_X_QUERY_RT_VALUES);
 	case FP_PROF_MLX4:
 		return x & FP_X_PARENT_DOMAIN;
+	case FP_PROF_IXRC:
+		/* ixrc_ctx_ops: the generic commands only, no extension op but
+		 * query_device_ex (fake-provider/kmod/provider/ixrc.c) */
+		return x & (FP_X_QP_EX | FP_X_CQ_EX | FP_X_REREG_MR | FP_X_MW | FP_X_PARENT_DOMAIN |
+			    FP_X_QUERY_RT_VALUES);
 	default:
 		return false;
 	}
@@ -507,6 +529,7 @@ uint64_t fp_prof_clock(const struct fp_dev_spec *d, uint64_t *mask)
 		m = 0xffffffffffffULL;
 		break;
 	case FP_PROF_RXE:
+	case FP_PROF_IXRC:	/* ixrc_query_device: no hca_core_clock (ixrc_main.c) */
 		khz = m = 0;
 		break;
 	default:
