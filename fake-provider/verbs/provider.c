@@ -312,6 +312,12 @@ static struct ibv_mr *fp_legacy_reg_mr(struct ibv_pd *pd, void *addr, size_t len
 	return fp_reg_mr(pd, addr, length, (uint64_t)(uintptr_t)addr, access);
 }
 
+/* The scripted port PORT_NUM of CTX, or NULL for a number it lacks. */
+static const struct fp_port_spec *fp_port_at(const struct fp_context *ctx, uint8_t port_num)
+{
+	return port_num >= 1 && port_num <= ctx->spec->nports ? &ctx->spec->port[port_num - 1] : NULL;
+}
+
 static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr);
 
 /*
@@ -439,13 +445,14 @@ out:
 static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_port_attr *attr)
 {
 	struct fp_context *ctx = to_fp_ctx(c);
+	const struct fp_port_spec *p = fp_port_at(ctx, port_num);
 	int err;
 
 	err = fp__op_begin(FP_OP_QUERY_PORT);
-	if (!err && (port_num < 1 || port_num > ctx->spec->nports))
+	if (!err && !p)
 		err = EINVAL;
 	if (!err)
-		*attr = ctx->spec->port[port_num - 1].attr;
+		*attr = p->attr;
 	fp__op_end(ctx, FP_OP_QUERY_PORT, FP_SUBJ_NONE, NULL, err, "port=%u", port_num);
 	return err;
 }
@@ -453,17 +460,17 @@ static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_por
 static int fp_query_gid(struct ibv_context *c, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	struct fp_context *ctx = to_fp_ctx(c);
+	const struct fp_port_spec *p = fp_port_at(ctx, port_num);
 	int err;
 
 	err = fp__op_begin(FP_OP_QUERY_GID);
-	if (!err && (port_num < 1 || port_num > ctx->spec->nports || index < 0 ||
-		     index >= ctx->spec->port[port_num - 1].attr.gid_tbl_len))
+	if (!err && (!p || index < 0 || index >= p->attr.gid_tbl_len))
 		err = EINVAL;
 	if (!err)
 		/* Entries past the scripted ones read as zero, as unset ones do. */
 		memset(gid, 0, sizeof(*gid));
 	if (!err && index < FP_MAX_GIDS)
-		*gid = ctx->spec->port[port_num - 1].gid[index];
+		*gid = p->gid[index];
 	fp__op_end(ctx, FP_OP_QUERY_GID, FP_SUBJ_NONE, NULL, err, "port=%u index=%d",
 		   port_num, index);
 	return err;
@@ -472,15 +479,14 @@ static int fp_query_gid(struct ibv_context *c, uint8_t port_num, int index, unio
 static int fp_query_pkey(struct ibv_context *c, uint8_t port_num, int index, __be16 *pkey)
 {
 	struct fp_context *ctx = to_fp_ctx(c);
+	const struct fp_port_spec *p = fp_port_at(ctx, port_num);
 	int err;
 
 	err = fp__op_begin(FP_OP_QUERY_PKEY);
-	if (!err && (port_num < 1 || port_num > ctx->spec->nports || index < 0 ||
-		     index >= ctx->spec->port[port_num - 1].attr.pkey_tbl_len))
+	if (!err && (!p || index < 0 || index >= p->attr.pkey_tbl_len))
 		err = EINVAL;
 	if (!err)
-		*pkey = index < ctx->spec->port[port_num - 1].npkeys && index < FP_MAX_PKEYS
-			? htobe16(ctx->spec->port[port_num - 1].pkey[index]) : 0;
+		*pkey = index < p->npkeys && index < FP_MAX_PKEYS ? htobe16(p->pkey[index]) : 0;
 	fp__op_end(ctx, FP_OP_QUERY_PKEY, FP_SUBJ_NONE, NULL, err, "port=%u index=%d",
 		   port_num, index);
 	return err;
