@@ -110,53 +110,23 @@ static uint16_t port_lid(void)
 	return pa.lid;
 }
 
-/* RESET -> INIT -> RTR -> RTS with the spec 3b masks of the type, and the
- * given ACK timeout, retry count and RNR retry count at RTS. */
+/* RESET -> INIT -> RTR -> RTS with the spec 3b masks of the type (and the
+ * XRC_SEND's RTR and the XRC_RECV's RTS carrying the attributes that type
+ * ignores), the given ACK timeout, retry count and RNR retry count at RTS. */
 static void qp_connect_rt(struct ibv_qp *qp, uint32_t dest, uint8_t timeout, uint8_t retry_cnt,
 			  uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a;
-	enum ibv_qp_type t = qp->qp_type;
-	int m;
+	struct tf_qp_opts o = TF_QP_DEFAULT;
+	struct ibv_ah_attr ah = { .dlid = port_lid(), .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.pkey_index = 0;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	a.qkey = 0x11111111;
-	m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-	m |= t == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = port_lid();
-	a.ah_attr.port_num = 1;
-	m = IBV_QP_STATE;
-	if (t != IBV_QPT_UD)
-		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_RECV || t == IBV_QPT_XRC_SEND)
-		m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER; /* stripped for XRC_SEND */
-	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = timeout;
-	a.retry_cnt = retry_cnt;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	m = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV)
-		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-	assert_int_equal(ibv_modify_qp(qp, &a, m), 0);
+	o.timeout = timeout;
+	o.retry_cnt = retry_cnt;
+	o.rnr_retry = rnr_retry;
+	if (qp->qp_type == IBV_QPT_XRC_SEND)	/* stripped for XRC_SEND */
+		o.rtr_mask = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	if (qp->qp_type == IBV_QPT_XRC_RECV)
+		o.rts_mask = IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	assert_int_equal(tf_qp_connect_av_o(qp, &ah, dest, &o), 0);
 }
 
 static void qp_connect(struct ibv_qp *qp, uint32_t dest)

@@ -382,7 +382,8 @@ static void srq_limit_arms_and_fires_once(void **state)
 	struct ibv_qp_init_attr ia;
 	struct ibv_async_event ev;
 	struct ibv_port_attr pa;
-	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah = { 0 };
+	const struct tf_qp_opts zero = { 0 };
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_srq *srq;
 	struct ibv_qp *x, *y;
@@ -417,24 +418,13 @@ static void srq_limit_arms_and_fires_once(void **state)
 	assert_non_null(y);
 	assert_int_equal(ibv_destroy_srq(srq), EBUSY);	/* QPs attached */
 	assert_int_equal(ibv_query_port(ctx, 1, &pa), 0);
+	ah.dlid = pa.lid;
+	ah.port_num = 1;
 	for (i = 0; i < 2; i++) {
 		struct ibv_qp *q = i ? y : x, *peer = i ? x : y;
 
-		to_init(q);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = peer->qp_num;
-		a.ah_attr.dlid = pa.lid;
-		a.ah_attr.port_num = 1;
-		assert_int_equal(ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		assert_int_equal(ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC), 0);
+		/* no access flags, and zero resources, timers and retries */
+		assert_int_equal(tf_qp_connect_av_o(q, &ah, peer->qp_num, &zero), 0);
 	}
 	for (i = 0; i < 2; i++) {
 		struct ibv_send_wr sw, *bad;

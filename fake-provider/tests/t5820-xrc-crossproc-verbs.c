@@ -24,6 +24,7 @@
 
 #include "fp_script.h"
 #include "fk_test.h"
+#include "tf.h"
 
 enum {
 	A_OPEN = 1, A_XRCD, A_CLOSE_XRCD, A_CREATE, A_OPEN_QP, A_DESTROY, A_TO_RTR,
@@ -43,27 +44,20 @@ struct res {
 static char scripts[4][PATH_MAX];	/* [seed][with event] */
 static char xfile[PATH_MAX];
 
+/* The walks of this program: no access flags and no RDMA read resources,
+ * RNR timer 1, timeout 14 and 7 retries of each kind; the RTR step sends
+ * the responder's attributes whatever the type (XRC_SEND too). */
+static const struct tf_qp_opts walk = {
+	.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	.rtr_mask = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+};
+
 static int agent_to_rtr(struct ibv_qp *q, uint32_t dest)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct ibv_ah_attr ah = { .port_num = 1 };
+	int err = tf_qp_to_init_o(q, 1, &walk);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	err = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.ah_attr.port_num = 1;
-	a.min_rnr_timer = 1;
-	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER);
+	return err ? err : tf_qp_to_rtr_av_o(q, &ah, dest, &walk);
 }
 
 /* One process with one device context, doing what the parent asks. */
@@ -221,7 +215,6 @@ static void agent_main(int in, int out, void *arg)
 			/* an XRC_SEND QP to target QP c.a; a SEND to XRC SRQ c.b,
 			 * waited for (A_XSEND) or not (A_XPOST) */
 			struct ibv_qp_init_attr_ex qa;
-			struct ibv_qp_attr a;
 			struct ibv_sge sge;
 			struct ibv_send_wr wr, *bad;
 			long long end;
@@ -242,14 +235,7 @@ static void agent_main(int in, int out, void *arg)
 				sq = ibv_create_qp_ex(ctx, &qa);
 				TR_ASSERT(sq);
 				TR_ASSERT(!agent_to_rtr(sq, c.a));
-				memset(&a, 0, sizeof(a));
-				a.qp_state = IBV_QPS_RTS;
-				a.timeout = 14;
-				a.retry_cnt = 7;
-				a.rnr_retry = 7;
-				TR_ASSERT(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-							 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-							 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
+				TR_ASSERT(!tf_qp_to_rts_o(sq, &walk));
 			}
 			memcpy(buf, "xrc A->B->C", 12);
 			sge.addr = (uintptr_t)buf;

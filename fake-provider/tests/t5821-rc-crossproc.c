@@ -24,6 +24,7 @@
 
 #include "fp_script.h"
 #include "fk_test.h"
+#include "tf.h"
 
 enum {
 	R_SETUP = 1, R_CONNECT, R_POST_RECV, R_SEND, R_RECV, R_ARM_WAIT, R_SET, R_GET,
@@ -87,40 +88,18 @@ static int side_setup(struct side *s, struct res *r)
 	return 0;
 }
 
+/* RESET -> RTS towards dest: 4 RDMA reads in flight each way, RNR timer 1,
+ * the given RNR retry count. */
 static int side_connect(struct side *s, uint32_t dest, uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct tf_qp_opts o = TF_QP_DEFAULT;
+	struct ibv_ah_attr ah = { .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	err = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	o.max_dest_rd_atomic = 4;
+	o.min_rnr_timer = 1;
+	o.max_rd_atomic = 4;
+	o.rnr_retry = rnr_retry;
+	return tf_qp_connect_av_o(s->qp, &ah, dest, &o);
 }
 
 /* Poll until one completion (the other side's progress may take a moment). */

@@ -24,6 +24,7 @@
 
 #include "fp_script.h"
 #include "fk_test.h"
+#include "tf.h"
 
 #define SLOTS	32
 #define BOARD	64
@@ -54,24 +55,20 @@ static void maybe_end(uint32_t *s, uint32_t n)
 	_exit(0);
 }
 
+/* The walks of the lives: zero access flags, resources, RNR timer and RNR
+ * retries, timeout 14 and 7 retries; the RTR step sends the responder's
+ * attributes whatever the type (XRC_SEND too). */
+static const struct tf_qp_opts walk = {
+	.timeout = 14, .retry_cnt = 7,
+	.rtr_mask = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+};
+
 static int to_rtr(struct ibv_qp *q, uint32_t dest)
 {
-	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah = { .port_num = 1 };
+	int err = tf_qp_to_init_o(q, 1, &walk);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.ah_attr.port_num = 1;
-	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER);
+	return err ? err : tf_qp_to_rtr_av_o(q, &ah, dest, &walk);
 }
 
 static void life(uint32_t seed)
@@ -91,7 +88,6 @@ static void life(uint32_t seed)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	struct ibv_qp_attr a;
 	uint32_t s = seed | 1, srqn = 0, slot;
 	int n, i;
 
@@ -158,12 +154,7 @@ static void life(uint32_t seed)
 	slot = rnd(&s) % BOARD;
 	sq = ibv_create_qp_ex(ctx, &qa);
 	TR_ASSERT(sq && !to_rtr(sq, board->qpn[slot] ? board->qpn[slot] : tgt->qp_num));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	TR_ASSERT(!ibv_modify_qp(sq, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC));
+	TR_ASSERT(!tf_qp_to_rts_o(sq, &walk));
 	for (i = 0; i < 8; i++) {
 		struct ibv_sge g = { (uintptr_t)buf + 1024, 32, mr->lkey };
 		struct ibv_send_wr w, *bad;

@@ -67,7 +67,9 @@ int tf_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah
 	return 0;
 }
 
-int tf_qp_to_init(struct ibv_qp *qp, uint8_t port)
+const struct tf_qp_opts tf_qp_default = TF_QP_DEFAULT;
+
+int tf_qp_to_init_o(struct ibv_qp *qp, uint8_t port, const struct tf_qp_opts *o)
 {
 	struct ibv_qp_attr a;
 	int m = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
@@ -75,14 +77,19 @@ int tf_qp_to_init(struct ibv_qp *qp, uint8_t port)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = port;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags = o->access;
 	a.qkey = 0x11111111;
 	m |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	return ibv_modify_qp(qp, &a, m);
+	return ibv_modify_qp(qp, &a, m | o->init_mask);
 }
 
-int tf_qp_to_rtr_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn)
+int tf_qp_to_init(struct ibv_qp *qp, uint8_t port)
+{
+	return tf_qp_to_init_o(qp, port, &tf_qp_default);
+}
+
+int tf_qp_to_rtr_av_o(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn,
+		      const struct tf_qp_opts *o)
 {
 	enum ibv_qp_type t = qp->qp_type;
 	struct ibv_qp_attr a;
@@ -92,14 +99,19 @@ int tf_qp_to_rtr_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t de
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = dest_qpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
+	a.max_dest_rd_atomic = o->max_dest_rd_atomic;
+	a.min_rnr_timer = o->min_rnr_timer;
 	a.ah_attr = *ah;
 	if (t != IBV_QPT_UD)
 		m |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_RECV)
 		m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	return ibv_modify_qp(qp, &a, m);
+	return ibv_modify_qp(qp, &a, m | o->rtr_mask);
+}
+
+int tf_qp_to_rtr_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn)
+{
+	return tf_qp_to_rtr_av_o(qp, ah, dest_qpn, &tf_qp_default);
 }
 
 int tf_qp_to_rtr(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
@@ -114,7 +126,7 @@ int tf_qp_to_rtr(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
 	return err ? err : tf_qp_to_rtr_av(qp, &ah, dest_qpn);
 }
 
-int tf_qp_to_rts(struct ibv_qp *qp)
+int tf_qp_to_rts_o(struct ibv_qp *qp, const struct tf_qp_opts *o)
 {
 	enum ibv_qp_type t = qp->qp_type;
 	struct ibv_qp_attr a;
@@ -122,15 +134,20 @@ int tf_qp_to_rts(struct ibv_qp *qp)
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
+	a.timeout = o->timeout;
+	a.retry_cnt = o->retry_cnt;
+	a.rnr_retry = o->rnr_retry;
+	a.max_rd_atomic = o->max_rd_atomic;
 	if (t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND)
 		m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	if (t == IBV_QPT_XRC_RECV)
 		m |= IBV_QP_TIMEOUT;
-	return ibv_modify_qp(qp, &a, m);
+	return ibv_modify_qp(qp, &a, m | o->rts_mask);
+}
+
+int tf_qp_to_rts(struct ibv_qp *qp)
+{
+	return tf_qp_to_rts_o(qp, &tf_qp_default);
 }
 
 /* The step that failed, into the test's log (shown when the test fails). */
@@ -142,18 +159,25 @@ static int tf_step(int err, const char *step, const struct ibv_qp *qp)
 	return err;
 }
 
-int tf_qp_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn)
+int tf_qp_connect_av_o(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn,
+		       const struct tf_qp_opts *o)
 {
-	int err = tf_step(tf_qp_to_init(qp, ah->port_num), "RESET->INIT", qp);
+	int err = tf_step(tf_qp_to_init_o(qp, ah->port_num, o), "RESET->INIT", qp);
 
 	if (!err)
-		err = tf_step(tf_qp_to_rtr_av(qp, ah, dest_qpn), "INIT->RTR", qp);
+		err = tf_step(tf_qp_to_rtr_av_o(qp, ah, dest_qpn, o), "INIT->RTR", qp);
 	if (!err)
-		err = tf_step(tf_qp_to_rts(qp), "RTR->RTS", qp);
+		err = tf_step(tf_qp_to_rts_o(qp, o), "RTR->RTS", qp);
 	return err;
 }
 
-int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
+int tf_qp_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn)
+{
+	return tf_qp_connect_av_o(qp, ah, dest_qpn, &tf_qp_default);
+}
+
+int tf_qp_connect_o(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn,
+		    const struct tf_qp_opts *o)
 {
 	struct ibv_ah_attr ah;
 	int err = 0;
@@ -164,7 +188,12 @@ int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
 		memset(&ah, 0, sizeof(ah));
 		ah.port_num = port;
 	}
-	return err ? err : tf_qp_connect_av(qp, &ah, dest_qpn);
+	return err ? err : tf_qp_connect_av_o(qp, &ah, dest_qpn, o);
+}
+
+int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn)
+{
+	return tf_qp_connect_o(qp, port, dest_qpn, &tf_qp_default);
 }
 
 int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port, int b_rts)

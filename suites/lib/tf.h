@@ -64,6 +64,31 @@ int tf_qp_to_rts(struct ibv_qp *qp);
  * its port); the errno of the step that failed. */
 int tf_qp_connect(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn);
 int tf_qp_connect_av(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn);
+/* The same steps with the settings a test chooses (the plain forms use
+ * tf_qp_default, the values above): INIT's access flags, RTR's responder
+ * resources and RNR timer, RTS's timeout, retries and initiator
+ * resources, and mask bits each step adds to the spec 3b masks of the
+ * QP's type (e.g. a test that sends an attribute a type ignores). A zeroed
+ * struct sends zeros with the same masks. */
+struct tf_qp_opts {
+	unsigned int access;				/* INIT: qp_access_flags */
+	uint8_t max_dest_rd_atomic, min_rnr_timer;	/* RTR */
+	uint8_t timeout, retry_cnt, rnr_retry, max_rd_atomic;	/* RTS */
+	int init_mask, rtr_mask, rts_mask;		/* added to each step's mask */
+};
+#define TF_QP_DEFAULT { \
+	.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC, \
+	.max_dest_rd_atomic = 1, .min_rnr_timer = 12, \
+	.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1 }
+extern const struct tf_qp_opts tf_qp_default;
+int tf_qp_to_init_o(struct ibv_qp *qp, uint8_t port, const struct tf_qp_opts *o);
+int tf_qp_to_rtr_av_o(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn,
+		      const struct tf_qp_opts *o);
+int tf_qp_to_rts_o(struct ibv_qp *qp, const struct tf_qp_opts *o);
+int tf_qp_connect_av_o(struct ibv_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn,
+		       const struct tf_qp_opts *o);
+int tf_qp_connect_o(struct ibv_qp *qp, uint8_t port, uint32_t dest_qpn,
+		    const struct tf_qp_opts *o);
 /* A connected pair: a and b, each the other's destination over the loopback
  * address, step by step together (both INIT, both RTR, then a RTS, and b
  * RTS when b_rts; else b stays in RTR, a receiver). The step that failed
