@@ -17,6 +17,7 @@
 #include <infiniband/verbs.h>
 
 #include "fp_script.h"
+#include "tf.h"
 #include "tr.h"
 
 #define TRACE	"states.log"
@@ -85,35 +86,16 @@ static struct ibv_qp *rc_qp(struct box *b)
 }
 
 /* INIT, RTR to dest, RTS (rnr_retry 0: an RNR NAK fails the WQE at once). */
+/* RC to RTS toward DEST at LID: remote writes only, RNR timer 1, no RNR retry. */
+static const struct tf_qp_opts rc_opts = {
+	.access = IBV_ACCESS_REMOTE_WRITE, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+	.timeout = 14, .retry_cnt = 7, .rnr_retry = 0, .max_rd_atomic = 1 };
+
 static void rc_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 {
-	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.max_rd_atomic = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	assert_int_equal(tf_qp_connect_av_o(qp, &ah, dest, &rc_opts), 0);
 }
 
 static void post_recv(struct box *b, struct ibv_qp *qp)
