@@ -31,18 +31,7 @@ suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)
 [ -f "$prov-rdmav34.so" ] || test_bail "no $prov-rdmav34.so (make)"
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
-# ref PROGRAM DIR [SCRIPT]: one system-built suite on ref-impl under the
-# ixrc script, its TAP where tools/ibvct/suites-run would put it
-ref() {
-	n=$(basename "$1" .t)
-	mkdir -p "$2/tap"
-	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} IBVCT_TAP_DIR=$2/tmp \
-		sh "$src/ci/test-exec" "$build/bin/ibvct-run" --private --script "${3:-$script}" -- "$1" \
-		>/dev/null 2>&1
-	for e in tap stderr rc; do
-		[ -f "$2/tmp/ibvct-run.$e" ] && mv "$2/tmp/ibvct-run.$e" "$2/tap/$n.system-on-ref-ixrc.$e"
-	done
-}
+. "$src/tools/vm/agree-lib.sh"
 
 # the guest in the background, the reference run beside it. Its command
 # takes about 100 s on an idle machine under TCG and was seen at 300 s on
@@ -56,13 +45,13 @@ IBVCT_XRC_KO=$ko RDMAV_DRIVERS=$prov IBVCT_DEVICE=ixrc0 \
 	-- sh "$src/tools/ibvct/suites-run" "$real" system ixrc0 >"$tl_tmp/vm.out" 2>"$tl_tmp/vm.err" &
 vm_pid=$!
 for s in $suites; do
-	ref "$s" "$tl_tmp/ref"
+	agree_ref "$s" "$tl_tmp/ref" "$script" ixrc
 done
 # the other lifetime model, for the check that the agreement can fail
 seed=$tl_tmp/seed.fps
 sed 's/^lifetime current$/lifetime seed/' "$script" >"$seed"
 for s in t3100 t3101; do
-	ref "$(ls "$build"/suites/system/$s-*.t)" "$tl_tmp/seed" "$seed"
+	agree_ref "$(ls "$build"/suites/system/$s-*.t)" "$tl_tmp/seed" "$seed" ixrc
 done
 wait "$vm_pid"
 vm_rc=$?
