@@ -236,12 +236,50 @@ static void stack_region_stays_and_fork_needs_nothing(void **state)
 	fpt_close(ctx);
 }
 
+/* A region in the middle of malloc'ed chunks (heap pages it shares with
+ * them): registration and dereg keep every chunk's bytes, and free works
+ * after (the allocator's own words on those pages survive the remap). */
+static void heap_region_keeps_its_neighbours(void **state)
+{
+	enum { N = 5, SZ = 3000 };
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	char *c[N];
+	int i;
+
+	(void)state;
+	ctx = fpt_open();
+	pd = ibv_alloc_pd(ctx);
+	assert_non_null(pd);
+	for (i = 0; i < N; i++) {
+		c[i] = malloc(SZ);
+		assert_non_null(c[i]);
+		memset(c[i], 'A' + i, SZ);
+	}
+	mr = ibv_reg_mr(pd, c[2], SZ, ACC);
+	assert_non_null(mr);
+	assert_true(shared_at(c[2]));			/* remapped over the heap */
+	for (i = 0; i < N; i++)
+		assert_true(c[i][0] == 'A' + i && c[i][SZ - 1] == 'A' + i);
+	c[1][5] = 'x';
+	c[2][5] = 'y';
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	assert_int_equal(c[1][5], 'x');
+	assert_int_equal(c[2][5], 'y');
+	for (i = 0; i < N; i++)
+		free(c[i]);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	fpt_close(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct tr_test tests[] = {
 		TR_TEST(fork_child_gets_a_private_copy),
 		TR_TEST(parent_region_stays_shared_with_peers),
 		TR_TEST(stack_region_stays_and_fork_needs_nothing),
+		TR_TEST(heap_region_keeps_its_neighbours),
 	};
 
 	return fpt_main(argc, argv, tests, TR_N(tests));
