@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,6 +52,24 @@ static bool map_of(const void *p, char perm[5], unsigned long long *off, char *n
 	}
 	fclose(f);
 	return found;
+}
+
+/* Whether p lies on the calling thread's stack (under ASan's
+ * detect_stack_use_after_return a local array lives on its fake stack,
+ * heap memory, instead). */
+static bool on_my_stack(const void *p)
+{
+	pthread_attr_t at;
+	void *sp;
+	size_t ss;
+	bool on = false;
+
+	if (!pthread_getattr_np(pthread_self(), &at)) {
+		on = !pthread_attr_getstack(&at, &sp, &ss) && (uintptr_t)p >= (uintptr_t)sp &&
+		     (uintptr_t)p < (uintptr_t)sp + ss;
+		pthread_attr_destroy(&at);
+	}
+	return on;
 }
 
 static bool shared_at(const void *p)
@@ -222,7 +241,10 @@ static void stack_region_stays_and_fork_needs_nothing(void **state)
 	memset(stackbuf, 's', sizeof(stackbuf));
 	mr = ibv_reg_mr(pd, stackbuf, sizeof(stackbuf), ACC);
 	assert_non_null(mr);
-	assert_false(shared_at(stackbuf));
+	if (on_my_stack(stackbuf))
+		assert_false(shared_at(stackbuf));
+	else
+		tr_note("a local array is not on the thread's stack here (a sanitizer's fake stack)");
 	pid = tr_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
