@@ -39,6 +39,7 @@
 #define FE_MEM_NQPS	2048u			/* QP table slots (a power of 2) */
 #define FE_MEM_DATA	(8ull << 30)		/* the data region: offsets of a memfd's life */
 #define FE_MEM_TRIES	8			/* reads of an entry that changes under us */
+#define FE_FRAMES	(64u << 10)		/* below a frame: the stack its callees take */
 
 struct fe_mem_key_ent {
 	uint32_t seq;
@@ -612,24 +613,14 @@ static int fe_map_prot(const struct fe_map *m)
  */
 static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
 {
-	pthread_attr_t at;
-	void *sp;
-	size_t ss;
+	/* the calling thread's stack: the mapping its frames are in */
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	char line[512];
 	uintptr_t at_ = a;
 	FILE *f;
 	struct fe_map m;
 	bool ok = true;
 
-	/* the calling thread's stack */
-	if (!pthread_getattr_np(pthread_self(), &at)) {
-		if (!pthread_attr_getstack(&at, &sp, &ss) &&
-		    a < (uintptr_t)sp + ss && b > (uintptr_t)sp)
-			ok = false;
-		pthread_attr_destroy(&at);
-		if (!ok)
-			return false;
-	}
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return false;
@@ -645,7 +636,8 @@ static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
 		    (*prot >= 0 && *prot != fe_map_prot(&m)) ||
 		    (m.name[0] == '[' && strcmp(m.name, "[heap]")) ||	/* stack, vdso, vvar */
 		    !strncmp(m.name, "/dev/", 5) || strstr(m.name, "huge") ||
-		    strstr(m.name, "SYSV"))
+		    strstr(m.name, "SYSV") ||
+		    (sp >= m.lo && sp < m.hi))
 			ok = false;
 		*prot = fe_map_prot(&m);
 		at_ = m.hi;
@@ -687,15 +679,19 @@ static void fe_swap_out(uintptr_t a, size_t len, int prot)
 
 /* The parts of [a, b) still mapped from md's memfd where bk put them, made
  * private again (a region unmapped by the application, or mapped anew
- * there, is left as it is). */
-static void fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
+ * there, is left as it is). Not the one holding the calling thread's frames
+ * (registered by another thread): it stays shared, and false says that its
+ * memfd pages must stay too. */
+static bool fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 {
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	char line[512];
 	struct fe_map m;
 	FILE *f = fopen("/proc/self/maps", "re");
+	bool all = true;
 
 	if (!f)
-		return;
+		return false;
 	while (fgets(line, sizeof(line), f)) {
 		uintptr_t lo, hi;
 
@@ -705,11 +701,17 @@ static void fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 			break;
 		lo = m.lo > a ? m.lo : a;
 		hi = m.hi < b ? m.hi : b;
-		if (m.perm[3] == 's' && m.ino == (unsigned long)bk->md->ino &&
-		    m.off + (lo - m.lo) == bk->md->tabs->data_off + bk->moff + (lo - bk->start))
+		if (m.perm[3] != 's' || m.ino != (unsigned long)bk->md->ino ||
+		    m.off + (lo - m.lo) != bk->md->tabs->data_off + bk->moff + (lo - bk->start))
+			continue;
+		/* where this call's own frames are, or will be while it copies */
+		if (lo < sp + 4096 && hi > sp - FE_FRAMES)
+			all = false;
+		else
 			fe_swap_out(lo, hi - lo, fe_map_prot(&m));
 	}
 	fclose(f);
+	return all;
 }
 
 static struct fe_backing *fe_bk_find(uintptr_t a, uintptr_t b, bool *overlap)
@@ -852,10 +854,11 @@ void fe_mem_mr_del(struct fe_mr *mr)
 			 * their memfd range freed */
 			uintptr_t hi = bk->start + i * fe_page();
 
-			fe_restore(bk, run, hi);
-			fallocate(bk->md->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  (off_t)(bk->md->tabs->data_off + bk->moff + (run - bk->start)),
-				  (off_t)(hi - run));
+			if (fe_restore(bk, run, hi))
+				fallocate(bk->md->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)(bk->md->tabs->data_off + bk->moff +
+						  (run - bk->start)),
+					  (off_t)(hi - run));
 		}
 		in = false;
 	}
