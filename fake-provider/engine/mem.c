@@ -95,6 +95,8 @@ struct fe_backing {
 	uint32_t *ref;			/* per page */
 };
 
+static void fe_key_write(struct fe_memdev *md, unsigned slot, const struct fe_key_rec *rec);
+
 static struct fe_memdev *fe_md[FP_MAX_DEVS];
 static struct fe_backing *fe_bk;
 static size_t fe_pg;
@@ -290,6 +292,7 @@ static void fe_md_unlink(struct fe_memdev *md)
 void fe_mem_detach(int devidx)
 {
 	struct fe_memdev *md;
+	unsigned i;
 
 	if (devidx < 0 || devidx >= FP_MAX_DEVS || !(md = fe_md[devidx]))
 		return;
@@ -297,9 +300,20 @@ void fe_mem_detach(int devidx)
 	md->attached = false;
 	fe_md_unlink(md);
 	/* nothing is published any more: peers that still map it find
-	 * nothing valid (they take the old path, which finds nobody) */
-	memset(md->tabs->keys, 0, sizeof(md->tabs->keys));
-	memset(md->tabs->qps, 0, sizeof(md->tabs->qps));
+	 * nothing valid (they take the old path, which finds nobody); each
+	 * entry through its sequence count, as a peer may be reading it */
+	for (i = 0; i < FE_MEM_NKEYS; i++)
+		if (md->tabs->keys[i].valid)
+			fe_key_write(md, i, NULL);
+	for (i = 0; i < FE_MEM_NQPS; i++) {
+		struct fe_mem_qp_ent *e = &md->tabs->qps[i];
+
+		if (!e->valid)
+			continue;
+		fe_seq_begin(&e->seq);
+		e->valid = 0;
+		fe_seq_end(&e->seq);
+	}
 	fe_md_put(md);
 }
 
