@@ -836,6 +836,22 @@ bool fe_peer_alive(const struct fe_peer *p)
 	return p->self || (pid > 0 && fp_pid_alive(pid));
 }
 
+/*
+ * Where the inbox of p ends now (bytes, monotonic), and whether its owner
+ * has executed everything up to such a mark: the requester's PLACE
+ * keeps a QP's one-sided operation behind the requests the QP put in
+ * that inbox before it (an unreliable request completes when pushed).
+ */
+uint64_t fe_peer_mark(const struct fe_peer *p)
+{
+	return __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
+}
+
+bool fe_peer_served(const struct fe_peer *p, uint64_t mark)
+{
+	return (int64_t)(__atomic_load_n(&p->ib->head, __ATOMIC_ACQUIRE) - mark) >= 0;
+}
+
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
 {
 	fp_route_drop(xp, qpn, false);
