@@ -502,6 +502,8 @@ bool fe_peer_alive(const struct fe_peer *p);
 /* The inbox's end now, and whether its owner executed what came before a mark. */
 uint64_t fe_peer_mark(const struct fe_peer *p);
 bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
+/* Whether the process behind a peer stopped serving its inbox for good (cheap). */
+bool fe_peer_gone(const struct fe_peer *p);
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);

@@ -359,9 +359,11 @@ static bool fe_req_may_place(struct fe_req *c)
  * checked as for any READ response), an atomic is a CPU atomic on the
  * aligned word, so that other requesters and the target's own CPU agree
  * with it. Then the WQE is answered as the responder's ACK would have it.
- * A check that fails, a zero length (no key to check) or a misaligned
- * atomic goes the old way (XMIT), where the target's responder answers
- * as it always did (NAK, the QP to error, the event).
+ * A check that fails, a zero length (no key to check), a misaligned
+ * atomic or a target process gone (fe_peer_gone: its memory is still
+ * mapped here, but a dead process completes nothing) goes the old way
+ * (XMIT), where the target's responder answers as it always did (NAK,
+ * the QP to error, the event).
  */
 FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
 {
@@ -371,7 +373,7 @@ FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
 	int need;
 	char *at;
 
-	if (!len || (atomic && pkt->remote_addr % 8))
+	if (!len || (atomic && pkt->remote_addr % 8) || fe_peer_gone(c->peer))
 		return REQ_XMIT;
 	need = pkt->op == FP_PKT_WRITE ? IBV_ACCESS_REMOTE_WRITE :
 	       pkt->op == FP_PKT_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_ATOMIC;
