@@ -143,6 +143,11 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
+	/* the inbox this QP's requester last put a request in, and its end
+	 * then: a one-sided operation is placed by the requester only once
+	 * that inbox's owner executed it (requester.c, PLACE) */
+	const struct fe_peer *sq_xmit_peer;
+	uint64_t sq_xmit_mark;
 };
 
 /* ---- what the engine tells software (installed by the verbs layer) ----- */
@@ -494,6 +499,11 @@ bool fe_peer_self(const struct fe_peer *p);
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
 		  uint32_t from, bool want, uint64_t *id, uint32_t *done);
 bool fe_peer_alive(const struct fe_peer *p);
+/* The inbox's end now, and whether its owner executed what came before a mark. */
+uint64_t fe_peer_mark(const struct fe_peer *p);
+bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
+/* Whether the process behind a peer stopped serving its inbox for good (cheap). */
+bool fe_peer_gone(const struct fe_peer *p);
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);

@@ -54,6 +54,7 @@ void fe_qp_reset(struct fe_qp *qp)
 {
 	fe_sq_flush(qp, false);
 	qp->rx_blocked = false;
+	qp->sq_xmit_peer = NULL;
 	qp->rq.head = qp->rq.count = 0;
 	qp->sq_posted = qp->sq_retired = 0;
 	if (qp->scq)

@@ -73,6 +73,10 @@ struct fp_inbox {
 	/* the progress thread's sleep */
 	uint32_t seq __attribute__((aligned(FP_LINE)));	/* futex word */
 	uint32_t sleepers;		/* > 0: someone waits on seq */
+	/* held by the owner's progress thread for as long as it serves the
+	 * inbox: a robust mutex, so the kernel marks it when that thread ends,
+	 * however (killed, or stopped: fe_peer_gone) */
+	pthread_mutex_t alive __attribute__((aligned(FP_LINE)));
 };
 
 enum { FP_REC_PAD = 1, FP_REC_REQ, FP_REC_RESP };
@@ -836,6 +840,47 @@ bool fe_peer_alive(const struct fe_peer *p)
 	return p->self || (pid > 0 && fp_pid_alive(pid));
 }
 
+/*
+ * Where the inbox of p ends now (bytes, monotonic), and whether its owner
+ * has executed everything up to such a mark: the requester's PLACE
+ * keeps a QP's one-sided operation behind the requests the QP put in
+ * that inbox before it (an unreliable request completes when pushed).
+ */
+uint64_t fe_peer_mark(const struct fe_peer *p)
+{
+	return __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
+}
+
+bool fe_peer_served(const struct fe_peer *p, uint64_t mark)
+{
+	return (int64_t)(__atomic_load_n(&p->ib->head, __ATOMIC_ACQUIRE) - mark) >= 0;
+}
+
+/*
+ * Whether the process behind a peer stopped serving its inbox for good
+ * (killed, exited, its last context closed): its progress thread ended,
+ * and the kernel marked the robust mutex that thread held (FUTEX_OWNER_DIED,
+ * linux v6.1 kernel/futex/core.c handle_futex_death). Exact and without a
+ * system call while the owner lives (a failed trylock in user space): the
+ * requester's PLACE asks before every operation it does in a peer's
+ * memory, which a dead process must not see complete. A mutex found dead
+ * is left unrecoverable (unlocked without pthread_mutex_consistent), so
+ * every later look says so at once.
+ */
+bool fe_peer_gone(const struct fe_peer *p)
+{
+	int err;
+
+	if (p->self)
+		return false;
+	err = pthread_mutex_trylock(&p->ib->alive);
+	if (err == EBUSY)
+		return false;
+	if (!err || err == EOWNERDEAD)
+		pthread_mutex_unlock(&p->ib->alive);
+	return true;
+}
+
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
 {
 	fp_route_drop(xp, qpn, false);
@@ -853,6 +898,7 @@ static void *fp_progress(void *arg)
 	/* signals are the application's business, not this thread's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&xp->ib->alive);	/* never unlocked: see fe_peer_gone */
 	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
 	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
@@ -903,6 +949,24 @@ static void *fp_progress(void *arg)
 	return NULL;
 }
 
+/* The owner's liveness word (struct fp_inbox.alive). */
+static int fp_alive_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int err;
+
+	err = pthread_mutexattr_init(&a);
+	if (err)
+		return err;
+	err = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	if (!err)
+		err = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (!err)
+		err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return err;
+}
+
 static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_work *work)
 {
 	struct fe_xport *xp = calloc(1, sizeof(*xp));
@@ -925,6 +989,8 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	xp->ib = m;
 	xp->ib->owner_pid = xp->pid;
 	xp->ib->magic = FP_INBOX_MAGIC;
+	if (fp_alive_init(&xp->ib->alive))
+		goto err_unmap;
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Registered memory that other processes reach (issue 28): what a requester
+ * needs to place a one-sided operation in its target's memory itself, as an
+ * HCA does, without the target's CPU.
+ *
+ *  - A region's pages are backed by the memfd of this process's inbox for
+ *    its device (transport.c), mapped MAP_SHARED over the same addresses, so
+ *    that a peer that maps that memfd reaches the bytes (engine/README.md,
+ *    "Registered memory").
+ *  - The owner publishes, in the same memfd, a table of its keys (regions
+ *    and windows) and a table of its one-sided targets (QPs): written by the
+ *    owner only, read by peers without a lock (a sequence count per entry).
+ *  - A requester asks fe_peer_remote whether the target would grant an
+ *    access, from those tables, through the same check the responder runs
+ *    (fe_key_check, also behind fe_mr_remote): where the target's bytes are
+ *    mapped in this process, or FE_MEM_FALLBACK, and then the request takes
+ *    the old path (the target's responder decides, with its own errors).
+ *    fe_peer_remote never refuses: any doubt is FE_MEM_FALLBACK.
+ *
+ * Everything here runs under the plugin lock (fe_lock).
+ */
+#ifndef FE_MEM_H
+#define FE_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fp_engine.h"
+
+/* fe_peer_remote: take the old path (the target's responder decides). */
+#define FE_MEM_FALLBACK	1
+
+/* Not a QPN: a key record with no QP (a type 2 window bound to none, an
+ * access arriving at an XRC target, which has no local QP). */
+#define FE_MEM_NO_QPN	0xffffffffu
+
+enum fe_key_kind { FE_KEY_MR = 1, FE_KEY_MW1, FE_KEY_MW2 };
+
+/*
+ * What a remote key grants: the one record the responder's check
+ * (fe_mr_remote) and the requester's (fe_peer_remote, from the target's
+ * published table) both run fe_key_check on. For a window, iova and length
+ * are its region's, win_addr and win_length its bound range.
+ */
+struct fe_key_rec {
+	uint32_t rkey;
+	uint32_t kind;			/* enum fe_key_kind; 0: no grant (an unbound window) */
+	uint64_t pd;			/* the PD's identity (the owner's pointer) */
+	uint64_t iova, length;		/* the region */
+	uint64_t win_addr, win_length;	/* a window's range */
+	int32_t access;			/* the region's or the window's */
+	uint32_t qpn;			/* type 2 window: the QP it is bound to */
+	bool range_is_region;		/* a window that grants its whole region (rxe) */
+	bool mapped;			/* published: the region's bytes are in the memfd */
+	uint64_t moff;			/* published: the memfd offset of iova */
+};
+
+/* Whether rec grants need on [addr, addr + len) to a request arriving at
+ * QP qpn (FE_MEM_NO_QPN: an XRC target) of PD pd with qp_access; on yes,
+ * *off is the offset of addr from the region's iova. The quirks are this
+ * process's (FP_Q_MW_RANGE_UNCHECKED, FP_Q_MW_QP_UNCHECKED). */
+bool fe_key_check(const struct fe_key_rec *rec, uint64_t pd, uint32_t qpn, int qp_access,
+		  uint64_t addr, uint64_t len, int need, uint64_t *off);
+
+/*
+ * The requester's check on the peer that owns QP dst_qpn (the peer is the
+ * transport's, from fe_xport_route): 0 and *where the target's bytes for
+ * [addr, addr + len) as mapped in this process, or FE_MEM_FALLBACK. It
+ * mirrors the responder's GET_QP (an RC QP in RTR, RTS or SQD), CHK_SEQ (no
+ * stream blocked after an RNR NAK: then the target decides) and CHK_RKEY; the
+ * caller checked CHK_OP and CHK_ALIGN (8-aligned atomics) and len > 0. need
+ * is one IBV_ACCESS_REMOTE_* bit. src_qpn is the requester's QP.
+ */
+struct fe_peer;
+int fe_peer_remote(struct fe_peer *peer, uint32_t dst_qpn, uint32_t src_qpn, uint64_t addr,
+		   uint32_t rkey, uint64_t len, int need, char **where);
+
+#endif /* FE_MEM_H */
