@@ -77,4 +77,57 @@ struct fe_peer;
 int fe_peer_remote(struct fe_peer *peer, uint32_t dst_qpn, uint32_t src_qpn, uint64_t addr,
 		   uint32_t rkey, uint64_t len, int need, char **where);
 
+/* ---- inside the engine ------------------------------------------------------ */
+/*
+ * The shared part of the inbox's memfd, after the inbox (whose size is
+ * base): the tables, then the data region where registered pages live.
+ * fe_mem_attach grows the owner's memfd and maps its tables (the transport
+ * calls it when it makes the inbox); fe_mem_detach lets it go (regions still
+ * backed by it stay so until their last deregistration).
+ */
+void fe_mem_attach(int devidx, int fd, uint64_t base);
+void fe_mem_detach(int devidx);
+
+/* What a peer maps of another process's memfd (struct fe_peer holds one). */
+struct fe_mem_tabs;
+struct fe_mem_view {
+	const struct fe_mem_tabs *tabs;	/* NULL: nothing published reachable */
+	char *data;
+	uint64_t data_size;
+};
+void fe_mem_peer_map(struct fe_mem_view *v, int fd, uint64_t base);
+void fe_mem_peer_unmap(struct fe_mem_view *v);
+/* fe_peer_remote past its peer: the check on a view. */
+int fe_mem_view_remote(const struct fe_mem_view *v, uint32_t dst_qpn, uint64_t addr,
+		       uint32_t rkey, uint64_t len, int need, char **where);
+/* The transport's: the view of a peer (NULL: its own inbox), and whether its
+ * owner still serves it. */
+struct fe_mem_view *fe_peer_mem(struct fe_peer *p);
+bool fe_peer_owned(const struct fe_peer *p);
+
+/* Registration: back the region's pages by the memfd (when safe) and
+ * publish its key; the reverse. */
+void fe_mem_mr_add(struct fe_dev *dev, struct fe_mr *mr);
+void fe_mem_mr_del(struct fe_mr *mr);
+/* Its key's record changed (rereg of access or PD, a window's bind). */
+void fe_mem_mr_publish(struct fe_dev *dev, struct fe_mr *mr);
+void fe_mem_mw_publish(struct fe_dev *dev, struct fe_mw *mw);
+void fe_mem_mw_unpublish(struct fe_mw *mw);
+/* A QP's state, access, PD or receive block changed; it is gone. */
+void fe_mem_qp_publish(struct fe_qp *qp);
+void fe_mem_qp_unpublish(struct fe_qp *qp);
+/* From any thread, without the plugin lock: the QP is in error (an async
+ * event the daemon raised). */
+void fe_mem_qp_errored(struct fe_qp *qp);
+/* Whether a new key would take a free slot of the device's key table. */
+bool fe_mem_key_slot_free(int devidx, uint32_t key);
+/* The records fe_key_check takes, from live objects. */
+void fe_mr_key_rec(const struct fe_mr *mr, struct fe_key_rec *rec);
+void fe_mw_key_rec(const struct fe_mw *mw, struct fe_key_rec *rec);
+
+/* In a child of fork(), before it runs application code: its registered
+ * pages become private copies (unless the quirk fork_shares_mr), and it
+ * forgets the parent's tables and backings. */
+void fe_mem_fork_child(void);
+
 #endif /* FE_MEM_H */
