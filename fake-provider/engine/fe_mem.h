@@ -125,6 +125,26 @@ bool fe_mem_key_slot_free(int devidx, uint32_t key);
 void fe_mr_key_rec(const struct fe_mr *mr, struct fe_key_rec *rec);
 void fe_mw_key_rec(const struct fe_mw *mw, struct fe_key_rec *rec);
 
+/*
+ * Foreign regions: a region of process A imported by process B (ibv_import_mr
+ * through a shared context) is the same bytes in both. A exports where its
+ * region lies in its memfd; B maps that range of the memfd (received over a
+ * UNIX socket, or from the fake kernel) and registers an fe_mr on the mapping
+ * with the region's own keys (fe_mr_add_keys): an lkey in B's WQEs, an
+ * rkey at B's QPs (served by B's responder: a foreign region is not
+ * published in B's tables, its bytes are not in B's memfd).
+ *
+ * fe_mem_mr_export: the memfd (this process's, not to be closed; dup it to
+ * send it) and the file offset of mr->addr; ENOENT when the region's pages
+ * stayed as they are (engine/README.md: no other process reaches them).
+ * fe_mem_foreign_map: len bytes at file_off of an exporter's memfd, mapped
+ * here: *addr, or an errno (EINVAL past the file's end). Unmap with
+ * fe_mem_foreign_unmap after the fe_mr is gone (fe_mr_del).
+ */
+int fe_mem_mr_export(const struct fe_mr *mr, int *fd, uint64_t *file_off);
+int fe_mem_foreign_map(int fd, uint64_t file_off, uint64_t len, char **addr);
+void fe_mem_foreign_unmap(char *addr, uint64_t len);
+
 /* In a child of fork(), before it runs application code: its registered
  * pages become private copies (unless the quirk fork_shares_mr), and it
  * forgets the parent's tables and backings. */

@@ -204,6 +204,9 @@ struct fe_srq *fe_srq_find(struct fe_dev *dev, uint32_t srqn);
 struct fe_srq *fe_dom_first_srq(struct fe_dev *dev, struct fe_dom *dom);
 
 void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr);	/* sets lkey, rkey */
+/* A region with keys it has elsewhere (an imported region, fe_mem.h): 0, or
+ * EEXIST when this process names another object with one of them. */
+int fe_mr_add_keys(struct fe_dev *dev, struct fe_mr *mr, uint32_t lkey, uint32_t rkey);
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr);
 struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey);
 struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey);

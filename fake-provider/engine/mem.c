@@ -905,3 +905,47 @@ void fe_mem_fork_child(void)
 		fe_md_put(md);
 	}
 }
+
+/* ---- foreign regions (an MR imported from another process) ----------------------- */
+int fe_mem_mr_export(const struct fe_mr *mr, int *fd, uint64_t *file_off)
+{
+	const struct fe_backing *bk = mr->bk;
+
+	if (!bk || bk->dead || !bk->md->tabs || bk->md->fd < 0)
+		return ENOENT;		/* its pages stayed as they are: no other process reaches them */
+	*fd = bk->md->fd;
+	*file_off = bk->md->tabs->data_off + mr->moff;
+	return 0;
+}
+
+int fe_mem_foreign_map(int fd, uint64_t file_off, uint64_t len, char **addr)
+{
+	uint64_t in = file_off & (fe_page() - 1), span;
+	struct stat st;
+	void *m;
+
+	*addr = NULL;
+	if (!len || len > UINT64_MAX - in - fe_page())
+		return EINVAL;
+	span = (in + len + fe_page() - 1) & ~(uint64_t)(fe_page() - 1);
+	/* past the file's end a mapping faults: refuse instead */
+	if (fstat(fd, &st))
+		return errno;
+	if (!S_ISREG(st.st_mode) || file_off > (uint64_t)st.st_size ||
+	    len > (uint64_t)st.st_size - file_off)
+		return EINVAL;
+	m = mmap(NULL, (size_t)span, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)(file_off - in));
+	if (m == MAP_FAILED)
+		return errno;
+	*addr = (char *)m + in;
+	return 0;
+}
+
+void fe_mem_foreign_unmap(char *addr, uint64_t len)
+{
+	uintptr_t in = (uintptr_t)addr & (fe_page() - 1);
+
+	if (addr && len)
+		munmap(addr - in, (in + len + fe_page() - 1) & ~(fe_page() - 1));
+}

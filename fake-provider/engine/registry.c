@@ -348,6 +348,22 @@ void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr)
 	fe_mem_mr_add(dev, mr);
 }
 
+int fe_mr_add_keys(struct fe_dev *dev, struct fe_mr *mr, uint32_t lkey, uint32_t rkey)
+{
+	/* keys are this process's registry's: one already used here (or by a
+	 * window) cannot name a second object */
+	if (!lkey || !rkey || lkey == rkey || fe_key_used(dev, lkey) || fe_key_used(dev, rkey) ||
+	    fe_mw_by_rkey(dev, lkey) || fe_mw_by_rkey(dev, rkey))
+		return EEXIST;
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	fp_list_add_tail(&dev->mrs, &mr->link);
+	fp_list_add_tail(&dev->lkey_hash[fe_bucket(mr->lkey)], &mr->lhash);
+	fp_list_add_tail(&dev->rkey_hash[fe_bucket(mr->rkey)], &mr->rhash);
+	fe_mem_mr_add(dev, mr);
+	return 0;
+}
+
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
 {
 	struct fp_link *p, *t;

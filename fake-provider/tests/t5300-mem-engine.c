@@ -602,6 +602,96 @@ static void mr_share_0_keeps_every_region(void **state)
 	munmap(p, pg);
 }
 
+/* A region imported by another process (fe_mem.h, foreign regions): the
+ * importer maps the exporter's memfd range and registers it with the
+ * region's keys; through its lkey and its rkey it reaches the exporter's
+ * bytes, both ways. */
+static void foreign_region_is_the_same_bytes(void **state)
+{
+	char *p = anon(2, PROT_READ | PROT_WRITE), *stackless;
+	volatile char *vp;
+	struct fe_mr mr;
+	uint64_t off;
+	int fd, go[2], back[2], st;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	mr_init(&mr, PD, p + 32, pg, ALL);
+	assert_int_equal(fe_mem_mr_export(&mr, &fd, &off), 0);
+	stackless = NULL;
+	{
+		/* a region that stayed as it is cannot be exported */
+		char *ro = anon(1, PROT_READ);
+		struct fe_mr r;
+
+		mr_init(&r, PD, ro, pg, IBV_ACCESS_REMOTE_READ);
+		assert_int_equal(fe_mem_mr_export(&r, &fd, &off), ENOENT);
+		fe_mr_del(dev, &r);
+		munmap(ro, pg);
+		assert_int_equal(fe_mem_mr_export(&mr, &fd, &off), 0);
+	}
+	assert_int_equal(fe_mem_foreign_map(fd, off, UINT64_MAX / 2, &stackless), EINVAL);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(back), 0);
+	pid = tr_fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ibv_sge sge;
+		struct fe_mr imp;
+		struct fe_qp qp;
+		char *a, *l, *r;
+
+		/* what the child handler of fork does: the parent's are not ours */
+		fe_mem_fork_child();
+		fe_mr_del(dev, &mr);		/* the importer has no such region */
+		/* the memfd as the importer receives it: another fd of the file */
+		TR_ASSERT(fe_mem_foreign_map(memfd, off, pg, &a) == 0);
+		memset(&imp, 0, sizeof(imp));
+		imp.pd = PD2;
+		imp.addr = a;
+		imp.length = pg;
+		imp.iova = mr.iova;
+		imp.access = ALL;
+		TR_ASSERT(fe_mr_add_keys(dev, &imp, mr.lkey, mr.rkey) == 0);
+		{
+			struct fe_mr twice = imp;
+
+			TR_EXPECT(fe_mr_add_keys(dev, &twice, mr.lkey, mr.rkey) == EEXIST);
+		}
+		sge.addr = mr.iova + 8;
+		sge.length = 8;
+		sge.lkey = mr.lkey;
+		l = fe_mr_local(dev, PD2, &sge, true);
+		TR_ASSERT(l == a + 8);
+		memset(&qp, 0, sizeof(qp));
+		fe_qp_init(&qp, IBV_QPT_RC);
+		qp.pd = PD2;
+		r = fe_mr_remote(dev, PD2, &qp, ALL, mr.iova + 16, mr.rkey, 8,
+				 IBV_ACCESS_REMOTE_WRITE);
+		TR_ASSERT(r == a + 16);
+		l[0] = 'L';
+		r[0] = 'R';
+		TR_ASSERT(write(back[1], "1", 1) == 1);
+		TR_ASSERT(read(go[0], &c, 1) == 1);
+		TR_EXPECT(a[24] == 'E');
+		fe_mr_del(dev, &imp);
+		fe_mem_foreign_unmap(a, pg);
+		_exit(0);
+	}
+	assert_int_equal(read(back[0], &c, 1), 1);
+	vp = p + 32;
+	assert_int_equal(vp[8], 'L');
+	assert_int_equal(vp[16], 'R');
+	vp[24] = 'E';
+	assert_int_equal(write(go[1], "1", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_true(shared_at(p));		/* the child's dereg left ours */
+	fe_mr_del(dev, &mr);
+	munmap(p, 2 * pg);
+}
+
 static const struct tr_test tests[] = {
 	TR_TEST_FX(reg_keeps_contents_and_protection, setup, teardown),
 	TR_TEST_FX(two_regions_dereg_first_first, setup, teardown),
@@ -613,6 +703,7 @@ static const struct tr_test tests[] = {
 	TR_TEST_FX(tables_follow_every_change, setup, teardown),
 	TR_TEST_FX(requester_and_responder_agree, setup, teardown),
 	TR_TEST_FX(peer_process_sees_writes_both_ways, setup, teardown),
+	TR_TEST_FX(foreign_region_is_the_same_bytes, setup, teardown),
 };
 
 int main(int argc, char **argv)
