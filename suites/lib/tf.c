@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tf.h"
+#include "tr_clock.h"
 
 /* ---- devices ------------------------------------------------------------- */
 struct ibv_context *tf_open_dev(const char *name, int *ndev)
@@ -224,6 +226,27 @@ int tf_poll(struct ibv_cq *cq, struct ibv_wc *wc)
 			return n < 0 ? 0 : 1;
 	} while (tr_now_ms() < end);
 	return 0;
+}
+
+int tf_poll_for(struct ibv_cq *cq, struct ibv_wc *wc, long long budget_ms)
+{
+	struct tr_clock c;
+	int i, n;
+
+	for (i = 0; i < 10000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? 0 : 1;
+	}
+	tr_clock_start(&c, budget_ms * tr_timeout_mult());
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? 0 : 1;
+		if (!tr_clock_tick(&c))
+			return ibv_poll_cq(cq, 1, wc) == 1;
+		usleep(100);
+	}
 }
 
 struct ibv_srq *tf_xsrq(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_xrcd *xrcd,

@@ -98,6 +98,11 @@ int tf_pair_connect(struct ibv_qp *a, struct ibv_qp *b, uint8_t port, int b_rts)
 /* ---- completions and posting ---------------------------------------------- */
 /* Poll one completion within a second; returns 1 or 0 (none). */
 int tf_poll(struct ibv_cq *cq, struct ibv_wc *wc);
+/* The same within budget_ms of an unshared machine: the limit of tr_clock.h,
+ * stretched by the load (at most IBVCT_STRETCH_MAX times) and multiplied by
+ * IBVCT_TIMEOUT_MULT, for a wait that a loaded machine must never fail. It
+ * spins first, then sleeps 100 us between polls. */
+int tf_poll_for(struct ibv_cq *cq, struct ibv_wc *wc, long long budget_ms);
 /* Post a chain of ibv_send_wr through the new post-send API instead: one
  * ibv_wr_start, the builder and setters each WR asks for (its SGEs, or its
  * inline data with IBV_SEND_INLINE; the UD address; the XRC SRQ number),
