@@ -12,6 +12,13 @@
  * where the initiator stopped): the passive target of RDMA WRITE, READ and
  * atomics calls no verb after setup, it only sleeps and reads its own
  * memory, and checks there that the operations took effect.
+ *
+ * The one-sided session (issue 28) has targets that wait as one-sided
+ * applications do, calling no verb meanwhile: blocked in read() on a socket
+ * they share with the initiator, spinning on their own buffer (write-then-
+ * spin: each side WRITEs a sequence number to the other), or asleep in
+ * ibv_get_cq_event on their receive CQ's channel (the mixed stream, whose
+ * SENDs wake them).
  */
 #include <errno.h>
 #include <fcntl.h>
