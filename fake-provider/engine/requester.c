@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe_mem.h"
 #include "fp_engine.h"
 #include "sq.h"
 
@@ -195,14 +196,20 @@ static long long fp_wait_ns(void)
  *
  * An XRC packet always takes ROUTE (its target QP is the daemon's; its SRQ
  * may be anywhere), and comes back to EXECUTE_HERE when the SRQ is ours.
- * A one-sided operation placed by the requester itself in the target's
- * memory (issue 28) is one more path: ROUTE PLACE ANSWERED.
+ * A one-sided operation (RC WRITE, READ, atomics; UC WRITE) to another
+ * process is done by the requester itself in the target's memory, without
+ * the target's CPU, when fe_req_may_place and fe_peer_remote let it:
+ *
+ *   placed                    ... ROUTE PLACE ANSWERED
+ *   a check says no           ... ROUTE PLACE XMIT SENT (the old path: the
+ *                             target's responder answers, errors as ever)
  */
 #define FE_REQ_STATES(X)						\
 	X(READ_WQE)		/* its data where it lies now, keys checked */ \
 	X(GET_DEST)		/* a QP of this process, or the route */ \
 	X(EXECUTE_HERE)		/* the responder runs it now */		\
 	X(ROUTE)		/* the process the daemon names (XRC: after its gate) */ \
+	X(PLACE)		/* a one-sided operation done here, in the target's memory */ \
 	X(XMIT)			/* into that process's inbox */		\
 	X(SENT)			/* on its way: its response completes it */ \
 	X(ANSWERED)		/* the answer (or none) to the completer */ \
@@ -227,6 +234,7 @@ struct fe_req {
 	uint32_t seg_done;		/* the bytes of a long message already there */
 	uint64_t id;
 	struct fp_response resp;
+	bool placed;			/* PLACE did it: resp.data is the target's memory */
 };
 
 /*
@@ -295,6 +303,115 @@ FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 }
 
 /*
+ * Whether the requester may do this one-sided operation itself (PLACE),
+ * in the target's memory, as an HCA does without the target's CPU: a
+ * WRITE, READ or atomic of an RC QP, a WRITE of a UC QP (never XRC: its
+ * target routing stays with the target), and only behind nothing the old
+ * path has not finished, so that RC ordering holds both ways:
+ *   - every earlier WQE of the queue is answered, with success (a request
+ *     after a SEND is executed after it; after a NAK nothing more is);
+ *   - every request this QP put in an inbox (an unreliable one completes
+ *     when pushed) has been executed by the owner of that inbox;
+ * an old-path request after a placed one needs nothing: the placed one is
+ * done before post_send returns.
+ */
+static bool fe_req_may_place(struct fe_req *c)
+{
+	const struct fp_packet *pkt = c->out;
+	struct fe_qp *r = c->r;
+	const struct fp_link *p;
+
+	switch (pkt->op) {
+	case FP_PKT_WRITE:
+		if (r->type != IBV_QPT_RC && r->type != IBV_QPT_UC)
+			return false;
+		break;
+	case FP_PKT_READ:
+	case FP_PKT_CMP_SWAP:
+	case FP_PKT_FETCH_ADD:
+		if (r->type != IBV_QPT_RC)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (r->sq_xmit_peer) {
+		if (!fe_peer_served(r->sq_xmit_peer, r->sq_xmit_mark))
+			return false;
+		r->sq_xmit_peer = NULL;
+	}
+	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
+		const struct fp_swqe *e = fp_container_of(p, const struct fp_swqe, link);
+
+		if (e == c->w)
+			break;
+		if (e->state != FP_SWQE_DONE || e->result != IBV_WC_SUCCESS)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The operation, done here in the target's registered memory mapped in
+ * this process (fe_peer_remote: the responder's QP and key checks, on the
+ * target's published tables): a WRITE copies its data in, a READ's answer
+ * is the target's bytes (the completer scatters them into the local SGEs,
+ * checked as for any READ response), an atomic is a CPU atomic on the
+ * aligned word, so that other requesters and the target's own CPU agree
+ * with it. Then the WQE is answered as the responder's ACK would have it.
+ * A check that fails, a zero length (no key to check), a misaligned
+ * atomic or a target process gone (fe_peer_gone: its memory is still
+ * mapped here, but a dead process completes nothing) goes the old way
+ * (XMIT), where the target's responder answers as it always did (NAK,
+ * the QP to error, the event).
+ */
+FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
+{
+	const struct fp_packet *pkt = c->out;
+	bool atomic = pkt->op == FP_PKT_CMP_SWAP || pkt->op == FP_PKT_FETCH_ADD;
+	uint64_t len = atomic ? 8 : pkt->len;
+	int need;
+	char *at;
+
+	if (!len || (atomic && pkt->remote_addr % 8) || fe_peer_gone(c->peer))
+		return REQ_XMIT;
+	need = pkt->op == FP_PKT_WRITE ? IBV_ACCESS_REMOTE_WRITE :
+	       pkt->op == FP_PKT_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_ATOMIC;
+	if (fe_peer_remote(c->peer, pkt->dst_qpn, pkt->src_qpn, pkt->remote_addr, pkt->rkey,
+			   len, need, &at) || (atomic && (uintptr_t)at % 8))
+		return REQ_XMIT;
+	switch (pkt->op) {
+	case FP_PKT_WRITE:
+		fe_pieces_copy(at, pkt->pieces, pkt->npieces, 0, len);
+		__atomic_thread_fence(__ATOMIC_RELEASE);	/* before any later one lands */
+		break;
+	case FP_PKT_READ:
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		c->resp.data = at;
+		c->resp.len = (uint32_t)len;
+		break;
+	case FP_PKT_CMP_SWAP: {
+		uint64_t orig = pkt->compare_add;
+
+		/* on a mismatch orig receives the value found */
+		__atomic_compare_exchange_n((uint64_t *)(void *)at, &orig, pkt->swap, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		c->resp.atomic_orig = orig;
+		c->resp.len = 8;
+		break;
+	}
+	default:
+		c->resp.atomic_orig = __atomic_fetch_add((uint64_t *)(void *)at, pkt->compare_add,
+							 __ATOMIC_SEQ_CST);
+		c->resp.len = 8;
+		break;
+	}
+	c->placed = true;
+	c->resp.status = FP_ACK_OK;
+	return REQ_ANSWERED;
+}
+
+/*
  * Where the daemon says the destination is (a remembered route, else it
  * asks), for XRC after its gate check of the target QP, with the target
  * QP's attributes the responder needs: the inbox of that process, or here
@@ -331,7 +448,7 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 		c->dq = c->xrc ? NULL : fe_qp_find(c->dev, c->out->dst_qpn);
 		return REQ_EXECUTE_HERE;
 	}
-	return REQ_XMIT;
+	return c->xrc || !fe_req_may_place(c) ? REQ_XMIT : REQ_PLACE;
 }
 
 /* Into the peer's inbox. The rest of a long message goes where its first
@@ -358,6 +475,8 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 		return REQ_ANSWERED;
 	}
 	sent->peer = c->peer;
+	c->r->sq_xmit_peer = c->peer;		/* PLACE waits until it is executed */
+	c->r->sq_xmit_mark = fe_peer_mark(c->peer);
 	if (!c->reliable) {
 		c->resp.status = FP_ACK_OK;
 		return REQ_ANSWERED;
@@ -378,7 +497,8 @@ FE_STATE enum fe_req_state fe_req_sent(struct fe_req *c)
 FE_STATE enum fe_req_state fe_req_answered(struct fe_req *c)
 {
 	fe_comp_answer(c->r, c->w, &c->resp);
-	free(c->resp.data);
+	if (!c->placed)
+		free(c->resp.data);
 	return REQ_DONE;
 }
 
@@ -397,6 +517,7 @@ fe_req_step(struct fe_req *c, enum fe_req_state s)
 	case REQ_GET_DEST:	return fe_req_get_dest(c);
 	case REQ_EXECUTE_HERE:	return fe_req_execute_here(c);
 	case REQ_ROUTE:		return fe_req_route(c);
+	case REQ_PLACE:		return fe_req_place(c);
 	case REQ_XMIT:		return fe_req_xmit(c);
 	case REQ_SENT:		return fe_req_sent(c);
 	case REQ_ANSWERED:	return fe_req_answered(c);
@@ -436,6 +557,7 @@ static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 	c.reliable = w->pkt.src_type == IBV_QPT_RC || w->pkt.src_type == IBV_QPT_XRC_SEND;
 	c.xrc = w->pkt.src_type == IBV_QPT_XRC_SEND;
 	c.out = &w->pkt;
+	c.placed = false;
 	memset(&c.resp, 0, sizeof(c.resp));
 	if (fe_trace_states()) {
 		struct fe_req traced = c;	/* c itself stays out of memory */

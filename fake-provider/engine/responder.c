@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 
 #define FE_RX_SGE_KEPT	4		/* receive SGEs whose address the check keeps */
 
@@ -233,6 +234,7 @@ FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 		if (c->pkt->src_qpn == qp->rx_block_src && ahead && ahead < 0x800000)
 			return RESP_NAK_SEQ;
 		qp->rx_blocked = false;
+		fe_mem_qp_publish(qp);
 	}
 	return RESP_CHK_OP;
 }
@@ -414,15 +416,32 @@ FE_STATE enum fe_resp_state fe_resp_read_reply(struct fe_resp *c)
 	return RESP_ACKNOWLEDGE;
 }
 
+/*
+ * A CPU atomic on the word (aligned in this process too: the usual case),
+ * as requesters that place an atomic themselves in this memory do
+ * (requester.c, PLACE), so that theirs, this one and the application's own
+ * atomics on the word agree.
+ */
 FE_STATE enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
 {
 	const struct fp_packet *pkt = c->pkt;
 	uint64_t orig, val;
 
-	memcpy(&orig, c->mem, 8);
-	val = pkt->op == FP_PKT_CMP_SWAP ? (orig == pkt->compare_add ? pkt->swap : orig)
-					 : orig + pkt->compare_add;
-	memcpy(c->mem, &val, 8);
+	if (!((uintptr_t)c->mem % 8)) {
+		uint64_t *word = (uint64_t *)(void *)c->mem;
+
+		orig = pkt->compare_add;
+		if (pkt->op != FP_PKT_CMP_SWAP)
+			orig = __atomic_fetch_add(word, pkt->compare_add, __ATOMIC_SEQ_CST);
+		else
+			__atomic_compare_exchange_n(word, &orig, pkt->swap, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		memcpy(&orig, c->mem, 8);
+		val = pkt->op == FP_PKT_CMP_SWAP ? (orig == pkt->compare_add ? pkt->swap : orig)
+						 : orig + pkt->compare_add;
+		memcpy(c->mem, &val, 8);
+	}
 	c->resp->atomic_orig = orig;
 	c->resp->len = 8;
 	c->st = FP_ACK_OK;
@@ -454,6 +473,7 @@ FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 		qp->rx_blocked = true;
 		qp->rx_block_psn = c->pkt->psn;
 		qp->rx_block_src = c->pkt->src_qpn;
+		fe_mem_qp_publish(qp);	/* requesters stop placing: we decide */
 	}
 	return RESP_ACKNOWLEDGE;
 }

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
 #define FP_INBOX_HDR	4096u
@@ -73,6 +74,10 @@ struct fp_inbox {
 	/* the progress thread's sleep */
 	uint32_t seq __attribute__((aligned(FP_LINE)));	/* futex word */
 	uint32_t sleepers;		/* > 0: someone waits on seq */
+	/* held by the owner's progress thread for as long as it serves the
+	 * inbox: a robust mutex, so the kernel marks it when that thread ends,
+	 * however (killed, or stopped: fe_peer_gone) */
+	pthread_mutex_t alive __attribute__((aligned(FP_LINE)));
 };
 
 enum { FP_REC_PAD = 1, FP_REC_REQ, FP_REC_RESP };
@@ -134,6 +139,7 @@ struct fe_peer {
 	ino_t st_ino;
 	struct fp_inbox *ib;
 	bool self;
+	struct fe_mem_view mem;		/* its published tables and registered memory */
 };
 
 /*
@@ -401,6 +407,7 @@ static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 			return NULL;
 		}
 		p->ib = m;
+		fe_mem_peer_map(&p->mem, fd, FP_INBOX_HDR + FP_INBOX_DATA);
 	}
 	p->next = xp->peers;
 	xp->peers = p;
@@ -828,12 +835,63 @@ bool fe_peer_self(const struct fe_peer *p)
 	return p->self;
 }
 
+struct fe_mem_view *fe_peer_mem(struct fe_peer *p)
+{
+	return p->self ? NULL : &p->mem;
+}
+
+bool fe_peer_owned(const struct fe_peer *p)
+{
+	return __atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) > 0;
+}
+
 /* Whether the process behind a peer can still answer (slow: reads /proc). */
 bool fe_peer_alive(const struct fe_peer *p)
 {
 	pid_t pid = (pid_t)__atomic_load_n(&p->ib->owner_pid, __ATOMIC_SEQ_CST);
 
 	return p->self || (pid > 0 && fp_pid_alive(pid));
+}
+
+/*
+ * Where the inbox of p ends now (bytes, monotonic), and whether its owner
+ * has executed everything up to such a mark: the requester's PLACE
+ * keeps a QP's one-sided operation behind the requests the QP put in
+ * that inbox before it (an unreliable request completes when pushed).
+ */
+uint64_t fe_peer_mark(const struct fe_peer *p)
+{
+	return __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
+}
+
+bool fe_peer_served(const struct fe_peer *p, uint64_t mark)
+{
+	return (int64_t)(__atomic_load_n(&p->ib->head, __ATOMIC_ACQUIRE) - mark) >= 0;
+}
+
+/*
+ * Whether the process behind a peer stopped serving its inbox for good
+ * (killed, exited, its last context closed): its progress thread ended,
+ * and the kernel marked the robust mutex that thread held (FUTEX_OWNER_DIED,
+ * linux v6.1 kernel/futex/core.c handle_futex_death). Exact and without a
+ * system call while the owner lives (a failed trylock in user space): the
+ * requester's PLACE asks before every operation it does in a peer's
+ * memory, which a dead process must not see complete. A mutex found dead
+ * is left unrecoverable (unlocked without pthread_mutex_consistent), so
+ * every later look says so at once.
+ */
+bool fe_peer_gone(const struct fe_peer *p)
+{
+	int err;
+
+	if (p->self)
+		return false;
+	err = pthread_mutex_trylock(&p->ib->alive);
+	if (err == EBUSY)
+		return false;
+	if (!err || err == EOWNERDEAD)
+		pthread_mutex_unlock(&p->ib->alive);
+	return true;
 }
 
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn)
@@ -853,6 +911,7 @@ static void *fp_progress(void *arg)
 	/* signals are the application's business, not this thread's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&xp->ib->alive);	/* never unlocked: see fe_peer_gone */
 	__atomic_store_n(&xp->started, 1, __ATOMIC_RELEASE);
 	fp_futex_wake((uint32_t *)&xp->started);
 	while (!__atomic_load_n(&xp->stop, __ATOMIC_ACQUIRE)) {
@@ -903,6 +962,24 @@ static void *fp_progress(void *arg)
 	return NULL;
 }
 
+/* The owner's liveness word (struct fp_inbox.alive). */
+static int fp_alive_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int err;
+
+	err = pthread_mutexattr_init(&a);
+	if (err)
+		return err;
+	err = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	if (!err)
+		err = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (!err)
+		err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return err;
+}
+
 static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_work *work)
 {
 	struct fe_xport *xp = calloc(1, sizeof(*xp));
@@ -925,6 +1002,10 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	xp->ib = m;
 	xp->ib->owner_pid = xp->pid;
 	xp->ib->magic = FP_INBOX_MAGIC;
+	if (fp_alive_init(&xp->ib->alive))
+		goto err_unmap;
+	/* registered memory and the tables peers read, past the inbox */
+	fe_mem_attach(fe_dev_index(dev), xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;
@@ -934,6 +1015,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	return xp;
 
 err_unmap:
+	fe_mem_detach(fe_dev_index(dev));
 	munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
 err_close:
 	close(xp->memfd);
@@ -949,8 +1031,10 @@ static void fp_xport_free(struct fe_xport *xp)
 		struct fe_peer *p = xp->peers;
 
 		xp->peers = p->next;
-		if (!p->self)
+		if (!p->self) {
 			munmap(p->ib, FP_INBOX_HDR + FP_INBOX_DATA);
+			fe_mem_peer_unmap(&p->mem);
+		}
 		free(p);
 	}
 	while (xp->routes) {
@@ -965,6 +1049,8 @@ static void fp_xport_free(struct fe_xport *xp)
 		xp->reasm = m->next;
 		fp_reasm_free(m);
 	}
+	if (xp->pid == fp_self_pid())
+		fe_mem_detach(fe_dev_index(xp->dev));
 	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
 	close(xp->memfd);
 	free(xp);
