@@ -305,15 +305,18 @@ FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 /*
  * Whether the requester may do this one-sided operation itself (PLACE),
  * in the target's memory, as an HCA does without the target's CPU: a
- * WRITE, READ or atomic of an RC QP, a WRITE of a UC QP (never XRC: its
- * target routing stays with the target), and only behind nothing the old
+ * WRITE, READ or atomic of an RC QP (never XRC: its target routing stays
+ * with the target; not UC yet: the targets peers publish are RC QPs, and
+ * fe_peer_remote cannot match the requester's type against the target's
+ * as the responder's GET_QP does), and only behind nothing the old
  * path has not finished, so that RC ordering holds both ways:
  *   - every earlier WQE of the queue is answered, with success (a request
  *     after a SEND is executed after it; after a NAK nothing more is);
- *   - every request this QP put in an inbox (an unreliable one completes
- *     when pushed) has been executed by the owner of that inbox;
+ *   - every request this QP put in an inbox has been executed by the owner
+ *     of that inbox (one given up as lost may still sit there, and an
+ *     unreliable one completes when it is pushed);
  * an old-path request after a placed one needs nothing: the placed one is
- * done before post_send returns.
+ * done before post_send returns. The quirk's HCA never places.
  */
 static bool fe_req_may_place(struct fe_req *c)
 {
@@ -323,9 +326,6 @@ static bool fe_req_may_place(struct fe_req *c)
 
 	switch (pkt->op) {
 	case FP_PKT_WRITE:
-		if (r->type != IBV_QPT_RC && r->type != IBV_QPT_UC)
-			return false;
-		break;
 	case FP_PKT_READ:
 	case FP_PKT_CMP_SWAP:
 	case FP_PKT_FETCH_ADD:
@@ -335,6 +335,8 @@ static bool fe_req_may_place(struct fe_req *c)
 	default:
 		return false;
 	}
+	if (fp__quirk(FP_Q_ONESIDED_VIA_TARGET))	/* the target's CPU does them all */
+		return false;
 	if (r->sq_xmit_peer) {
 		if (!fe_peer_served(r->sq_xmit_peer, r->sq_xmit_mark))
 			return false;

@@ -76,7 +76,7 @@ struct fp_inbox {
 	uint32_t sleepers;		/* > 0: someone waits on seq */
 	/* held by the owner's progress thread for as long as it serves the
 	 * inbox: a robust mutex, so the kernel marks it when that thread ends,
-	 * however (killed, or stopped: fe_peer_gone) */
+	 * however (the process killed, or its transport stopped: fe_peer_gone) */
 	pthread_mutex_t alive __attribute__((aligned(FP_LINE)));
 };
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -303,6 +304,126 @@ static void send_to_another_process_goes_through_the_transport(void **state)
 	free(t);
 }
 
+/* The peer of the one-sided rows: two QPs (the second for a bad key) on a
+ * region of anonymous memory that grants every remote access. */
+static void peer_one_sided_target(struct tr_peer *self, void *arg)
+{
+	static const struct tf_qp_opts all = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 0, .max_rd_atomic = 1 };
+	struct ibv_ah_attr ah = { .port_num = 1 };
+	struct ibv_qp *y, *z;
+	struct ibv_mr *mr;
+	struct box b;
+	char *mem;
+
+	box_open(&b);
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TR_ASSERT(mem != MAP_FAILED);
+	mr = ibv_reg_mr(b.pd, mem, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	TR_ASSERT(mr);
+	y = rc_qp(&b);
+	z = rc_qp(&b);
+	tr_send(self, y->qp_num);
+	tr_send(self, z->qp_num);
+	tr_send(self, b.lid);
+	tr_send(self, mr->rkey);
+	tr_send(self, (uint32_t)(uintptr_t)mem);
+	tr_send(self, (uint32_t)((uint64_t)(uintptr_t)mem >> 32));
+	ah.dlid = b.lid;
+	TR_ASSERT(tf_qp_connect_av_o(y, &ah, tr_recv(self), &all) == 0);
+	TR_ASSERT(tf_qp_connect_av_o(z, &ah, tr_recv(self), &all) == 0);
+	tr_send(self, 1);			/* ready */
+	TR_ASSERT(tr_recv(self) == 2);		/* the requester is done */
+}
+
+static void post_one_sided(struct box *b, struct ibv_qp *qp, enum ibv_wr_opcode op,
+			   uint64_t raddr, uint32_t rkey)
+{
+	bool atomic = op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	struct ibv_sge sge = { (uintptr_t)b->buf, atomic ? 8 : 16, b->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (atomic) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+static void one_sided_to_another_process_is_placed_by_the_requester(void **state)
+{
+	static const struct tf_qp_opts all = {
+		.access = IBV_ACCESS_REMOTE_WRITE, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 0, .max_rd_atomic = 1 };
+	struct ibv_ah_attr ah = { .port_num = 1 };
+	struct tr_peer p;
+	struct box b;
+	struct ibv_qp *x, *u;
+	uint32_t yqpn, zqpn, rkey;
+	uint64_t addr;
+	char *t, no[128];
+
+	host(true);
+	tr_peer_start(&p, peer_one_sided_target, NULL);
+	box_open(&b);
+	x = rc_qp(&b);
+	u = rc_qp(&b);
+	yqpn = tr_recv(&p);
+	zqpn = tr_recv(&p);
+	ah.dlid = (uint16_t)tr_recv(&p);
+	rkey = tr_recv(&p);
+	addr = tr_recv(&p);
+	addr |= (uint64_t)tr_recv(&p) << 32;
+	tr_send(&p, x->qp_num);
+	tr_send(&p, u->qp_num);
+	assert_int_equal(tf_qp_connect_av_o(x, &ah, yqpn, &all), 0);
+	assert_int_equal(tf_qp_connect_av_o(u, &ah, zqpn, &all), 0);
+	assert_int_equal(tr_recv(&p), 1);
+	post_one_sided(&b, x, IBV_WR_RDMA_WRITE, addr, rkey);
+	assert_int_equal(poll_one(x), IBV_WC_SUCCESS);
+	post_one_sided(&b, x, IBV_WR_RDMA_READ, addr, rkey);
+	assert_int_equal(poll_one(x), IBV_WC_SUCCESS);
+	post_one_sided(&b, x, IBV_WR_ATOMIC_FETCH_AND_ADD, addr + 64, rkey);
+	assert_int_equal(poll_one(x), IBV_WC_SUCCESS);
+	post_one_sided(&b, u, IBV_WR_RDMA_WRITE, addr, rkey + 1);
+	assert_int_equal(poll_one(u), IBV_WC_REM_ACCESS_ERR);
+	tr_send(&p, 2);
+	assert_int_equal(tr_peer_wait(&p), 0);
+	t = trace_text();
+	want_line(t, "req qpn %u wqe 1 psn 0 WRITE to %u: "
+		  "READ_WQE GET_DEST ROUTE PLACE ANSWERED", x->qp_num, yqpn);
+	want_line(t, "comp qpn %u wqe 1 ACK_OK: CHECK_ACK WQE_DONE", x->qp_num);
+	want_line(t, "req qpn %u wqe 2 psn 1 READ to %u: "
+		  "READ_WQE GET_DEST ROUTE PLACE ANSWERED", x->qp_num, yqpn);
+	want_line(t, "comp qpn %u wqe 2 ACK_OK: CHECK_ACK READ WQE_DONE", x->qp_num);
+	want_line(t, "req qpn %u wqe 3 psn 2 FETCH_ADD to %u: "
+		  "READ_WQE GET_DEST ROUTE PLACE ANSWERED", x->qp_num, yqpn);
+	want_line(t, "comp qpn %u wqe 3 ACK_OK: CHECK_ACK ATOMIC WQE_DONE", x->qp_num);
+	/* the target's responder never ran for them */
+	snprintf(no, sizeof(no), " resp qpn %u ", yqpn);
+	if (strstr(t, no))
+		tr_fail("the target's responder ran for a placed operation (%s)", no);
+	/* a bad key: the target's responder answers, as ever */
+	want_line(t, "req qpn %u wqe 1 psn 0 WRITE to %u: "
+		  "READ_WQE GET_DEST ROUTE PLACE XMIT SENT", u->qp_num, zqpn);
+	want_line(t, "resp qpn %u psn 0 from %u WRITE: "
+		  "GET_QP CHK_SEQ CHK_OP CHK_RKEY ERR_RKEY ACKNOWLEDGE -> NAK_REM_ACCESS",
+		  zqpn, u->qp_num);
+	want_line(t, "comp qpn %u wqe 1 NAK_REM_ACCESS: CHECK_ACK WQE_DONE", u->qp_num);
+	free(t);
+}
+
 static void without_states_the_trace_has_calls_only(void **state)
 {
 	struct box b;
@@ -339,6 +460,7 @@ int main(int argc, char **argv)
 		TR_TEST_FX(send_between_two_qps_of_one_process, NULL, host_remove),
 		TR_TEST_FX(rnr_nak_and_bad_rkey_take_their_error_states, NULL, host_remove),
 		TR_TEST_FX(send_to_another_process_goes_through_the_transport, NULL, host_remove),
+		TR_TEST_FX(one_sided_to_another_process_is_placed_by_the_requester, NULL, host_remove),
 		TR_TEST_FX(without_states_the_trace_has_calls_only, NULL, host_remove),
 	};
 

@@ -7,7 +7,7 @@
  * is stopped; two requesters and the target's own CPU add to one word 100k
  * times each and the sum is exact; a WRITE behind a SEND the target has not
  * taken yet (its process stopped) is not in the target's memory before the
- * SEND's data (RC and UC); the errors of the old path stay (bad rkey, a
+ * SEND's data (RC, and UC, whose WRITEs keep the old path for now); the errors of the old path stay (bad rkey, a
  * region without remote write, out of range, a QP not ready to receive);
  * nothing completes in a target that was killed. Every wait is bounded by
  * the load-stretched clock (tr_clock.h). The first argument may name a
@@ -203,6 +203,82 @@ static void stop(pid_t pid)
 static void cont(pid_t pid)
 {
 	TR_ASSERT(kill(pid, SIGCONT) == 0);
+}
+
+/* ---- a stopped target --------------------------------------------------------- */
+static void target_stopped(struct tr_peer *self, void *arg)
+{
+	struct side s;
+	uint64_t v;
+	int i, bad = 0;
+
+	side_open(&s, IBV_QPT_RC, 1);
+	for (i = 0; i < 64; i++)
+		s.buf[T_READ + i] = (char)('R' + i);
+	v = 5;
+	memcpy(s.buf + T_CMP, &v, 8);
+	v = 100;
+	memcpy(s.buf + T_ADD, &v, 8);
+	target_handshake(self, &s, 1, 1);
+	tr_send(self, 1);			/* ready */
+	TR_ASSERT(tr_recv(self) == 2);		/* continued after the operations */
+	for (i = 0; i < 64; i++)
+		bad += s.buf[T_WRITE + i] != (char)('W' + i);
+	TR_EXPECT_MSG(!bad, "%d bytes of the WRITE are not in the target's memory", bad);
+	memcpy(&v, s.buf + T_CMP, 8);
+	TR_EXPECT_MSG(v == 9, "CMP_SWAP left %llu, not 9", (unsigned long long)v);
+	memcpy(&v, s.buf + T_ADD, 8);
+	TR_EXPECT_MSG(v == 107, "FETCH_ADD left %llu, not 107", (unsigned long long)v);
+	tr_send(self, 3);
+	TR_ASSERT(tr_recv(self) == 4);		/* the requester is done */
+}
+
+static void stopped_target_gets_write_read_cmp_swap_and_fetch_add(void **state)
+{
+	static const enum ibv_wc_opcode want[] = {
+		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_COMP_SWAP, IBV_WC_FETCH_ADD };
+	struct tr_peer p;
+	struct remote rm;
+	struct side s;
+	struct ibv_wc wc;
+	uint64_t v;
+	int i, got = 0, bad = 0;
+
+	tr_peer_start(&p, target_stopped, NULL);
+	side_open(&s, IBV_QPT_RC, 1);
+	requester_handshake(&p, &s, &rm, 1);
+	assert_int_equal(tr_recv(&p), 1);
+	for (i = 0; i < 64; i++)
+		s.buf[i] = (char)('W' + i);
+	stop(p.pid);
+	post(s.qp[0], IBV_WR_RDMA_WRITE, 0, s.buf, 64, s.mr->lkey, rm.addr + T_WRITE, rm.rkey,
+	     0, 0);
+	post(s.qp[0], IBV_WR_RDMA_READ, 1, s.buf + 256, 64, s.mr->lkey, rm.addr + T_READ,
+	     rm.rkey, 0, 0);
+	post(s.qp[0], IBV_WR_ATOMIC_CMP_AND_SWP, 2, s.buf + 512, 8, s.mr->lkey, rm.addr + T_CMP,
+	     rm.rkey, 5, 9);
+	post(s.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 3, s.buf + 520, 8, s.mr->lkey,
+	     rm.addr + T_ADD, rm.rkey, 7, 0);
+	/* all four complete while the target is still stopped */
+	for (got = 0; got < 4 && wait_wc(s.cq, &wc, WAIT_MS); got++) {
+		TR_EXPECT_MSG(wc.status == IBV_WC_SUCCESS && wc.wr_id == (uint64_t)got &&
+			      wc.opcode == want[got], "completion %d: wr_id %llu status %s opcode %d",
+			      got, (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+			      (int)wc.opcode);
+	}
+	cont(p.pid);
+	assert_int_equal(got, 4);
+	for (i = 0; i < 64; i++)
+		bad += s.buf[256 + i] != (char)('R' + i);
+	assert_int_equal(bad, 0);
+	memcpy(&v, s.buf + 512, 8);
+	assert_int_equal(v, 5);
+	memcpy(&v, s.buf + 520, 8);
+	assert_int_equal(v, 100);
+	tr_send(&p, 2);
+	assert_int_equal(tr_recv(&p), 3);
+	tr_send(&p, 4);
+	assert_int_equal(tr_peer_wait(&p), 0);
 }
 
 /* ---- fetch-and-add from everywhere -------------------------------------------- */
@@ -499,6 +575,7 @@ static void nothing_completes_in_a_killed_target(void **state)
 int main(int argc, char **argv)
 {
 	static const struct tr_test tests[] = {
+		TR_TEST(stopped_target_gets_write_read_cmp_swap_and_fetch_add),
 		TR_TEST(fetch_add_from_two_requesters_and_the_target_sums_exactly),
 		TR_TEST(rc_write_behind_a_send_not_taken_lands_after_it),
 		TR_TEST(uc_write_behind_a_send_not_taken_lands_after_it),

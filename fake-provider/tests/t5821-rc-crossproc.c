@@ -161,8 +161,7 @@ static void agent_main(int in, int out, void *arg)
 			c.d = (uint64_t)(pg - s.buf) + 8192;
 		}
 			/* fall through */
-		case R_POST_WRITE:	/* a WRITE of buf[0..d) to b/c, not polled */
-			c.a = IBV_WR_RDMA_WRITE;
+		case R_POST_WRITE:	/* a WRITE (a: which) of buf[0..d) to b/c, not polled */
 			c.op = R_POST_WRITE;
 			/* fall through */
 		case R_SEND: {
@@ -448,7 +447,8 @@ static void long_write_and_read_cross_process(void **state)
 /* A message part way into the inbox of a process that stopped serving it
  * (5 MiB: more than its 4 MiB ring holds) and is then killed: the
  * requester finds the peer gone and the WQE ends as retry exceeded, rather
- * than waiting for room forever. */
+ * than waiting for room forever. A WRITE_WITH_IMM: it goes through the
+ * inbox (a plain WRITE the requester places itself, stopped target or not). */
 static void long_write_to_a_killed_peer_ends_in_error(void **state)
 {
 	struct pair pr;
@@ -458,7 +458,7 @@ static void long_write_to_a_killed_peer_ends_in_error(void **state)
 	(void)state;
 	pair_up(&pr);
 	fkt_stop(&pr.b);
-	r = cmd(&pr.a, R_POST_WRITE, 0, pr.b_addr + 4096, pr.b_rkey, 5u << 20);
+	r = cmd(&pr.a, R_POST_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, pr.b_addr + 4096, pr.b_rkey, 5u << 20);
 	assert_int_equal(r.status, 0);
 	fkt_kill(&pr.b);
 	r = cmd(&pr.a, R_POLL_SEND, 0, 0, 0, 0);
@@ -475,13 +475,14 @@ static void long_write_to_a_killed_peer_ends_in_error(void **state)
  * A requester that dies inside the responder's inbox, holding the lock its
  * producers share (its HCA faults reading the message it copies there),
  * wedges nothing: another process's request into that inbox still goes,
- * once the dead holder is found gone, and lands.
+ * once the dead holder is found gone, and lands. Both are WRITE_WITH_IMM, which go
+ * through the inbox (a plain WRITE the requester places itself).
  */
 static void requester_dead_inside_the_inbox_wedges_nothing(void **state)
 {
 	struct pair pr;
 	struct fkt_proc c;
-	struct cmd m = { R_TRAP_WRITE, 0, 0, 0, 0 };
+	struct cmd m = { R_TRAP_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, 0, 0, 0 };
 	struct res r;
 	pid_t pid;
 	int st;
@@ -504,8 +505,9 @@ static void requester_dead_inside_the_inbox_wedges_nothing(void **state)
 	r = cmd(&c, R_SETUP, 0, 0, 0, 0);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(cmd(&c, R_CONNECT, pr.b_qpn, 0, 0, 0).status, 0);
+	assert_int_equal(cmd(&pr.b, R_POST_RECV, 1, 0, 0, 0).status, 0);
 	cmd(&c, R_SET, 0, 0, 0, 0x600d600d600d600dull);
-	r = cmd(&c, R_SEND, IBV_WR_RDMA_WRITE, pr.b_addr + 512, pr.b_rkey, 8);
+	r = cmd(&c, R_SEND, IBV_WR_RDMA_WRITE_WITH_IMM, pr.b_addr + 512, pr.b_rkey, 8);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(r.v[0], IBV_WC_SUCCESS);
 	assert_int_equal(cmd(&pr.b, R_GET, 512, 0, 0, 0).v[0], 0x600d600d600d600dull);
