@@ -5,8 +5,9 @@
 # HCA's figures, the machine's load) is in the table with a number, in
 # order; the TSV has the same rows and values, the timestamped file and
 # latest.tsv are the same; each ratio is value / baseline and each goal row
-# has a verdict. A script's mode line is replaced (a legacy script still
-# measures XRC in extended mode). A setup that fails is an error with its
+# has a verdict, the one-sided goals (write-then-spin, a blocked target) with
+# the baselines of the same run. A script's mode line is replaced (a
+# legacy script still measures XRC in extended mode). A setup that fails is an error with its
 # reason, never a figure, and the exit status says so: a script without XRC
 # (the XRC rows), a bad script (every fake-HCA row), a bad option. No
 # wall-clock assertion: the figures are whatever this machine gives now.
