@@ -7,10 +7,11 @@
 # latest.tsv are the same; each ratio is value / baseline and each goal row
 # has a verdict, the one-sided goals (write-then-spin, a blocked target) with
 # the baselines of the same run. A script's mode line is replaced (a
-# legacy script still measures XRC in extended mode). A setup that fails is an error with its
-# reason, never a figure, and the exit status says so: a script without XRC
-# (the XRC rows), a bad script (every fake-HCA row), a bad option. No
-# wall-clock assertion: the figures are whatever this machine gives now.
+# legacy script still measures XRC in extended mode). A setup that fails is
+# an error with its reason, never a figure, and the exit status says so: a
+# script without XRC (the XRC rows), a bad script (every fake-HCA row), a bad
+# option. No wall-clock assertion: the figures are whatever this machine
+# gives now.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
