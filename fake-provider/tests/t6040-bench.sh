@@ -5,11 +5,13 @@
 # HCA's figures, the machine's load) is in the table with a number, in
 # order; the TSV has the same rows and values, the timestamped file and
 # latest.tsv are the same; each ratio is value / baseline and each goal row
-# has a verdict. A script's mode line is replaced (a legacy script still
-# measures XRC in extended mode). A setup that fails is an error with its
-# reason, never a figure, and the exit status says so: a script without XRC
-# (the XRC rows), a bad script (every fake-HCA row), a bad option. No
-# wall-clock assertion: the figures are whatever this machine gives now.
+# has a verdict, the one-sided goals (write-then-spin, a blocked target) with
+# the baselines of the same run. A script's mode line is replaced (a
+# legacy script still measures XRC in extended mode). A setup that fails is
+# an error with its reason, never a figure, and the exit status says so: a
+# script without XRC (the XRC rows), a bad script (every fake-HCA row), a bad
+# option. No wall-clock assertion: the figures are whatever this machine
+# gives now.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
@@ -20,10 +22,12 @@ SCRIPTS=$src/fixtures/scripts
 # The bench's scratch dirs land here, so that one left behind is seen.
 TMPDIR=$tl_tmp
 export TMPDIR
-rows="raw_rtt_p50 raw_rtt_p99 raw_stream_rate raw_memcpy_bw rc_send_rate
-rdma_write_rate xrc_send_rate rc_rtt_p50 rc_rtt_p99 xrc_rtt_p50 xrc_rtt_p99
+rows="raw_rtt_p50 raw_rtt_p99 raw_oneway_p50 raw_oneway_p99 raw_stream_rate raw_memcpy_bw
+rc_send_rate rdma_write_rate xrc_send_rate rc_rtt_p50 rc_rtt_p99 xrc_rtt_p50 xrc_rtt_p99
 rdma_write_lat_p50 rdma_write_lat_p99 rdma_read_lat_p50 rdma_read_lat_p99
-atomic_fadd_lat_p50 atomic_fadd_lat_p99 loopback_rate legacy_loopback_rate
+atomic_fadd_lat_p50 atomic_fadd_lat_p99 write_spin_oneway_p50 write_spin_oneway_p99
+write_blocked_rate read_blocked_p50 read_blocked_p99 fadd_blocked_p50 fadd_blocked_p99
+mixed_rate mixed_send_lat_p50 mixed_send_lat_p99 loopback_rate legacy_loopback_rate
 rc_send_64k_bw nproc loadavg_before loadavg_after bench_cpu bench_wall"
 xrc_rows="xrc_send_rate xrc_rtt_p50 xrc_rtt_p99"
 
@@ -58,7 +62,7 @@ tsv_errors_say() {	# tsv_errors_say REGEX ROW...: those rows are errors naming R
 	done
 }
 
-# 1-9: a tiny run with the built-in script
+# 1-10: a tiny run with the built-in script
 bench default
 test_expect_success "a tiny run exits 0" 'rc_is 0'
 test_expect_success "every row of the report is in the table, in order" 'keys_in_order'
@@ -88,7 +92,7 @@ ratios_right() {
 					exit 1
 				seen++
 			}
-			exit !(seen == 17)
+			exit !(seen == 27)
 		}'
 }
 test_expect_success "each ratio is the value over its baseline's" 'ratios_right'
@@ -98,9 +102,34 @@ verdicts_right() {
 			if ($6 != "-" && $7 != "met" && $7 != "missed") bad = 1
 			if ($6 != "-") goals++
 		}
-		END { exit bad || goals != 11 }' "$tl_tsv/latest.tsv"
+		END { exit bad || goals != 15 }' "$tl_tsv/latest.tsv"
 }
 test_expect_success "every goal row is met or missed, every other row has no verdict" 'verdicts_right'
+# The one-sided goals (issue 28), each on its row with its baseline of the
+# same run: both numbers, and the verdict that their ratio gives (unless the
+# ratio is within rounding of the bound).
+one_sided_goals() {
+	awk -F '\t' -v num="$num" '
+		NR > 1 { v[$1] = $2; b[$1] = $5; g[$1] = $6; d[$1] = $7 }
+		function row(r, base, k, le) {
+			if (b[r] != base || v[r] !~ num || v[base] !~ num || v[base] + 0 <= 0)
+				return 0
+			if (g[r] != (le ? "<= " : ">= ") k " x " base)
+				return 0
+			q = v[r] / v[base]
+			if (q > 0.99 * k && q < 1.01 * k)
+				return d[r] == "met" || d[r] == "missed"
+			return d[r] == ((le ? q <= k : q >= k) ? "met" : "missed")
+		}
+		END {
+			exit !(row("write_spin_oneway_p50", "raw_oneway_p50", 2, 1) &&
+			       row("write_blocked_rate", "rc_send_rate", 1, 0) &&
+			       row("read_blocked_p50", "raw_rtt_p50", 3, 1) &&
+			       row("fadd_blocked_p50", "raw_rtt_p50", 3, 1))
+		}' "$tl_tsv/latest.tsv"
+}
+test_expect_success "the one-sided goals are on their rows with their baselines and verdicts" \
+	'one_sided_goals'
 load_told() {
 	out_has "^machine: [0-9]+ CPUs online, loadavg [0-9.]+ " &&
 		out_has "^machine: loadavg before [0-9.]+ .*, after [0-9.]+ .*; the bench's processes used [0-9.]+ s of CPU in [0-9.]+ s" &&
@@ -109,14 +138,14 @@ load_told() {
 test_expect_success "the machine's load is reported: CPUs, loadavg before and after, CPU vs wall" 'load_told'
 test_expect_success "the scratch dirs are removed" '! ls -d "$tl_tmp"/ibvct-bench.* 2>/dev/null'
 
-# 10-12: no XRC on the device: the XRC rows are errors with the reason
+# 11-13: no XRC on the device: the XRC rows are errors with the reason
 bench noxrc --script "$SCRIPTS/no-xrc.fps"
 test_expect_success "a script without XRC exits 1" 'rc_is 1'
 test_expect_success "without XRC the XRC rows are errors naming the failed verb, in table, TSV and stderr" \
 	'tsv_errors_say "ibv_open_xrcd: " $xrc_rows'
 test_expect_success "without XRC every other row is still a number" 'all_numbers $xrc_rows'
 
-# 13-14: a bad script: refused with its file:line; only the raw rows remain
+# 14-15: a bad script: refused with its file:line; only the raw rows remain
 bench bad --script "$SCRIPTS/bad/bad-number.fps"
 test_expect_success "a bad script exits 1" 'rc_is 1'
 fake_rows=$(echo $rows | tr ' ' '\n' | grep -v -e '^raw_' -e '^nproc$' -e '^loadavg_' -e '^bench_' | tr '\n' ' ')
@@ -124,7 +153,7 @@ bad_rows() { tsv_errors_say "bad-number.fps:3: max_qp: bad number" $fake_rows &&
 test_expect_success "a bad script makes every fake-HCA row an error with file:line, the raw rows stay numbers" \
 	'bad_rows'
 
-# 15-17: a script in legacy mode, traced, in two rounds: its mode line is
+# 16-18: a script in legacy mode, traced, in two rounds: its mode line is
 # replaced, so the extended figures (XRC too) are measured, and only the
 # legacy looper runs legacy (each context'"'"'s open is traced with its mode
 # and pid)
@@ -138,17 +167,18 @@ pids_in_mode() {
 		sort -u | wc -l
 }
 modes_right() {
-	# RC and XRC: two processes each, a round; the extended looper; the legacy one
-	[ "$(pids_in_mode extended)" = 9 ] && [ "$(pids_in_mode legacy)" = 1 ] &&
+	# RC, one-sided and XRC: two processes each, a round; the extended
+	# looper; the legacy one
+	[ "$(pids_in_mode extended)" = 13 ] && [ "$(pids_in_mode legacy)" = 1 ] &&
 		grep -qx "round 2 of 2" "$tl_out" && ! grep -q "round 3" "$tl_out"
 }
-test_expect_success "nine processes opened the device in extended mode (two rounds), one in legacy mode" 'modes_right'
+test_expect_success "13 processes opened the device in extended mode (two rounds), one in legacy mode" 'modes_right'
 
-# 18: a bad option
+# 19: a bad option
 bench badarg --iters lots
 test_expect_success "a bad option exits 2 with the usage" 'rc_is 2 && grep -q "^usage: ibvct-bench" "$tl_err"'
 
-# 19: no round at all is a bad option too
+# 20: no round at all is a bad option too
 bench norounds --rounds 0
 test_expect_success "--rounds 0 exits 2 with the usage" 'rc_is 2 && grep -q "^usage: ibvct-bench" "$tl_err"'
 test_done

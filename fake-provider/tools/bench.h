@@ -17,11 +17,15 @@
 
 /* Every row of the report, in report order (ibvct-bench.c names them). */
 enum bench_fig {
-	BF_RAW_RTT_P50, BF_RAW_RTT_P99, BF_RAW_STREAM, BF_RAW_MEMCPY,
+	BF_RAW_RTT_P50, BF_RAW_RTT_P99, BF_RAW_OWL_P50, BF_RAW_OWL_P99,
+	BF_RAW_STREAM, BF_RAW_MEMCPY,
 	BF_RC_RATE, BF_WRITE_RATE, BF_XRC_RATE,
 	BF_RC_RTT_P50, BF_RC_RTT_P99, BF_XRC_RTT_P50, BF_XRC_RTT_P99,
 	BF_WRITE_LAT_P50, BF_WRITE_LAT_P99, BF_READ_LAT_P50, BF_READ_LAT_P99,
 	BF_ATOMIC_LAT_P50, BF_ATOMIC_LAT_P99,
+	/* one-sided to a target that waits: spinning, blocked in read(), asleep on a channel */
+	BF_SPIN_P50, BF_SPIN_P99, BF_WBLK_RATE, BF_RBLK_P50, BF_RBLK_P99, BF_ABLK_P50, BF_ABLK_P99,
+	BF_MIX_RATE, BF_MIX_LAT_P50, BF_MIX_LAT_P99,
 	BF_LOOP_RATE, BF_LEGACY_RATE, BF_BW_64K,
 	BF_NPROC, BF_LOAD_BEFORE, BF_LOAD_AFTER, BF_CPU, BF_WALL,
 	BF_COUNT
@@ -30,7 +34,7 @@ enum bench_fig {
 /* A session is one process (and its forked peer) measuring some figures;
  * when it cannot, the figures it left unmeasured are errors with its reason. */
 enum bench_session {
-	BS_NONE, BS_RAW, BS_RC, BS_XRC, BS_LOOP_EXT, BS_LOOP_LEGACY, BS_COUNT
+	BS_NONE, BS_RAW, BS_RC, BS_ONE, BS_XRC, BS_LOOP_EXT, BS_LOOP_LEGACY, BS_COUNT
 };
 
 struct bench_val {
@@ -80,6 +84,12 @@ void bench_fail_errno(const char *what, int err) __attribute__((noreturn));
  */
 long bench_lat(void (*op)(void *arg, long i), void *arg, long first, struct bench_budget b,
 	       enum bench_fig p50, enum bench_fig p99);
+/* The same, each sample multiplied by scale (a round trip of two one-way
+ * legs: 0.5). */
+long bench_lat_scaled(void (*op)(void *arg, long i), void *arg, long first,
+		      struct bench_budget b, enum bench_fig p50, enum bench_fig p99, double scale);
+/* p50 and p99 of n samples (ns), sorted in place, in microseconds. */
+void bench_put_percentiles(long long *s, long n, enum bench_fig p50, enum bench_fig p99);
 
 /* A spinning waiter's pause; now and then it yields, so that a spinning
  * pair still makes progress on a machine with fewer free cores than spinners. */
@@ -105,6 +115,9 @@ void bench_raw_session(void);
 /* bench_verbs.c: cross-process RC and XRC sessions (this process and a
  * forked peer, each with its own device context). */
 void bench_rc_session(void);
+/* One-sided operations to a target that waits without verbs: blocked in
+ * read() on a socket, spinning on its own memory, asleep in ibv_get_cq_event. */
+void bench_one_session(void);
 void bench_xrc_session(void);
 /* In-process loopback: set up, then one burst per command read from in,
  * its rate (double) written to out, until in closes. */

@@ -59,6 +59,9 @@ static bool bench_lower_better(enum bench_fig f)
 	case BF_RC_RTT_P50: case BF_RC_RTT_P99: case BF_XRC_RTT_P50: case BF_XRC_RTT_P99:
 	case BF_WRITE_LAT_P50: case BF_WRITE_LAT_P99: case BF_READ_LAT_P50: case BF_READ_LAT_P99:
 	case BF_ATOMIC_LAT_P50: case BF_ATOMIC_LAT_P99:
+	case BF_RAW_OWL_P50: case BF_RAW_OWL_P99: case BF_SPIN_P50: case BF_SPIN_P99:
+	case BF_RBLK_P50: case BF_RBLK_P99: case BF_ABLK_P50: case BF_ABLK_P99:
+	case BF_MIX_LAT_P50: case BF_MIX_LAT_P99:
 		return true;
 	default:
 		return false;
@@ -109,8 +112,23 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void bench_put_percentiles(long long *s, long n, enum bench_fig p50, enum bench_fig p99)
+{
+	if (n < 1)
+		bench_fail("no sample was taken");
+	qsort(s, (size_t)n, sizeof(*s), cmp_ll);
+	bench_put(p50, (double)s[n / 2] / 1000.0, n);
+	bench_put(p99, (double)s[n * 99 / 100] / 1000.0, n);
+}
+
 long bench_lat(void (*op)(void *arg, long i), void *arg, long first, struct bench_budget b,
 	       enum bench_fig p50, enum bench_fig p99)
+{
+	return bench_lat_scaled(op, arg, first, b, p50, p99, 1.0);
+}
+
+long bench_lat_scaled(void (*op)(void *arg, long i), void *arg, long first,
+		      struct bench_budget b, enum bench_fig p50, enum bench_fig p99, double scale)
 {
 	struct bench_budget w = bench_warm(b);
 	long long *s = calloc((size_t)b.n, sizeof(*s)), until, t0, t1;
@@ -130,11 +148,9 @@ long bench_lat(void (*op)(void *arg, long i), void *arg, long first, struct benc
 		t0 = fp_now_ns();
 		op(arg, i++);
 		t1 = fp_now_ns();
-		s[k] = t1 - t0;
+		s[k] = (long long)((double)(t1 - t0) * scale);
 	}
-	qsort(s, (size_t)k, sizeof(*s), cmp_ll);
-	bench_put(p50, (double)s[k / 2] / 1000.0, k);
-	bench_put(p99, (double)s[k * 99 / 100] / 1000.0, k);
+	bench_put_percentiles(s, k, p50, p99);
 	free(s);
 	return i;
 }

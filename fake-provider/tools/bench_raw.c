@@ -4,7 +4,9 @@
  * single-producer single-consumer ring of 64-byte slots in a MAP_SHARED
  * mapping between this process and a forked child, both sides spinning
  * (ping-pong through two rings: round trip p50/p99; one ring: one-way
- * stream rate), and memcpy of 64 KiB blocks (bandwidth). No libibverbs here:
+ * stream rate), two words each side stores into the other's and spins on
+ * its own (write-then-spin: one-way latency, half its round trip), and
+ * memcpy of 64 KiB blocks (bandwidth). No libibverbs here:
  * this is what two processes of this machine can do at best, now.
  */
 #include <errno.h>
@@ -28,9 +30,16 @@ struct ring {
 	_Alignas(64) unsigned char slot[SLOTS][SLOT];
 };
 
+/* The write-then-spin pattern's words: each side stores into the other's
+ * and spins on its own, each on a cache line of its own. */
+struct word {
+	_Alignas(64) uint64_t v;
+};
+
 struct rings {
 	struct ring down;			/* parent -> child */
 	struct ring up;				/* child -> parent */
+	struct word to_child, to_parent;
 };
 
 static unsigned char msg_tmpl[SLOT];
@@ -70,16 +79,39 @@ static void ring_drain(struct ring *r)
 		bench_relax(&spins);
 }
 
-/* The child: echo every ping, then consume the stream; STOP ends each. */
+/* The child: echo every ping, then consume the stream; STOP ends each.
+ * Then answer each sequence number stored into its word with the same
+ * number in the parent's, until STOP. */
 static void raw_child(struct rings *rg)
 {
-	uint64_t tag;
+	uint64_t tag, want = 1;
+	unsigned spins = 0;
 
 	while ((tag = ring_get(&rg->down)) != STOP)
 		ring_put(&rg->up, tag);
 	while (ring_get(&rg->down) != STOP)
 		;
+	while ((tag = __atomic_load_n(&rg->to_child.v, __ATOMIC_ACQUIRE)) != STOP) {
+		if (tag != want) {
+			bench_relax(&spins);
+			continue;
+		}
+		__atomic_store_n(&rg->to_parent.v, want++, __ATOMIC_RELEASE);
+	}
 	_exit(0);
+}
+
+/* Write-then-spin: store i + 1 into the child's word, spin on our own until
+ * the child stored the same; a round trip of two one-way legs. */
+static void raw_spin(void *arg, long i)
+{
+	struct rings *rg = arg;
+	uint64_t want = (uint64_t)i + 1;
+	unsigned spins = 0;
+
+	__atomic_store_n(&rg->to_child.v, want, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&rg->to_parent.v, __ATOMIC_ACQUIRE) != want)
+		bench_relax(&spins);
 }
 
 static void raw_ping(void *arg, long i)
@@ -159,6 +191,8 @@ void bench_raw_session(void)
 	ring_put(&rg->down, STOP);
 	raw_stream(rg);
 	ring_put(&rg->down, STOP);
+	bench_lat_scaled(raw_spin, rg, 0, bench_lat_budget(), BF_RAW_OWL_P50, BF_RAW_OWL_P99, 0.5);
+	__atomic_store_n(&rg->to_child.v, STOP, __ATOMIC_RELEASE);
 	bench_peer_wait();
 	raw_memcpy();
 	munmap(rg, sizeof(*rg));

@@ -12,6 +12,13 @@
  * where the initiator stopped): the passive target of RDMA WRITE, READ and
  * atomics calls no verb after setup, it only sleeps and reads its own
  * memory, and checks there that the operations took effect.
+ *
+ * The one-sided session (issue 28) has targets that wait as one-sided
+ * applications do, calling no verb meanwhile: blocked in read() on a socket
+ * they share with the initiator, spinning on their own buffer (write-then-
+ * spin: each side WRITEs a sequence number to the other), or asleep in
+ * ibv_get_cq_event on their receive CQ's channel (the mixed stream, whose
+ * SENDs wake them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
@@ -39,13 +47,25 @@
 #define OFF_R	 (OFF_W + 4096)		/* RDMA READ source: a known pattern */
 #define OFF_A	 (OFF_W + 8192)		/* fetch-and-add counter */
 #define OFF_L	 (OFF_W + 12288)	/* where READ and atomic results land */
+#define OFF_S	 (OFF_W + 14336)	/* write-then-spin: the peer's last sequence number */
 #define BUF_LEN	 (OFF_W + 16384)
 #define UNSET	 UINT64_MAX
+#define MIX	 256			/* mixed: one message in MIX is a SEND, the rest WRITEs */
+#define MIX_CAP	 65536			/* mixed: SENDs timed at most (a burst stops there) */
+#define GIVE_UP_NS 10000000000LL	/* a spin that waited 10 s (stretched): a failure */
 
 /* The side channel beside the verbs (MAP_SHARED, made before the fork). */
 struct sync {
 	uint64_t received;		/* the receiver's count in this phase */
 	uint64_t total;			/* the initiator's, once it stopped */
+	uint64_t last_write;		/* mixed: the tag the last WRITE left at OFF_W */
+};
+
+/* Mixed: when each SEND was posted, and when the target, woken through its
+ * channel, polled its receive (both processes read CLOCK_MONOTONIC). */
+struct mix_times {
+	long long posted[MIX_CAP];
+	long long woke[MIX_CAP];
 };
 
 /* What an endpoint tells its peer. */
@@ -57,7 +77,13 @@ struct info {
 	uint64_t addr;
 };
 
-enum phase { PH_READY = 1, PH_ECHO, PH_SINK, PH_WRITE, PH_READ, PH_ATOMIC, PH_DONE, PH_END };
+enum phase {
+	PH_READY = 1, PH_ECHO, PH_SINK, PH_WRITE, PH_READ, PH_ATOMIC, PH_DONE, PH_END,
+	/* the target blocks in read() on the socket until the initiator stopped */
+	PH_WRITE_BLOCKED, PH_READ_BLOCKED, PH_ATOMIC_BLOCKED,
+	PH_SPIN,		/* the target answers each WRITE with one, spinning between */
+	PH_MIXED,		/* the target sleeps on its channel, woken by SENDs */
+};
 
 struct ep {
 	struct ibv_device **list;
@@ -75,7 +101,12 @@ struct ep {
 	long posted, retired;		/* send WRs posted, and known complete */
 	struct info peer;
 	struct sync *sy;
+	struct mix_times *mt;
 	int in, out;			/* from and to the peer */
+	int sock;			/* a socket to the peer: a blocked target reads it */
+	bool with_channel;		/* the receive CQ gets a completion channel */
+	enum phase ph;			/* the initiator: the phase under way */
+	struct ibv_comp_channel *ch;
 };
 
 /* ---- the pipe ---------------------------------------------------------------- */
@@ -129,8 +160,13 @@ static void ep_objects(struct ep *e)
 	e->pd = ibv_alloc_pd(e->ctx);
 	if (!e->pd)
 		bench_fail_errno("ibv_alloc_pd", errno);
+	if (e->with_channel) {
+		e->ch = ibv_create_comp_channel(e->ctx);
+		if (!e->ch)
+			bench_fail_errno("ibv_create_comp_channel", errno);
+	}
 	e->scq = ibv_create_cq(e->ctx, 2 * DEPTH, NULL, NULL, 0);
-	e->rcq = e->scq ? ibv_create_cq(e->ctx, 2 * DEPTH, NULL, NULL, 0) : NULL;
+	e->rcq = e->scq ? ibv_create_cq(e->ctx, 2 * DEPTH, NULL, e->ch, 0) : NULL;
 	if (!e->rcq)
 		bench_fail_errno("ibv_create_cq", errno);
 	e->buf = aligned_alloc(4096, BUF_LEN);
@@ -321,6 +357,8 @@ static void ep_close(struct ep *e)
 		ibv_destroy_cq(e->rcq);
 	if (e->scq)
 		ibv_destroy_cq(e->scq);
+	if (e->ch)
+		ibv_destroy_comp_channel(e->ch);
 	if (e->pd)
 		ibv_dealloc_pd(e->pd);
 	if (e->own_ctx)
@@ -504,20 +542,14 @@ static uint64_t load_u64(const char *p)
 	return v;
 }
 
-/* A passive target: no verb; sleep until the initiator stopped, then read our
- * own memory, where the operations must have left their mark. */
-static void peer_passive(struct ep *e, enum phase ph)
+/* After the initiator stopped: our own memory, where its total WRITEs, READs
+ * or fetch-and-adds (ph) must have left their mark. */
+static void peer_check(struct ep *e, enum phase ph, uint64_t total)
 {
 	struct timespec nap = { 0, 100000 };
 	long long give_up;
-	uint64_t total;
 	int i;
 
-	while ((total = __atomic_load_n(&e->sy->total, __ATOMIC_ACQUIRE)) == UNSET) {
-		nanosleep(&nap, NULL);
-		if (bench_orphaned())
-			_exit(1);
-	}
 	switch (ph) {
 	case PH_WRITE:
 		/* the flag the last write changes: its tag */
@@ -544,6 +576,174 @@ static void peer_passive(struct ep *e, enum phase ph)
 	}
 }
 
+/* A passive target: no verb; sleep until the initiator stopped, then check. */
+static void peer_passive(struct ep *e, enum phase ph)
+{
+	struct timespec nap = { 0, 100000 };
+	uint64_t total;
+
+	while ((total = __atomic_load_n(&e->sy->total, __ATOMIC_ACQUIRE)) == UNSET) {
+		nanosleep(&nap, NULL);
+		if (bench_orphaned())
+			_exit(1);
+	}
+	peer_check(e, ph, total);
+}
+
+static bool phase_blocked(enum phase ph)
+{
+	return ph == PH_WRITE_BLOCKED || ph == PH_READ_BLOCKED || ph == PH_ATOMIC_BLOCKED;
+}
+
+/* A blocked target: no verb; blocked in read() on the socket, which the
+ * initiator writes once it stopped, then check. */
+static void peer_blocked(struct ep *e, enum phase ph)
+{
+	ssize_t n;
+	char c;
+
+	do
+		n = read(e->sock, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		bench_peer_lost(n < 0 ? "read from its socket failed" : "its socket closed");
+	peer_check(e, ph == PH_WRITE_BLOCKED ? PH_WRITE :
+		      ph == PH_READ_BLOCKED ? PH_READ : PH_ATOMIC,
+		   __atomic_load_n(&e->sy->total, __ATOMIC_ACQUIRE));
+}
+
+/* An RDMA WRITE of the 8-byte sequence number seq into the peer's OFF_S. */
+static void post_seq(struct ep *e, uint64_t seq, bool signaled)
+{
+	char *src = e->buf + OFF_TX + (size_t)(e->posted % TX_SLOTS) * MSG;
+	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = sizeof(seq),
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr;
+
+	memcpy(src, &seq, sizeof(seq));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = e->peer.addr + OFF_S;
+	wr.wr.rdma.rkey = e->peer.rkey;
+	tx_post(e, &wr, signaled);
+}
+
+/* Write-then-spin, one side's step: reap send completions now and then
+ * (selective signaling, one in SIG), WRITE seq to the peer, and spin on
+ * our own OFF_S, calling no verb, until the peer's WRITE of seq landed. */
+static void spin_step(struct ep *e, uint64_t seq)
+{
+	unsigned spins = 0;
+	long long give_up = 0;
+
+	if (e->posted % SIG == 0)
+		tx_poll(e);
+	post_seq(e, seq, e->posted % SIG == SIG - 1);
+	while (load_u64(e->buf + OFF_S) != seq) {
+		bench_relax(&spins);
+		if (spins % 4096)
+			continue;
+		if (!give_up)
+			give_up = fp_now_ns() + GIVE_UP_NS * fp_timeout_mult();
+		else if (fp_now_ns() > give_up)
+			bench_fail("write-then-spin: the peer's WRITE of %llu did not land in "
+				   "%lld s", (unsigned long long)seq,
+				   GIVE_UP_NS * fp_timeout_mult() / 1000000000LL);
+	}
+}
+
+/* The end of write-then-spin on one side: the last WRITE (last) again,
+ * signaled, so that every one posted completes. */
+static void spin_drain(struct ep *e, uint64_t last)
+{
+	if (e->retired < e->posted) {
+		post_seq(e, last, true);
+		tx_drain(e);
+	}
+}
+
+/* The spinning target: answer sequence number k (1, 2, ...) when it lands
+ * with a WRITE of k, until the initiator stopped (it has then seen our
+ * answer to its last one); no verb while it waits. */
+static void peer_spin(struct ep *e)
+{
+	uint64_t want = 1, total;
+	unsigned spins = 0;
+
+	for (;;) {
+		if (load_u64(e->buf + OFF_S) == want) {
+			if (e->posted % SIG == 0)
+				tx_poll(e);
+			post_seq(e, want++, e->posted % SIG == SIG - 1);
+			continue;
+		}
+		total = __atomic_load_n(&e->sy->total, __ATOMIC_ACQUIRE);
+		if (total != UNSET)
+			break;
+		bench_relax(&spins);
+	}
+	spin_drain(e, want - 1);
+	if (want - 1 != total)
+		bench_fail("write-then-spin: the target answered %llu WRITEs, the initiator "
+			   "made %llu", (unsigned long long)(want - 1), (unsigned long long)total);
+}
+
+/* The sleeping target of the mixed stream: armed on its receive CQ, asleep
+ * in ibv_get_cq_event until a SEND completes there; it polls, stamps the
+ * time of each receive, posts as many again, arms again, until the
+ * initiator's last SEND. Then the WRITEs before it must have landed. */
+static void peer_mixed(struct ep *e)
+{
+	struct ibv_wc wc[32];
+	struct ibv_cq *ecq;
+	void *ectx;
+	uint64_t got = 0, total;
+	long long now;
+	int n, i, err;
+
+	err = ibv_req_notify_cq(e->rcq, 0);
+	if (err)
+		bench_fail_errno("ibv_req_notify_cq", err);
+	for (;;) {
+		while ((n = ibv_poll_cq(e->rcq, 32, wc)) > 0) {
+			now = fp_now_ns();
+			for (i = 0; i < n; i++) {
+				if (wc[i].status != IBV_WC_SUCCESS || wc[i].opcode != IBV_WC_RECV)
+					bench_fail("mixed: receive completion: %s (%d), opcode %d",
+						   ibv_wc_status_str(wc[i].status), wc[i].status,
+						   wc[i].opcode);
+				if (got < MIX_CAP)
+					e->mt->woke[got] = now;
+				got++;
+			}
+			post_recvs(e, n);
+		}
+		if (n < 0)
+			bench_fail("ibv_poll_cq: %d", n);
+		total = __atomic_load_n(&e->sy->total, __ATOMIC_ACQUIRE);
+		if (total != UNSET && got >= total)
+			break;
+		if (ibv_get_cq_event(e->ch, &ecq, &ectx))
+			bench_fail_errno("ibv_get_cq_event", errno);
+		if (ecq != e->rcq)
+			bench_fail("ibv_get_cq_event: an event of another CQ");
+		ibv_ack_cq_events(ecq, 1);
+		err = ibv_req_notify_cq(e->rcq, 0);
+		if (err)
+			bench_fail_errno("ibv_req_notify_cq", err);
+	}
+	if (got != total)
+		bench_fail("mixed: the target received %llu SENDs, the initiator posted %llu",
+			   (unsigned long long)got, (unsigned long long)total);
+	if (load_u64(e->buf + OFF_W) != e->sy->last_write)
+		bench_fail("mixed: after the last SEND the target's memory holds WRITE tag %llu, "
+			   "the last WRITE before it carried %llu",
+			   (unsigned long long)load_u64(e->buf + OFF_W),
+			   (unsigned long long)e->sy->last_write);
+}
+
 static void peer_main(struct ep *e, bool xrc)
 {
 	uint32_t ph;
@@ -553,6 +753,12 @@ static void peer_main(struct ep *e, bool xrc)
 	while ((ph = hear(e)) != PH_END) {
 		if (ph == PH_ECHO || ph == PH_SINK)
 			peer_receive(e, ph == PH_ECHO);
+		else if (phase_blocked((enum phase)ph))
+			peer_blocked(e, (enum phase)ph);
+		else if (ph == PH_SPIN)
+			peer_spin(e);
+		else if (ph == PH_MIXED)
+			peer_mixed(e);
 		else
 			peer_passive(e, (enum phase)ph);
 		say(e, PH_DONE);
@@ -566,12 +772,17 @@ static void phase_begin(struct ep *e, enum phase ph)
 {
 	__atomic_store_n(&e->sy->received, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->sy->total, UNSET, __ATOMIC_RELEASE);
+	e->ph = ph;
 	say(e, ph);
 }
 
+/* The initiator stopped after total: tell the peer (a blocked one through
+ * its socket) and wait until it checked. */
 static void phase_end(struct ep *e, long total)
 {
 	__atomic_store_n(&e->sy->total, (uint64_t)total, __ATOMIC_RELEASE);
+	if (phase_blocked(e->ph) && write(e->sock, "x", 1) != 1)
+		bench_peer_lost("write to its socket failed");
 	if (hear(e) != PH_DONE)
 		bench_fail("the peer lost step");
 }
@@ -629,12 +840,15 @@ static void op_one_sided(void *arg, long i)
 	}
 }
 
-static void one_sided_phase(struct ep *e, enum ibv_wr_opcode opc, enum bench_fig p50,
-			    enum bench_fig p99)
+/* Latency of one kind of one-sided operation to a passive target, or (blocked)
+ * to one blocked in read(). */
+static void one_sided_phase(struct ep *e, enum ibv_wr_opcode opc, bool blocked,
+			    enum bench_fig p50, enum bench_fig p99)
 {
 	struct one_sided o = { e, opc };
-	enum phase ph = opc == IBV_WR_RDMA_WRITE ? PH_WRITE :
-			opc == IBV_WR_RDMA_READ ? PH_READ : PH_ATOMIC;
+	enum phase ph = opc == IBV_WR_RDMA_WRITE ? (blocked ? PH_WRITE_BLOCKED : PH_WRITE) :
+			opc == IBV_WR_RDMA_READ ? (blocked ? PH_READ_BLOCKED : PH_READ) :
+			(blocked ? PH_ATOMIC_BLOCKED : PH_ATOMIC);
 	long n;
 	int i;
 
@@ -648,16 +862,27 @@ static void one_sided_phase(struct ep *e, enum ibv_wr_opcode opc, enum bench_fig
 	phase_end(e, n);
 }
 
-/* Fork the peer; in it, never return. */
-static void session_start(struct ep *e, bool xrc)
+/* Fork the peer; in it, never return. With waits, the peer can wait in the
+ * ways of bench_one_session: a socket, a completion channel, and the
+ * mixed stream's times. */
+static void session_start(struct ep *e, bool xrc, bool waits)
 {
-	int down[2], up[2];
+	int down[2], up[2], sv[2] = { -1, -1 };
 	pid_t pid;
 
 	memset(e, 0, sizeof(*e));
+	e->with_channel = waits;
 	e->sy = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (e->sy == MAP_FAILED)
 		bench_fail_errno("mmap", errno);
+	if (waits) {
+		e->mt = mmap(NULL, sizeof(*e->mt), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (e->mt == MAP_FAILED)
+			bench_fail_errno("mmap", errno);
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			bench_fail_errno("socketpair", errno);
+	}
 	if (pipe(down) || pipe(up))
 		bench_fail_errno("pipe", errno);
 	pid = fork();
@@ -667,15 +892,21 @@ static void session_start(struct ep *e, bool xrc)
 		bench_forked();
 		close(down[1]);
 		close(up[0]);
+		if (waits)
+			close(sv[0]);
 		e->in = down[0];
 		e->out = up[1];
+		e->sock = sv[1];
 		peer_main(e, xrc);
 	}
 	bench_peer_started(pid);
 	close(down[0]);
 	close(up[1]);
+	if (waits)
+		close(sv[1]);
 	e->in = up[0];
 	e->out = down[1];
+	e->sock = sv[0];
 	ep_setup(e, xrc, true);
 	if (hear(e) != PH_READY)
 		bench_fail("the peer lost step");
@@ -688,6 +919,10 @@ static void session_end(struct ep *e)
 	ep_close(e);
 	close(e->in);
 	close(e->out);
+	if (e->sock >= 0)
+		close(e->sock);
+	if (e->mt)
+		munmap(e->mt, sizeof(*e->mt));
 	munmap(e->sy, 4096);
 }
 
@@ -715,16 +950,16 @@ void bench_rc_session(void)
 	double v;
 
 	/* The passive phases first: the peer has called no verb since its setup. */
-	session_start(&e, false);
+	session_start(&e, false, false);
 	next = 0;
 	phase_begin(&e, PH_WRITE);
 	v = stream(&e, IBV_WR_RDMA_WRITE, MSG, NULL, &next, bench_rate_budget(), &count);
 	bench_put(BF_WRITE_RATE, v, count);
 	phase_end(&e, next);
 
-	one_sided_phase(&e, IBV_WR_RDMA_WRITE, BF_WRITE_LAT_P50, BF_WRITE_LAT_P99);
-	one_sided_phase(&e, IBV_WR_RDMA_READ, BF_READ_LAT_P50, BF_READ_LAT_P99);
-	one_sided_phase(&e, IBV_WR_ATOMIC_FETCH_AND_ADD, BF_ATOMIC_LAT_P50, BF_ATOMIC_LAT_P99);
+	one_sided_phase(&e, IBV_WR_RDMA_WRITE, false, BF_WRITE_LAT_P50, BF_WRITE_LAT_P99);
+	one_sided_phase(&e, IBV_WR_RDMA_READ, false, BF_READ_LAT_P50, BF_READ_LAT_P99);
+	one_sided_phase(&e, IBV_WR_ATOMIC_FETCH_AND_ADD, false, BF_ATOMIC_LAT_P50, BF_ATOMIC_LAT_P99);
 	send_phases(&e, BF_RC_RTT_P50, BF_RC_RTT_P99, BF_RC_RATE);
 
 	/* 64 KiB SENDs: bandwidth in MB/s */
@@ -738,11 +973,104 @@ void bench_rc_session(void)
 	session_end(&e);
 }
 
+/* Write-then-spin, the initiator's step: sequence number i + 1 there and back. */
+static void op_spin(void *arg, long i)
+{
+	spin_step(arg, (uint64_t)i + 1);
+}
+
+/* Up to n messages of the mixed stream from *next on, fewer when until
+ * passes (as burst()); message k is a SEND when k % MIX == MIX - 1 (its post
+ * time stamped, *sends counts them), else a 64-byte WRITE. Then wait until
+ * all completed. */
+static void mixed_burst(struct ep *e, long *next, long *sends, long n, long long until)
+{
+	long k;
+
+	for (k = 0; k < n; k++) {
+		bool sig = k % SIG == SIG - 1 || k == n - 1;
+
+		if (k && !(k % SIG) && (fp_now_ns() > until || *sends >= MIX_CAP - 1))
+			break;
+		if (*next % MIX == MIX - 1) {
+			e->mt->posted[(*sends)++] = fp_now_ns();
+			post_msg(e, IBV_WR_SEND, MSG, *next, sig);
+		} else {
+			post_msg(e, IBV_WR_RDMA_WRITE, MSG, *next, sig);
+			e->sy->last_write = (uint64_t)*next + 1;
+		}
+		(*next)++;
+	}
+	tx_drain(e);
+}
+
+/* The mixed stream to a target asleep on its channel: the rate of the timed
+ * burst, then one last SEND, then the latency from each timed SEND's post
+ * to the target's poll of it after its wake-up. */
+static void mixed_phase(struct ep *e)
+{
+	struct bench_budget b = bench_rate_budget(), w = bench_warm(b);
+	long next = 0, sends = 0, base, first, k;
+	long long t0, *lat;
+
+	phase_begin(e, PH_MIXED);
+	e->sy->last_write = 0;
+	mixed_burst(e, &next, &sends, w.n, fp_now_ns() + w.ns);
+	base = next;
+	first = sends;
+	t0 = fp_now_ns();
+	mixed_burst(e, &next, &sends, b.n, t0 + b.ns);
+	bench_put(BF_MIX_RATE, (double)(next - base) * 1e9 / (double)(fp_now_ns() - t0),
+		  next - base);
+	/* the last SEND wakes the target for good: it has all once it has this */
+	__atomic_store_n(&e->sy->total, (uint64_t)sends + 1, __ATOMIC_RELEASE);
+	e->mt->posted[sends++] = fp_now_ns();
+	post_msg(e, IBV_WR_SEND, MSG, next++, true);
+	tx_drain(e);
+	if (hear(e) != PH_DONE)
+		bench_fail("the peer lost step");
+	lat = calloc((size_t)(sends - first), sizeof(*lat));
+	if (!lat)
+		bench_fail_errno("calloc", errno);
+	for (k = first; k < sends; k++) {
+		lat[k - first] = e->mt->woke[k] - e->mt->posted[k];
+		if (lat[k - first] < 0)
+			bench_fail("mixed: SEND %ld was received before it was posted", k);
+	}
+	bench_put_percentiles(lat, sends - first, BF_MIX_LAT_P50, BF_MIX_LAT_P99);
+	free(lat);
+}
+
+void bench_one_session(void)
+{
+	struct ep e;
+	long next = 0, count;
+	double v;
+
+	/* blocked in read() first: the peer has called no verb since its setup */
+	session_start(&e, false, true);
+	phase_begin(&e, PH_WRITE_BLOCKED);
+	v = stream(&e, IBV_WR_RDMA_WRITE, MSG, NULL, &next, bench_rate_budget(), &count);
+	bench_put(BF_WBLK_RATE, v, count);
+	phase_end(&e, next);
+	one_sided_phase(&e, IBV_WR_RDMA_READ, true, BF_RBLK_P50, BF_RBLK_P99);
+	one_sided_phase(&e, IBV_WR_ATOMIC_FETCH_AND_ADD, true, BF_ABLK_P50, BF_ABLK_P99);
+
+	phase_begin(&e, PH_SPIN);
+	next = bench_lat_scaled(op_spin, &e, 0, bench_lat_budget(), BF_SPIN_P50, BF_SPIN_P99,
+				0.5);
+	spin_drain(&e, (uint64_t)next);
+	phase_end(&e, next);
+
+	mixed_phase(&e);
+	session_end(&e);
+}
+
 void bench_xrc_session(void)
 {
 	struct ep e;
 
-	session_start(&e, true);
+	session_start(&e, true, false);
 	send_phases(&e, BF_XRC_RTT_P50, BF_XRC_RTT_P99, BF_XRC_RATE);
 	session_end(&e);
 }

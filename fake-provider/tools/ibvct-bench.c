@@ -63,6 +63,11 @@ static const struct row rows[BF_COUNT] = {
 			     "raw: shared-memory ring ping-pong round trip, p50" },
 	[BF_RAW_RTT_P99] = { "raw_rtt_p99", "us", 3, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
 			     "raw: shared-memory ring ping-pong round trip, p99" },
+	[BF_RAW_OWL_P50] = { "raw_oneway_p50", "us", 3, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
+			     "raw: write-then-spin on shared memory (each side stores the "
+			     "other's word, spins on its own), one-way (round trip / 2), p50" },
+	[BF_RAW_OWL_P99] = { "raw_oneway_p99", "us", 3, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
+			     "raw: write-then-spin on shared memory, one-way, p99" },
 	[BF_RAW_STREAM] = { "raw_stream_rate", "msg/s", 0, BS_RAW, -1, NONE, NONE, NONE, NONE,
 			    "-", "raw: shared-memory ring one-way stream" },
 	[BF_RAW_MEMCPY] = { "raw_memcpy_bw", "MB/s", 0, BS_RAW, -1, NONE, NONE, NONE, NONE, "-",
@@ -97,6 +102,31 @@ static const struct row rows[BF_COUNT] = {
 				NONE, NONE, "<= 5 us", "fetch-and-add, passive target, p50" },
 	[BF_ATOMIC_LAT_P99] = { "atomic_fadd_lat_p99", "us", 3, BS_RC, BF_RAW_RTT_P99, NONE,
 				NONE, NONE, NONE, "-", "fetch-and-add, passive target, p99" },
+	[BF_SPIN_P50] = { "write_spin_oneway_p50", "us", 3, BS_ONE, BF_RAW_OWL_P50, NONE, NONE,
+			  NONE, 2, "<= 2 x raw_oneway_p50",
+			  "write-then-spin: each side WRITEs a sequence number to the other and "
+			  "spins on its own buffer, no verb while it waits; one-way, p50" },
+	[BF_SPIN_P99] = { "write_spin_oneway_p99", "us", 3, BS_ONE, BF_RAW_OWL_P99, NONE, NONE,
+			  NONE, NONE, "-", "write-then-spin, one-way, p99" },
+	[BF_WBLK_RATE] = { "write_blocked_rate", "msg/s", 0, BS_ONE, BF_RC_RATE, NONE, NONE, 1,
+			   NONE, ">= 1 x rc_send_rate",
+			   "RDMA WRITE one-way to a target blocked in read() on a socket" },
+	[BF_RBLK_P50] = { "read_blocked_p50", "us", 3, BS_ONE, BF_RAW_RTT_P50, NONE, NONE, NONE,
+			  3, "<= 3 x raw_rtt_p50", "RDMA READ, target blocked in read(), p50" },
+	[BF_RBLK_P99] = { "read_blocked_p99", "us", 3, BS_ONE, BF_RAW_RTT_P99, NONE, NONE, NONE,
+			  NONE, "-", "RDMA READ, target blocked in read(), p99" },
+	[BF_ABLK_P50] = { "fadd_blocked_p50", "us", 3, BS_ONE, BF_RAW_RTT_P50, NONE, NONE, NONE,
+			  3, "<= 3 x raw_rtt_p50", "fetch-and-add, target blocked in read(), p50" },
+	[BF_ABLK_P99] = { "fadd_blocked_p99", "us", 3, BS_ONE, BF_RAW_RTT_P99, NONE, NONE, NONE,
+			  NONE, "-", "fetch-and-add, target blocked in read(), p99" },
+	[BF_MIX_RATE] = { "mixed_rate", "msg/s", 0, BS_ONE, BF_RC_RATE, NONE, NONE, NONE, NONE,
+			  "-", "mixed: 255 64-byte WRITEs then a SEND, over and over, to a target "
+			  "asleep in ibv_get_cq_event (each SEND wakes it)" },
+	[BF_MIX_LAT_P50] = { "mixed_send_lat_p50", "us", 3, BS_ONE, BF_RAW_OWL_P50, NONE, NONE,
+			     NONE, NONE, "-",
+			     "mixed: a SEND's post to the target's poll of it, woken, p50" },
+	[BF_MIX_LAT_P99] = { "mixed_send_lat_p99", "us", 3, BS_ONE, BF_RAW_OWL_P99, NONE, NONE,
+			     NONE, NONE, "-", "mixed: the same, p99" },
 	[BF_LOOP_RATE] = { "loopback_rate", "msg/s", 0, BS_LOOP_EXT, BF_RAW_STREAM, 10e6, NONE,
 			   NONE, NONE, ">= 10000000 msg/s",
 			   "RC SEND between two QPs of one process (best round)" },
@@ -122,6 +152,7 @@ static const struct row rows[BF_COUNT] = {
 static const char *const session_name[BS_COUNT] = {
 	[BS_RAW] = "raw shared-memory ring and memcpy",
 	[BS_RC] = "fake HCA, RC between two processes",
+	[BS_ONE] = "fake HCA, one-sided to a target that waits (blocked, spinning, asleep)",
 	[BS_XRC] = "fake HCA, XRC between two processes",
 	[BS_LOOP_EXT] = "fake HCA, loopback (extended provider mode)",
 	[BS_LOOP_LEGACY] = "fake HCA, loopback (legacy provider mode)",
@@ -695,6 +726,7 @@ int main(int argc, char **argv)
 		run_session(BS_RAW, bench_raw_session);
 		if (ok) {
 			run_session(BS_RC, bench_rc_session);
+			run_session(BS_ONE, bench_one_session);
 			run_session(BS_XRC, bench_xrc_session);
 		}
 	}
