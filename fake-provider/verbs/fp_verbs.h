@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <infiniband/driver.h>
 #include "fp_engine.h"
+#include "fe_mem.h"
 #include "fk_client.h"
 
 /* ---- limits of the fake device (beyond what the script sets) ----------- */

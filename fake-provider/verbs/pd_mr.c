@@ -229,6 +229,7 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 	struct fp_context *ctx = mr->ctx;
 	struct fp_pd *npd;
 	uint32_t pdh = 0;
+	bool translation;
 	int err;
 
 	err = fp__op_begin(FP_OP_REREG_MR);
@@ -245,6 +246,10 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 				  (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)addr, &pdh);
 	if (err)
 		goto out;
+	translation = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+		      !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION);
+	if (translation)
+		fe_mr_unback(&mr->e);	/* its old pages, before they change */
 	npd = fp__pd_by_handle(ctx, pdh);
 	if (npd && npd != mr->pd) {
 		mr->pd->usecnt--;
@@ -254,13 +259,14 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		mr->e.access = access;
-	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION)) {
+	if (translation) {
 		mr->e.addr = addr;
 		mr->e.length = length;
 		mr->e.iova = (uint64_t)(uintptr_t)addr;	/* as mlx5_rereg_mr passes it */
 		/* the new length, for QUERY_MR; the keys stay */
 		fk_mr_keys(ctx->fk, ibmr->handle, mr->e.lkey, mr->e.rkey, length);
 	}
+	fe_mr_changed(ctx->hca, &mr->e, translation);
 out:
 	fp__op_end(ctx, FP_OP_REREG_MR, FP_SUBJ_NONE, NULL, err,
 		   "lkey=%#x flags=%#x addr=%p len=%zu access=%#x", mr->e.lkey, flags, addr,
