@@ -372,7 +372,7 @@ static void malformed_requests_are_survived(void **state)
 	struct fk_req_mr_keys mk = { 0 };
 	struct fk_req_handle rh = { 0 };
 	struct fk_req_num rn = { 0 };
-	unsigned char big[FK_REQ_MAX + 16], junk[64];
+	unsigned char big[FK_REQ_MAX + 16] = { 0 }, junk[64] = { 0 };
 	struct fk_import im;
 	struct fk_hdr h;
 	uint32_t pd, mr;

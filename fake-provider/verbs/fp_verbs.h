@@ -82,6 +82,7 @@ struct fp_pd {
 	unsigned pdoms;			/* parent domains on this PD */
 	struct fp_pd *prot;		/* itself for a plain PD */
 	bool imported;			/* ibv_import_pd: unimport frees it alone */
+	bool dead;			/* destroyed while our objects destroyed elsewhere name it */
 	struct fp_td *td;
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
 		       uint64_t resource_type);

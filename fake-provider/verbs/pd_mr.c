@@ -109,7 +109,13 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fk_obj_destroy(ctx->fk, FK_O_PD, h);
 	if (err)
 		goto out;
-	fp_pd_free(pd);
+	/* objects of ours still on it were destroyed through another context
+	 * of the file (the kernel let the PD go): they keep their pointer to it
+	 * until they go, so it goes with the context; no handle finds it */
+	if (pd->usecnt)
+		pd->dead = true;
+	else
+		fp_pd_free(pd);
 out:
 	fp__op_end(ctx, FP_OP_DEALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u", h);
 	return err;
