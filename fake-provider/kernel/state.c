@@ -1349,6 +1349,18 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 
 		uint32_t i, j;
 		int k;
+		unsigned importers = 0;
+
+		/* a file is named by the connections that import it, as it counts
+		 * them; an importer has no file or object of its own */
+		fp_list_for_each_safe(q, u, &fk_conns)
+			importers += fp_container_of(q, struct fk_conn, link)->uf == c;
+		if (importers != c->nimporters)
+			FK_PROBLEM("conn %u importers %u but %u import it\n", c->id, c->nimporters,
+				   importers);
+		if (c->uf && (c->ufd >= 0 || c->gone || c->uf->uf))
+			FK_PROBLEM("conn %u imports conn %u but has a file or imports one\n", c->id,
+				   c->uf->id);
 
 		fp_list_for_each_safe(q, u, &c->xrcds) {
 			struct fk_hxrcd *h = fp_container_of(q, struct fk_hxrcd, link);
