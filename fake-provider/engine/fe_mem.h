@@ -47,7 +47,7 @@ enum fe_key_kind { FE_KEY_MR = 1, FE_KEY_MW1, FE_KEY_MW2 };
 struct fe_key_rec {
 	uint32_t rkey;
 	uint32_t kind;			/* enum fe_key_kind; 0: no grant (an unbound window) */
-	uint64_t pd;			/* the PD's identity (the owner's pointer) */
+	uint64_t pd;			/* the PD's identity: its file and handle (fp__pd_ident) */
 	uint64_t iova, length;		/* the region */
 	uint64_t win_addr, win_length;	/* a window's range */
 	int32_t access;			/* the region's or the window's */

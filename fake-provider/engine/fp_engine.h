@@ -54,7 +54,9 @@ struct fe_mem_pub {
 	int slot;
 };
 
-/* A memory region: the PD is an identity only (the verbs layer's object). */
+/* A memory region: the PD is an identity only, never dereferenced: the verbs
+ * layer's file and handle of it (fp__pd_ident), the same in every context
+ * and process that imported that PD. */
 struct fe_mr {
 	struct fp_link link;		/* in the device's key table */
 	struct fp_link lhash, rhash;	/* in the buckets of its lkey and rkey */

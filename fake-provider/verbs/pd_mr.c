@@ -9,7 +9,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fe_mem.h"
 #include "fp_verbs.h"
+
+/*
+ * Tell the fake kernel what the driver made of a registration (MR_KEYS):
+ * its keys, access and range for QUERY_MR (import), and where its bytes
+ * are in the ring memfd when other processes reach them (fe_mem.h), for
+ * an importer in another process to map.
+ */
+static int fp_mr_tell(struct fp_context *ctx, struct fp_mr *mr)
+{
+	struct fk_mr_reg reg = {
+		.lkey = mr->e.lkey, .rkey = mr->e.rkey, .access = mr->e.access,
+		.length = mr->e.length, .iova = mr->e.iova,
+	};
+	int fd;
+
+	reg.mapped = !fe_mem_mr_export(&mr->e, &fd, &reg.moff);
+	return fk_mr_keys(ctx->fk, mr->mr.handle, &reg);
+}
 
 struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 {
@@ -90,7 +109,13 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fk_obj_destroy(ctx->fk, FK_O_PD, h);
 	if (err)
 		goto out;
-	fp_pd_free(pd);
+	/* objects of ours still on it were destroyed through another context
+	 * of the file (the kernel let the PD go): they keep their pointer to it
+	 * until they go, so it goes with the context; no handle finds it */
+	if (pd->usecnt)
+		pd->dead = true;
+	else
+		fp_pd_free(pd);
 out:
 	fp__op_end(ctx, FP_OP_DEALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u", h);
 	return err;
@@ -136,12 +161,20 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	}
 	mr->ctx = ctx;
 	mr->pd = pd;
-	mr->e.pd = pd;
+	mr->e.pd = fp__pd_ident(pd);
 	mr->e.addr = addr;
 	mr->e.length = length;
 	mr->e.iova = hca_va;
 	mr->e.access = access;
 	fe_mr_add(ctx->hca, &mr->e);
+	err = fp_mr_tell(ctx, mr);
+	if (err) {
+		fe_mr_del(ctx->hca, &mr->e);
+		fk_obj_destroy(ctx->fk, FK_O_MR, mr->mr.handle);
+		free(mr);
+		mr = NULL;
+		goto out;
+	}
 	mr->mr.addr = addr;
 	mr->mr.length = length;
 	mr->mr.lkey = mr->e.lkey;
@@ -162,7 +195,10 @@ out:
 
 static void fp_mr_free(struct fp_mr *mr)
 {
-	fe_mr_del(mr->ctx->hca, &mr->e);
+	if (!mr->imported || mr->fmap)
+		fe_mr_del(mr->ctx->hca, &mr->e);
+	if (mr->fmap)
+		fe_mem_foreign_unmap(mr->fmap, mr->e.length);
 	mr->pd->usecnt--;
 	fp_list_del(&mr->link);
 	free(mr);
@@ -245,7 +281,7 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 		mr->pd->usecnt--;
 		npd->usecnt++;
 		mr->pd = npd;
-		mr->e.pd = npd;
+		mr->e.pd = fp__pd_ident(npd);
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		mr->e.access = access;
@@ -255,11 +291,131 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 		mr->e.iova = (uint64_t)(uintptr_t)addr;	/* as mlx5_rereg_mr passes it */
 	}
 	fe_mr_changed(ctx->hca, &mr->e, translation);
+	fp_mr_tell(ctx, mr);		/* the keys stay; access, range, bytes may not */
 out:
 	fp__op_end(ctx, FP_OP_REREG_MR, FP_SUBJ_NONE, NULL, err,
 		   "lkey=%#x flags=%#x addr=%p len=%zu access=%#x", mr->e.lkey, flags, addr,
 		   length, access);
 	return err;
+}
+
+/* ---- import (ibv_import_pd, ibv_import_mr) ---------------------------------- */
+/*
+ * The PD or MR of a handle of this context's file, as mlx5 imports them
+ * (rdma-core v44.0 providers/mlx5/verbs.c:766 mlx5_import_pd: the kernel
+ * checks the handle, the PD takes it; :804 mlx5_import_mr through
+ * libibverbs/cmd_mr.c:90 ibv_cmd_query_mr: lkey, rkey and length from the
+ * kernel, addr NULL, cmd_mr.c:113). The object is the file's: destroying it
+ * through either context destroys it for both; unimport frees only ours
+ * (verbs.c:798 mlx5_unimport_pd, :823 mlx5_unimport_mr). A driver without
+ * import ops (fp_prof_can_import) answers as libibverbs' stubs do.
+ */
+struct ibv_pd *fp_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fk_import im = { .fd = -1 };
+	struct fp_pd *pd = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_IMPORT_PD);
+	if (!err && !fp_prof_can_import())
+		err = EOPNOTSUPP;
+	if (!err && !(pd = calloc(1, sizeof(*pd))))
+		err = ENOMEM;
+	if (!err && fp__quirk(FP_Q_IMPORT_PD_COPY))	/* the quirk: a PD of its own */
+		err = fk_obj_create(ctx->fk, FK_O_PD, 0, NULL, &im.handle);
+	else if (!err)
+		err = fk_obj_import(ctx->fk, FK_O_PD, pd_handle,
+				    fk_quirk_bits(fp__script, FK_MSG_OBJ_IMPORT), &im);
+	if (!err) {
+		pd->pd.handle = im.handle;
+		pd->ctx = ctx;
+		pd->prot = pd;
+		pd->imported = true;
+		fp_list_add_tail(&ctx->pds, &pd->link);
+	}
+	fp__op_end(ctx, FP_OP_IMPORT_PD, FP_SUBJ_NONE, NULL, err, "handle=%u pd=%u", pd_handle,
+		   err ? 0 : im.handle);
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return &pd->pd;
+}
+
+void fp_unimport_pd(struct ibv_pd *ibpd)
+{
+	struct fp_pd *pd = to_fp_pd(ibpd);
+
+	/* mlx5 asserts on a PD still in use or a parent domain: kept here */
+	if (pd->parent || pd->usecnt || pd->pdoms)
+		return;
+	fp_pd_free(pd);
+}
+
+struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
+{
+	struct fp_pd *pd = fp__pd_prot(ibpd);
+	struct fp_context *ctx = pd->ctx;
+	struct fk_import im = { .fd = -1 };
+	struct fp_mr *mr = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_IMPORT_MR);
+	if (!err && !fp_prof_can_import())
+		err = EOPNOTSUPP;
+	if (!err)
+		err = fk_obj_import(ctx->fk, FK_O_MR, mr_handle,
+				    fk_quirk_bits(fp__script, FK_MSG_OBJ_IMPORT), &im);
+	if (!err && !(mr = calloc(1, sizeof(*mr))))
+		err = ENOMEM;
+	if (!err) {
+		if (fp__quirk(FP_Q_IMPORT_MR_NO_KEYS))
+			im.lkey = im.rkey = 0;		/* the quirk */
+		mr->ctx = ctx;
+		mr->pd = pd;
+		mr->imported = true;
+		/* the region as the fake HCA has it: its own PD (the file's), its
+		 * iova, its access; its bytes where the registering process
+		 * shares them (foreign region), else nowhere here: then its keys
+		 * work only in that process (or this one, if it is the same) */
+		mr->e.pd = fp__ident(ctx->file_id, im.pd);
+		mr->e.iova = im.iova;
+		mr->e.access = im.access;
+		mr->e.length = im.length;
+		if (im.fd >= 0 && !fe_mem_foreign_map(im.fd, im.moff, im.length, &mr->fmap)) {
+			mr->e.addr = mr->fmap;
+			if (fe_mr_add_keys(ctx->hca, &mr->e, im.lkey, im.rkey)) {
+				fe_mem_foreign_unmap(mr->fmap, im.length);	/* keys taken here */
+				mr->fmap = NULL;
+				mr->e.addr = NULL;
+			}
+		}
+		mr->e.lkey = im.lkey;
+		mr->e.rkey = im.rkey;
+		mr->mr.handle = im.handle;
+		mr->mr.lkey = im.lkey;
+		mr->mr.rkey = im.rkey;
+		mr->mr.length = im.length;
+		mr->mr.addr = NULL;
+		pd->usecnt++;
+		fp_list_add_tail(&ctx->mrs, &mr->link);
+	}
+	if (im.fd >= 0)
+		close(im.fd);
+	fp__op_end(ctx, FP_OP_IMPORT_MR, FP_SUBJ_NONE, NULL, err, "handle=%u lkey=%#x rkey=%#x",
+		   mr_handle, mr ? mr->mr.lkey : 0, mr ? mr->mr.rkey : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &mr->mr;
+}
+
+void fp_unimport_mr(struct ibv_mr *ibmr)
+{
+	fp_mr_free(to_fp_mr(ibmr));
 }
 
 /* ---- thread domains and parent domains (rdma-core v44.0 providers/mlx5/
