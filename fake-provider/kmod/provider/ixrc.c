@@ -10,6 +10,8 @@
  * are in the kernel, posted to and polled through uverbs' write commands.
  * The one thing of our own: an XRC_SEND WR's remote_srqn rides in
  * send_flags (ixrc-abi.h), as uverbs' post_send has no field for it.
+ * Import (ibv_import_device, _pd, _mr) as rdma-core 44's mlx5 has it,
+ * on uverbs' generic methods: QUERY_CONTEXT, INFO_HANDLES, QUERY_MR.
  */
 #include <errno.h>
 #include <stdlib.h>
