@@ -74,6 +74,9 @@ struct fk_uobj {
 	struct fk_uobj *ref[FK_NREF];
 	void *obj;
 	bool closed;			/* destroyed under a quirk while held: no lookups */
+	bool keys;			/* MR: MR_KEYS told its keys and length */
+	uint32_t lkey, rkey;
+	uint64_t length;
 };
 
 /* A connection's XRCD handle (kernel uxrcd). */
@@ -97,6 +100,7 @@ struct fk_hqp {
 	struct fk_hxrcd *hx;
 	uint64_t user;
 	bool opened;
+	struct fk_conn *evc;		/* where its events go: the connection that made it */
 };
 
 /* A number a connection holds: a QPN (non-TGT QP) or an SRQN (any SRQ). */
@@ -108,6 +112,7 @@ struct fk_num {
 	struct fk_uobj *uo;		/* XRC SRQ: its table entry */
 	struct fk_hxrcd *hx;		/* XRC SRQ: the handle it was made through */
 	struct fk_xrcd *xrcd;		/* XRC SRQ: its domain */
+	struct fk_conn *via;		/* the connection that made it (its process serves it) */
 };
 
 /* The ports and limits modify is checked against: qp_modify.h's fk_qp_limits. */
@@ -136,6 +141,29 @@ struct fk_conn {
 	struct fp_link xrcds, qps, srqs, qpns;
 	struct fk_outmsg *out_head, *out_tail;
 	size_t out_bytes;
+	/*
+	 * The context's file (a uverbs ufile): CTX_FD makes a socketpair, the
+	 * daemon keeps ufd and hands the other end out as the context's cmd_fd
+	 * (uino: its inode, how CTX_IMPORT recognises a copy of it). The state
+	 * above (the object table and lists) is the file's: it lives until the
+	 * connection is gone AND the last copy of the fd anywhere is closed
+	 * (ufd reads POLLHUP). A connection whose socket closed first keeps
+	 * the state with gone set and fd = ufd (polled for the hang-up only).
+	 * uf: a connection that imported another's file acts on uf's state.
+	 */
+	int ufd;
+	dev_t udev;
+	ino_t uino;
+	bool gone;
+	bool ended;			/* released: the struct goes at the end of the round */
+	struct fk_conn *uf;
+	int ifd;			/* an importer's copy of uf's fd: it holds the file */
+	unsigned nimporters;		/* connections with uf == this */
+	struct fk_ghost {		/* the last objects destroyed (import_stale_handle) */
+		uint32_t handle, type, lkey, rkey;
+		uint64_t length;
+	} ghost[8];
+	unsigned nghost;
 };
 
 /* ---- cross-file ------------------------------------------------------------ */
@@ -186,6 +214,15 @@ int fk__tgt_modify(struct fk_conn *c, uint32_t handle, uint32_t mask, uint32_t f
 		   const struct fk_qp_attr *attr, uint32_t *state);
 int fk__tgt_query(struct fk_conn *c, uint32_t handle, struct fk_qp_attr *attr);
 int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type);
+/* Import (OBJ_IMPORT), the keys of an MR (MR_KEYS), and a connection leaving
+ * a file that outlives it (its routes and events go: fk__conn_detach). */
+int fk__obj_import(struct fk_conn *c, const struct fk_req_obj_import *r,
+		   struct fk_rep_import *rep);
+int fk__mr_keys(struct fk_conn *c, const struct fk_req_mr_keys *r);
+void fk__conn_detach(struct fk_conn *s, struct fk_conn *c);
+/* The connection whose request is being served (server.c), else NULL: the
+ * objects it makes are served by its process. */
+extern struct fk_conn *fk__cur;
 /* Where a packet to num goes (struct fk_req_route); *owner: the connection
  * whose ring receives it, when rep->gate is FK_GATE_OK. */
 int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_route *rep,

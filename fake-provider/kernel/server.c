@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ struct fp_link fk_conns = FP_LIST_HEAD_INIT(fk_conns);
 static uint32_t fk_next_conn_id = 1;
 static unsigned fk_nconns;
 static char fk_dump_buf[FK_REPLY_MAX];
+struct fk_conn *fk__cur;
 
 /* ---- sending ---------------------------------------------------------------- */
 void fk__conn_flush(struct fk_conn *c)
@@ -73,7 +75,7 @@ static void fk_send_msg(struct fk_conn *c, uint32_t type, uint32_t seq,
 	struct fk_outmsg *m;
 	struct fk_hdr h;
 
-	if (c->dead)
+	if (c->dead || c->gone)	/* a file whose connection went: nobody to tell */
 		goto err_close;
 	if (c->out_bytes + len > FK_OUTQ_MAX) {
 		fk_log("conn %u: output queue full, dropping the connection", c->id);
@@ -242,7 +244,8 @@ done:
  * -1; a handler that keeps it sets k->fd to -1, any other is closed after.
  */
 struct fk_call {
-	struct fk_conn *c;
+	struct fk_conn *c;			/* the connection: the reply goes here */
+	struct fk_conn *s;		/* the file it acts on: c, or the one it imported */
 	uint32_t type, seq;
 	const void *req;		/* aligned scratch memory */
 	int fd;
@@ -279,7 +282,7 @@ static void fk_num_alloc(struct fk_call *k, bool srq)
 {
 	const struct fk_req_num *r = k->req;
 	uint32_t a = 0;
-	int err = (r->num || r->reserved) ? EINVAL : fk__num_alloc(k->c, srq, &a);
+	int err = (r->num || r->reserved) ? EINVAL : fk__num_alloc(k->s, srq, &a);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
 }
@@ -288,7 +291,7 @@ static void fk_num_free(struct fk_call *k, bool srq)
 {
 	const struct fk_req_num *r = k->req;
 
-	fk_reply(k->c, k->type, k->seq, r->reserved ? EINVAL : fk__num_free(k->c, srq, r->num));
+	fk_reply(k->c, k->type, k->seq, r->reserved ? EINVAL : fk__num_free(k->s, srq, r->num));
 }
 
 static void fk_on_qpn_alloc(struct fk_call *k) { fk_num_alloc(k, false); }
@@ -299,20 +302,20 @@ static void fk_on_srqn_free(struct fk_call *k) { fk_num_free(k, true); }
 static void fk_on_xrcd_open(struct fk_call *k)
 {
 	const struct fk_req_xrcd_open *r = k->req;
-	struct fk_conn *c = k->c;
+	struct fk_conn *c = k->c, *s = k->s;
 	uint32_t a = 0, b = 0;
 	int err;
 
 	if (r->has_fd > 1 || r->reserved || (r->flags & ~fk_quirk_flags(k->type)))
 		err = EINVAL;
 	else if (r->has_fd && k->fd < 0 && (c->quirks & FK_Q_XRCD_BAD_FD_PRIVATE))
-		err = fk__xrcd_open(c, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */
+		err = fk__xrcd_open(s, -1, r->oflags, r->flags, &a, &b);	/* the quirk: as fd -1 */
 	else if (r->has_fd && k->fd < 0)	/* @rule XRCD-10 */
 		err = EBADF;			/* the fd named no open file (fdget) */
 	else if (!r->has_fd && k->fd >= 0)
 		err = EINVAL;			/* an fd it said it did not send */
 	else {
-		err = fk__xrcd_open(c, k->fd, r->oflags, r->flags, &a, &b);
+		err = fk__xrcd_open(s, k->fd, r->oflags, r->flags, &a, &b);
 		k->fd = -1;			/* consumed */
 	}
 	/* closed before the reply: the client may look right after it */
@@ -327,13 +330,13 @@ static void fk_on_xrcd_close(struct fk_call *k)
 	const struct fk_req_handle *r = k->req;
 
 	fk_reply(k->c, k->type, k->seq, (r->flags & ~fk_quirk_flags(k->type)) ? EINVAL :
-		 fk__xrcd_close(k->c, r->handle, r->flags));
+		 fk__xrcd_close(k->s, r->handle, r->flags));
 }
 
 static void fk_on_srq_create_xrc(struct fk_call *k)
 {
 	uint32_t a = 0, b = 0;
-	int err = fk__srq_create_xrc(k->c, k->req, &a, &b);
+	int err = fk__srq_create_xrc(k->s, k->req, &a, &b);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, b);
 }
@@ -342,13 +345,13 @@ static void fk_on_srq_destroy(struct fk_call *k)
 {
 	const struct fk_req_handle *r = k->req;
 
-	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__srq_destroy(k->c, r->handle));
+	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__srq_destroy(k->s, r->handle));
 }
 
 static void fk_on_obj_create(struct fk_call *k)
 {
 	uint32_t a = 0;
-	int err = fk__obj_create(k->c, k->req, &a);
+	int err = fk__obj_create(k->s, k->req, &a);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
 }
@@ -357,14 +360,14 @@ static void fk_on_obj_destroy(struct fk_call *k)
 {
 	const struct fk_req_obj_destroy *r = k->req;
 
-	fk_reply(k->c, k->type, k->seq, fk__obj_destroy(k->c, r->handle, r->type));
+	fk_reply(k->c, k->type, k->seq, fk__obj_destroy(k->s, r->handle, r->type));
 }
 
 static void fk_on_mr_rereg(struct fk_call *k)
 {
 	const struct fk_req_mr_rereg *r = k->req;
 	uint32_t b = 0;
-	int err = fk__mr_rereg(k->c, r, &b);
+	int err = fk__mr_rereg(k->s, r, &b);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, r->mr_handle, b);
 }
@@ -373,7 +376,7 @@ static void fk_on_tgt_qp_create(struct fk_call *k)
 {
 	const struct fk_req_tgt_create *r = k->req;
 	uint32_t a = 0, b = 0;
-	int err = r->reserved ? EINVAL : fk__tgt_create(k->c, r->xrcd_handle, r->user, &a, &b);
+	int err = r->reserved ? EINVAL : fk__tgt_create(k->s, r->xrcd_handle, r->user, &a, &b);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, b);
 }
@@ -383,7 +386,7 @@ static void fk_on_tgt_qp_open(struct fk_call *k)
 	const struct fk_req_tgt_open *r = k->req;
 	uint32_t a = 0;
 	int err = (r->flags & ~fk_quirk_flags(k->type)) ? EINVAL :
-		  fk__tgt_open(k->c, r->xrcd_handle, r->qpn, r->qp_type, r->flags, r->user, &a);
+		  fk__tgt_open(k->s, r->xrcd_handle, r->qpn, r->qp_type, r->flags, r->user, &a);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, r->qpn);
 }
@@ -392,7 +395,7 @@ static void fk_on_tgt_qp_destroy(struct fk_call *k)
 {
 	const struct fk_req_handle *r = k->req;
 
-	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__tgt_destroy(k->c, r->handle));
+	fk_reply(k->c, k->type, k->seq, r->flags ? EINVAL : fk__tgt_destroy(k->s, r->handle));
 }
 
 static void fk_on_tgt_qp_modify(struct fk_call *k)
@@ -400,7 +403,7 @@ static void fk_on_tgt_qp_modify(struct fk_call *k)
 	const struct fk_req_modify *r = k->req;
 	uint32_t a = 0;
 	int err = (r->reserved || (r->flags & ~fk_quirk_flags(k->type))) ? EINVAL :
-		  fk__tgt_modify(k->c, r->qp_handle, r->attr_mask, r->flags, &r->attr, &a);
+		  fk__tgt_modify(k->s, r->qp_handle, r->attr_mask, r->flags, &r->attr, &a);
 
 	fk_reply_pair(k->c, k->type, k->seq, err, a, 0);
 }
@@ -409,7 +412,7 @@ static void fk_on_tgt_qp_query(struct fk_call *k)
 {
 	const struct fk_req_handle *r = k->req;
 	struct fk_rep_query q = { 0 };
-	int err = r->flags ? EINVAL : fk__tgt_query(k->c, r->handle, &q.attr);
+	int err = r->flags ? EINVAL : fk__tgt_query(k->s, r->handle, &q.attr);
 
 	if (err)
 		fk_reply(k->c, k->type, k->seq, err);
@@ -421,7 +424,7 @@ static void fk_on_event_raise(struct fk_call *k)
 {
 	const struct fk_req_event *r = k->req;
 
-	fk_reply(k->c, k->type, k->seq, fk__event_raise(k->c, r->qp_handle, r->event_type));
+	fk_reply(k->c, k->type, k->seq, fk__event_raise(k->s, r->qp_handle, r->event_type));
 }
 
 static void fk_on_ring_set(struct fk_call *k)
@@ -458,6 +461,126 @@ static void fk_on_route(struct fk_call *k)
 		fk__send_fd(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), rfd);
 }
 
+/*
+ * CTX_FD: the context's file. A socketpair: the daemon keeps one end, the
+ * other goes to the client as its cmd_fd, which the process may dup, poll,
+ * pass over a UNIX socket (SCM_RIGHTS) and hand to ibv_import_device. The
+ * file's objects live until the last copy of that end is closed anywhere
+ * (linux v6.1 drivers/infiniband/core/uverbs_main.c ib_uverbs_release_file:
+ * the ufile goes with its last file reference, not with a process). One
+ * byte is written once into the daemon's end and never read, so poll() on
+ * cmd_fd answers IN|OUT as on the uverbs file, which has no poll op
+ * (uverbs_main.c uverbs_fops: the VFS answers DEFAULT_POLLMASK).
+ */
+static void fk_on_ctx_fd(struct fk_call *k)
+{
+	const struct fk_req_num *r = k->req;
+	struct fk_conn *c = k->c;
+	struct fk_rep rep = { 0 };
+	struct stat st;
+	int sv[2], err = 0;
+
+	if (r->num || r->reserved)
+		err = EINVAL;
+	else if (c->uf || c->ufd >= 0)
+		err = EEXIST;			/* one file per context */
+	else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		err = errno;
+	else if (fcntl(sv[0], F_SETFL, O_NONBLOCK) || write(sv[0], "", 1) != 1 ||
+		 fstat(sv[1], &st)) {
+		err = errno ? errno : EIO;
+		close(sv[0]);
+		close(sv[1]);
+	}
+	if (err) {
+		fk_reply(c, k->type, k->seq, err);
+		return;
+	}
+	c->ufd = sv[0];
+	c->udev = st.st_dev;
+	c->uino = st.st_ino;
+	fk__send_fd(c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), sv[1]);
+}
+
+static bool fk_conn_has_objects(const struct fk_conn *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->tab_len; i++)
+		if (c->tab[i])
+			return true;
+	return false;
+}
+
+/*
+ * CTX_IMPORT: this connection (after its HELLO, with no object yet) becomes
+ * a second context of the file whose client end came with the request,
+ * as ibv_import_device(cmd_fd) does (rdma-core v44.0 libibverbs/device.c:370;
+ * mlx5_import_context, providers/mlx5/mlx5.c:2634, then reads the context
+ * with UVERBS_METHOD_QUERY_CONTEXT on that fd). An fd that is not such a
+ * file is EINVAL, as device.c:380 answers an fd that is not a uverbs
+ * character device; a file of another device ENODEV (device.c:397).
+ * Reply: a = the id of the connection that made the file.
+ */
+static void fk_on_ctx_import(struct fk_call *k)
+{
+	const struct fk_req_handle *r = k->req;
+	struct fk_conn *c = k->c, *u = NULL;
+	struct fp_link *p, *t;
+	struct stat st;
+	int err = 0;
+
+	if (r->handle || r->flags)
+		err = EINVAL;
+	else if (k->fd < 0)
+		err = EBADF;
+	else if (c->uf || c->ufd >= 0 || fk_conn_has_objects(c))
+		err = EISCONN;
+	else if (fstat(k->fd, &st))
+		err = EBADF;
+	else {
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *o = fp_container_of(p, struct fk_conn, link);
+
+			if (o != c && !o->dead && !o->uf && (o->ufd >= 0 || o->gone) &&
+			    S_ISSOCK(st.st_mode) && o->udev == st.st_dev && o->uino == st.st_ino) {
+				u = o;
+				break;
+			}
+		}
+		if (!u)
+			err = EINVAL;
+		else if (u->dev != c->dev)
+			err = ENODEV;
+	}
+	if (!err) {
+		c->uf = u;
+		u->nimporters++;
+		c->ifd = k->fd;		/* held as the importer's fd holds the file */
+		k->fd = -1;
+	}
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+	fk_reply_pair(c, k->type, k->seq, err, err ? 0 : u->id, 0);
+}
+
+static void fk_on_obj_import(struct fk_call *k)
+{
+	struct fk_rep_import rep = { .r.status = 0 };
+	int err = fk__obj_import(k->s, k->req, &rep);
+
+	if (err)
+		fk_reply(k->c, k->type, k->seq, err);
+	else
+		fk__send(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), NULL, 0);
+}
+
+static void fk_on_mr_keys(struct fk_call *k)
+{
+	fk_reply(k->c, k->type, k->seq, fk__mr_keys(k->s, k->req));
+}
+
 /* The dispatch: fk_msgs.def's rows, each with its handler. */
 static void (*const fk_handlers[FK_MSG__COUNT])(struct fk_call *k) = {
 #define FK_MSG(NAME, name, req, rep, needs) [FK_MSG_##NAME] = fk_on_##name,
@@ -471,7 +594,7 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 			const void *payload, int fd)
 {
 	const struct fk_msg_info *m = fk_msg_info(type);
-	struct fk_call k = { .c = c, .type = type, .seq = seq, .req = payload, .fd = fd };
+	struct fk_call k = { .c = c, .s = c->uf ? c->uf : c, .type = type, .seq = seq, .req = payload, .fd = fd };
 
 	if ((m->needs & FK_NEEDS_HELLO) && !c->hello)
 		fk_reply(c, type, seq, EPROTO);		/* HELLO comes first */
@@ -480,7 +603,9 @@ static void fk_dispatch(struct fk_conn *c, uint32_t type, uint32_t seq,
 	else {
 		if (m->needs & FK_NEEDS_EPOCH)
 			fk_epoch_bump();
+		fk__cur = c;
 		fk_handlers[type](&k);
+		fk__cur = NULL;
 	}
 	if (k.fd >= 0)
 		close(k.fd);
@@ -597,20 +722,93 @@ void fk__conn_read(struct fk_conn *c)
 	}
 }
 
+/* True when no copy of the client end of a file's socketpair is open. */
+static bool fk_ufile_closed(int ufd)
+{
+	struct pollfd p = { .fd = ufd, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/*
+ * The connection's socket is gone (hang-up, or dropped as dead). Its
+ * file's state is released now (true: the struct may go) unless the file
+ * outlives it: another copy of its fd is open or another connection
+ * imported it. Then the connection stays as the file alone (gone, fd = the
+ * daemon's end, polled for its hang-up), without the routes and events of
+ * its process (fk__conn_detach). An importer leaves the file it used.
+ */
+static bool fk_conn_end(struct fk_conn *c)
+{
+	struct fp_link *p, *t;
+
+	if (c->ended)
+		return true;
+	if (c->gone) {
+		/* the last copy of the fd closed: the file goes, and with it any
+		 * connection still importing it (its process closed its fd) */
+		fp_list_for_each_safe(p, t, &fk_conns) {
+			struct fk_conn *o = fp_container_of(p, struct fk_conn, link);
+
+			if (o->uf == c) {
+				fk__conn_detach(c, o);
+				o->uf = NULL;
+				o->dead = true;
+			}
+		}
+		c->nimporters = 0;
+	} else {
+		if (c->uf) {
+			fk__conn_detach(c->uf, c);
+			c->uf->nimporters--;
+			c->uf = NULL;
+			close(c->ifd);
+			c->ifd = -1;
+		}
+		if (c->ufd >= 0 && (c->nimporters || !fk_ufile_closed(c->ufd))) {
+			fk__conn_detach(c, c);
+			fk_epoch_bump();
+			while (c->out_head) {
+				struct fk_outmsg *m = c->out_head;
+
+				c->out_head = m->next;
+				fk_outmsg_free(m);
+			}
+			c->out_tail = NULL;
+			c->out_bytes = 0;
+			if (c->ring_fd >= 0)
+				close(c->ring_fd);
+			c->ring_fd = -1;
+			close(c->fd);
+			c->fd = c->ufd;
+			c->ufd = -1;
+			c->gone = true;
+			c->dead = false;
+			fk_logv("conn %u: closed, its file stays open", c->id);
+			return false;
+		}
+	}
+	c->dead = true;
+	c->ended = true;
+	fk__conn_release(c);
+	return true;
+}
+
 /*
  * A connection that hung up (close, exit, kill): what it still sent is
  * served, then everything it held is released (XRCD-17, LIFE-04/05) at
- * once; the struct itself goes at the end of the round (fk__reap).
+ * once, unless its file is still open elsewhere; the struct itself goes
+ * at the end of the round (fk__reap). A file whose connection went before
+ * hangs up when its last fd closes.
  */
 void fk__conn_hangup(struct fk_conn *c)
 {
 	int i;
 
 	/* a hung-up socket ends in EOF; the bound only guards against a bug */
-	for (i = 0; i < 1024 && !c->dead; i++)
+	for (i = 0; i < 1024 && !c->dead && !c->gone; i++)
 		fk__conn_read(c);
-	c->dead = true;
-	fk__conn_release(c);
+	fk_conn_end(c);
 }
 
 /*
@@ -673,6 +871,8 @@ struct fk_conn *fk__conn_new(int fd, pid_t pid)
 	c->id = fk_next_conn_id++;
 	c->pid = pid;
 	c->ring_fd = -1;
+	c->ufd = -1;
+	c->ifd = -1;
 	fp_list_init(&c->xrcds);
 	fp_list_init(&c->qps);
 	fp_list_init(&c->srqs);
@@ -724,6 +924,10 @@ static void fk_conn_free(struct fk_conn *c)
 	fk_logv("conn %u: pid %ld gone", c->id, (long)c->pid);
 	fk_epoch_bump();		/* its objects go: routes through them too */
 	fk__conn_release(c);
+	if (c->ufd >= 0)
+		close(c->ufd);
+	if (c->ifd >= 0)
+		close(c->ifd);
 	while (c->out_head) {
 		struct fk_outmsg *m = c->out_head;
 
@@ -746,8 +950,11 @@ void fk__reap(void)
 	fp_list_for_each_safe(p, t, &fk_conns) {
 		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
-		if (c->dead)
+		if (c->dead) {
+			if (!fk_conn_end(c))
+				continue;	/* its file stays open */
 			fk_conn_free(c);
+		}
 	}
 }
 
@@ -755,6 +962,12 @@ void fk__release_all(void)
 {
 	struct fp_link *p, *t;
 
+	fp_list_for_each_safe(p, t, &fk_conns) {
+		struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
+
+		c->uf = NULL;		/* every file goes: no order among them */
+		c->nimporters = 0;
+	}
 	fp_list_for_each_safe(p, t, &fk_conns)
 		fk_conn_free(fp_container_of(p, struct fk_conn, link));
 }
@@ -829,7 +1042,7 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 
 			pfd[n].fd = c->fd;
-			pfd[n].events = POLLIN | (c->out_head ? POLLOUT : 0);
+			pfd[n].events = c->gone ? 0 : POLLIN | (c->out_head ? POLLOUT : 0);
 			n++;
 		}
 		rc = ppoll(pfd, n, tsp, run_mask);
@@ -855,7 +1068,7 @@ int fk__serve(int lfd, int lockfd, bool exit_when_idle, const char *sock_path,
 			struct fk_conn *c = fp_container_of(p, struct fk_conn, link);
 			short re = pfd[n++].revents;
 
-			if (c->dead)
+			if (c->dead || c->gone)
 				continue;
 			if (re & POLLIN)
 				fk__conn_read(c);

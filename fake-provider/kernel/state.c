@@ -175,6 +175,7 @@ static struct fk_num *fk_num_new(struct fk_conn *c, bool srq)
 		return NULL;
 	}
 	n->conn = c;
+	n->via = fk__cur ? fk__cur : c;
 	fp_list_add_tail(srq ? &c->dev->srqns : &c->dev->qpns, &n->dev_link);
 	fp_list_add_tail(srq ? &c->srqs : &c->qpns, &n->conn_link);
 	return n;
@@ -729,6 +730,8 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
  * others hold it: a PD (ib_dealloc_pd_user), a CQ (ib_destroy_cq_user) or
  * an SRQ (ib_destroy_srq_user) with a non-zero usecnt is EBUSY (SRQX-09).
  */
+static void fk_ghost_add(struct fk_conn *c, const struct fk_uobj *u);
+
 int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type)
 {
 	struct fk_uobj *u = handle < c->tab_len ? c->tab[handle] : NULL;
@@ -737,7 +740,133 @@ int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type)
 		return EINVAL;
 	if (u->usecnt)				/* @rule SRQX-09 */
 		return EBUSY;
+	if (type == FK_OBJ_PD || type == FK_OBJ_MR)
+		fk_ghost_add(c, u);
 	fk_uobj_free(c, u);
+	return 0;
+}
+
+/* ---- the context's file shared by several connections --------------------- */
+/*
+ * The connection c, whose socket closed, leaves the state it made or used:
+ * the QPs and SRQs its process served are no longer reachable (a route to
+ * them finds nobody: ENOENT) and the events of the handles it made go
+ * nowhere; the objects themselves stay in the file s until it is released,
+ * as a uverbs file's objects do while another fd of it is open.
+ */
+void fk__conn_detach(struct fk_conn *s, struct fk_conn *c)
+{
+	struct fp_link *p, *t;
+
+	fp_list_for_each_safe(p, t, &s->qpns) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, conn_link);
+
+		if (n->via == c)
+			n->via = NULL;
+	}
+	fp_list_for_each_safe(p, t, &s->srqs) {
+		struct fk_num *n = fp_container_of(p, struct fk_num, conn_link);
+
+		if (n->via == c)
+			n->via = NULL;
+	}
+	fp_list_for_each_safe(p, t, &s->qps) {
+		struct fk_hqp *q = fp_container_of(p, struct fk_hqp, link);
+
+		if (q->evc == c)
+			q->evc = NULL;
+	}
+}
+
+/* What import_stale_handle finds again: the last PDs and MRs destroyed. */
+static void fk_ghost_add(struct fk_conn *c, const struct fk_uobj *u)
+{
+	struct fk_ghost *g = &c->ghost[c->nghost++ % (sizeof(c->ghost) / sizeof(c->ghost[0]))];
+
+	g->handle = u->handle;
+	g->type = u->type;
+	g->lkey = u->lkey;
+	g->rkey = u->rkey;
+	g->length = u->length;
+}
+
+static const struct fk_ghost *fk_ghost_find(const struct fk_conn *c, uint32_t handle,
+					    uint32_t type)
+{
+	size_t i, n = sizeof(c->ghost) / sizeof(c->ghost[0]);
+
+	for (i = 0; i < n && i < c->nghost; i++)
+		if (c->ghost[i].handle == handle && c->ghost[i].type == type)
+			return &c->ghost[i];
+	return NULL;
+}
+
+/*
+ * ibv_import_pd / ibv_import_mr: the object of that handle and type in the
+ * file (mlx5_import_pd's MLX5_IB_METHOD_PD_QUERY, rdma-core v44.0
+ * providers/mlx5/verbs.c:766; ibv_cmd_query_mr's UVERBS_METHOD_QUERY_MR,
+ * libibverbs/cmd_mr.c:90, which answers the MR's lkey, rkey and length).
+ * The handle is an ioctl attribute, so the lookup is the ioctl path's
+ * (fk_uobj_lookup): ENOENT for a number that names nothing in this file
+ * (a handle of another file, or one destroyed through any context of it),
+ * EINVAL for an object of another type. Nothing is held: the importer's
+ * object is the same uobject, which either context may destroy.
+ */
+int fk__obj_import(struct fk_conn *c, const struct fk_req_obj_import *r,
+		   struct fk_rep_import *rep)
+{
+	const struct fk_ghost *g;
+	struct fk_uobj *u = NULL;
+	struct fp_link *p, *t;
+	int err;
+
+	if (r->reserved || (r->flags & ~fk_quirk_flags(FK_MSG_OBJ_IMPORT)) ||
+	    (r->type != FK_OBJ_PD && r->type != FK_OBJ_MR))
+		return EINVAL;
+	err = fk_uobj_lookup(c, r->handle, r->type, &u);
+	if (err == ENOENT && (r->flags & FK_Q_IMPORT_STALE_HANDLE) &&
+	    (g = fk_ghost_find(c, r->handle, r->type))) {
+		rep->handle = g->handle;		/* the quirk: a dead one */
+		rep->lkey = g->lkey;
+		rep->rkey = g->rkey;
+		rep->length = g->length;
+		return 0;
+	}
+	if (err == ENOENT && (r->flags & FK_Q_IMPORT_ANY_CONTEXT)) {
+		fp_list_for_each_safe(p, t, &fk_conns) {	/* the quirk: any file's */
+			struct fk_conn *o = fp_container_of(p, struct fk_conn, link);
+
+			if (o != c && !o->uf && o->dev == c->dev &&
+			    !fk_uobj_lookup(o, r->handle, r->type, &u)) {
+				err = 0;
+				break;
+			}
+		}
+	}
+	if (err)
+		return err;
+	rep->handle = u->handle;
+	rep->lkey = u->lkey;
+	rep->rkey = u->rkey;
+	rep->length = u->length;
+	return 0;
+}
+
+/* MR_KEYS: the driver's keys of a registration, for QUERY_MR. */
+int fk__mr_keys(struct fk_conn *c, const struct fk_req_mr_keys *r)
+{
+	struct fk_uobj *u;
+	int err;
+
+	if (r->reserved)
+		return EINVAL;
+	err = fk_uobj_lookup(c, r->mr_handle, FK_OBJ_MR, &u);
+	if (err)
+		return err;
+	u->keys = true;
+	u->lkey = r->lkey;
+	u->rkey = r->rkey;
+	u->length = r->length;
 	return 0;
 }
 
@@ -813,6 +942,7 @@ static struct fk_hqp *fk_hqp_new(struct fk_conn *c, struct fk_rqp *r,
 	q->uo->obj = q;
 	q->conn = c;
 	q->rqp = r;
+	q->evc = fk__cur ? fk__cur : c;
 	q->hx = hx;
 	q->user = user;
 	q->handle = q->uo->handle;
@@ -982,7 +1112,8 @@ static void fk_rqp_event(struct fk_rqp *r, uint32_t type)
 			.qpn = r->qpn, .user = q->user,
 		};
 
-		fk__send(q->conn, FK_MSG_EVENT, 0, &ev, sizeof(ev), NULL, 0);
+		if (q->evc)	/* NULL: the connection that made it is gone */
+			fk__send(q->evc, FK_MSG_EVENT, 0, &ev, sizeof(ev), NULL, 0);
 	}
 }
 
@@ -1297,7 +1428,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 		struct fk_num *n = fp_container_of(p, struct fk_num, dev_link);
 
 		if (n->num == req->num) {
-			o = n->conn;
+			o = n->via;
 			goto found;
 		}
 	}
@@ -1319,7 +1450,7 @@ int fk__route(struct fk_conn *c, const struct fk_req_route *req, struct fk_rep_r
 		if ((req->flags & FK_Q_XRC_IGNORE_REMOTE_SRQN) ? n->xrcd == r->xrcd : n->num == req->srqn) {
 			rep->gate = FK_GATE_OK;
 			rep->srqn = n->num;
-			o = n->conn;
+			o = n->via;
 			goto found;
 		}
 	}

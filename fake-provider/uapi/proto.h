@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
-#define FK_PROTO_VERSION	5u
+#define FK_PROTO_VERSION	6u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
@@ -181,6 +181,28 @@ struct fk_req_mr_rereg {
 	uint64_t start, hca_va;
 };
 
+/*
+ * OBJ_IMPORT: what ibv_import_pd and ibv_import_mr ask of the context's file
+ * (mlx5's MLX5_IB_METHOD_PD_QUERY, the core's UVERBS_METHOD_QUERY_MR): the
+ * object of that handle and type in the file the connection acts on.
+ * flags: the quirk bits of OBJ_IMPORT's rows.
+ */
+struct fk_req_obj_import {
+	uint32_t handle;
+	uint32_t type;			/* FK_OBJ_PD or FK_OBJ_MR */
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* MR_KEYS: what the driver made of a registration (its keys and length),
+ * kept with the MR's handle for UVERBS_METHOD_QUERY_MR. */
+struct fk_req_mr_keys {
+	uint32_t mr_handle;
+	uint32_t lkey, rkey;
+	uint32_t reserved;
+	uint64_t length;
+};
+
 struct fk_ah_wire {
 	uint8_t dgid[16];
 	uint32_t flow_label;
@@ -267,6 +289,14 @@ struct fk_route {
 	int fd;
 };
 
+/* OBJ_IMPORT: the handle (as asked, or another under a quirk) and, for an
+ * MR, its keys and length (QUERY_MR's LKEY, RKEY and LENGTH). */
+struct fk_rep_import {
+	struct fk_rep r;
+	uint32_t handle, lkey, rkey, reserved;
+	uint64_t length;
+};
+
 struct fk_rep_query {
 	struct fk_rep r;
 	struct fk_qp_attr attr;
@@ -290,6 +320,9 @@ _Static_assert(sizeof(struct fk_event_msg) == 24, "fk_event_msg layout");
 _Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
 _Static_assert(sizeof(struct fk_req_obj) == 32, "fk_req_obj layout");
 _Static_assert(sizeof(struct fk_req_mr_rereg) == 32, "fk_req_mr_rereg layout");
+_Static_assert(sizeof(struct fk_req_obj_import) == 16, "fk_req_obj_import layout");
+_Static_assert(sizeof(struct fk_req_mr_keys) == 24, "fk_req_mr_keys layout");
+_Static_assert(sizeof(struct fk_rep_import) == 32, "fk_rep_import layout");
 
 /* One row of fk_msgs.def, indexed by type (proto.c). */
 struct fk_msg_info {

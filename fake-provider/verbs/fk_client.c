@@ -995,3 +995,53 @@ uint64_t fk_epoch(const struct fk_client *c)
 {
 	return c && c->epoch ? __atomic_load_n(c->epoch, __ATOMIC_ACQUIRE) : 0;
 }
+
+/* ---- the context's file ---------------------------------------------------------- */
+int fk_ctx_fd(struct fk_client *c, int *fd)
+{
+	struct fk_req_num r = { 0 };
+	struct fk_rep rep;
+	int got = -1, err;
+
+	err = fk_call_fd(c, FK_MSG_CTX_FD, &r, sizeof(r), -1, &rep, sizeof(rep), NULL, &got);
+	if (!err && got < 0)
+		err = EPROTO;		/* a success brings the fd */
+	if (!err)
+		*fd = got;
+	return err;
+}
+
+int fk_ctx_import(struct fk_client *c, int fd, uint32_t *owner_id)
+{
+	struct fk_req_handle r = { 0 };
+
+	/* an fd that names no open file cannot travel: the request goes
+	 * without one, and the daemon answers EBADF */
+	if (fcntl(fd, F_GETFD) < 0)
+		fd = -1;
+	return fk_call_pair(c, FK_MSG_CTX_IMPORT, &r, sizeof(r), fd, owner_id, NULL);
+}
+
+int fk_obj_import(struct fk_client *c, int type, uint32_t handle, unsigned quirks,
+		  struct fk_import *out)
+{
+	struct fk_req_obj_import r = { .handle = handle, .type = (uint32_t)type, .flags = quirks };
+	struct fk_rep_import rep;
+	int err = fk_call(c, FK_MSG_OBJ_IMPORT, &r, sizeof(r), -1, &rep, sizeof(rep), NULL);
+
+	if (err)
+		return err;
+	out->handle = rep.handle;
+	out->lkey = rep.lkey;
+	out->rkey = rep.rkey;
+	out->length = rep.length;
+	return 0;
+}
+
+int fk_mr_keys(struct fk_client *c, uint32_t mr, uint32_t lkey, uint32_t rkey, uint64_t length)
+{
+	struct fk_req_mr_keys r = { .mr_handle = mr, .lkey = lkey, .rkey = rkey, .length = length };
+
+	return fk_call(c, FK_MSG_MR_KEYS, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
+		       sizeof(struct fk_rep), NULL);
+}

@@ -187,6 +187,28 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
  * (FK_Q_XRC_IGNORE_REMOTE_SRQN). struct fk_route: uapi/proto.h.
  */
 /*
+ * The context's file (a uverbs file's stand-in, kernel/README.md):
+ * fk_ctx_fd makes it for this connection and gives the caller its fd (the
+ * context's cmd_fd, O_CLOEXEC; the caller closes it); the connection's
+ * objects then live until the connection is closed and every copy of that
+ * fd in any process is too. fk_ctx_import makes a fresh connection (no
+ * object yet) a second context of the file of fd: its requests act on that
+ * file's objects (EINVAL: not such a file; ENODEV: another device's;
+ * EBADF: fd is not open). fk_obj_import looks a PD or an MR up by handle in
+ * the file (ENOENT: none, EINVAL: another type); fk_mr_keys tells the file
+ * an MR's keys and length, which fk_obj_import answers.
+ */
+struct fk_import {
+	uint32_t handle, lkey, rkey;
+	uint64_t length;
+};
+int fk_ctx_fd(struct fk_client *c, int *fd);
+int fk_ctx_import(struct fk_client *c, int fd, uint32_t *owner_id);
+int fk_obj_import(struct fk_client *c, int type, uint32_t handle, unsigned quirks,
+		  struct fk_import *out);
+int fk_mr_keys(struct fk_client *c, uint32_t mr, uint32_t lkey, uint32_t rkey, uint64_t length);
+
+/*
  * fork(): fk_fork_init (once; fk_connect calls it too) registers handlers
  * that take the library's locks before fork, and give the child fresh ones
  * and turn every connection it inherited into a dead one: calls on it fail

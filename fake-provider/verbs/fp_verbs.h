@@ -54,6 +54,12 @@ struct fp_context {
 	 * uverbs fd close) and for events with no explicit subject. */
 	struct fp_link pds, mrs, cqs, srqs, qps, ahs, xrcds, tds, pdoms, mws;
 	struct fp_prof_bfregs bfregs;	/* mlx5 only */
+	/* The fake kernel's file this context acts on (its cmd_fd, closed at
+	 * close): the id of the connection that made it, which names it in the
+	 * PD identities of the engine (fp__pd_ident); imported: made by
+	 * ibv_import_device on another context's file. */
+	uint32_t file_id;
+	bool imported;
 };
 
 struct fp_td {
@@ -74,6 +80,7 @@ struct fp_pd {
 	bool parent;
 	unsigned pdoms;			/* parent domains on this PD */
 	struct fp_pd *prot;		/* itself for a plain PD */
+	bool imported;			/* ibv_import_pd: unimport frees it alone */
 	struct fp_td *td;
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
 		       uint64_t resource_type);
@@ -100,6 +107,7 @@ struct fp_mr {
 	struct fp_pd *pd;
 	struct fp_link link;
 	struct fe_mr e;
+	bool imported;			/* ibv_import_mr: e is not in the engine */
 };
 
 struct fp_mw {
@@ -351,6 +359,8 @@ bool fp_prof_mw_bind_access(void);
 int fp_prof_qp_uar_get(struct fp_context *ctx);
 void fp_prof_qp_uar_put(struct fp_context *ctx, int bfreg);
 bool fp_prof_close_keeps_context(struct fp_context *ctx);
+/* The driver has the import ops (ibv_import_device, _pd, _mr). */
+bool fp_prof_can_import(void);
 void fp_prof_destroy_opened_qp(void);
 /* An extension op the provider does not offer: the script withdrew it, or
  * the driver profile has none. */
@@ -433,6 +443,19 @@ int fp_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *fp_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t hca_va, int access);
 int fp_dereg_mr(struct ibv_mr *mr);
+struct ibv_pd *fp_import_pd(struct ibv_context *context, uint32_t pd_handle);
+void fp_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *fp_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void fp_unimport_mr(struct ibv_mr *mr);
+/*
+ * The engine's identity of a PD (what its keys, QPs and SRQs are checked
+ * against): its file and handle, so that the same PD imported into another
+ * context of the file is the same PD. Never dereferenced.
+ */
+static inline const void *fp__pd_ident(const struct fp_pd *pd)
+{
+	return (const void *)(uintptr_t)((uint64_t)pd->ctx->file_id << 32 | pd->pd.handle);
+}
 struct ibv_mw *fp_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int fp_dealloc_mw(struct ibv_mw *mw);
 int fp_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);

@@ -50,7 +50,7 @@ struct ibv_mw *fp_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
 	}
 	mw->ctx = ctx;
 	mw->pd = pd;
-	mw->e.pd = pd;
+	mw->e.pd = fp__pd_ident(pd);
 	mw->e.type = type;
 	fe_mw_add(ctx->hca, &mw->e);
 	mw->mw.rkey = mw->e.rkey;
@@ -122,14 +122,14 @@ static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const stru
 	if (mw->e.type == IBV_MW_TYPE_1 && (b->mw_access_flags & IBV_ACCESS_ZERO_BASED))
 		return IBV_WC_MW_BIND_ERR;
 	if (mw->e.type == IBV_MW_TYPE_2 &&
-	    (mw->pd != r->pd || !b->mr || !b->length))
+	    (mw->e.pd != r->pd || !b->mr || !b->length))
 		return IBV_WC_MW_BIND_ERR;
 	if (!b->length)
 		return IBV_WC_SUCCESS;
 	if (!b->mr)
 		return IBV_WC_MW_BIND_ERR;
 	mr = &to_fp_mr(b->mr)->e;
-	if (mw->pd != r->pd || mr->pd != r->pd || (mr->access & IBV_ACCESS_ZERO_BASED) ||
+	if (mw->e.pd != r->pd || mr->pd != r->pd || (mr->access & IBV_ACCESS_ZERO_BASED) ||
 	    !(mr->access & IBV_ACCESS_MW_BIND))
 		return IBV_WC_MW_BIND_ERR;
 	if ((b->mw_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
@@ -164,7 +164,7 @@ static enum ibv_wc_status fp_mw_bind_check(const struct fe_qp *r, const struct f
 	if (!b->mr || !b->length)
 		return IBV_WC_SUCCESS;
 	mr = &to_fp_mr(b->mr)->e;
-	if (mw->pd != r->pd || mr->pd != r->pd) /* @rule MW-02 */
+	if (mw->e.pd != r->pd || mr->pd != r->pd) /* @rule MW-02 */
 		return IBV_WC_MW_BIND_ERR;
 	if ((fp_prof_mw_bind_access() && !(mr->access & IBV_ACCESS_MW_BIND)) ||
 	    (b->mw_access_flags & IBV_ACCESS_ZERO_BASED) ||

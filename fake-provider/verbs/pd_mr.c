@@ -136,12 +136,21 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	}
 	mr->ctx = ctx;
 	mr->pd = pd;
-	mr->e.pd = pd;
+	mr->e.pd = fp__pd_ident(pd);
 	mr->e.addr = addr;
 	mr->e.length = length;
 	mr->e.iova = hca_va;
 	mr->e.access = access;
 	fe_mr_add(ctx->hca, &mr->e);
+	/* the driver's keys, kept with the handle for QUERY_MR (import) */
+	err = fk_mr_keys(ctx->fk, mr->mr.handle, mr->e.lkey, mr->e.rkey, length);
+	if (err) {
+		fe_mr_del(ctx->hca, &mr->e);
+		fk_obj_destroy(ctx->fk, FK_O_MR, mr->mr.handle);
+		free(mr);
+		mr = NULL;
+		goto out;
+	}
 	mr->mr.addr = addr;
 	mr->mr.length = length;
 	mr->mr.lkey = mr->e.lkey;
@@ -162,7 +171,8 @@ out:
 
 static void fp_mr_free(struct fp_mr *mr)
 {
-	fe_mr_del(mr->ctx->hca, &mr->e);
+	if (!mr->imported)		/* an imported key is its registration's */
+		fe_mr_del(mr->ctx->hca, &mr->e);
 	mr->pd->usecnt--;
 	fp_list_del(&mr->link);
 	free(mr);
@@ -240,7 +250,7 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 		mr->pd->usecnt--;
 		npd->usecnt++;
 		mr->pd = npd;
-		mr->e.pd = npd;
+		mr->e.pd = fp__pd_ident(npd);
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		mr->e.access = access;
@@ -248,12 +258,117 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 		mr->e.addr = addr;
 		mr->e.length = length;
 		mr->e.iova = (uint64_t)(uintptr_t)addr;	/* as mlx5_rereg_mr passes it */
+		/* the new length, for QUERY_MR; the keys stay */
+		fk_mr_keys(ctx->fk, ibmr->handle, mr->e.lkey, mr->e.rkey, length);
 	}
 out:
 	fp__op_end(ctx, FP_OP_REREG_MR, FP_SUBJ_NONE, NULL, err,
 		   "lkey=%#x flags=%#x addr=%p len=%zu access=%#x", mr->e.lkey, flags, addr,
 		   length, access);
 	return err;
+}
+
+/* ---- import (ibv_import_pd, ibv_import_mr) ---------------------------------- */
+/*
+ * The PD or MR of a handle of this context's file, as mlx5 imports them
+ * (rdma-core v44.0 providers/mlx5/verbs.c:766 mlx5_import_pd: the kernel
+ * checks the handle, the PD takes it; :804 mlx5_import_mr through
+ * libibverbs/cmd_mr.c:90 ibv_cmd_query_mr: lkey, rkey and length from the
+ * kernel, addr NULL, cmd_mr.c:113). The object is the file's: destroying it
+ * through either context destroys it for both; unimport frees only ours
+ * (verbs.c:798 mlx5_unimport_pd, :823 mlx5_unimport_mr). A driver without
+ * import ops (fp_prof_can_import) answers as libibverbs' stubs do.
+ */
+struct ibv_pd *fp_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	struct fp_context *ctx = to_fp_ctx(context);
+	struct fk_import im = { 0 };
+	struct fp_pd *pd = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_IMPORT_PD);
+	if (!err && !fp_prof_can_import())
+		err = EOPNOTSUPP;
+	if (!err && !(pd = calloc(1, sizeof(*pd))))
+		err = ENOMEM;
+	if (!err && fp__quirk(FP_Q_IMPORT_PD_COPY))	/* the quirk: a PD of its own */
+		err = fk_obj_create(ctx->fk, FK_O_PD, 0, NULL, &im.handle);
+	else if (!err)
+		err = fk_obj_import(ctx->fk, FK_O_PD, pd_handle,
+				    fk_quirk_bits(fp__script, FK_MSG_OBJ_IMPORT), &im);
+	if (!err) {
+		pd->pd.handle = im.handle;
+		pd->ctx = ctx;
+		pd->prot = pd;
+		pd->imported = true;
+		fp_list_add_tail(&ctx->pds, &pd->link);
+	}
+	fp__op_end(ctx, FP_OP_IMPORT_PD, FP_SUBJ_NONE, NULL, err, "handle=%u pd=%u", pd_handle,
+		   err ? 0 : im.handle);
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return &pd->pd;
+}
+
+void fp_unimport_pd(struct ibv_pd *ibpd)
+{
+	struct fp_pd *pd = to_fp_pd(ibpd);
+
+	/* mlx5 asserts on a PD still in use or a parent domain: kept here */
+	if (pd->parent || pd->usecnt || pd->pdoms)
+		return;
+	fp_pd_free(pd);
+}
+
+struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
+{
+	struct fp_pd *pd = fp__pd_prot(ibpd);
+	struct fp_context *ctx = pd->ctx;
+	struct fk_import im = { 0 };
+	struct fp_mr *mr = NULL;
+	int err;
+
+	err = fp__op_begin(FP_OP_IMPORT_MR);
+	if (!err && !fp_prof_can_import())
+		err = EOPNOTSUPP;
+	if (!err)
+		err = fk_obj_import(ctx->fk, FK_O_MR, mr_handle,
+				    fk_quirk_bits(fp__script, FK_MSG_OBJ_IMPORT), &im);
+	if (!err && !(mr = calloc(1, sizeof(*mr))))
+		err = ENOMEM;
+	if (!err) {
+		if (fp__quirk(FP_Q_IMPORT_MR_NO_KEYS))
+			im.lkey = im.rkey = 0;		/* the quirk */
+		mr->ctx = ctx;
+		mr->pd = pd;
+		mr->imported = true;
+		mr->e.pd = fp__pd_ident(pd);
+		mr->e.lkey = im.lkey;
+		mr->e.rkey = im.rkey;
+		mr->e.length = im.length;
+		mr->mr.handle = im.handle;
+		mr->mr.lkey = im.lkey;
+		mr->mr.rkey = im.rkey;
+		mr->mr.length = im.length;
+		mr->mr.addr = NULL;
+		pd->usecnt++;
+		fp_list_add_tail(&ctx->mrs, &mr->link);
+	}
+	fp__op_end(ctx, FP_OP_IMPORT_MR, FP_SUBJ_NONE, NULL, err, "handle=%u lkey=%#x rkey=%#x",
+		   mr_handle, mr ? mr->mr.lkey : 0, mr ? mr->mr.rkey : 0);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return &mr->mr;
+}
+
+void fp_unimport_mr(struct ibv_mr *ibmr)
+{
+	fp_mr_free(to_fp_mr(ibmr));
 }
 
 /* ---- thread domains and parent domains (rdma-core v44.0 providers/mlx5/

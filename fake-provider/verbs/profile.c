@@ -792,3 +792,20 @@ int fp_prof_wrx_full_errno(void)
 {
 	return fp_prof() == FP_PROF_RXE ? ENOSPC : ENOMEM;
 }
+
+/*
+ * Sharing a context (ibv_import_device, ibv_import_pd, ibv_import_mr and
+ * the unimports). In rdma-core v44.0 one driver has the ops: mlx5
+ * (providers/mlx5/mlx5.c:2722 .import_context = mlx5_import_context, and
+ * :154-155, :172-173 import_mr, import_pd, unimport_mr, unimport_pd in
+ * mlx5_ctx_common_ops). mlx4 (providers/mlx4/mlx4.c) and rxe
+ * (providers/rxe/rxe.c) have none, so libibverbs answers EOPNOTSUPP:
+ * ibv_import_device for a file of theirs (libibverbs/device.c:404), the
+ * others from its stubs (libibverbs/dummy_ops.c:298-310). ixrc: ibvct's
+ * own rdma-core provider of its XRC module (fake-provider/kmod/provider)
+ * has them; strict, the spec, has them.
+ */
+bool fp_prof_can_import(void)
+{
+	return fp_prof() != FP_PROF_MLX4 && fp_prof() != FP_PROF_RXE;
+}

@@ -123,10 +123,40 @@ static int fp_ctx_connect(struct fp_context *ctx)
 	return fk_connect(spec->name, (int)fp__script->lifetime, &opts, &ctx->fk);
 }
 
-static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_fd)
+/*
+ * The context's file (kernel/README.md "The context's file"): a new one of
+ * its own, whose fd is cmd_fd, or, for ibv_import_device, the file of
+ * import_fd, which then becomes cmd_fd (the context owns it, as rdma-core's
+ * does the fd it imported, and closes it at close). Under ctx_fd_none
+ * cmd_fd stays -1 and the connection alone holds the objects.
+ */
+static int fp_ctx_file(struct fp_context *ctx, int import_fd, int *cmd_fd)
+{
+	int err;
+
+	ctx->file_id = fk_conn_id(ctx->fk);
+	*cmd_fd = -1;
+	if (import_fd >= 0) {
+		err = fk_ctx_import(ctx->fk, import_fd, &ctx->file_id);
+		/* a driver without import_context: libibverbs answers for it
+		 * once the fd is found to be its device's (device.c:404) */
+		if (!err && !fp_prof_can_import())
+			err = EOPNOTSUPP;
+		if (!err) {
+			ctx->imported = true;
+			*cmd_fd = import_fd;
+		}
+		return err;
+	}
+	if (fp__quirk(FP_Q_CTX_FD_NONE))
+		return 0;				/* the quirk: no file */
+	return fk_ctx_fd(ctx->fk, cmd_fd);
+}
+
+static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int import_fd)
 {
 	struct ibv_context *c = &ctx->vctx.context;
-	int p[2], err;
+	int p[2], err, cmd_fd = -1;
 
 	if (pipe2(p, O_CLOEXEC))
 		return errno;
@@ -141,6 +171,13 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 	ctx->async_wfd = p[1];
 	/* The fake kernel connection is this context's uverbs fd. */
 	err = fp_ctx_connect(ctx);
+	if (!err) {
+		err = fp_ctx_file(ctx, import_fd, &cmd_fd);
+		if (err) {
+			fk_disconnect(ctx->fk);
+			ctx->fk = NULL;
+		}
+	}
 	if (err) {
 		close(p[0]);
 		close(p[1]);
@@ -154,6 +191,8 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int cmd_f
 		ctx->hca = NULL;
 		fk_disconnect(ctx->fk);
 		ctx->fk = NULL;
+		if (cmd_fd >= 0 && !ctx->imported)
+			close(cmd_fd);
 		close(p[0]);
 		close(p[1]);
 		return err;
@@ -184,6 +223,12 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 		return;			/* already done (free_context and uninit both ran) */
 	fe_lock();
 	xp = fe_leave(ctx->hca, ctx->fk);
+	/* The file goes with its last fd (the daemon sees this one closed
+	 * before the connection, so a file nobody else holds is released
+	 * at once, as before there was one). */
+	if (ctx->vctx.context.cmd_fd >= 0)
+		close(ctx->vctx.context.cmd_fd);
+	ctx->vctx.context.cmd_fd = -1;
 	/* The daemon releases the context's device-wide objects when the
 	 * connection closes (XRCD-17, LIFE-04/05); no more events after it.
 	 * mlx5 keeps it open while a QP left here holds a mapped doorbell. */
@@ -220,11 +265,31 @@ static int fp_init_context(struct verbs_device *vdev, struct ibv_context *c, int
 
 	err = fp__op_begin(FP_OP_OPEN_DEVICE);
 	if (!err)
-		err = fp_ctx_setup(ctx, dev, cmd_fd);
+		err = fp_ctx_setup(ctx, dev, -1);
 	if (!err)
 		verbs_set_ops(&ctx->vctx, &fp_ops);
 	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
 		   "dev=%s mode=extended", vdev->device.name);
+	return err;
+}
+
+/* ibv_import_device: a context on the file of cmd_fd (fp_ctx_file). The
+ * daemon tells whether it is this device's file (ENODEV: another
+ * device's; EINVAL: none of the fake kernel's), so the core may ask each
+ * device in turn. */
+static int fp_import_context(struct verbs_device *vdev, struct ibv_context *c, int cmd_fd)
+{
+	struct fp_device *dev = fp_container_of(vdev, struct fp_device, vdev);
+	struct fp_context *ctx = to_fp_ctx(c);
+	int err;
+
+	err = fp__op_begin(FP_OP_IMPORT_DEVICE);
+	if (!err)
+		err = fp_ctx_setup(ctx, dev, cmd_fd);
+	if (!err)
+		verbs_set_ops(&ctx->vctx, &fp_ops);
+	fp__op_end(err ? NULL : ctx, FP_OP_IMPORT_DEVICE, FP_SUBJ_NONE, NULL, err,
+		   "dev=%s fd=%d file=%u", vdev->device.name, cmd_fd, err ? 0 : ctx->file_id);
 	return err;
 }
 
@@ -253,6 +318,7 @@ static struct verbs_device *fp_verbs_init(const char *uverbs_sys_path, int abi_v
 	dev->vdev.size_of_context = sizeof(struct fp_context) - sizeof(struct verbs_context);
 	dev->vdev.init_context = fp_init_context;
 	dev->vdev.uninit_context = fp_uninit_context;
+	dev->vdev.import_context = fp_import_context;
 	dev->vdev.uninit_device = fp_uninit_device;
 	return &dev->vdev;
 }
@@ -272,7 +338,7 @@ static struct ibv_context *fp_legacy_alloc_context(struct ibv_device *ibdev, int
 	}
 	err = fp__op_begin(FP_OP_OPEN_DEVICE);
 	if (!err)
-		err = fp_ctx_setup(ctx, dev, cmd_fd);
+		err = fp_ctx_setup(ctx, dev, -1);
 	if (!err)
 		*ibv_legacy_context_ops(&ctx->vctx.context) = fp_legacy_ctx_ops;
 	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
@@ -546,6 +612,8 @@ static const struct verbs_context_ops fp_ops = {
 	.detach_mcast = fp_detach_mcast,
 	.free_context = fp_free_context,
 	.get_srq_num = fp_get_srq_num,
+	.import_mr = fp_import_mr,
+	.import_pd = fp_import_pd,
 	.modify_qp = fp_modify_qp,
 	.modify_srq = fp_modify_srq,
 	.open_qp = fp_open_qp,
@@ -566,6 +634,8 @@ static const struct verbs_context_ops fp_ops = {
 	.req_notify_cq = fp_req_notify_cq,
 	.rereg_mr = fp_rereg_mr,
 	.resize_cq = fp_resize_cq,
+	.unimport_mr = fp_unimport_mr,
+	.unimport_pd = fp_unimport_pd,
 };
 
 /* No XRC here: the 1.1 table has no slot for it (COMPAT-15). */

@@ -116,7 +116,7 @@ static struct fp_srq *fp_srq_new(struct fp_context *ctx, struct ibv_srq_init_att
 	srq->e.type = type;
 	srq->pd = fp__pd_by_handle(ctx, attr->pd->handle);
 	srq->pd->usecnt++;
-	srq->e.pd = srq->pd;
+	srq->e.pd = fp__pd_ident(srq->pd);
 	if (type == IBV_SRQT_XRC) {
 		srq->cq = fp__cq_by_handle(ctx, attr->cq->handle);
 		srq->xrcd = fp__xrcd_by_handle(ctx, fp__xrcd_handle_of(attr->xrcd));

@@ -111,6 +111,8 @@ RI_STUB_INT(detach_mcast, struct ibv_qp *qp, const union ibv_gid *g, uint16_t l)
 RI_STUB_VOID(free_context, struct ibv_context *c)
 RI_STUB_INT(free_dm, struct ibv_dm *dm)
 RI_STUB_INT(get_srq_num, struct ibv_srq *srq, uint32_t *n)
+RI_STUB_PTR(import_mr, struct ibv_mr *, struct ibv_pd *pd, uint32_t h)
+RI_STUB_PTR(import_pd, struct ibv_pd *, struct ibv_context *c, uint32_t h)
 RI_STUB_INT(modify_cq, struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
 RI_STUB_INT(modify_flow_action_esp, struct ibv_flow_action *a,
 	    struct ibv_flow_action_esp_attr *e)
@@ -154,6 +156,8 @@ RI_STUB_INT(req_notify_cq, struct ibv_cq *cq, int s)
 RI_STUB_INT(rereg_mr, struct ibv_mr *mr, int f, struct ibv_pd *pd, void *addr, size_t len,
 	    int acc)
 RI_STUB_INT(resize_cq, struct ibv_cq *cq, int cqe)
+RI_STUB_VOID(unimport_mr, struct ibv_mr *mr)
+RI_STUB_VOID(unimport_pd, struct ibv_pd *pd)
 
 static const struct verbs_context_ops ri_stub_ops = {
 	.ack_async_event = ri_stub_ack_async_event,
@@ -183,6 +187,8 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.detach_mcast = ri_stub_detach_mcast,
 	.free_context = ri_stub_free_context,
 	.get_srq_num = ri_stub_get_srq_num,
+	.import_mr = ri_stub_import_mr,
+	.import_pd = ri_stub_import_pd,
 	.modify_qp = ri_stub_modify_qp,
 	.modify_srq = ri_stub_modify_srq,
 	.open_qp = ri_stub_open_qp,
@@ -203,6 +209,8 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.req_notify_cq = ri_stub_req_notify_cq,
 	.rereg_mr = ri_stub_rereg_mr,
 	.resize_cq = ri_stub_resize_cq,
+	.unimport_mr = ri_stub_unimport_mr,
+	.unimport_pd = ri_stub_unimport_pd,
 };
 
 /* Overlay: every non-NULL member of src replaces the slot in dst. */

@@ -6,6 +6,8 @@
  * inside it by the compat layer (compat.c); then the app-visible slots are
  * installed. This file sits above both: neither calls back up into it.
  */
+#include <sys/stat.h>
+
 #include "ri.h"
 
 static int ri_init_extended(struct verbs_context *vctx)
@@ -75,6 +77,72 @@ RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
 	}
 	ri__free_vctx(vctx);
 	return 0;
+}
+
+/*
+ * ibv_import_device (rdma-core v44.0 libibverbs/device.c:370): a second
+ * context on the file cmd_fd names. An fd fstat() fails on, or that is not
+ * a character device, is EINVAL (device.c:380); a character device that is
+ * none of the devices' ENODEV (device.c:397: no ibvct device has one). The
+ * library finds the device by the character device's number; ibvct's
+ * files are the fake kernel's, which only a provider knows, so each
+ * extended device with an import_context op is asked in list order until
+ * one takes it (ENODEV, EINVAL: not its file). No device takes it: EINVAL.
+ * A driver with no import op answers EOPNOTSUPP for its own file
+ * (device.c:404); the context then owns cmd_fd and closes it at
+ * ibv_close_device, as rdma-core's uninit does.
+ */
+RI_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	struct ibv_device **list;
+	struct stat st;
+	int i, err = EINVAL;
+
+	if (fstat(cmd_fd, &st)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (S_ISCHR(st.st_mode)) {
+		errno = ENODEV;
+		return NULL;
+	}
+	list = ibv_get_device_list(NULL);
+	if (!list) {
+		errno = ENODEV;
+		return NULL;
+	}
+	for (i = 0; list[i]; i++) {
+		struct ri_device *rdev = ri__device_lookup(list[i]);
+		struct verbs_device *vdev = (struct verbs_device *)list[i];
+		struct verbs_context *vctx;
+		int ret;
+
+		if (!rdev || rdev->kind == RI_DRV_LEGACY ||
+		    !vext_field_avail(struct verbs_device, import_context, vdev->sz) ||
+		    !vdev->import_context)
+			continue;
+		vctx = ri__alloc_vctx(vdev->size_of_context);
+		if (!vctx) {
+			err = ENOMEM;
+			break;
+		}
+		vctx->priv->rdev = rdev;
+		vctx->context.device = list[i];
+		ret = vdev->import_context(vdev, &vctx->context, cmd_fd);
+		if (!ret) {
+			ri__install_lib_ops(vctx);
+			ibv_free_device_list(list);
+			return &vctx->context;
+		}
+		ri__free_vctx(vctx);
+		if (ret != ENODEV && ret != EINVAL) {
+			err = ret;
+			break;
+		}
+	}
+	ibv_free_device_list(list);
+	errno = err;
+	return NULL;
 }
 
 /* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Verbs that need no provider: the *_str names, rate conversions, the
- * kernel-struct copy helpers of the 1.0/1.1 ABI, and the import verbs
- * (object sharing through a uverbs fd, which ibvct does not offer).
+ * kernel-struct copy helpers of the 1.0/1.1 ABI, and the import verbs of
+ * a PD, an MR and device memory (the op alone, as in libibverbs).
  */
 #include <string.h>
 #include <infiniband/sa.h>
@@ -277,33 +277,43 @@ RI_EXPORT void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 }
 
 /* ------------------------------------------------------------------ */
-/* Import: there is no shareable uverbs fd behind an ibvct context.     */
-
-RI_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
+/* Import of a PD or an MR of the context's file by its handle: the op
+ * alone, as rdma-core v44.0 libibverbs/verbs.c:353-379 (ibv_import_device
+ * is in device.c). The provider's kernel resolves the handle; the core
+ * sets what restates the call (the context, the MR's pd), as for
+ * alloc_pd and reg_mr (ibv_cmd_query_mr sets them there:
+ * libibverbs/cmd_mr.c:110-113). A driver without the ops answers from
+ * the stubs (dummy_ops.c:298-310 EOPNOTSUPP; :486-490 nothing). */
 
 RI_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
 				       uint32_t pd_handle)
 {
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ibv_pd *pd = ri__priv(context)->ops.import_pd(context, pd_handle);
+
+	if (pd)
+		pd->context = context;
+	return pd;
 }
 
 RI_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
 {
+	ri__priv(pd->context)->ops.unimport_pd(pd);
 }
 
 RI_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ibv_mr *mr = ri__priv(pd->context)->ops.import_mr(pd, mr_handle);
+
+	if (mr) {
+		mr->context = pd->context;
+		mr->pd = pd;
+	}
+	return mr;
 }
 
 RI_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
 {
+	ri__priv(mr->context)->ops.unimport_mr(mr);
 }
 
 RI_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,

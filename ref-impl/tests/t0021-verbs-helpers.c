@@ -5,7 +5,7 @@
  * conversions (libibverbs/verbs.c ibv_rate_to_mult .. mbps_to_ibv_rate),
  * the kernel-struct copies (libibverbs/marshall.c), fork support, the
  * sysfs helpers and device naming, and the verbs ibvct does not offer
- * (import, dmabuf, ECE, the new post-send API), which answer EOPNOTSUPP
+ * (import of device memory, dmabuf, ECE, the new post-send API), which answer EOPNOTSUPP
  * for a valid call and EINVAL for a NULL object.
  */
 #include <fcntl.h>
@@ -286,6 +286,9 @@ static void ck_unoffered(struct rt *t)
 {
 	static char buf[64];
 	struct ibv_context *ctx = rt_open(t);
+	struct ibv_context *ictx;
+	struct ibv_pd *ipd;
+	struct ibv_mr *imr;
 	struct ibv_pd *pd = NULL;
 	struct ibv_mr *mr = NULL;
 	struct ibv_cq *cq = NULL;
@@ -308,13 +311,24 @@ static void ck_unoffered(struct rt *t)
 	TR_EXPECT(pd && cq && mr && qp);
 	if (!pd || !cq || !mr || !qp)
 		goto out;
-	TR_EXPECT(RT_PTR_ERRNO(ibv_import_device(ctx->cmd_fd)) == EOPNOTSUPP);
-	TR_EXPECT(RT_PTR_ERRNO(ibv_import_pd(ctx, pd->handle)) == EOPNOTSUPP);
-	TR_EXPECT(RT_PTR_ERRNO(ibv_import_mr(pd, mr->handle)) == EOPNOTSUPP);
+	/* the context's file is shared: a second context on a copy of its fd
+	 * (which the imported context owns), the same PD and MR by handle */
+	ictx = ibv_import_device(dup(ctx->cmd_fd));
+	TR_EXPECT(ictx && ictx != ctx && ictx->device == ctx->device);
+	ipd = ictx ? ibv_import_pd(ictx, pd->handle) : NULL;
+	TR_EXPECT(ipd && ipd != pd && ipd->handle == pd->handle && ipd->context == ictx);
+	imr = ipd ? ibv_import_mr(ipd, mr->handle) : NULL;
+	TR_EXPECT(imr && imr->handle == mr->handle && imr->lkey == mr->lkey &&
+		  imr->rkey == mr->rkey && imr->length == mr->length && !imr->addr &&
+		  imr->pd == ipd && imr->context == ictx);
 	TR_EXPECT(RT_PTR_ERRNO(ibv_import_dm(ctx, 0)) == EOPNOTSUPP);
-	/* nothing imported, nothing to give back: the objects stay usable */
-	ibv_unimport_pd(pd);
-	ibv_unimport_mr(mr);
+	/* unimport gives back the importer's objects only: the owner's work */
+	if (imr)
+		ibv_unimport_mr(imr);
+	if (ipd)
+		ibv_unimport_pd(ipd);
+	if (ictx)
+		TR_EXPECT(ibv_close_device(ictx) == 0);
 	ibv_unimport_dm(NULL);
 	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0)) == EOPNOTSUPP);
 	TR_EXPECT(RT_PTR_ERRNO(ibv_reg_dmabuf_mr(NULL, 0, 4096, 0, -1, 0)) == EINVAL);

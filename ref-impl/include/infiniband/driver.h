@@ -170,6 +170,12 @@ struct verbs_context_ops {
 	/* Called by ibv_close_device; frees the provider's part of the context. */
 	void (*free_context)(struct ibv_context *context);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	/* ibv_import_mr, ibv_import_pd (rdma-core v44.0 libibverbs/verbs.c:353-371:
+	 * the op alone). The object of that handle in the context's file, as
+	 * the provider's kernel answers it; the core sets the PD's context,
+	 * the MR's context and pd after it returns. */
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context, uint32_t pd_handle);
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
 	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -211,6 +217,9 @@ struct verbs_context_ops {
 	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	/* ibv_unimport_mr, ibv_unimport_pd: free the user-space object only. */
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
 };
 
 /* Install ops: every non-NULL member of ops replaces the core's slot. */
@@ -233,6 +242,18 @@ struct verbs_device {
 	/* Called when the core drops the device (process exit or list
 	 * rebuild); frees the verbs_device. May be NULL. */
 	void (*uninit_device)(struct verbs_device *device);
+	/*
+	 * ibv_import_device: fill ctx as init_context does, for the file
+	 * cmd_fd (the provider's own: ibvct's devices have no character
+	 * device, so the core cannot tell whose file it is and asks each
+	 * device in turn). 0, ENODEV when cmd_fd is another device's file,
+	 * EINVAL when it is no device's, else a positive errno. Read only
+	 * when sz covers it (vext_field_avail); NULL: the driver cannot
+	 * import (rdma-core v44.0 libibverbs/device.c:404, EOPNOTSUPP). The
+	 * slot of rdma-core's verbs_device_ops.import_context.
+	 */
+	int (*import_context)(struct verbs_device *device,
+			      struct ibv_context *ctx, int cmd_fd);
 };
 
 typedef struct verbs_device *(*verbs_driver_init_func)(const char *uverbs_sys_path,
