@@ -279,6 +279,9 @@ TEST_OBJS_t5203-fuzz-fkd-corpus := $(B)/obj/fake-provider/fuzz/fz-fkd.lib.o \
 	$(filter-out %/main.o,$(FKD_OBJS))
 $(B)/t/t5004-fuzz-script-corpus.t: $(TEST_OBJS_t5004-fuzz-script-corpus)
 $(B)/t/t5203-fuzz-fkd-corpus.t: $(TEST_OBJS_t5203-fuzz-fkd-corpus)
+# t5300 tests the engine's registered memory on the engine itself, linked in.
+TEST_OBJS_t5300-mem-engine := $(filter $(B)/obj/fake-provider/engine/%,$(FP_PLUGIN_OBJS))
+$(B)/t/t5300-mem-engine.t: $(TEST_OBJS_t5300-mem-engine)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040

@@ -45,7 +45,18 @@ struct fe_dom;		/* this process's view of a daemon XRC domain (registry.c) */
 struct fe_qp;
 struct fp_response;
 
-/* A memory region: the PD is an identity only (the verbs layer's object). */
+/* Where an object is published in its device's shared tables (mem.c):
+ * md NULL when it is not. */
+struct fe_memdev;
+struct fe_backing;
+struct fe_mem_pub {
+	struct fe_memdev *md;
+	int slot;
+};
+
+/* A memory region: the PD is an identity only, never dereferenced: the verbs
+ * layer's file and handle of it (fp__pd_ident), the same in every context
+ * and process that imported that PD. */
 struct fe_mr {
 	struct fp_link link;		/* in the device's key table */
 	struct fp_link lhash, rhash;	/* in the buckets of its lkey and rkey */
@@ -55,6 +66,10 @@ struct fe_mr {
 	uint64_t iova;
 	int access;
 	uint32_t lkey, rkey;
+	/* published to peers, backed by a memfd (mem.c, fe_mem.h) */
+	struct fe_mem_pub pub;
+	struct fe_backing *bk;
+	uint64_t moff;			/* bk: the memfd data offset of addr */
 };
 
 /* A CQE plus what poll needs to retire unsignaled send WQEs. */
@@ -143,6 +158,8 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
+	/* published to peers as a one-sided target (mem.c) */
+	struct fe_mem_pub pub;
 };
 
 /* ---- what the engine tells software (installed by the verbs layer) ----- */
@@ -184,6 +201,9 @@ struct fe_srq *fe_srq_find(struct fe_dev *dev, uint32_t srqn);
 struct fe_srq *fe_dom_first_srq(struct fe_dev *dev, struct fe_dom *dom);
 
 void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr);	/* sets lkey, rkey */
+/* A region with keys it has elsewhere (an imported region, fe_mem.h): 0, or
+ * EEXIST when this process names another object with one of them. */
+int fe_mr_add_keys(struct fe_dev *dev, struct fe_mr *mr, uint32_t lkey, uint32_t rkey);
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr);
 struct fe_mr *fe_mr_by_lkey(struct fe_dev *dev, uint32_t lkey);
 struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey);
@@ -195,6 +215,10 @@ struct fe_mr *fe_mr_by_rkey(struct fe_dev *dev, uint32_t rkey);
 char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge, bool write);
 char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, int qp_access,
 		   uint64_t addr, uint32_t rkey, uint64_t len, int need);
+/* rereg: the region lets its pages go before its translation changes
+ * (fe_mr_unback), and is published again after any change (fe_mr_changed). */
+void fe_mr_unback(struct fe_mr *mr);
+void fe_mr_changed(struct fe_dev *dev, struct fe_mr *mr, bool translation);
 
 /*
  * Memory windows: the window's key in the same key table. A bound window
@@ -205,6 +229,7 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, i
 struct fp_swr;
 struct fe_mw {
 	struct fp_link link;		/* in the device's key table */
+	struct fe_dev *dev;
 	const void *pd;
 	enum ibv_mw_type type;
 	uint32_t rkey;			/* the current key (a new tag at each bind) */
@@ -216,6 +241,8 @@ struct fe_mw {
 	/* grants the whole of its region, not its range (the driver profile's:
 	 * rxe, verbs/profile.c fp_prof_mw_range_is_the_region) */
 	bool range_is_region;
+	uint32_t qpn;			/* type 2: the QPN of qp (FE_MEM_NO_QPN: none) */
+	struct fe_mem_pub pub;		/* published to peers (mem.c) */
 };
 void fe_mw_add(struct fe_dev *dev, struct fe_mw *mw);	/* sets rkey */
 void fe_mw_del(struct fe_dev *dev, struct fe_mw *mw);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 #include "sq.h"
 
 /* The modify rules shared with the fake kernel (qp_modify.h), on ibv_qp_attr. */
@@ -46,6 +47,7 @@ void fe_qp_set_error(struct fe_qp *qp)
 	qp->state = IBV_QPS_ERR;
 	fe_sq_flush(qp, true);
 	fe_qp_flush_rq(qp);
+	fe_mem_qp_publish(qp);
 	if (qp->srq)	/* SRQ WQEs are not flushed; the consumer hears this instead */
 		fe_up->qp_event(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
 }
@@ -61,6 +63,7 @@ void fe_qp_reset(struct fe_qp *qp)
 	if (qp->rcq && qp->rcq != qp->scq)
 		fe_cq_purge_qp(qp->rcq, qp);
 	memset(&qp->attr, 0, sizeof(qp->attr));
+	fe_mem_qp_publish(qp);
 }
 
 void fe_qp_apply(struct fe_qp *qp, const struct ibv_qp_attr *a, int mask)
@@ -73,6 +76,7 @@ void fe_qp_apply(struct fe_qp *qp, const struct ibv_qp_attr *a, int mask)
 void fe_qp_sqd(struct fe_qp *qp)
 {
 	qp->state = IBV_QPS_SQD;
+	fe_mem_qp_publish(qp);
 	if (qp->attr.en_sqd_async_notify && fe_sq_idle(qp))
 		fe_up->qp_event(qp, IBV_EVENT_SQ_DRAINED);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 
 #define FE_HASH		64		/* buckets of each lookup table (a power of 2) */
 
@@ -164,12 +165,20 @@ static void fe_fork_release(void)
 	fe_unlock();
 }
 
+/* The child: its registered pages its own before it runs application code
+ * (mem.c), then the lock as the parent lets it go. */
+static void fe_fork_child(void)
+{
+	fe_mem_fork_child();
+	fe_unlock();
+}
+
 void fe_fork_init(void)
 {
 	/* Prepare handlers run in the reverse order of registration: the
 	 * client library's, registered first by the verbs layer (fk_fork_init),
 	 * then run after ours. */
-	pthread_atfork(fe_fork_prepare, fe_fork_release, fe_fork_release);
+	pthread_atfork(fe_fork_prepare, fe_fork_release, fe_fork_child);
 }
 
 /* ---- devices --------------------------------------------------------------- */
@@ -240,10 +249,12 @@ void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn)
 	qp->dev = dev;
 	fp_list_add_tail(&dev->qps, &qp->link);
 	fp_list_add_tail(&dev->qp_hash[fe_bucket(qpn)], &qp->hlink);
+	fe_mem_qp_publish(qp);
 }
 
 void fe_qp_del(struct fe_qp *qp)
 {
+	fe_mem_qp_unpublish(qp);
 	fp_list_del(&qp->link);
 	fp_list_del(&qp->hlink);
 }
@@ -308,6 +319,7 @@ static bool fe_key_used(struct fe_dev *dev, uint32_t key)
 
 static uint32_t fe_new_key(struct fe_dev *dev)
 {
+	unsigned tries = 0;
 	uint32_t x;
 
 	do {
@@ -317,7 +329,10 @@ static uint32_t fe_new_key(struct fe_dev *dev)
 		x ^= x >> 17;
 		x ^= x << 5;
 		dev->key_state = x;
-	} while (x == 0 || fe_key_used(dev, x));
+	} while (x == 0 || fe_key_used(dev, x) ||
+		 /* one whose slot of the published key table is free, while
+		  * one comes soon (a full table: any) */
+		 (++tries < 64 && !fe_mem_key_slot_free(dev->devidx, x)));
 	return x;
 }
 
@@ -330,6 +345,23 @@ void fe_mr_add(struct fe_dev *dev, struct fe_mr *mr)
 		mr->rkey = fe_new_key(dev);
 	while (mr->rkey == mr->lkey);
 	fp_list_add_tail(&dev->rkey_hash[fe_bucket(mr->rkey)], &mr->rhash);
+	fe_mem_mr_add(dev, mr);
+}
+
+int fe_mr_add_keys(struct fe_dev *dev, struct fe_mr *mr, uint32_t lkey, uint32_t rkey)
+{
+	/* keys are this process's registry's: one already used here (or by a
+	 * window) cannot name a second object */
+	if (!lkey || !rkey || lkey == rkey || fe_key_used(dev, lkey) || fe_key_used(dev, rkey) ||
+	    fe_mw_by_rkey(dev, lkey) || fe_mw_by_rkey(dev, rkey))
+		return EEXIST;
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	fp_list_add_tail(&dev->mrs, &mr->link);
+	fp_list_add_tail(&dev->lkey_hash[fe_bucket(mr->lkey)], &mr->lhash);
+	fp_list_add_tail(&dev->rkey_hash[fe_bucket(mr->rkey)], &mr->rhash);
+	fe_mem_mr_add(dev, mr);
+	return 0;
 }
 
 void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
@@ -343,6 +375,7 @@ void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
 		if (w->mr == mr)
 			fe_mw_unbind(w);
 	}
+	fe_mem_mr_del(mr);
 	fp_list_del(&mr->link);
 	fp_list_del(&mr->lhash);
 	fp_list_del(&mr->rhash);
@@ -354,12 +387,16 @@ void fe_mw_add(struct fe_dev *dev, struct fe_mw *mw)
 	mw->rkey = fe_new_key(dev);
 	mw->bound = false;
 	mw->mr = NULL;
+	mw->dev = dev;
+	mw->qpn = FE_MEM_NO_QPN;
+	mw->pub.md = NULL;
 	fp_list_add_tail(&dev->mws, &mw->link);
 }
 
 void fe_mw_del(struct fe_dev *dev, struct fe_mw *mw)
 {
 	(void)dev;
+	fe_mem_mw_unpublish(mw);
 	fp_list_del(&mw->link);
 }
 
@@ -384,8 +421,10 @@ void fe_mw_bind_range(struct fe_mw *mw, struct fe_mr *mr, uint32_t rkey, uint64_
 	mw->addr = addr;
 	mw->length = length;
 	mw->access = access;
+	mw->qpn = qp ? qp->qpn : FE_MEM_NO_QPN;
 	mw->qp = qp;
 	mw->bound = true;
+	fe_mem_mw_publish(mw->dev, mw);
 }
 
 void fe_mw_unbind(struct fe_mw *mw)
@@ -393,6 +432,8 @@ void fe_mw_unbind(struct fe_mw *mw)
 	mw->bound = false;
 	mw->mr = NULL;
 	mw->qp = NULL;
+	mw->qpn = FE_MEM_NO_QPN;
+	fe_mem_mw_unpublish(mw);
 }
 
 bool fe_key_invalidate(struct fe_dev *dev, uint32_t rkey)
@@ -498,30 +539,53 @@ char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge,
 	return mr->addr + (sge->addr - mr->iova);
 }
 
+/* The rule lives once (mem.c fe_key_check): requesters that place into a
+ * peer's memory check the record the peer published with it. */
 char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, int qp_access,
 		   uint64_t addr, uint32_t rkey, uint64_t len, int need)
 {
 	struct fe_mr *mr = fe_mr_by_rkey(dev, rkey);
-	struct fe_mw *w;
+	struct fe_key_rec rec;
+	struct fe_mw *w = NULL;
+	uint64_t off;
 
-	if (!mr) {
-		/* a bound window: its range of its region, its access */
+	if (mr) {
+		fe_mr_key_rec(mr, &rec);
+	} else {
 		w = fe_mw_by_rkey(dev, rkey);
-		if (!w || !w->bound || w->pd != pd || !(w->access & need) || /* @rule MW-03 */
-		    !(qp_access & need) ||
-		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) && !w->range_is_region &&
-		     !fe_range_in(addr, len, w->addr, w->length)) ||
-		    !fe_range_in(addr, len, w->mr->iova, w->mr->length))
+		if (!w || !w->bound)
 			return NULL;
-		/* a type 2 window: through the QP that bound it only (linux v6.1
-		 * drivers/infiniband/sw/rxe/rxe_mw.c rxe_lookup_mw) */
-		if (w->type == IBV_MW_TYPE_2 && w->qp != qp && !fp__quirk(FP_Q_MW_QP_UNCHECKED)) /* @rule MW-06 */
-			return NULL;
-		return w->mr->addr + (addr - w->mr->iova);
+		fe_mw_key_rec(w, &rec);
+		mr = w->mr;
 	}
-	if (mr->pd != pd || !(mr->access & need) || !(qp_access & need) ||
-	    !fe_range_in(addr, len, mr->iova, mr->length))
+	if (!fe_key_check(&rec, (uint64_t)(uintptr_t)pd, qp ? qp->qpn : FE_MEM_NO_QPN, qp_access,
+			  addr, len, need, &off))
 		return NULL;
-	return mr->addr + (addr - mr->iova);
+	return mr->addr + off;
 }
 
+/* A region's record changed in place (rereg: its access, its PD, or its
+ * pages, translation true): published again, with the windows bound to it. */
+void fe_mr_changed(struct fe_dev *dev, struct fe_mr *mr, bool translation)
+{
+	struct fp_link *p, *t;
+
+	if (translation) {
+		/* mr->addr and length are the new ones; the old pages were let go
+		 * by fe_mr_unback before they changed */
+		fe_mem_mr_add(dev, mr);
+	} else {
+		fe_mem_mr_publish(dev, mr);
+	}
+	fp_list_for_each_safe(p, t, &dev->mws) {
+		struct fe_mw *w = fp_container_of(p, struct fe_mw, link);
+
+		if (w->bound && w->mr == mr)
+			fe_mem_mw_publish(dev, w);
+	}
+}
+
+void fe_mr_unback(struct fe_mr *mr)
+{
+	fe_mem_mr_del(mr);
+}

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 
 #define FE_RX_SGE_KEPT	4		/* receive SGEs whose address the check keeps */
 
@@ -233,6 +234,7 @@ FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 		if (c->pkt->src_qpn == qp->rx_block_src && ahead && ahead < 0x800000)
 			return RESP_NAK_SEQ;
 		qp->rx_blocked = false;
+		fe_mem_qp_publish(qp);
 	}
 	return RESP_CHK_OP;
 }
@@ -454,6 +456,7 @@ FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 		qp->rx_blocked = true;
 		qp->rx_block_psn = c->pkt->psn;
 		qp->rx_block_src = c->pkt->src_qpn;
+		fe_mem_qp_publish(qp);	/* requesters stop placing: we decide */
 	}
 	return RESP_ACKNOWLEDGE;
 }

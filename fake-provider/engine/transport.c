@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "fp_engine.h"
+#include "fe_mem.h"
 
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
 #define FP_INBOX_HDR	4096u
@@ -134,6 +135,7 @@ struct fe_peer {
 	ino_t st_ino;
 	struct fp_inbox *ib;
 	bool self;
+	struct fe_mem_view mem;		/* its published tables and registered memory */
 };
 
 /*
@@ -401,6 +403,7 @@ static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 			return NULL;
 		}
 		p->ib = m;
+		fe_mem_peer_map(&p->mem, fd, FP_INBOX_HDR + FP_INBOX_DATA);
 	}
 	p->next = xp->peers;
 	xp->peers = p;
@@ -828,6 +831,16 @@ bool fe_peer_self(const struct fe_peer *p)
 	return p->self;
 }
 
+struct fe_mem_view *fe_peer_mem(struct fe_peer *p)
+{
+	return p->self ? NULL : &p->mem;
+}
+
+bool fe_peer_owned(const struct fe_peer *p)
+{
+	return __atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) > 0;
+}
+
 /* Whether the process behind a peer can still answer (slow: reads /proc). */
 bool fe_peer_alive(const struct fe_peer *p)
 {
@@ -925,6 +938,8 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	xp->ib = m;
 	xp->ib->owner_pid = xp->pid;
 	xp->ib->magic = FP_INBOX_MAGIC;
+	/* registered memory and the tables peers read, past the inbox */
+	fe_mem_attach(fe_dev_index(dev), xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;
@@ -934,6 +949,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	return xp;
 
 err_unmap:
+	fe_mem_detach(fe_dev_index(dev));
 	munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
 err_close:
 	close(xp->memfd);
@@ -949,8 +965,10 @@ static void fp_xport_free(struct fe_xport *xp)
 		struct fe_peer *p = xp->peers;
 
 		xp->peers = p->next;
-		if (!p->self)
+		if (!p->self) {
 			munmap(p->ib, FP_INBOX_HDR + FP_INBOX_DATA);
+			fe_mem_peer_unmap(&p->mem);
+		}
 		free(p);
 	}
 	while (xp->routes) {
@@ -965,6 +983,8 @@ static void fp_xport_free(struct fe_xport *xp)
 		xp->reasm = m->next;
 		fp_reasm_free(m);
 	}
+	if (xp->pid == fp_self_pid())
+		fe_mem_detach(fe_dev_index(xp->dev));
 	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
 	close(xp->memfd);
 	free(xp);

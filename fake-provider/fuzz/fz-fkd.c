@@ -16,8 +16,9 @@
  *   0  framed:   TYPE SEQ PAYLOAD   a valid header (magic, version, exact
  *                length fk_proto_req_size(TYPE % (FK_MSG__COUNT + 1))), payload
  *                from the input
- *   1  framed with an fd: SEL, then as 0; SEL % 3: scratch file A, B, or
- *                a directory
+ *   1  framed with an fd: SEL, then as 0; SEL % 4: scratch file A, B, a
+ *                directory, or the context file the last CTX_FD reply gave
+ *                (A before any)
  *   2  framed, patched: P1 P2, then as 0; for each P, payload word P >> 5
  *                becomes a number from a reply of connection P & 3: the
  *                (P >> 3 & 3)-th last two-number reply, its a, or b if P & 4
@@ -84,6 +85,7 @@ struct fz_slot {
 
 static struct fz_slot fz_slot[FZ_CONNS];
 static int fz_file[3] = { -1, -1, -1 };	/* A, B, a directory */
+static int fz_ctx_fd = -1;		/* the last context file a CTX_FD reply gave */
 static bool fz_fd_base[FZ_FD_SCAN];	/* open before the first input */
 static bool fz_ready;
 static const unsigned char *fz_in;
@@ -195,6 +197,13 @@ static struct fz_slot *fz_open(unsigned i)
 	return s;
 }
 
+/* The replies that may bring an fd. */
+static bool fz_fd_reply(uint32_t type)
+{
+	return type == FK_MSG_ROUTE || type == FK_MSG_HELLO || type == FK_MSG_CTX_FD ||
+	       type == FK_MSG_OBJ_IMPORT;
+}
+
 /* Everything the daemon sent to one client: every message well-formed,
  * and a reply only to a request that waits for one, of its type and seq.
  * *eof when the daemon closed the connection. */
@@ -223,10 +232,8 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 			*eof = true;
 			break;
 		}
-		for (k = 0; k < nfds; k++) {
+		for (k = 0; k < nfds; k++)
 			fz_saw_fd(fds[k]);
-			close(fds[k]);
-		}
 		if ((size_t)n < sizeof(h) || (mflags & (MSG_TRUNC | MSG_CTRUNC)))
 			fz_broken("conn %u: a %zd-byte message from the daemon", s->id, n);
 		memcpy(&h, buf, sizeof(h));
@@ -240,6 +247,18 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 		}
 		if (!(h.type & FK_MSG_REPLY) || h.length < sizeof(r))
 			fz_broken("conn %u: type %#x is neither reply nor event", s->id, h.type);
+		memcpy(&h, buf, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h));
+		/* a context file is kept (the next one replaces it) to be imported
+		 * by a later request; any other fd goes now */
+		for (k = 0; k < nfds; k++) {
+			if (k == 0 && (size_t)n >= sizeof(h) && h.type == (FK_MSG_CTX_FD | FK_MSG_REPLY)) {
+				if (fz_ctx_fd >= 0)
+					close(fz_ctx_fd);
+				fz_ctx_fd = fds[k];
+			} else {
+				close(fds[k]);
+			}
+		}
 		memcpy(&r, buf + sizeof(h), sizeof(r));
 		if (r.status < 0 || r.status > 4095 || r.reserved)
 			fz_broken("conn %u: reply status %d", s->id, r.status);
@@ -249,10 +268,10 @@ static void fz_drain(struct fz_slot *s, bool *eof)
 				nfds ? " +fd" : "");
 		if (r.status && h.length != sizeof(r))
 			fz_broken("conn %u: error reply with a body", s->id);
-		/* fds come only with a route (the peer's inbox) and a HELLO (the
-		 * route epoch), never with an error */
-		if (nfds > 1 || (nfds && (((h.type & ~FK_MSG_REPLY) != FK_MSG_ROUTE &&
-					   (h.type & ~FK_MSG_REPLY) != FK_MSG_HELLO) || r.status)))
+		/* fds come only with a route (the peer's inbox), a HELLO (the
+		 * route epoch), a context's file and an imported MR's ring, never
+		 * with an error */
+		if (nfds > 1 || (nfds && (!fz_fd_reply(h.type & ~FK_MSG_REPLY) || r.status)))
 			fz_broken("conn %u: an fd with reply type %#x status %d", s->id, h.type,
 				  r.status);
 		if (!s->pending)
@@ -509,7 +528,7 @@ static void fz_framed(struct fz_slot *s, unsigned kind)
 	int fd = -1;
 
 	if (kind == 1)
-		sel = fz_byte() % 3;
+		sel = fz_byte() % 4;
 	if (kind == 2) {
 		patch[0] = fz_byte();
 		patch[1] = fz_byte();
@@ -535,7 +554,7 @@ static void fz_framed(struct fz_slot *s, unsigned kind)
 			memcpy(msg + sizeof(h) + w * 4, &v, 4);
 	}
 	if (kind == 1)
-		fd = fz_file[sel];
+		fd = sel < 3 ? fz_file[sel] : fz_ctx_fd >= 0 ? fz_ctx_fd : fz_file[0];
 	fz_send(s, msg, sizeof(h) + len, &fd, kind == 1 ? 1 : 0);
 }
 
@@ -616,8 +635,15 @@ void fz_one(const unsigned char *data, size_t len)
 	for (i = 0; i < FZ_CONNS; i++)
 		if (fz_slot[i].fd >= 0)
 			fz_gone(&fz_slot[i]);
-	fz_hangups();
-	fz_round_end();
+	if (fz_ctx_fd >= 0)
+		close(fz_ctx_fd);
+	fz_ctx_fd = -1;
+	/* a file outlives its connection until its importers are gone: a
+	 * round for those, one for the file that hangs up then */
+	for (i = 0; i < 3 && !fp_list_empty(&fk_conns); i++) {
+		fz_hangups();
+		fz_round_end();
+	}
 	fz_check_state();
 	if (!fp_list_empty(&fk_conns))
 		fz_broken("a connection is left after every client closed");
@@ -984,5 +1010,56 @@ int fz_write_seeds(const char *dir)
 	}
 	sd_raw(&sd, 1, 0, junk, 0);					/* empty packet */
 	rc |= sd_write(dir, "garbage", &sd);
+
+	/* a context's file: made, imported by a second connection with its
+	 * fd (sel 3), objects by handle, an MR's keys, the owner going first,
+	 * what the importer makes, a destroyed handle, the quirks */
+	{
+		struct fk_req_obj pd = {
+			.type = FK_OBJ_PD,
+			.ref = { FK_NO_HANDLE, FK_NO_HANDLE, FK_NO_HANDLE, FK_NO_HANDLE,
+				 FK_NO_HANDLE },
+		};
+		struct fk_req_obj mr = pd;
+		struct fk_req_mr_keys mk = {
+			.mr_handle = 1, .lkey = 0x100, .rkey = 0x200, .length = 4096,
+			.flags = FK_MR_MAPPED,
+		};
+		struct fk_req_obj_import oi = { .handle = 0, .type = FK_OBJ_PD };
+		struct fk_req_obj_destroy dmr = { .handle = 1, .type = FK_OBJ_MR };
+
+		mr.type = FK_OBJ_MR;
+		mr.sub = IBV_ACCESS_LOCAL_WRITE;
+		mr.ref[FK_REF_PD] = 0;
+		memset(&sd, 0, sizeof(sd));
+		sd_hello(&sd, 0, "fake0", FK_LIFE_CURRENT);
+		sd_fd(&sd, 0, 0, FK_MSG_RING_SET, &zero);
+		sd_plain(&sd, 0, FK_MSG_CTX_FD, &zero);
+		sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &pd);		/* PD 0 */
+		sd_plain(&sd, 0, FK_MSG_OBJ_CREATE, &mr);		/* MR 1 */
+		sd_plain(&sd, 0, FK_MSG_MR_KEYS, &mk);
+		sd_hello(&sd, 1, "fake0", FK_LIFE_CURRENT);
+		hd.handle = 0;
+		sd_fd(&sd, 1, 3, FK_MSG_CTX_IMPORT, &hd);
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);
+		oi.handle = 1;
+		oi.type = FK_OBJ_MR;
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);
+		sd_byte(&sd, 0 | 5u << 2);				/* the owner goes */
+		sd_byte(&sd, 1);
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);		/* no ring now */
+		sd_plain(&sd, 1, FK_MSG_OBJ_CREATE, &pd);		/* PD 2 */
+		sd_plain(&sd, 1, FK_MSG_OBJ_DESTROY, &dmr);
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);		/* ENOENT */
+		oi.flags = FK_Q_IMPORT_STALE_HANDLE;
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);
+		oi.flags = FK_Q_IMPORT_ANY_CONTEXT;
+		oi.handle = 7;
+		sd_plain(&sd, 1, FK_MSG_OBJ_IMPORT, &oi);
+		sd_hello(&sd, 2, "fake0", FK_LIFE_CURRENT);
+		sd_fd(&sd, 2, 3, FK_MSG_CTX_IMPORT, &hd);		/* the file still */
+		sd_fd(&sd, 2, 0, FK_MSG_CTX_IMPORT, &hd);		/* EISCONN */
+		rc |= sd_write(dir, "ctx-file", &sd);
+	}
 	return rc;
 }

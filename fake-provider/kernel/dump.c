@@ -6,6 +6,8 @@
  *
  *   fkd pid=P proto=1 conns=C devices=D objects=N
  *   conn id=I pid=P dev=NAME xrcd_handles=X qp_handles=Q srqs=S qpns=N handles=H
+ *        file=none|open|gone (its context file; gone: its connection closed)
+ *        imports=I (the connection whose file it acts on, 0: its own) importers=N
  *   handle conn=I handle=N type=T sub=S held=U
  *   dev name=NAME lifetime=current|seed conns=C xrcds=X qpns=N srqns=S
  *   xrcd id=I dev=NAME inode=DEV:INO|none usecnt=U tgt_qps=T
@@ -160,10 +162,12 @@ size_t fk__dump(char *buf, size_t len)
 		for (i = 0; i < c->tab_len; i++)
 			nh += !!c->tab[i];
 		fk_put(&o, "conn id=%u pid=%ld dev=%s xrcd_handles=%u qp_handles=%u srqs=%u qpns=%u"
-		       " handles=%u\n",
+		       " handles=%u file=%s imports=%u importers=%u\n",
 		       c->id, (long)c->pid, c->dev ? c->dev->name : (c->monitor ? "(monitor)" : "-"),
 		       fk_count(&c->xrcds), fk_count(&c->qps), fk_count(&c->srqs),
-		       fk_count(&c->qpns), nh);
+		       fk_count(&c->qpns), nh,
+		       c->gone ? "gone" : c->ufd >= 0 ? "open" : "none", c->uf ? c->uf->id : 0,
+		       c->nimporters);
 		for (i = 0; i < c->tab_len; i++)
 			if (c->tab[i])
 				fk_put(&o, "handle conn=%u handle=%u type=%u sub=%u held=%u\n",

@@ -59,6 +59,12 @@ struct fk_rqp {
 
 struct fk_conn;
 
+/* An MR's registration as the driver made it (MR_KEYS). */
+struct fk_mr_info {
+	uint32_t lkey, rkey, access, flags;
+	uint64_t length, iova, moff;
+};
+
 /*
  * One entry of a connection's object table (a kernel ib_uobject): its
  * handle is its index. usecnt counts the live objects of the table that
@@ -74,9 +80,8 @@ struct fk_uobj {
 	struct fk_uobj *ref[FK_NREF];
 	void *obj;
 	bool closed;			/* destroyed under a quirk while held: no lookups */
-	bool keys;			/* MR: MR_KEYS told its keys and length */
-	uint32_t lkey, rkey;
-	uint64_t length;
+	struct fk_mr_info mri;		/* MR: what MR_KEYS told (zero before) */
+	struct fk_conn *mrc;		/* MR: the connection whose ring holds its bytes */
 };
 
 /* A connection's XRCD handle (kernel uxrcd). */
@@ -160,8 +165,8 @@ struct fk_conn {
 	int ifd;			/* an importer's copy of uf's fd: it holds the file */
 	unsigned nimporters;		/* connections with uf == this */
 	struct fk_ghost {		/* the last objects destroyed (import_stale_handle) */
-		uint32_t handle, type, lkey, rkey;
-		uint64_t length;
+		uint32_t handle, type, pd;
+		struct fk_mr_info mri;
 	} ghost[8];
 	unsigned nghost;
 };
@@ -217,7 +222,7 @@ int fk__event_raise(struct fk_conn *c, uint32_t handle, uint32_t type);
 /* Import (OBJ_IMPORT), the keys of an MR (MR_KEYS), and a connection leaving
  * a file that outlives it (its routes and events go: fk__conn_detach). */
 int fk__obj_import(struct fk_conn *c, const struct fk_req_obj_import *r,
-		   struct fk_rep_import *rep);
+		   struct fk_rep_import *rep, struct fk_conn **ring);
 int fk__mr_keys(struct fk_conn *c, const struct fk_req_mr_keys *r);
 void fk__conn_detach(struct fk_conn *s, struct fk_conn *c);
 /* The connection whose request is being served (server.c), else NULL: the

@@ -568,12 +568,18 @@ static void fk_on_ctx_import(struct fk_call *k)
 static void fk_on_obj_import(struct fk_call *k)
 {
 	struct fk_rep_import rep = { .r.status = 0 };
-	int err = fk__obj_import(k->s, k->req, &rep);
+	struct fk_conn *ring = NULL;
+	int err = fk__obj_import(k->s, k->req, &rep, &ring), fd = -1;
 
+	if (!err && ring) {
+		fd = fcntl(ring->ring_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			rep.flags &= ~FK_MR_MAPPED;	/* the bytes only: the import stands */
+	}
 	if (err)
 		fk_reply(k->c, k->type, k->seq, err);
 	else
-		fk__send(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), NULL, 0);
+		fk__send_fd(k->c, k->type | FK_MSG_REPLY, k->seq, &rep, sizeof(rep), fd);
 }
 
 static void fk_on_mr_keys(struct fk_call *k)

@@ -757,6 +757,7 @@ int fk__obj_destroy(struct fk_conn *c, uint32_t handle, uint32_t type)
 void fk__conn_detach(struct fk_conn *s, struct fk_conn *c)
 {
 	struct fp_link *p, *t;
+	uint32_t i;
 
 	fp_list_for_each_safe(p, t, &s->qpns) {
 		struct fk_num *n = fp_container_of(p, struct fk_num, conn_link);
@@ -776,6 +777,9 @@ void fk__conn_detach(struct fk_conn *s, struct fk_conn *c)
 		if (q->evc == c)
 			q->evc = NULL;
 	}
+	for (i = 0; i < s->tab_len; i++)
+		if (s->tab[i] && s->tab[i]->mrc == c)
+			s->tab[i]->mrc = NULL;
 }
 
 /* What import_stale_handle finds again: the last PDs and MRs destroyed. */
@@ -785,9 +789,8 @@ static void fk_ghost_add(struct fk_conn *c, const struct fk_uobj *u)
 
 	g->handle = u->handle;
 	g->type = u->type;
-	g->lkey = u->lkey;
-	g->rkey = u->rkey;
-	g->length = u->length;
+	g->pd = u->ref[FK_REF_PD] ? u->ref[FK_REF_PD]->handle : FK_NO_HANDLE;
+	g->mri = u->mri;
 }
 
 static const struct fk_ghost *fk_ghost_find(const struct fk_conn *c, uint32_t handle,
@@ -801,6 +804,20 @@ static const struct fk_ghost *fk_ghost_find(const struct fk_conn *c, uint32_t ha
 	return NULL;
 }
 
+static void fk_import_fill(struct fk_rep_import *rep, uint32_t handle, uint32_t pd,
+			   const struct fk_mr_info *m)
+{
+	rep->handle = handle;
+	rep->pd = pd;
+	rep->lkey = m->lkey;
+	rep->rkey = m->rkey;
+	rep->access = m->access;
+	rep->flags = m->flags;
+	rep->length = m->length;
+	rep->iova = m->iova;
+	rep->moff = m->moff;
+}
+
 /*
  * ibv_import_pd / ibv_import_mr: the object of that handle and type in the
  * file (mlx5_import_pd's MLX5_IB_METHOD_PD_QUERY, rdma-core v44.0
@@ -810,26 +827,26 @@ static const struct fk_ghost *fk_ghost_find(const struct fk_conn *c, uint32_t ha
  * (fk_uobj_lookup): ENOENT for a number that names nothing in this file
  * (a handle of another file, or one destroyed through any context of it),
  * EINVAL for an object of another type. Nothing is held: the importer's
- * object is the same uobject, which either context may destroy.
+ * object is the same uobject, which either context may destroy. *ring:
+ * the connection whose ring memfd holds a mapped MR's bytes, else NULL.
  */
 int fk__obj_import(struct fk_conn *c, const struct fk_req_obj_import *r,
-		   struct fk_rep_import *rep)
+		   struct fk_rep_import *rep, struct fk_conn **ring)
 {
 	const struct fk_ghost *g;
 	struct fk_uobj *u = NULL;
 	struct fp_link *p, *t;
 	int err;
 
+	*ring = NULL;
 	if (r->reserved || (r->flags & ~fk_quirk_flags(FK_MSG_OBJ_IMPORT)) ||
 	    (r->type != FK_OBJ_PD && r->type != FK_OBJ_MR))
 		return EINVAL;
 	err = fk_uobj_lookup(c, r->handle, r->type, &u);
 	if (err == ENOENT && (r->flags & FK_Q_IMPORT_STALE_HANDLE) &&
 	    (g = fk_ghost_find(c, r->handle, r->type))) {
-		rep->handle = g->handle;		/* the quirk: a dead one */
-		rep->lkey = g->lkey;
-		rep->rkey = g->rkey;
-		rep->length = g->length;
+		fk_import_fill(rep, g->handle, g->pd, &g->mri);	/* the quirk: a dead one */
+		rep->flags &= ~FK_MR_MAPPED;
 		return 0;
 	}
 	if (err == ENOENT && (r->flags & FK_Q_IMPORT_ANY_CONTEXT)) {
@@ -845,28 +862,31 @@ int fk__obj_import(struct fk_conn *c, const struct fk_req_obj_import *r,
 	}
 	if (err)
 		return err;
-	rep->handle = u->handle;
-	rep->lkey = u->lkey;
-	rep->rkey = u->rkey;
-	rep->length = u->length;
+	fk_import_fill(rep, u->handle, u->ref[FK_REF_PD] ? u->ref[FK_REF_PD]->handle : FK_NO_HANDLE,
+		       &u->mri);
+	if ((u->mri.flags & FK_MR_MAPPED) && u->mrc && u->mrc->ring_fd >= 0)
+		*ring = u->mrc;
+	else
+		rep->flags &= ~FK_MR_MAPPED;
 	return 0;
 }
 
-/* MR_KEYS: the driver's keys of a registration, for QUERY_MR. */
+/* MR_KEYS: the driver's registration, for QUERY_MR and importers. */
 int fk__mr_keys(struct fk_conn *c, const struct fk_req_mr_keys *r)
 {
 	struct fk_uobj *u;
 	int err;
 
-	if (r->reserved)
+	if (r->reserved || (r->flags & ~FK_MR_MAPPED))
 		return EINVAL;
 	err = fk_uobj_lookup(c, r->mr_handle, FK_OBJ_MR, &u);
 	if (err)
 		return err;
-	u->keys = true;
-	u->lkey = r->lkey;
-	u->rkey = r->rkey;
-	u->length = r->length;
+	u->mri = (struct fk_mr_info){
+		.lkey = r->lkey, .rkey = r->rkey, .access = r->access, .flags = r->flags,
+		.length = r->length, .iova = r->iova, .moff = r->moff,
+	};
+	u->mrc = fk__cur ? fk__cur : c;
 	return 0;
 }
 
@@ -1329,6 +1349,18 @@ unsigned fk__state_check(char *buf, size_t len, size_t *used)
 
 		uint32_t i, j;
 		int k;
+		unsigned importers = 0;
+
+		/* a file is named by the connections that import it, as it counts
+		 * them; an importer has no file or object of its own */
+		fp_list_for_each_safe(q, u, &fk_conns)
+			importers += fp_container_of(q, struct fk_conn, link)->uf == c;
+		if (importers != c->nimporters)
+			FK_PROBLEM("conn %u importers %u but %u import it\n", c->id, c->nimporters,
+				   importers);
+		if (c->uf && (c->ufd >= 0 || c->gone || c->uf->uf))
+			FK_PROBLEM("conn %u imports conn %u but has a file or imports one\n", c->id,
+				   c->uf->id);
 
 		fp_list_for_each_safe(q, u, &c->xrcds) {
 			struct fk_hxrcd *h = fp_container_of(q, struct fk_hxrcd, link);

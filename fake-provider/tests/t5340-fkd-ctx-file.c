@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fk_test.h"
@@ -172,7 +174,14 @@ static void import_gives_the_same_objects(void **state)
 	assert_int_equal(fk_obj_create(a, FK_O_PD, 0, NULL, &pd), 0);
 	assert_int_equal(fk_obj_create(a, FK_O_CQ, 0, NULL, &cq), 0);
 	assert_int_equal(fk_obj_create_on_pd(a, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, pd, &mr), 0);
-	assert_int_equal(fk_mr_keys(a, mr, 0x1234, 0x5678, 4096), 0);
+	struct fk_mr_reg reg = { .lkey = 0x1234, .rkey = 0x5678, .access = IBV_ACCESS_LOCAL_WRITE,
+				 .mapped = true, .length = 4096, .iova = 0x10000, .moff = 8192 };
+	struct stat st1, st2;
+	int ring = memfd_create("t5340-ring", MFD_CLOEXEC);
+
+	assert_true(ring >= 0);
+	assert_int_equal(fk_ring_set(a, ring), 0);
+	assert_int_equal(fk_mr_keys(a, mr, &reg), 0);
 	assert_int_equal(fk_ctx_import(b, fd, &owner), 0);
 	assert_int_equal(owner, fk_conn_id(a));
 	memset(&im, 0xff, sizeof(im));
@@ -183,6 +192,16 @@ static void import_gives_the_same_objects(void **state)
 	assert_int_equal(im.lkey, 0x1234);
 	assert_int_equal(im.rkey, 0x5678);
 	assert_int_equal(im.length, 4096);
+	assert_int_equal(im.iova, 0x10000);
+	assert_int_equal(im.access, IBV_ACCESS_LOCAL_WRITE);
+	assert_int_equal(im.pd, pd);
+	/* its bytes: the ring memfd of the process that registered it */
+	assert_int_equal(im.moff, 8192);
+	assert_true(im.fd >= 0);
+	assert_int_equal(fstat(im.fd, &st1), 0);
+	assert_int_equal(fstat(ring, &st2), 0);
+	assert_true(st1.st_ino == st2.st_ino && st1.st_dev == st2.st_dev);
+	close(im.fd);
 	/* the wrong type (rdma_lookup_get_uobject: EINVAL), no such handle
 	 * (lookup_get_idr_uobject: ENOENT) */
 	assert_int_equal(fk_obj_import(b, FK_O_PD, cq, 0, &im), EINVAL);
@@ -202,11 +221,20 @@ static void import_gives_the_same_objects(void **state)
 	/* ... unless the quirk finds the dead one */
 	assert_int_equal(fk_obj_import(b, FK_O_MR, mr, FK_Q_IMPORT_STALE_HANDLE, &im), 0);
 	assert_int_equal(im.lkey, 0x1234);
+	assert_int_equal(im.fd, -1);		/* no bytes behind a dead one */
 	assert_int_equal(fk_obj_destroy(a, FK_O_PD, pd), 0);
-	assert_int_equal(objects_now(), 2);	/* the CQ, b's PD */
+	/* a region a registers on b's PD; a goes: its bytes went with it */
+	assert_int_equal(fk_obj_create_on_pd(a, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, bpd, &mr), 0);
+	assert_int_equal(fk_mr_keys(a, mr, &reg), 0);
+	assert_int_equal(objects_now(), 3);	/* the CQ, b's PD, the MR */
 	close(fd);
+	close(ring);
 	fk_disconnect(a);			/* b holds the file */
-	assert_int_equal(objects_now(), 2);
+	assert_int_equal(objects_now(), 3);
+	assert_int_equal(fk_obj_import(b, FK_O_MR, mr, 0, &im), 0);
+	assert_int_equal(im.lkey, 0x1234);
+	assert_int_equal(im.fd, -1);
+	assert_int_equal(fk_obj_destroy(b, FK_O_MR, mr), 0);
 	fk_disconnect(b);
 	assert_int_equal(objects_reach(0), 0);
 	fkt_end_clean(mon);
@@ -344,7 +372,7 @@ static void malformed_requests_are_survived(void **state)
 	struct fk_req_mr_keys mk = { 0 };
 	struct fk_req_handle rh = { 0 };
 	struct fk_req_num rn = { 0 };
-	unsigned char big[FK_REQ_MAX + 16], junk[64];
+	unsigned char big[FK_REQ_MAX + 16] = { 0 }, junk[64] = { 0 };
 	struct fk_import im;
 	struct fk_hdr h;
 	uint32_t pd, mr;
@@ -354,7 +382,9 @@ static void malformed_requests_are_survived(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(fk_obj_create(good, FK_O_PD, 0, NULL, &pd), 0);
 	assert_int_equal(fk_obj_create_on_pd(good, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, pd, &mr), 0);
-	assert_int_equal(fk_mr_keys(good, mr, 7, 8, 9), 0);
+	struct fk_mr_reg reg = { .lkey = 7, .rkey = 8, .length = 9 };
+
+	assert_int_equal(fk_mr_keys(good, mr, &reg), 0);
 	/* before HELLO */
 	for (t = 0; t < 4; t++) {
 		assert_int_equal(fkt_raw_req(fd, types[t], 1, junk, fk_proto_req_size(types[t])), 0);
@@ -391,6 +421,10 @@ static void malformed_requests_are_survived(void **state)
 	assert_int_equal(fkt_raw_req(fd, FK_MSG_MR_KEYS, 9, &mk, sizeof(mk)), 0);
 	assert_int_equal(fkt_raw_status(fd), EINVAL);
 	mk.reserved = 0;
+	mk.flags = 2;
+	assert_int_equal(fkt_raw_req(fd, FK_MSG_MR_KEYS, 11, &mk, sizeof(mk)), 0);
+	assert_int_equal(fkt_raw_status(fd), EINVAL);
+	mk.flags = 0;
 	mk.mr_handle = mr;			/* none of this connection's */
 	assert_int_equal(fkt_raw_req(fd, FK_MSG_MR_KEYS, 10, &mk, sizeof(mk)), 0);
 	assert_int_equal(fkt_raw_status(fd), ENOENT);

@@ -194,13 +194,17 @@ struct fk_req_obj_import {
 	uint32_t reserved;
 };
 
-/* MR_KEYS: what the driver made of a registration (its keys and length),
- * kept with the MR's handle for UVERBS_METHOD_QUERY_MR. */
+/* MR_KEYS: what the driver made of a registration (its keys, access, range)
+ * and, when its bytes are in the memfd of the process's receive ring
+ * (FK_MR_MAPPED, engine/fe_mem.h), where: kept with the MR's handle for
+ * UVERBS_METHOD_QUERY_MR, and for an importer in another process to map. */
+#define FK_MR_MAPPED		0x1u
 struct fk_req_mr_keys {
 	uint32_t mr_handle;
-	uint32_t lkey, rkey;
+	uint32_t lkey, rkey, access;
+	uint32_t flags;			/* FK_MR_MAPPED */
 	uint32_t reserved;
-	uint64_t length;
+	uint64_t length, iova, moff;
 };
 
 struct fk_ah_wire {
@@ -290,11 +294,15 @@ struct fk_route {
 };
 
 /* OBJ_IMPORT: the handle (as asked, or another under a quirk) and, for an
- * MR, its keys and length (QUERY_MR's LKEY, RKEY and LENGTH). */
+ * MR, what MR_KEYS told (QUERY_MR's LKEY, RKEY and LENGTH, and what the
+ * fake HCA needs besides: the access, the iova, the handle of its PD), with
+ * a dup of the ring memfd holding its bytes and their offset when
+ * FK_MR_MAPPED (and the process that registered it still serves it). */
 struct fk_rep_import {
 	struct fk_rep r;
-	uint32_t handle, lkey, rkey, reserved;
-	uint64_t length;
+	uint32_t handle, lkey, rkey, access;
+	uint32_t flags, pd;
+	uint64_t length, iova, moff;
 };
 
 struct fk_rep_query {
@@ -321,8 +329,8 @@ _Static_assert(sizeof(struct fk_rep_route) == 32, "fk_rep_route layout");
 _Static_assert(sizeof(struct fk_req_obj) == 32, "fk_req_obj layout");
 _Static_assert(sizeof(struct fk_req_mr_rereg) == 32, "fk_req_mr_rereg layout");
 _Static_assert(sizeof(struct fk_req_obj_import) == 16, "fk_req_obj_import layout");
-_Static_assert(sizeof(struct fk_req_mr_keys) == 24, "fk_req_mr_keys layout");
-_Static_assert(sizeof(struct fk_rep_import) == 32, "fk_rep_import layout");
+_Static_assert(sizeof(struct fk_req_mr_keys) == 48, "fk_req_mr_keys layout");
+_Static_assert(sizeof(struct fk_rep_import) == 56, "fk_rep_import layout");
 
 /* One row of fk_msgs.def, indexed by type (proto.c). */
 struct fk_msg_info {

@@ -1027,20 +1027,34 @@ int fk_obj_import(struct fk_client *c, int type, uint32_t handle, unsigned quirk
 {
 	struct fk_req_obj_import r = { .handle = handle, .type = (uint32_t)type, .flags = quirks };
 	struct fk_rep_import rep;
-	int err = fk_call(c, FK_MSG_OBJ_IMPORT, &r, sizeof(r), -1, &rep, sizeof(rep), NULL);
+	int fd = -1, err;
 
+	err = fk_call_fd(c, FK_MSG_OBJ_IMPORT, &r, sizeof(r), -1, &rep, sizeof(rep), NULL, &fd);
 	if (err)
 		return err;
 	out->handle = rep.handle;
+	out->pd = rep.pd;
 	out->lkey = rep.lkey;
 	out->rkey = rep.rkey;
+	out->access = rep.access;
 	out->length = rep.length;
+	out->iova = rep.iova;
+	out->moff = rep.moff;
+	out->fd = -1;
+	if ((rep.flags & FK_MR_MAPPED) && fd >= 0)
+		out->fd = fd;
+	else if (fd >= 0)
+		close(fd);
 	return 0;
 }
 
-int fk_mr_keys(struct fk_client *c, uint32_t mr, uint32_t lkey, uint32_t rkey, uint64_t length)
+int fk_mr_keys(struct fk_client *c, uint32_t mr, const struct fk_mr_reg *reg)
 {
-	struct fk_req_mr_keys r = { .mr_handle = mr, .lkey = lkey, .rkey = rkey, .length = length };
+	struct fk_req_mr_keys r = {
+		.mr_handle = mr, .lkey = reg->lkey, .rkey = reg->rkey,
+		.access = (uint32_t)reg->access, .flags = reg->mapped ? FK_MR_MAPPED : 0,
+		.length = reg->length, .iova = reg->iova, .moff = reg->moff,
+	};
 
 	return fk_call(c, FK_MSG_MR_KEYS, &r, sizeof(r), -1, &(struct fk_rep){ 0 },
 		       sizeof(struct fk_rep), NULL);

@@ -20,6 +20,7 @@
 #ifndef FK_CLIENT_H
 #define FK_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -195,18 +196,29 @@ int fk_event_raise(struct fk_client *c, uint32_t qp_handle, enum ibv_event_type 
  * object yet) a second context of the file of fd: its requests act on that
  * file's objects (EINVAL: not such a file; ENODEV: another device's;
  * EBADF: fd is not open). fk_obj_import looks a PD or an MR up by handle in
- * the file (ENOENT: none, EINVAL: another type); fk_mr_keys tells the file
- * an MR's keys and length, which fk_obj_import answers.
+ * the file (ENOENT: none, EINVAL: another type); for an MR whose bytes its
+ * registering process shares (fe_mem.h), out->fd is that process's ring
+ * memfd (the caller closes it) and out->moff where they are, else -1.
+ * fk_mr_keys tells the file an MR's registration, which fk_obj_import
+ * answers.
  */
 struct fk_import {
-	uint32_t handle, lkey, rkey;
-	uint64_t length;
+	uint32_t handle, pd, lkey, rkey;
+	int access;
+	uint64_t length, iova, moff;
+	int fd;
+};
+struct fk_mr_reg {
+	uint32_t lkey, rkey;
+	int access;
+	bool mapped;			/* moff: where in the ring memfd */
+	uint64_t length, iova, moff;
 };
 int fk_ctx_fd(struct fk_client *c, int *fd);
 int fk_ctx_import(struct fk_client *c, int fd, uint32_t *owner_id);
 int fk_obj_import(struct fk_client *c, int type, uint32_t handle, unsigned quirks,
 		  struct fk_import *out);
-int fk_mr_keys(struct fk_client *c, uint32_t mr, uint32_t lkey, uint32_t rkey, uint64_t length);
+int fk_mr_keys(struct fk_client *c, uint32_t mr, const struct fk_mr_reg *reg);
 
 /*
  * fork(): fk_fork_init (once; fk_connect calls it too) registers handlers

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <infiniband/driver.h>
 #include "fp_engine.h"
+#include "fe_mem.h"
 #include "fk_client.h"
 
 /* ---- limits of the fake device (beyond what the script sets) ----------- */
@@ -81,6 +82,7 @@ struct fp_pd {
 	unsigned pdoms;			/* parent domains on this PD */
 	struct fp_pd *prot;		/* itself for a plain PD */
 	bool imported;			/* ibv_import_pd: unimport frees it alone */
+	bool dead;			/* destroyed while our objects destroyed elsewhere name it */
 	struct fp_td *td;
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
 		       uint64_t resource_type);
@@ -107,7 +109,10 @@ struct fp_mr {
 	struct fp_pd *pd;
 	struct fp_link link;
 	struct fe_mr e;
-	bool imported;			/* ibv_import_mr: e is not in the engine */
+	/* ibv_import_mr: e is in the engine only over fmap, the region's bytes
+	 * mapped from the process that registered it (fe_mem.h foreign regions) */
+	bool imported;
+	char *fmap;
 };
 
 struct fp_mw {
@@ -452,9 +457,14 @@ void fp_unimport_mr(struct ibv_mr *mr);
  * against): its file and handle, so that the same PD imported into another
  * context of the file is the same PD. Never dereferenced.
  */
+static inline const void *fp__ident(uint32_t file_id, uint32_t pd_handle)
+{
+	return (const void *)(uintptr_t)((uint64_t)file_id << 32 | pd_handle);
+}
+
 static inline const void *fp__pd_ident(const struct fp_pd *pd)
 {
-	return (const void *)(uintptr_t)((uint64_t)pd->ctx->file_id << 32 | pd->pd.handle);
+	return fp__ident(pd->ctx->file_id, pd->pd.handle);
 }
 struct ibv_mw *fp_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int fp_dealloc_mw(struct ibv_mw *mw);

@@ -34,7 +34,7 @@
 
 struct fp_pd *fp__pd_by_handle(struct fp_context *ctx, uint32_t handle)
 {
-	FP_FIND(pds, struct fp_pd, pd.handle, true);
+	FP_FIND(pds, struct fp_pd, pd.handle, !o->dead);
 }
 
 struct fp_cq *fp__cq_by_handle(struct fp_context *ctx, uint32_t handle)

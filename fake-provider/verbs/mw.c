@@ -192,9 +192,10 @@ static enum ibv_wc_status fp_mw_do_bind(struct fe_qp *r, struct fp_mw *mw, uint3
 		fe_mw_unbind(&mw->e);
 		return IBV_WC_SUCCESS;
 	}
+	/* before the bind, which publishes what the window grants */
+	mw->e.range_is_region = fp_prof_mw_range_is_the_region();
 	fe_mw_bind_range(&mw->e, &to_fp_mr(b->mr)->e, rkey, b->addr, b->length,
 			 (int)b->mw_access_flags, mw->e.type == IBV_MW_TYPE_2 ? r : NULL);
-	mw->e.range_is_region = fp_prof_mw_range_is_the_region();
 	return IBV_WC_SUCCESS;
 }
 

@@ -9,7 +9,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fe_mem.h"
 #include "fp_verbs.h"
+
+/*
+ * Tell the fake kernel what the driver made of a registration (MR_KEYS):
+ * its keys, access and range for QUERY_MR (import), and where its bytes
+ * are in the ring memfd when other processes reach them (fe_mem.h), for
+ * an importer in another process to map.
+ */
+static int fp_mr_tell(struct fp_context *ctx, struct fp_mr *mr)
+{
+	struct fk_mr_reg reg = {
+		.lkey = mr->e.lkey, .rkey = mr->e.rkey, .access = mr->e.access,
+		.length = mr->e.length, .iova = mr->e.iova,
+	};
+	int fd;
+
+	reg.mapped = !fe_mem_mr_export(&mr->e, &fd, &reg.moff);
+	return fk_mr_keys(ctx->fk, mr->mr.handle, &reg);
+}
 
 struct ibv_pd *fp_alloc_pd(struct ibv_context *context)
 {
@@ -90,7 +109,13 @@ int fp_dealloc_pd(struct ibv_pd *ibpd)
 	err = fk_obj_destroy(ctx->fk, FK_O_PD, h);
 	if (err)
 		goto out;
-	fp_pd_free(pd);
+	/* objects of ours still on it were destroyed through another context
+	 * of the file (the kernel let the PD go): they keep their pointer to it
+	 * until they go, so it goes with the context; no handle finds it */
+	if (pd->usecnt)
+		pd->dead = true;
+	else
+		fp_pd_free(pd);
 out:
 	fp__op_end(ctx, FP_OP_DEALLOC_PD, FP_SUBJ_NONE, NULL, err, "pd=%u", h);
 	return err;
@@ -142,8 +167,7 @@ struct ibv_mr *fp_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	mr->e.iova = hca_va;
 	mr->e.access = access;
 	fe_mr_add(ctx->hca, &mr->e);
-	/* the driver's keys, kept with the handle for QUERY_MR (import) */
-	err = fk_mr_keys(ctx->fk, mr->mr.handle, mr->e.lkey, mr->e.rkey, length);
+	err = fp_mr_tell(ctx, mr);
 	if (err) {
 		fe_mr_del(ctx->hca, &mr->e);
 		fk_obj_destroy(ctx->fk, FK_O_MR, mr->mr.handle);
@@ -171,8 +195,10 @@ out:
 
 static void fp_mr_free(struct fp_mr *mr)
 {
-	if (!mr->imported)		/* an imported key is its registration's */
+	if (!mr->imported || mr->fmap)
 		fe_mr_del(mr->ctx->hca, &mr->e);
+	if (mr->fmap)
+		fe_mem_foreign_unmap(mr->fmap, mr->e.length);
 	mr->pd->usecnt--;
 	fp_list_del(&mr->link);
 	free(mr);
@@ -229,6 +255,7 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 	struct fp_context *ctx = mr->ctx;
 	struct fp_pd *npd;
 	uint32_t pdh = 0;
+	bool translation;
 	int err;
 
 	err = fp__op_begin(FP_OP_REREG_MR);
@@ -245,6 +272,10 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 				  (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)addr, &pdh);
 	if (err)
 		goto out;
+	translation = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+		      !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION);
+	if (translation)
+		fe_mr_unback(&mr->e);	/* its old pages, before they change */
 	npd = fp__pd_by_handle(ctx, pdh);
 	if (npd && npd != mr->pd) {
 		mr->pd->usecnt--;
@@ -254,13 +285,13 @@ int fp_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr,
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		mr->e.access = access;
-	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && !fp__quirk(FP_Q_REREG_KEEPS_TRANSLATION)) {
+	if (translation) {
 		mr->e.addr = addr;
 		mr->e.length = length;
 		mr->e.iova = (uint64_t)(uintptr_t)addr;	/* as mlx5_rereg_mr passes it */
-		/* the new length, for QUERY_MR; the keys stay */
-		fk_mr_keys(ctx->fk, ibmr->handle, mr->e.lkey, mr->e.rkey, length);
 	}
+	fe_mr_changed(ctx->hca, &mr->e, translation);
+	fp_mr_tell(ctx, mr);		/* the keys stay; access, range, bytes may not */
 out:
 	fp__op_end(ctx, FP_OP_REREG_MR, FP_SUBJ_NONE, NULL, err,
 		   "lkey=%#x flags=%#x addr=%p len=%zu access=%#x", mr->e.lkey, flags, addr,
@@ -282,7 +313,7 @@ out:
 struct ibv_pd *fp_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
 	struct fp_context *ctx = to_fp_ctx(context);
-	struct fk_import im = { 0 };
+	struct fk_import im = { .fd = -1 };
 	struct fp_pd *pd = NULL;
 	int err;
 
@@ -327,7 +358,7 @@ struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 {
 	struct fp_pd *pd = fp__pd_prot(ibpd);
 	struct fp_context *ctx = pd->ctx;
-	struct fk_import im = { 0 };
+	struct fk_import im = { .fd = -1 };
 	struct fp_mr *mr = NULL;
 	int err;
 
@@ -345,10 +376,24 @@ struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 		mr->ctx = ctx;
 		mr->pd = pd;
 		mr->imported = true;
-		mr->e.pd = fp__pd_ident(pd);
+		/* the region as the fake HCA has it: its own PD (the file's), its
+		 * iova, its access; its bytes where the registering process
+		 * shares them (foreign region), else nowhere here: then its keys
+		 * work only in that process (or this one, if it is the same) */
+		mr->e.pd = fp__ident(ctx->file_id, im.pd);
+		mr->e.iova = im.iova;
+		mr->e.access = im.access;
+		mr->e.length = im.length;
+		if (im.fd >= 0 && !fe_mem_foreign_map(im.fd, im.moff, im.length, &mr->fmap)) {
+			mr->e.addr = mr->fmap;
+			if (fe_mr_add_keys(ctx->hca, &mr->e, im.lkey, im.rkey)) {
+				fe_mem_foreign_unmap(mr->fmap, im.length);	/* keys taken here */
+				mr->fmap = NULL;
+				mr->e.addr = NULL;
+			}
+		}
 		mr->e.lkey = im.lkey;
 		mr->e.rkey = im.rkey;
-		mr->e.length = im.length;
 		mr->mr.handle = im.handle;
 		mr->mr.lkey = im.lkey;
 		mr->mr.rkey = im.rkey;
@@ -357,6 +402,8 @@ struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 		pd->usecnt++;
 		fp_list_add_tail(&ctx->mrs, &mr->link);
 	}
+	if (im.fd >= 0)
+		close(im.fd);
 	fp__op_end(ctx, FP_OP_IMPORT_MR, FP_SUBJ_NONE, NULL, err, "handle=%u lkey=%#x rkey=%#x",
 		   mr_handle, mr ? mr->mr.lkey : 0, mr ? mr->mr.rkey : 0);
 	if (err) {

@@ -90,8 +90,10 @@ static void fp_fk_event(void *arg, const struct fk_event *ev)
 	};
 
 	if (ev->type == IBV_EVENT_QP_FATAL || ev->type == IBV_EVENT_QP_REQ_ERR ||
-	    ev->type == IBV_EVENT_QP_ACCESS_ERR)
+	    ev->type == IBV_EVENT_QP_ACCESS_ERR) {
 		__atomic_store_n(&to_fp_qp(qp)->real->e.state, IBV_QPS_ERR, __ATOMIC_RELAXED);
+		fe_mem_qp_errored(&to_fp_qp(qp)->real->e);
+	}
 	if (write(ctx->async_wfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
 		return;		/* a full pipe loses the event, as fp__event_raise does */
 }

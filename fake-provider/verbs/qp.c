@@ -558,6 +558,7 @@ int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 		fe_qp_sqd(&r->e);	/* drained now, or once its waiting WQEs are done */
 	else
 		r->e.state = next;
+	fe_mem_qp_publish(&r->e);	/* what a requester placing into it checks */
 out:
 	fp__op_end(h->ctx, FP_OP_MODIFY_QP, FP_SUBJ_QP, h, err,
 		   "qpn=%u type=%d mask=%#x state=%d", r->e.qpn, r->e.type, attr_mask,

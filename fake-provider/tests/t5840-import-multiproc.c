@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t5840: a context shared by real processes through the verbs. The owner
+ * passes its cmd_fd over a UNIX socket (SCM_RIGHTS) to a forked process and
+ * to an exec'd program; each imports the context (ibv_import_device), the
+ * owner's PD and MR by their handles, and uses them in its own QPs: the
+ * imported MR as the lkey of a WRITE's source and as the rkey of its
+ * target, so the bytes move in the owner's memory (a foreign region,
+ * fake-provider/engine/fe_mem.h). Destroying on one side is seen by the
+ * other (ENOENT on import, EINVAL on a verb, the kernel's answers). The
+ * file's objects live until its last fd closes: importer first, owner
+ * first, both killed (the fake kernel's count, through a monitor). A
+ * driver without import ops (profile rxe) answers EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "fk_test.h"
+#include "fp_script.h"
+#include "fp_fdpass.h"
+#include "tf.h"
+
+#define ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+#define BUF 8192
+#define MARK "written by the importer"
+
+/* What the owner sends with its cmd_fd. */
+struct share {
+	uint32_t pd, mr, lkey, rkey;
+	uint64_t iova, length;
+};
+
+/* The owner's commands (over its pipe). */
+enum { O_CHECK = 1, O_DEREG, O_DEALLOC, O_CLOSE };
+/* The importer's. */
+enum { I_TRAFFIC = 1, I_IMPORT_MR, I_DEALLOC, I_CLOSE };
+
+static long objects_now(void)
+{
+	char *d = fkt_dump();
+	long n = fkt_field(d, "objects");
+
+	assert_int_equal(fkt_field(d, "problems"), 0);
+	free(d);
+	return n;
+}
+
+static long objects_reach(long want)
+{
+	long long end = fkt_ms() + 5000 * fkt_mult();
+	long n;
+
+	while ((n = objects_now()) != want && fkt_ms() < end)
+		usleep(10000);
+	return n;
+}
+
+/* ---- the owner ------------------------------------------------------------ */
+static void owner(int in, int out, void *arg)
+{
+	int sock = *(int *)arg, n;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	struct ibv_context *ctx = list && n > 0 ? ibv_open_device(list[0]) : NULL;
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	char *buf = aligned_alloc(4096, BUF);
+	struct ibv_mr *mr;
+	struct share s;
+
+	TR_ASSERT(pd && buf);
+	memset(buf, 'o', BUF);
+	mr = ibv_reg_mr(pd, buf, BUF, ACC);
+	TR_ASSERT(mr);
+	s = (struct share){ pd->handle, mr->handle, mr->lkey, mr->rkey, (uintptr_t)buf, BUF };
+	TR_ASSERT(fp_fd_send(sock, &s, sizeof(s), ctx->cmd_fd, 0) == (ssize_t)sizeof(s));
+	close(sock);
+	for (;;) {
+		switch (fkt_get32(in)) {
+		case O_CHECK:
+			fkt_put32(out, !memcmp(buf + 1024, MARK, sizeof(MARK)));
+			break;
+		case O_DEREG:
+			fkt_put32(out, (uint32_t)ibv_dereg_mr(mr));
+			break;
+		case O_DEALLOC:
+			fkt_put32(out, (uint32_t)ibv_dealloc_pd(pd));
+			break;
+		case O_CLOSE:
+			TR_EXPECT(ibv_close_device(ctx) == 0);
+			ibv_free_device_list(list);
+			free(buf);
+			fkt_put32(out, 0);
+			return;
+		}
+	}
+}
+
+/* ---- the importer, forked or exec'd ------------------------------------------ */
+struct imp {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct share s;
+};
+
+/* Receive the fd, import the context, the PD and the MR: 0 or where it failed. */
+static int imp_open(struct imp *m, int sock)
+{
+	unsigned n = 0;
+	int fd = -1;
+
+	if (fp_fd_recv(sock, &m->s, sizeof(m->s), &fd, 1, &n, 0, NULL) != (ssize_t)sizeof(m->s) ||
+	    n != 1)
+		return 1;
+	m->ctx = ibv_import_device(fd);
+	if (!m->ctx)
+		return 2;
+	m->pd = ibv_import_pd(m->ctx, m->s.pd);
+	if (!m->pd || m->pd->handle != m->s.pd)
+		return 3;
+	m->mr = ibv_import_mr(m->pd, m->s.mr);
+	if (!m->mr || m->mr->lkey != m->s.lkey || m->mr->rkey != m->s.rkey ||
+	    m->mr->length != m->s.length)
+		return 4;
+	return 0;
+}
+
+static int post_write(struct ibv_qp *qp, struct ibv_cq *cq, uint64_t from, uint32_t lkey,
+		      uint32_t len, uint64_t to, uint32_t rkey)
+{
+	struct ibv_sge sge = { from, len, lkey };
+	struct ibv_send_wr w, *bad;
+	struct ibv_wc wc;
+
+	memset(&w, 0, sizeof(w));
+	w.sg_list = &sge;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = to;
+	w.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &w, &bad) || tf_poll(cq, &wc) != 1)
+		return -1;
+	return wc.status;
+}
+
+/* In the importer's own QPs on the imported PD: a WRITE of its bytes into
+ * the owner's region (the imported rkey), and a WRITE out of the owner's
+ * region (the imported lkey, at the owner's addresses) into its own. */
+static int imp_traffic(struct imp *m)
+{
+	char *mine = aligned_alloc(4096, 4096);
+	struct ibv_cq *cq = ibv_create_cq(m->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *a = cq ? tf_rc_qp(m->pd, cq, IBV_QPT_RC) : NULL;
+	struct ibv_qp *b = cq ? tf_rc_qp(m->pd, cq, IBV_QPT_RC) : NULL;
+	struct ibv_mr *own = mine ? ibv_reg_mr(m->pd, mine, 4096, ACC) : NULL;
+	int rc = 10;
+
+	if (!own || !a || !b || tf_pair_connect(a, b, 1, 1))
+		goto out;
+	memset(mine, 0, 4096);
+	memcpy(mine, MARK, sizeof(MARK));
+	rc = 11;
+	if (post_write(a, cq, (uintptr_t)mine, own->lkey, sizeof(MARK), m->s.iova + 1024,
+		       m->mr->rkey) != IBV_WC_SUCCESS)
+		goto out;
+	rc = 12;
+	if (post_write(a, cq, m->s.iova, m->mr->lkey, 16, (uintptr_t)mine + 2048,
+		       own->rkey) != IBV_WC_SUCCESS)
+		goto out;
+	rc = memcmp(mine + 2048, "oooooooooooooooo", 16) ? 13 : 0;
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (own)
+		ibv_dereg_mr(own);
+	if (cq)
+		ibv_destroy_cq(cq);
+	free(mine);
+	return rc;
+}
+
+static void importer(int in, int out, void *arg)
+{
+	struct imp m = { 0 };
+	struct ibv_mr *again;
+
+	fkt_put32(out, (uint32_t)imp_open(&m, *(int *)arg));
+	close(*(int *)arg);
+	for (;;) {
+		switch (fkt_get32(in)) {
+		case I_TRAFFIC:
+			fkt_put32(out, (uint32_t)imp_traffic(&m));
+			break;
+		case I_IMPORT_MR:
+			again = ibv_import_mr(m.pd, m.s.mr);
+			fkt_put32(out, again ? 0 : (uint32_t)errno);
+			if (again)
+				ibv_unimport_mr(again);
+			break;
+		case I_DEALLOC:
+			ibv_unimport_mr(m.mr);
+			fkt_put32(out, (uint32_t)ibv_dealloc_pd(m.pd));
+			break;
+		case I_CLOSE:
+			TR_EXPECT(ibv_close_device(m.ctx) == 0);
+			fkt_put32(out, 0);
+			return;
+		}
+	}
+}
+
+/* The exec'd program: import over the socket of fd argv[2], write into the
+ * owner's region; its exit status says how far it got. */
+static int exec_importer(const char *sockfd)
+{
+	struct imp m = { 0 };
+	int rc = imp_open(&m, atoi(sockfd));
+
+	if (!rc)
+		rc = imp_traffic(&m);
+	if (!rc && ibv_close_device(m.ctx))
+		rc = 20;
+	return rc;
+}
+
+/* The exec'd program under a driver without import ops: EOPNOTSUPP for
+ * the import verbs, its own context going on. */
+static int exec_noimport(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	int fd;
+
+	if (!pd || ctx->cmd_fd < 0)
+		return 1;
+	fd = dup(ctx->cmd_fd);
+	errno = 0;
+	if (ibv_import_device(fd) || errno != EOPNOTSUPP)
+		return 2;
+	close(fd);
+	if (ibv_import_pd(ctx, pd->handle) || errno != EOPNOTSUPP)
+		return 3;
+	if (ibv_dealloc_pd(pd) || ibv_close_device(ctx))
+		return 4;
+	ibv_free_device_list(list);
+	return 0;
+}
+
+static pid_t spawn_exec(const char *mode, int keep_fd, const char *script)
+{
+	char self[4096], arg[16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	pid_t pid;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	snprintf(arg, sizeof(arg), "%d", keep_fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (keep_fd >= 0)
+			fcntl(keep_fd, F_SETFD, 0);
+		if (script)
+			setenv("IBVCT_SCRIPT", script, 1);
+		execl(self, self, mode, arg, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int exit_code(pid_t pid)
+{
+	int st = fkt_wait(pid, 30000 * fkt_mult());
+
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- the tests ----------------------------------------------------------------- */
+struct pair {
+	struct fkt_proc o, i;
+};
+
+static struct pair pair_up(void)
+{
+	struct pair p;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	p.o = fkt_spawn(owner, &sv[0]);
+	p.i = fkt_spawn(importer, &sv[1]);
+	close(sv[0]);
+	close(sv[1]);
+	assert_int_equal(fkt_get32(p.i.from), 0);	/* imported, keys as the owner's */
+	return p;
+}
+
+static uint32_t ask(struct fkt_proc *p, uint32_t cmd)
+{
+	fkt_put32(p->to, cmd);
+	return fkt_get32(p->from);
+}
+
+static void forked_importer_uses_the_owners_pd_and_mr(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct pair p = pair_up();
+
+	(void)state;
+	assert_int_equal(ask(&p.i, I_TRAFFIC), 0);
+	assert_int_equal(ask(&p.o, O_CHECK), 1);	/* the bytes are in the owner's buffer */
+	assert_int_equal(ask(&p.i, I_CLOSE), 0);
+	assert_int_equal(ask(&p.o, O_CLOSE), 0);
+	fkt_reap(&p.i);
+	fkt_reap(&p.o);
+	fkt_end_clean(mon);
+}
+
+static void execd_importer_uses_the_owners_mr(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct fkt_proc o;
+	int sv[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = spawn_exec("--importer", sv[1], NULL);
+	close(sv[1]);
+	o = fkt_spawn(owner, &sv[0]);
+	close(sv[0]);
+	assert_int_equal(exit_code(pid), 0);
+	assert_int_equal(ask(&o, O_CHECK), 1);
+	assert_int_equal(ask(&o, O_CLOSE), 0);
+	fkt_reap(&o);
+	fkt_end_clean(mon);
+}
+
+static void destroy_on_either_side_is_seen_by_the_other(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct pair p = pair_up();
+
+	(void)state;
+	assert_int_equal(ask(&p.i, I_IMPORT_MR), 0);
+	assert_int_equal(ask(&p.o, O_DEREG), 0);		/* the owner deregisters */
+	assert_int_equal(ask(&p.i, I_IMPORT_MR), ENOENT);	/* gone for the importer */
+	assert_int_equal(ask(&p.i, I_DEALLOC), 0);		/* the importer destroys the PD */
+	assert_int_equal(ask(&p.o, O_DEALLOC), EINVAL);	/* gone for the owner */
+	assert_int_equal(ask(&p.i, I_CLOSE), 0);
+	assert_int_equal(ask(&p.o, O_CLOSE), 0);
+	fkt_reap(&p.i);
+	fkt_reap(&p.o);
+	fkt_end_clean(mon);
+}
+
+/* The importer goes first, then the owner; the owner first, then the
+ * importer: the file's objects stay until the last. */
+static void close_orders(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		struct pair p = pair_up();
+		struct fkt_proc *first = round ? &p.o : &p.i, *last = round ? &p.i : &p.o;
+
+		assert_int_equal(objects_now(), 2);		/* the PD and the MR */
+		assert_int_equal(ask(first, round ? O_CLOSE : I_CLOSE), 0);
+		fkt_reap(first);
+		assert_int_equal(objects_now(), 2);
+		if (round)					/* the owner's gone: still usable */
+			assert_int_equal(ask(last, I_IMPORT_MR), 0);
+		assert_int_equal(ask(last, round ? I_CLOSE : O_CLOSE), 0);
+		fkt_reap(last);
+		assert_int_equal(objects_reach(0), 0);
+	}
+	fkt_end_clean(mon);
+}
+
+static void both_killed(void **state)
+{
+	struct fk_client *mon = fkt_monitor();
+	struct pair p = pair_up();
+
+	(void)state;
+	assert_int_equal(objects_now(), 2);
+	fkt_kill(&p.o);
+	assert_int_equal(objects_now(), 2);			/* the importer holds it */
+	assert_int_equal(ask(&p.i, I_IMPORT_MR), 0);
+	fkt_kill(&p.i);
+	assert_int_equal(objects_reach(0), 0);
+	fkt_end_clean(mon);
+}
+
+/* Profile rxe: rdma-core 44's rxe has no import ops (fake-provider/verbs/
+ * profile.c fp_prof_can_import). */
+static void a_driver_without_import_answers_eopnotsupp(void **state)
+{
+	char path[4096 + 16];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rxe.fps", fkt_rundir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("profile rxe\ndevice fake0\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(exit_code(spawn_exec("--noimport", -1, path)), 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct tr_test tests[] = {
+		TR_TEST(forked_importer_uses_the_owners_pd_and_mr),
+		TR_TEST(execd_importer_uses_the_owners_mr),
+		TR_TEST(destroy_on_either_side_is_seen_by_the_other),
+		TR_TEST(close_orders),
+		TR_TEST(both_killed),
+		TR_TEST(a_driver_without_import_answers_eopnotsupp),
+	};
+	char scratch[PATH_MAX], err[512];
+
+	if (argc == 3 && !strcmp(argv[1], "--importer"))
+		return exec_importer(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--noimport"))
+		return exec_noimport();
+	fkt_setup("t5840");
+	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
+			 sizeof(scratch), err, sizeof(err)))
+		fkt_die("fp_env_setup: %s", err);
+	return fkt_run(argc, argv, tests, TR_N(tests));
+}
