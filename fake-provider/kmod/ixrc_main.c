@@ -140,6 +140,16 @@ static void ixrc_dealloc_ucontext(struct ib_ucontext *uc)
 {
 }
 
+/* UVERBS_METHOD_QUERY_CONTEXT (ibv_import_device: rdma-core v44.0
+ * libibverbs/cmd_device.c:186) answers EOPNOTSUPP without this op (linux
+ * v6.1 drivers/infiniband/core/uverbs_std_types_device.c); the context has
+ * nothing of the driver's to report. */
+static int ixrc_query_ucontext(struct ib_ucontext *uc,
+			       struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
 static int ixrc_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	return ixrc_fault(IXRC_K_PD);
@@ -630,6 +640,7 @@ static const struct ib_device_ops ixrc_dev_ops = {
 	.query_port = ixrc_query_port,
 	.query_qp = ixrc_query_qp,
 	.query_srq = ixrc_query_srq,
+	.query_ucontext = ixrc_query_ucontext,
 	.reg_user_mr = ixrc_reg_user_mr,
 	.req_notify_cq = ixrc_req_notify_cq,
 

@@ -465,6 +465,29 @@ struct ibv_context *th_open(void)
 	return ctx;
 }
 
+struct ibv_context *th_import(int fd, int *used)
+{
+	struct ibv_context *c;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+
+	if (used)
+		*used = d;
+	if (d < 0)
+		return NULL;
+	c = ibv_import_device(d);
+	if (c)
+		return c;
+	err = errno;
+	close(d);	/* a failed import leaves the fd to its caller */
+	if (used)
+		*used = -1;
+	if (err == EOPNOTSUPP)
+		th_ext_missing("ibv_import_device: EOPNOTSUPP, the driver has no import ops "
+			       "(rdma-core v44.0 libibverbs/device.c:404; only mlx5 has them there)");
+	errno = err;
+	return NULL;
+}
+
 void th_reenv(const char *mode, int xrc, const char *extra)
 {
 	char err[512], cwd[PATH_MAX];
@@ -681,4 +704,118 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah)
 {
 	assert_int_equal(tf_loopback_av(ctx, port, ah), 0);
+}
+
+/* ---- the traffic of an importer (IMPORT-06, IMPORT-08) ----------------- */
+/* A context that imported a PD and an MR uses them in QPs of its own. It
+ * never ends the test, so that a peer, a forked child or an exec'd program
+ * can run it and check its answer with TR_ checks. */
+/* n completions, each within 10 s (times IBVCT_TIMEOUT_MULT): a guard
+ * against a lost completion, far past any loaded machine's delay; the
+ * runner's load-stretched limit of the test stays the one for a hang */
+static int wait_ok(struct ibv_cq *cq, int n, char *why, size_t whylen, const char *step)
+{
+	struct ibv_wc wc;
+	long long end;
+	int got;
+
+	while (n-- > 0) {
+		end = tr_now_ms() + 10000 * tr_timeout_mult();
+		while ((got = ibv_poll_cq(cq, 1, &wc)) == 0 && tr_now_ms() < end)
+			;
+		if (got != 1) {
+			snprintf(why, whylen, "%s: no completion", step);
+			return -1;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			snprintf(why, whylen, "%s: completion status %s", step,
+				 ibv_wc_status_str(wc.status));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int th_import_traffic(struct ibv_pd *pd, struct ibv_mr *mr, void *addr, size_t len,
+		      uint8_t port, void *got, const void *put, char *why, size_t whylen)
+{
+	struct ibv_cq *cq = ibv_create_cq(pd->context, 8, NULL, NULL, 0);
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_mr *own_mr = NULL;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rr, *rbad;
+	struct ibv_sge sge, rsge;
+	char *own = calloc(1, len);
+	int ret = -1;
+
+	snprintf(why, whylen, "ok");
+	if (!cq || !own) {
+		snprintf(why, whylen, "create_cq: %s", strerror(errno));
+		goto out;
+	}
+	a = tf_rc_qp(pd, cq, IBV_QPT_RC);
+	b = tf_rc_qp(pd, cq, IBV_QPT_RC);
+	if (!a || !b) {
+		snprintf(why, whylen, "create_qp on the imported PD: %s", strerror(errno));
+		goto out;
+	}
+	if (tf_pair_connect(a, b, port, 1)) {
+		snprintf(why, whylen, "connect the importer's RC pair: %s", strerror(errno));
+		goto out;
+	}
+	own_mr = ibv_reg_mr(pd, own, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!own_mr) {
+		snprintf(why, whylen, "reg_mr on the imported PD: %s", strerror(errno));
+		goto out;
+	}
+	/* the imported MR as the lkey of a SEND */
+	rsge = (struct ibv_sge){ .addr = (uintptr_t)own, .length = (uint32_t)len,
+				 .lkey = own_mr->lkey };
+	rr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &rsge, .num_sge = 1 };
+	sge = (struct ibv_sge){ .addr = (uintptr_t)addr, .length = (uint32_t)len,
+				.lkey = mr->lkey };
+	wr = (struct ibv_send_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	errno = ibv_post_recv(b, &rr, &rbad);
+	if (errno) {
+		snprintf(why, whylen, "post_recv: %s", strerror(errno));
+		goto out;
+	}
+	errno = ibv_post_send(a, &wr, &bad);
+	if (errno) {
+		snprintf(why, whylen, "post_send of a SEND from the imported lkey: %s",
+			 strerror(errno));
+		goto out;
+	}
+	if (wait_ok(cq, 2, why, whylen, "SEND from the imported lkey"))
+		goto out;
+	memcpy(got, own, len);
+	/* the imported MR's rkey at the importer's QP */
+	memcpy(own, put, len);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)own, .length = (uint32_t)len,
+				.lkey = own_mr->lkey };
+	wr = (struct ibv_send_wr){ .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED };
+	wr.wr.rdma.remote_addr = (uintptr_t)addr;
+	wr.wr.rdma.rkey = mr->rkey;
+	errno = ibv_post_send(a, &wr, &bad);
+	if (errno) {
+		snprintf(why, whylen, "post_send of an RDMA WRITE to the imported rkey: %s",
+			 strerror(errno));
+		goto out;
+	}
+	if (wait_ok(cq, 1, why, whylen, "RDMA WRITE to the imported rkey"))
+		goto out;
+	ret = 0;
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (own_mr)
+		ibv_dereg_mr(own_mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	free(own);
+	return ret;
 }

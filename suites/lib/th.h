@@ -91,6 +91,19 @@ int th_crash_guard(const char *step);
 
 /* Open the selected device (a new context each call); asserts success. */
 struct ibv_context *th_open(void);
+/* ibv_import_device on a copy of fd (the copy's number in *used, or -1):
+ * the imported context owns that copy and closes it at ibv_close_device
+ * (rdma-core v44.0 libibverbs/device.c:435), fd stays the caller's. A
+ * driver without import ops (EOPNOTSUPP) is a missing capability: the test
+ * skips with the reason (th_ext_missing). Other failures: NULL and errno. */
+struct ibv_context *th_import(int fd, int *used);
+/* An importer's own traffic on an imported PD and MR (IMPORT-06, -08): a
+ * CQ and a connected RC pair on pd, a receive buffer of its own; a SEND of
+ * len bytes from addr through mr's lkey (what arrived: got), then an RDMA
+ * WRITE of put to addr through mr's rkey. 0, or -1 with the failed step in
+ * why. Never ends the test: any process of a test may call it. */
+int th_import_traffic(struct ibv_pd *pd, struct ibv_mr *mr, void *addr, size_t len,
+		      uint8_t port, void *got, const void *put, char *why, size_t whylen);
 /* TARGET=ref only: re-create this test process's fake device from the
  * suite's script with a different mode ("legacy"/"extended"/NULL keep),
  * XRC capability (-1 keep, 0 off, 1 on) and extra script lines, before the

@@ -10,10 +10,15 @@
  * are in the kernel, posted to and polled through uverbs' write commands.
  * The one thing of our own: an XRC_SEND WR's remote_srqn rides in
  * send_flags (ixrc-abi.h), as uverbs' post_send has no field for it.
+ * Import (ibv_import_device, _pd, _mr) as rdma-core 44's mlx5 has it,
+ * on uverbs' generic methods: QUERY_CONTEXT, INFO_HANDLES, QUERY_MR.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl.h>
 
 #include "verbs-private-34.h"
 #include "../ixrc-abi.h"
@@ -434,6 +439,135 @@ out:
 static void ixrc_free_context(struct ibv_context *ibctx);
 
 /* keep sorted */
+static const struct verbs_context_ops ixrc_ctx_ops;
+
+/* ---- import (the ops rdma-core 44's mlx5 has: providers/mlx5/mlx5.c:2634,
+ * verbs.c:766-826). A second context on the same uverbs file, and the
+ * file's PDs and MRs by their handles; unimport frees only our structure.
+ * ---- */
+
+/* Is handle an object of type obj in this context's file? uverbs' generic
+ * UVERBS_METHOD_INFO_HANDLES lists a type's handles (linux v6.1
+ * uverbs_std_types_device.c): 0, or the errno. */
+static int ixrc_handle_listed(struct ibv_context *ctx, uint16_t obj,
+			      uint32_t handle)
+{
+	enum { MAXH = 1024 };
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[3];
+	} req;
+	uint32_t *list, total = 0, i;
+	int ret = ENOENT;
+
+	list = calloc(MAXH, sizeof(*list));
+	if (!list)
+		return ENOMEM;
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_DEVICE;
+	req.hdr.method_id = UVERBS_METHOD_INFO_HANDLES;
+	req.hdr.num_attrs = 3;
+	req.attr[0].attr_id = UVERBS_ATTR_INFO_OBJECT_ID;
+	req.attr[0].len = sizeof(uint64_t);
+	req.attr[0].data = obj;
+	req.attr[1].attr_id = UVERBS_ATTR_INFO_TOTAL_HANDLES;
+	req.attr[1].len = sizeof(total);
+	req.attr[1].data = (uintptr_t)&total;
+	req.attr[2].attr_id = UVERBS_ATTR_INFO_HANDLES_LIST;
+	req.attr[2].len = MAXH * sizeof(*list);
+	req.attr[2].data = (uintptr_t)list;
+	if (ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &req))
+		ret = errno;
+	else
+		for (i = 0; i < total && i < MAXH; i++)
+			if (list[i] == handle)
+				ret = 0;
+	free(list);
+	return ret;
+}
+
+static struct verbs_context *ixrc_import_context(struct ibv_device *ibdev,
+						 int cmd_fd)
+{
+	struct ixrc_context *ctx;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		&((struct ixrc_context *)NULL)->vctx, 0 /* RDMA_DRIVER_UNKNOWN */);
+	if (!ctx)
+		return NULL;
+	/* the kernel's answer for this file: its ucontext exists */
+	errno = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (errno) {
+		int err = errno;
+
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	verbs_set_ops(&ctx->vctx, &ixrc_ctx_ops);
+	return &ctx->vctx;
+}
+
+static struct ibv_pd *ixrc_import_pd(struct ibv_context *ctx,
+				     uint32_t pd_handle)
+{
+	struct verbs_mr probe;
+	struct ibv_pd *pd, tmp;
+	int ret;
+
+	ret = ixrc_handle_listed(ctx, UVERBS_OBJECT_PD, pd_handle);
+	if (ret == ENOENT) {
+		/* not a PD: the kernel's typed lookup says whether the handle
+		 * names another object (EINVAL) or none (ENOENT), as mlx5's
+		 * PD query would (linux v6.1 rdma_core.c
+		 * rdma_lookup_get_uobject) */
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.context = ctx;
+		memset(&probe, 0, sizeof(probe));
+		ret = ibv_cmd_query_mr(&tmp, &probe, pd_handle);
+		if (!ret)
+			ret = EINVAL;
+	}
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->context = ctx;
+	pd->handle = pd_handle;
+	return pd;
+}
+
+static void ixrc_unimport_pd(struct ibv_pd *pd)
+{
+	free(pd);
+}
+
+static struct ibv_mr *ixrc_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+	int ret;
+
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_query_mr(pd, vmr, mr_handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static void ixrc_unimport_mr(struct ibv_mr *mr)
+{
+	free(mr);	/* ibv_mr is the first member of verbs_mr */
+}
+
 static const struct verbs_context_ops ixrc_ctx_ops = {
 	.alloc_pd = ixrc_alloc_pd,
 	.close_xrcd = ixrc_close_xrcd,
@@ -451,6 +585,8 @@ static const struct verbs_context_ops ixrc_ctx_ops = {
 	.destroy_srq = ixrc_destroy_srq,
 	.free_context = ixrc_free_context,
 	.get_srq_num = ixrc_get_srq_num,
+	.import_mr = ixrc_import_mr,
+	.import_pd = ixrc_import_pd,
 	.modify_qp = ixrc_modify_qp,
 	.modify_srq = ixrc_modify_srq,
 	.open_qp = ixrc_open_qp,
@@ -465,6 +601,8 @@ static const struct verbs_context_ops ixrc_ctx_ops = {
 	.query_srq = ixrc_query_srq,
 	.reg_mr = ixrc_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.unimport_mr = ixrc_unimport_mr,
+	.unimport_pd = ixrc_unimport_pd,
 };
 
 static struct verbs_context *ixrc_alloc_context(struct ibv_device *ibdev,
@@ -525,6 +663,7 @@ static const struct verbs_device_ops ixrc_dev_ops = {
 	.alloc_device = ixrc_alloc_device,
 	.uninit_device = ixrc_uninit_device,
 	.alloc_context = ixrc_alloc_context,
+	.import_context = ixrc_import_context,
 };
 
 static void __attribute__((constructor)) ixrc_register(void)

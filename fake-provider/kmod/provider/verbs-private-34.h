@@ -378,4 +378,12 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
+/* import (rdma-core v44.0 libibverbs/cmd_device.c:186, cmd_mr.c:90); the
+ * driver's command buffer is libibverbs' own type: only NULL is passed */
+struct ibv_command_buffer;
+int ibv_cmd_query_context(struct ibv_context *context,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
+
 #endif
