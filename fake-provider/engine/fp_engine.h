@@ -70,6 +70,10 @@ struct fe_mr {
 	struct fe_mem_pub pub;
 	struct fe_backing *bk;
 	uint64_t moff;			/* bk: the memfd data offset of addr */
+	/* when it goes, its pages stay backed and counted, as the kernel keeps
+	 * pinned pages while the file lives on: a context closed while
+	 * importers in other processes still use the region (verbs/pd_mr.c) */
+	bool keep_bytes;
 };
 
 /* A CQE plus what poll needs to retire unsignaled send WQEs. */

@@ -854,6 +854,8 @@ void fe_mem_mr_del(struct fe_mr *mr)
 	mr->bk = NULL;
 	if (!bk)
 		return;
+	if (mr->keep_bytes)
+		return;	/* its pages stay counted: shared, as pinned pages stay */
 	fe_mr_pages(mr, &a, &b);
 	end = (b - bk->start) / fe_page();
 	for (i = (a - bk->start) / fe_page(); i <= end; i++) {

@@ -11,12 +11,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -472,6 +475,22 @@ static void fk_on_route(struct fk_call *k)
  * cmd_fd answers IN|OUT as on the uverbs file, which has no poll op
  * (uverbs_main.c uverbs_fops: the VFS answers DEFAULT_POLLMASK).
  */
+/* The name the file's daemon end answers getpeername() with (uapi/proto.h
+ * FK_UFILE_NAME_FMT). */
+static int fk_ufile_bind(int fd, const struct fk_conn *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, FK_UFILE_NAME_FMT,
+			 c->dev->name, (unsigned)getpid(), c->id);
+
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path) - 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return bind(fd, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n));
+}
+
 static void fk_on_ctx_fd(struct fk_call *k)
 {
 	const struct fk_req_num *r = k->req;
@@ -486,7 +505,11 @@ static void fk_on_ctx_fd(struct fk_call *k)
 		err = EEXIST;			/* one file per context */
 	else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		err = errno;
-	else if (fcntl(sv[0], F_SETFL, O_NONBLOCK) || write(sv[0], "", 1) != 1 ||
+	else if (fk_ufile_bind(sv[0], c)) {
+		err = errno ? errno : EIO;
+		close(sv[0]);
+		close(sv[1]);
+	} else if (fcntl(sv[0], F_SETFL, O_NONBLOCK) || write(sv[0], "", 1) != 1 ||
 		 fstat(sv[1], &st)) {
 		err = errno ? errno : EIO;
 		close(sv[0]);
@@ -585,6 +608,27 @@ static void fk_on_obj_import(struct fk_call *k)
 static void fk_on_mr_keys(struct fk_call *k)
 {
 	fk_reply(k->c, k->type, k->seq, fk__mr_keys(k->s, k->req));
+}
+
+static bool fk_ufile_closed(int ufd);
+
+/*
+ * CTX_HELD: is the file of this context still open somewhere, now that the
+ * process closed its cmd_fd (a dup of it, a copy passed to another process,
+ * an importer's)? a = 1: yes. Closing a context asks it before it leaves:
+ * the regions of a file that lives on keep their pages pinned (linux v6.1
+ * uverbs_main.c ib_uverbs_release_file: the objects go with the file).
+ */
+static void fk_on_ctx_held(struct fk_call *k)
+{
+	const struct fk_req_num *r = k->req;
+	const struct fk_conn *f = k->c->uf ? k->c->uf : k->c;
+
+	if (r->num || r->reserved)
+		fk_reply(k->c, k->type, k->seq, EINVAL);
+	else
+		fk_reply_pair(k->c, k->type, k->seq, 0,
+			      f->ufd >= 0 && !fk_ufile_closed(f->ufd), 0);
 }
 
 /* The dispatch: fk_msgs.def's rows, each with its handler. */

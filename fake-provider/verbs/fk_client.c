@@ -666,6 +666,11 @@ void fk_keep(struct fk_client *c)
 	 * the process ends, and with them the daemon's objects */
 }
 
+bool fk_inherited(const struct fk_client *c)
+{
+	return c->inherited;
+}
+
 uint32_t fk_conn_id(const struct fk_client *c)
 {
 	return c->conn_id;
@@ -997,6 +1002,17 @@ uint64_t fk_epoch(const struct fk_client *c)
 }
 
 /* ---- the context's file ---------------------------------------------------------- */
+int fk_ctx_held(struct fk_client *c, bool *held)
+{
+	struct fk_req_num r = { 0 };
+	uint32_t a = 0;
+	int err;
+
+	err = fk_call_pair(c, FK_MSG_CTX_HELD, &r, sizeof(r), -1, &a, NULL);
+	*held = !err && a;
+	return err;
+}
+
 int fk_ctx_fd(struct fk_client *c, int *fd)
 {
 	struct fk_req_num r = { 0 };

@@ -87,6 +87,8 @@ void fk_disconnect(struct fk_client *c);
  */
 void fk_keep(struct fk_client *c);
 uint32_t fk_conn_id(const struct fk_client *c);
+/* A connection a forked child inherited from its parent (dead here). */
+bool fk_inherited(const struct fk_client *c);
 pid_t fk_daemon_pid(const struct fk_client *c);
 
 /* Numbers for QPs other than XRC targets, and for basic SRQs. */
@@ -215,6 +217,8 @@ struct fk_mr_reg {
 	uint64_t length, iova, moff;
 };
 int fk_ctx_fd(struct fk_client *c, int *fd);
+/* CTX_HELD: after this process closed its cmd_fd, is the file open elsewhere? */
+int fk_ctx_held(struct fk_client *c, bool *held);
 int fk_ctx_import(struct fk_client *c, int fd, uint32_t *owner_id);
 int fk_obj_import(struct fk_client *c, int type, uint32_t handle, unsigned quirks,
 		  struct fk_import *out);

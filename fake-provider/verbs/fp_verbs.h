@@ -61,6 +61,9 @@ struct fp_context {
 	 * ibv_import_device on another context's file. */
 	uint32_t file_id;
 	bool imported;
+	/* at close: the file is still open elsewhere (CTX_HELD), so its regions
+	 * keep their pages pinned (pd_mr.c fp_mr_close) */
+	bool file_held;
 };
 
 struct fp_td {
@@ -113,6 +116,9 @@ struct fp_mr {
 	 * mapped from the process that registered it (fe_mem.h foreign regions) */
 	bool imported;
 	char *fmap;
+	/* its keys were taken over in a forked child by an import of the same
+	 * region (fp_import_mr): no longer in the engine */
+	bool keys_dropped;
 };
 
 struct fp_mw {

@@ -195,13 +195,28 @@ out:
 
 static void fp_mr_free(struct fp_mr *mr)
 {
-	if (!mr->imported || mr->fmap)
+	if ((!mr->imported || mr->fmap) && !mr->keys_dropped)
 		fe_mr_del(mr->ctx->hca, &mr->e);
 	if (mr->fmap)
 		fe_mem_foreign_unmap(mr->fmap, mr->e.length);
 	mr->pd->usecnt--;
 	fp_list_del(&mr->link);
 	free(mr);
+}
+
+/*
+ * A region of a context being closed: the kernel object lives on while the
+ * context's file does (an importer in another process holds it, linux v6.1
+ * uverbs_main.c ib_uverbs_release_file), with its pages pinned: they stay
+ * shared with the importers' mappings (the owner's later stores reach
+ * them, their WRITEs reach the owner) until this process ends (a forked
+ * child still gets its own copy of them, mem.c). Only when the file lives
+ * on (CTX_HELD at close); else the region goes as at dereg.
+ */
+static void fp_mr_close(struct fp_mr *mr)
+{
+	mr->e.keep_bytes = true;
+	fp_mr_free(mr);
 }
 
 int fp_dereg_mr(struct ibv_mr *ibmr)
@@ -225,7 +240,10 @@ void fp__pd_mr_cleanup_ctx(struct fp_context *ctx)
 	struct fp_link *p, *t;
 
 	fp_list_for_each_safe(p, t, &ctx->mrs)
-		fp_mr_free(fp_container_of(p, struct fp_mr, link));
+		if (ctx->file_held)
+			fp_mr_close(fp_container_of(p, struct fp_mr, link));
+		else
+			fp_mr_free(fp_container_of(p, struct fp_mr, link));
 	fp_list_for_each_safe(p, t, &ctx->pdoms)
 		fp_pdom_free(fp_container_of(p, struct fp_pd, link));
 	fp_list_for_each_safe(p, t, &ctx->tds) {
@@ -354,6 +372,39 @@ void fp_unimport_pd(struct ibv_pd *ibpd)
 	fp_pd_free(pd);
 }
 
+/*
+ * A forked child holds its parent's MRs as they were at fork, in an engine
+ * of its own with their keys, on connections that are dead here
+ * (fk_inherited). The kernel object behind such a key is the parent's: the
+ * region in the parent's memory, which is what an import of it in the child
+ * maps (fe_mem.h foreign regions). So the import takes the keys over from
+ * the inherited copies; a key of a live object of this process stays taken.
+ */
+static bool fp_mr_take_inherited_keys(struct fp_context *ctx, uint32_t lkey, uint32_t rkey)
+{
+	const uint32_t keys[2] = { lkey, rkey };
+	struct fp_mr *old[2] = { NULL, NULL };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct fe_mr *e = fe_mr_by_lkey(ctx->hca, keys[i]);
+
+		if (!e)
+			e = fe_mr_by_rkey(ctx->hca, keys[i]);
+		if (!e)
+			continue;
+		old[i] = fp_container_of(e, struct fp_mr, e);
+		if (!fk_inherited(old[i]->ctx->fk) || old[i]->keys_dropped)
+			return false;
+	}
+	for (i = 0; i < 2; i++)
+		if (old[i] && !old[i]->keys_dropped) {
+			fe_mr_del(ctx->hca, &old[i]->e);
+			old[i]->keys_dropped = true;
+		}
+	return true;
+}
+
 struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 {
 	struct fp_pd *pd = fp__pd_prot(ibpd);
@@ -386,7 +437,11 @@ struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 		mr->e.length = im.length;
 		if (im.fd >= 0 && !fe_mem_foreign_map(im.fd, im.moff, im.length, &mr->fmap)) {
 			mr->e.addr = mr->fmap;
-			if (fe_mr_add_keys(ctx->hca, &mr->e, im.lkey, im.rkey)) {
+			err = fe_mr_add_keys(ctx->hca, &mr->e, im.lkey, im.rkey);
+			if (err == EEXIST && fp_mr_take_inherited_keys(ctx, im.lkey, im.rkey))
+				err = fe_mr_add_keys(ctx->hca, &mr->e, im.lkey, im.rkey);
+			if (err) {
+				err = 0;
 				fe_mem_foreign_unmap(mr->fmap, im.length);	/* keys taken here */
 				mr->fmap = NULL;
 				mr->e.addr = NULL;

@@ -228,8 +228,10 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	/* The file goes with its last fd (the daemon sees this one closed
 	 * before the connection, so a file nobody else holds is released
 	 * at once, as before there was one). */
-	if (ctx->vctx.context.cmd_fd >= 0)
+	if (ctx->vctx.context.cmd_fd >= 0) {
 		close(ctx->vctx.context.cmd_fd);
+		(void)fk_ctx_held(ctx->fk, &ctx->file_held);
+	}
 	ctx->vctx.context.cmd_fd = -1;
 	/* The daemon releases the context's device-wide objects when the
 	 * connection closes (XRCD-17, LIFE-04/05); no more events after it.

@@ -6,7 +6,11 @@
  * inside it by the compat layer (compat.c); then the app-visible slots are
  * installed. This file sits above both: neither calls back up into it.
  */
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "ri.h"
 
@@ -80,23 +84,56 @@ RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
 }
 
 /*
+ * The device a file belongs to. libibverbs reads a uverbs file's character
+ * device number and finds the device with it in sysfs (rdma-core v44.0
+ * libibverbs/device.c:386-400); ibvct's files are sockets of the fake
+ * kernel, whose end answers getpeername() with an abstract name that starts
+ * with the device's name (fake-provider/uapi/proto.h FK_UFILE_NAME_FMT: keep
+ * the two in step). 0 and the name, or -1: not such a file.
+ */
+#define RI_VERBS_FILE_PREFIX "ibvct-verbs:"
+
+static int ri_file_device(int fd, char *name, size_t len)
+{
+	const size_t plen = sizeof(RI_VERBS_FILE_PREFIX) - 1;
+	struct sockaddr_un sa;
+	socklen_t sl = sizeof(sa);
+	const char *p, *q, *end;
+
+	memset(&sa, 0, sizeof(sa));
+	if (getpeername(fd, (struct sockaddr *)&sa, &sl) || sa.sun_family != AF_UNIX ||
+	    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen || sa.sun_path[0] != '\0' ||
+	    memcmp(sa.sun_path + 1, RI_VERBS_FILE_PREFIX, plen))
+		return -1;
+	p = sa.sun_path + 1 + plen;
+	end = (const char *)&sa + sl;
+	q = memchr(p, ':', (size_t)(end - p));
+	if (!q || q == p || (size_t)(q - p) >= len)
+		return -1;
+	memcpy(name, p, (size_t)(q - p));
+	name[q - p] = '\0';
+	return 0;
+}
+
+/*
  * ibv_import_device (rdma-core v44.0 libibverbs/device.c:370): a second
  * context on the file cmd_fd names. An fd fstat() fails on, or that is not
- * a character device, is EINVAL (device.c:380); a character device that is
- * none of the devices' ENODEV (device.c:397: no ibvct device has one). The
- * library finds the device by the character device's number; ibvct's
- * files are the fake kernel's, which only a provider knows, so each
- * extended device with an import_context op is asked in list order until
- * one takes it (ENODEV, EINVAL: not its file). No device takes it: EINVAL.
- * A driver with no import op answers EOPNOTSUPP for its own file
- * (device.c:404); the context then owns cmd_fd and closes it at
- * ibv_close_device, as rdma-core's uninit does.
+ * a verbs file, is EINVAL (device.c:380: not a character device); a verbs
+ * file of no device in the list is ENODEV (device.c:397). The device's
+ * driver then makes the context; a driver with no import op (a legacy one,
+ * or an extended one without it) answers EOPNOTSUPP (device.c:404). The
+ * context then owns cmd_fd and closes it at ibv_close_device, as
+ * rdma-core's uninit does.
  */
 RI_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 {
 	struct ibv_device **list;
+	struct ri_device *rdev = NULL;
+	struct verbs_device *vdev = NULL;
+	struct verbs_context *vctx;
+	char name[IBV_SYSFS_NAME_MAX];
 	struct stat st;
-	int i, err = EINVAL;
+	int i, err;
 
 	if (fstat(cmd_fd, &st)) {
 		errno = EINVAL;
@@ -106,40 +143,43 @@ RI_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 		errno = ENODEV;
 		return NULL;
 	}
+	if (ri_file_device(cmd_fd, name, sizeof(name))) {
+		errno = EINVAL;
+		return NULL;
+	}
 	list = ibv_get_device_list(NULL);
 	if (!list) {
 		errno = ENODEV;
 		return NULL;
 	}
-	for (i = 0; list[i]; i++) {
-		struct ri_device *rdev = ri__device_lookup(list[i]);
-		struct verbs_device *vdev = (struct verbs_device *)list[i];
-		struct verbs_context *vctx;
-		int ret;
-
-		if (!rdev || rdev->kind == RI_DRV_LEGACY ||
-		    !vext_field_avail(struct verbs_device, import_context, vdev->sz) ||
-		    !vdev->import_context)
-			continue;
-		vctx = ri__alloc_vctx(vdev->size_of_context);
-		if (!vctx) {
-			err = ENOMEM;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
 			break;
-		}
-		vctx->priv->rdev = rdev;
-		vctx->context.device = list[i];
-		ret = vdev->import_context(vdev, &vctx->context, cmd_fd);
-		if (!ret) {
-			ri__install_lib_ops(vctx);
-			ibv_free_device_list(list);
-			return &vctx->context;
-		}
-		ri__free_vctx(vctx);
-		if (ret != ENODEV && ret != EINVAL) {
-			err = ret;
-			break;
-		}
+	err = ENODEV;
+	if (list[i]) {
+		rdev = ri__device_lookup(list[i]);
+		vdev = (struct verbs_device *)list[i];
+		err = EOPNOTSUPP;
 	}
+	if (!rdev || rdev->kind == RI_DRV_LEGACY ||
+	    !vext_field_avail(struct verbs_device, import_context, vdev->sz) ||
+	    !vdev->import_context)
+		goto out;
+	vctx = ri__alloc_vctx(vdev->size_of_context);
+	if (!vctx) {
+		err = ENOMEM;
+		goto out;
+	}
+	vctx->priv->rdev = rdev;
+	vctx->context.device = list[i];
+	err = vdev->import_context(vdev, &vctx->context, cmd_fd);
+	if (!err) {
+		ri__install_lib_ops(vctx);
+		ibv_free_device_list(list);
+		return &vctx->context;
+	}
+	ri__free_vctx(vctx);
+out:
 	ibv_free_device_list(list);
 	errno = err;
 	return NULL;
