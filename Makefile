@@ -444,7 +444,11 @@ SOAK_TESTS = interop=$(B)/t/t6030-rc-pingpong.t \
 	stress-traffic=$(B)/t/t5830-stress-traffic.t \
 	suite-lifetime-current=$(B)/suites/ref/t3100-lifetime.t \
 	suite-lifetime-seed=$(B)/suites/ref/t3100-lifetime.t@$(TOP)/fixtures/scripts/seed.fps \
-	suite-send-wr=$(B)/suites/ref/t1000-send-wr.t
+	suite-send-wr=$(B)/suites/ref/t1000-send-wr.t \
+	place=$(B)/t/t5320-place.t import-crossproc=$(B)/t/t5840-import-multiproc.t \
+	suite-onesided=$(B)/suites/ref/t3102-onesided-target.t \
+	suite-shared-context=$(B)/suites/ref/t3103-shared-context.t \
+	suite-fork-mr=$(B)/suites/ref/t3104-fork-mr.t
 soak: tests
 	$(TEST_ENV) sh quality/soak -n $(SOAK_RUNS) $(if $(filter 0,$(SOAK_LOAD)),--no-load) $(SOAK_TESTS)
 
