@@ -282,6 +282,9 @@ $(B)/t/t5203-fuzz-fkd-corpus.t: $(TEST_OBJS_t5203-fuzz-fkd-corpus)
 # t5300 tests the engine's registered memory on the engine itself, linked in.
 TEST_OBJS_t5300-mem-engine := $(filter $(B)/obj/fake-provider/engine/%,$(FP_PLUGIN_OBJS))
 $(B)/t/t5300-mem-engine.t: $(TEST_OBJS_t5300-mem-engine)
+# t5302 reads its own tables as a peer does, with the engine's code.
+TEST_OBJS_t5302-mem-tables := $(TEST_OBJS_t5300-mem-engine)
+$(B)/t/t5302-mem-tables.t: $(TEST_OBJS_t5302-mem-tables)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040

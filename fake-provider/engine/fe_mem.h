@@ -54,7 +54,7 @@ struct fe_key_rec {
 	uint32_t qpn;			/* type 2 window: the QP it is bound to */
 	bool range_is_region;		/* a window that grants its whole region (rxe) */
 	bool mapped;			/* published: the region's bytes are in the memfd */
-	uint64_t moff;			/* published: the memfd offset of iova */
+	uint64_t moff;			/* mapped: the data region's offset of the byte at iova */
 };
 
 /* Whether rec grants need on [addr, addr + len) to a request arriving at

@@ -39,6 +39,7 @@
 #define FE_MEM_NQPS	2048u			/* QP table slots (a power of 2) */
 #define FE_MEM_DATA	(8ull << 30)		/* the data region: offsets of a memfd's life */
 #define FE_MEM_TRIES	8			/* reads of an entry that changes under us */
+#define FE_FRAMES	(64u << 10)		/* below a frame: the stack its callees take */
 
 struct fe_mem_key_ent {
 	uint32_t seq;
@@ -93,6 +94,8 @@ struct fe_backing {
 	size_t live;			/* pages counted */
 	uint32_t *ref;			/* per page */
 };
+
+static void fe_key_write(struct fe_memdev *md, unsigned slot, const struct fe_key_rec *rec);
 
 static struct fe_memdev *fe_md[FP_MAX_DEVS];
 static struct fe_backing *fe_bk;
@@ -289,6 +292,7 @@ static void fe_md_unlink(struct fe_memdev *md)
 void fe_mem_detach(int devidx)
 {
 	struct fe_memdev *md;
+	unsigned i;
 
 	if (devidx < 0 || devidx >= FP_MAX_DEVS || !(md = fe_md[devidx]))
 		return;
@@ -296,9 +300,20 @@ void fe_mem_detach(int devidx)
 	md->attached = false;
 	fe_md_unlink(md);
 	/* nothing is published any more: peers that still map it find
-	 * nothing valid (they take the old path, which finds nobody) */
-	memset(md->tabs->keys, 0, sizeof(md->tabs->keys));
-	memset(md->tabs->qps, 0, sizeof(md->tabs->qps));
+	 * nothing valid (they take the old path, which finds nobody); each
+	 * entry through its sequence count, as a peer may be reading it */
+	for (i = 0; i < FE_MEM_NKEYS; i++)
+		if (md->tabs->keys[i].valid)
+			fe_key_write(md, i, NULL);
+	for (i = 0; i < FE_MEM_NQPS; i++) {
+		struct fe_mem_qp_ent *e = &md->tabs->qps[i];
+
+		if (!e->valid)
+			continue;
+		fe_seq_begin(&e->seq);
+		e->valid = 0;
+		fe_seq_end(&e->seq);
+	}
 	fe_md_put(md);
 }
 
@@ -612,24 +627,14 @@ static int fe_map_prot(const struct fe_map *m)
  */
 static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
 {
-	pthread_attr_t at;
-	void *sp;
-	size_t ss;
+	/* the calling thread's stack: the mapping its frames are in */
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	char line[512];
 	uintptr_t at_ = a;
 	FILE *f;
 	struct fe_map m;
 	bool ok = true;
 
-	/* the calling thread's stack */
-	if (!pthread_getattr_np(pthread_self(), &at)) {
-		if (!pthread_attr_getstack(&at, &sp, &ss) &&
-		    a < (uintptr_t)sp + ss && b > (uintptr_t)sp)
-			ok = false;
-		pthread_attr_destroy(&at);
-		if (!ok)
-			return false;
-	}
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return false;
@@ -645,7 +650,8 @@ static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
 		    (*prot >= 0 && *prot != fe_map_prot(&m)) ||
 		    (m.name[0] == '[' && strcmp(m.name, "[heap]")) ||	/* stack, vdso, vvar */
 		    !strncmp(m.name, "/dev/", 5) || strstr(m.name, "huge") ||
-		    strstr(m.name, "SYSV"))
+		    strstr(m.name, "SYSV") ||
+		    (sp >= m.lo && sp < m.hi))
 			ok = false;
 		*prot = fe_map_prot(&m);
 		at_ = m.hi;
@@ -658,7 +664,9 @@ static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
  * contents, in one step (mremap over). */
 static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t moff, int prot)
 {
-	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, md->fd,
+	/* populated at once: every page is written next, and one fault per page
+	 * costs more than the kernel filling them in a loop */
+	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, md->fd,
 		       (off_t)(md->tabs->data_off + moff));
 
 	if (t == MAP_FAILED)
@@ -675,7 +683,8 @@ static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t m
 /* Make [a, a + len) private anonymous memory again, with its contents. */
 static void fe_swap_out(uintptr_t a, size_t len, int prot)
 {
-	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	if (t == MAP_FAILED)
 		return;
@@ -687,15 +696,19 @@ static void fe_swap_out(uintptr_t a, size_t len, int prot)
 
 /* The parts of [a, b) still mapped from md's memfd where bk put them, made
  * private again (a region unmapped by the application, or mapped anew
- * there, is left as it is). */
-static void fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
+ * there, is left as it is). Not the one holding the calling thread's frames
+ * (registered by another thread): it stays shared, and false says that its
+ * memfd pages must stay too. */
+static bool fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 {
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	char line[512];
 	struct fe_map m;
 	FILE *f = fopen("/proc/self/maps", "re");
+	bool all = true;
 
 	if (!f)
-		return;
+		return false;
 	while (fgets(line, sizeof(line), f)) {
 		uintptr_t lo, hi;
 
@@ -705,11 +718,17 @@ static void fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 			break;
 		lo = m.lo > a ? m.lo : a;
 		hi = m.hi < b ? m.hi : b;
-		if (m.perm[3] == 's' && m.ino == (unsigned long)bk->md->ino &&
-		    m.off + (lo - m.lo) == bk->md->tabs->data_off + bk->moff + (lo - bk->start))
+		if (m.perm[3] != 's' || m.ino != (unsigned long)bk->md->ino ||
+		    m.off + (lo - m.lo) != bk->md->tabs->data_off + bk->moff + (lo - bk->start))
+			continue;
+		/* where this call's own frames are, or will be while it copies */
+		if (lo < sp + 4096 && hi > sp - FE_FRAMES)
+			all = false;
+		else
 			fe_swap_out(lo, hi - lo, fe_map_prot(&m));
 	}
 	fclose(f);
+	return all;
 }
 
 static struct fe_backing *fe_bk_find(uintptr_t a, uintptr_t b, bool *overlap)
@@ -852,10 +871,11 @@ void fe_mem_mr_del(struct fe_mr *mr)
 			 * their memfd range freed */
 			uintptr_t hi = bk->start + i * fe_page();
 
-			fe_restore(bk, run, hi);
-			fallocate(bk->md->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  (off_t)(bk->md->tabs->data_off + bk->moff + (run - bk->start)),
-				  (off_t)(hi - run));
+			if (fe_restore(bk, run, hi))
+				fallocate(bk->md->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					  (off_t)(bk->md->tabs->data_off + bk->moff +
+						  (run - bk->start)),
+					  (off_t)(hi - run));
 		}
 		in = false;
 	}
