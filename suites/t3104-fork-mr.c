@@ -602,7 +602,7 @@ static const struct th_test tests[] = {
 		TH_NO_CTX),
 	TH_TEST(fork_init_after_a_registration_is_einval, "FORK-04", TH_NO_CTX),
 	TH_TEST(after_fork_init_a_child_has_no_registered_page_and_the_region_works,
-		"FORK-01 FORK-05 FORK-06", TH_NO_CTX),
+		"FORK-01 FORK-04 FORK-05 FORK-06", TH_NO_CTX),
 	TH_TEST(two_regions_on_one_page_keep_it_dontfork_until_both_go, "FORK-05 FORK-06",
 		TH_NO_CTX),
 	TH_TEST(rereg_translation_moves_the_dontfork, "FORK-08", TH_NO_CTX),

@@ -49,7 +49,7 @@ static bool ri_env_on(const char *name)
 /*
  * The page size of the mapping that holds p, from KernelPageSize in
  * /proc/self/smaps (huge pages under RDMAV_HUGEPAGES_SAFE, rdma-core v44.0
- * libibverbs/memory.c:87 get_page_size); the base page size when unknown.
+ * libibverbs/memory.c:90 get_page_size); the base page size when unknown.
  */
 static uintptr_t ri_map_page(const void *p)
 {
@@ -166,7 +166,7 @@ static void ri_fr_put(struct ri_frange *out, size_t *n, struct ri_frange r)
 }
 
 /* DOFORK of a range that failed whole: page by page, failures ignored
- * (memory.c:598 do_madvise). */
+ * (memory.c:599 do_madvise). */
 static void ri_dofork(uintptr_t a, uintptr_t b, uintptr_t page)
 {
 	if (!madvise((void *)a, b - a, MADV_DOFORK))
@@ -175,7 +175,7 @@ static void ri_dofork(uintptr_t a, uintptr_t b, uintptr_t page)
 		madvise((void *)a, page, MADV_DOFORK);
 }
 
-/* rdma-core v44.0 libibverbs/memory.c:618 ibv_madvise_range: count [base,
+/* rdma-core v44.0 libibverbs/memory.c:621 ibv_madvise_range: count [base,
  * base + size) rounded out to pages once more (inc 1) or once less (-1);
  * DONTFORK the pages whose count leaves 0, DOFORK those that come back to
  * 0. A DONTFORK that fails undoes the ones done and leaves the counts:
@@ -251,11 +251,11 @@ static int ri_fork_range(void *base, size_t size, int inc, bool *marked)
 
 	pthread_mutex_lock(&ri_fork_lock);
 	if (ri_fork_on) {
-		ret = ri_fork_count(base, size, inc);	/* @rule FORK-05 */
+		ret = ri_fork_count(base, size, inc);
 		*marked = !ret;
 	}
 	else
-		ri_fork_late = true;			/* @rule FORK-04 */
+		ri_fork_late = true;
 	pthread_mutex_unlock(&ri_fork_lock);
 	return ret;
 }
@@ -369,15 +369,16 @@ static bool ri_fmr_take(struct ibv_mr *mr, bool forget)
  */
 void ri__fork_dereg(struct ibv_mr *mr, void *addr, size_t length)
 {
-	if (ri_fmr_take(mr, true))
-		ibv_dofork_range(addr, length);	/* @rule FORK-06 */
+	if (ri_fmr_take(mr, true))		/* @rule FORK-06 */
+		ibv_dofork_range(addr, length);
 }
 
 /* The environment at the first device list (rdma-core v44.0
  * libibverbs/init.c:668 ibverbs_init). */
 void ri__fork_env(void)
 {
-	if ((ri_env_on("RDMAV_FORK_SAFE") || ri_env_on("IBV_FORK_SAFE")) &&
-	    ibv_fork_init())			/* @rule FORK-07 */
-		fprintf(stderr, "libibverbs: Warning: fork()-safety requested but init failed\n");
+	if (ri_env_on("RDMAV_FORK_SAFE") || ri_env_on("IBV_FORK_SAFE")) {	/* @rule FORK-07 */
+		if (ibv_fork_init())
+			fprintf(stderr, "libibverbs: Warning: fork()-safety requested but init failed\n");
+	}
 }

@@ -303,7 +303,7 @@ static struct ibv_mr *ri_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
 	struct ibv_mr *mr;
-	bool marked;
+	bool marked = false;
 
 	/* optional bits may be dropped silently, as rdma-core does for a
 	 * device without optional access support; the access flags are the
@@ -376,6 +376,7 @@ RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 {
 	void *old_addr;
 	size_t old_len;
+	bool move;
 	int ret;
 
 	if (!mr) {
@@ -393,8 +394,8 @@ RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
-	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
-	    ibv_dontfork_range(addr, length))		/* @rule FORK-08 */
+	move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	if (move && ibv_dontfork_range(addr, length))	/* @rule FORK-08 */
 		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 	old_addr = mr->addr;
 	old_len = mr->length;
@@ -402,8 +403,7 @@ RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (ret) {
 		int cmd = IBV_REREG_MR_ERR_CMD;
 
-		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
-		    ibv_dofork_range(addr, length))
+		if (move && ibv_dofork_range(addr, length))
 			cmd = IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
 		errno = ret;
 		return cmd;
@@ -471,8 +471,8 @@ RI_EXPORT int ri_v11_dereg_mr(struct ibv_mr *mr)
 	addr = mr->addr;
 	length = mr->length;
 	ret = ri__ops(mr->context)->dereg_mr(mr);
-	if (!ret)
-		ri__fork_dereg(mr, addr, length);	/* @rule FORK-06 */
+	if (!ret)				/* @rule FORK-06 */
+		ri__fork_dereg(mr, addr, length);
 	return ret;
 }
 
