@@ -719,8 +719,10 @@ static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t m
 	return true;
 }
 
-/* Make [a, a + len) private anonymous memory again, with its contents. */
-static void fe_swap_out(uintptr_t a, size_t len, int prot)
+/* Make [a, a + len) private anonymous memory again, with its contents (and
+ * MADV_DONTFORK when it was: another region the library counts may hold
+ * these pages still). */
+static void fe_swap_out(uintptr_t a, size_t len, int prot, bool dontfork)
 {
 	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -731,6 +733,8 @@ static void fe_swap_out(uintptr_t a, size_t len, int prot)
 					     mprotect(t, len, prot)) ||
 	    mremap(t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)a) == MAP_FAILED)
 		munmap(t, len);
+	else if (dontfork)
+		madvise((void *)a, len, MADV_DONTFORK);
 }
 
 /* The parts of [a, b) still mapped from md's memfd where bk put them, made
@@ -764,7 +768,7 @@ static bool fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 		if (lo < sp + 4096 && hi > sp - FE_FRAMES)
 			all = false;
 		else
-			fe_swap_out(lo, hi - lo, fe_map_prot(&m));
+			fe_swap_out(lo, hi - lo, fe_map_prot(&m), fe_range_dontfork(lo, hi) > 0);
 	}
 	fclose(f);
 	return all;
