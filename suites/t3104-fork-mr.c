@@ -525,7 +525,8 @@ static int fork_safe_program(const char *dev)
 	unsigned char *buf;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	bool want = strcmp(getenv("T3104_FORK_SAFE_WANT") ? getenv("T3104_FORK_SAFE_WANT") : "", "0");
+	const char *w = getenv("T3104_FORK_SAFE_WANT");
+	bool want = !w || strcmp(w, "0");
 	int n = 0, i, st;
 
 	list = ibv_get_device_list(&n);

@@ -90,7 +90,7 @@ RI_EXPORT int ibv_fork_init(void)
 	pthread_mutex_lock(&ri_fork_lock);
 	if (getenv("RDMAV_HUGEPAGES_SAFE"))
 		ri_fork_huge = true;
-	if (ri_fork_on)				/* @rule FORK-04 */
+	if (ri_fork_on)				/* once is enough */
 		goto out;
 	if (ri_fork_late) {			/* @rule FORK-04 */
 		ret = EINVAL;
@@ -377,8 +377,8 @@ void ri__fork_dereg(struct ibv_mr *mr, void *addr, size_t length)
  * libibverbs/init.c:668 ibverbs_init). */
 void ri__fork_env(void)
 {
-	if (ri_env_on("RDMAV_FORK_SAFE") || ri_env_on("IBV_FORK_SAFE")) {	/* @rule FORK-07 */
-		if (ibv_fork_init())
-			fprintf(stderr, "libibverbs: Warning: fork()-safety requested but init failed\n");
-	}
+	bool on = ri_env_on("RDMAV_FORK_SAFE") || ri_env_on("IBV_FORK_SAFE");
+
+	if (on && ibv_fork_init())		/* @rule FORK-07 */
+		fprintf(stderr, "libibverbs: Warning: fork()-safety requested but init failed\n");
 }
