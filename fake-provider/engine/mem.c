@@ -150,8 +150,8 @@ bool fe_key_check(const struct fe_key_rec *k, uint64_t pd, uint32_t qpn, int qp_
 			return false;
 		/* a type 2 window: through the QP that bound it only (linux v6.1
 		 * drivers/infiniband/sw/rxe/rxe_mw.c rxe_lookup_mw) */
-		if (k->kind == FE_KEY_MW2 && (qpn == FE_MEM_NO_QPN || k->qpn != qpn) &&
-		    !fp__quirk(FP_Q_MW_QP_UNCHECKED)) /* @rule MW-06 */
+		if (k->kind == FE_KEY_MW2 && (qpn == FE_MEM_NO_QPN || k->qpn != qpn) && /* @rule MW-06 */
+		    !fp__quirk(FP_Q_MW_QP_UNCHECKED))
 			return false;
 		break;
 	default:
