@@ -16,6 +16,10 @@
  * verb. Every wait is bounded by the load-stretched clock.
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -302,14 +306,316 @@ static void parent_region_keeps_working_for_remote_write_and_read_after_fork(str
 	assert_int_equal(munmap(buf, BUF_LEN), 0);
 }
 
+/* ---- FORK-04..08: ibv_fork_init's protection (rdma-core 44) ------------------ */
+/*
+ * rdma-core v44.0 libibverbs/memory.c:125 ibv_fork_init does not look at
+ * the kernel: once it has run, ibv_reg_mr MADV_DONTFORKs the region's pages
+ * (verbs.c:320), so a child of fork() has no mapping there and dies of
+ * SIGSEGV touching one, while the parent's region goes on working. Each
+ * test is a process of its own (fork_init is process-wide and once).
+ */
+
+/* A child touches p (reads one byte): how it ended, as a wait status. The
+ * child puts SIGSEGV back to its default first (a sanitizer's handler would
+ * turn the signal into an exit). */
+static int kid_touch(const unsigned char *p)
+{
+	int st = -1;
+	pid_t pid = tr_fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGSEGV, &sa, NULL);
+		_exit(*(const volatile unsigned char *)p == 0xee ? 3 : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static bool st_segv(int st)
+{
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV;
+}
+
+static bool st_ok(int st)
+{
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static const char *st_str(int st, char *b, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(b, len, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(b, len, "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return b;
+}
+
+#define EXPECT_SEGV(p, what) do {						\
+	char b_[64]; int s_ = kid_touch(p);					\
+	if (!st_segv(s_))							\
+		th_fail("a child touching %s: %s, want SIGSEGV (MADV_DONTFORK)",	\
+			what, st_str(s_, b_, sizeof(b_)));			\
+} while (0)
+#define EXPECT_TOUCH_OK(p, what) do {						\
+	char b_[64]; int s_ = kid_touch(p);					\
+	if (!st_ok(s_))								\
+		th_fail("a child touching %s: %s, want exit 0 (the page forked)",	\
+			what, st_str(s_, b_, sizeof(b_)));			\
+} while (0)
+
+static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
+{
+	unsigned char *buf = buf_new();
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	int ret;
+
+	t->ctx = th_open();
+	pd = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd);
+	mr = ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL);
+	assert_non_null(mr);
+	ret = ibv_fork_init();
+	th_note("ibv_fork_init after a registration: %d", ret);
+	assert_int_equal(ret, EINVAL);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	assert_int_equal(ibv_fork_init(), EINVAL);	/* too late for good */
+	assert_int_equal(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
+	EXPECT_TOUCH_OK(buf, "a page registered without ibv_fork_init");
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(munmap(buf, BUF_LEN), 0);
+}
+
+static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(struct th_ctx *t)
+{
+	struct req_arg a = { .port = t->port };
+	unsigned char *buf, *other;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	struct th_peer p;
+
+	th_peer_start(&p, requester_peer, &a);	/* before any verb of this process */
+	assert_int_equal(ibv_fork_init(), 0);
+	assert_int_equal(ibv_fork_init(), 0);		/* once is enough, twice is 0 */
+	assert_int_equal(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
+	t->ctx = th_open();
+	pd = ibv_alloc_pd(t->ctx);
+	cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	assert_non_null(pd);
+	assert_non_null(cq);
+	buf = buf_new();
+	other = buf_new();
+	memset(buf, 'P', BUF_LEN);
+	memset(other, 'O', BUF_LEN);
+	mr = ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL);
+	assert_non_null(mr);
+	assert_int_equal(ibv_fork_init(), 0);		/* after a registration too */
+	assert_int_equal(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
+	qp = th_rc_qp(pd, cq, IBV_QPT_RC);
+	assert_non_null(qp);
+	assert_int_equal(tf_qp_connect(qp, t->port, th_recv(&p)), 0);
+	th_send(&p, qp->qp_num);
+	th_send(&p, mr->rkey);
+	th_send(&p, (uint32_t)(uintptr_t)buf);
+	th_send(&p, (uint32_t)((uint64_t)(uintptr_t)buf >> 32));
+	assert_int_equal(th_recv(&p), MSG_READY);
+
+	remote_write_read(&p, buf, 'A');
+	EXPECT_SEGV(buf, "the first page of a registered region");
+	EXPECT_SEGV(buf + BUF_LEN - 1, "the last byte of a registered region");
+	EXPECT_TOUCH_OK(other, "a page never registered");
+	remote_write_read(&p, buf, 'B');	/* the parent's region works on */
+	memset(buf, 'E', BUF_LEN);
+	remote_write_read(&p, buf, 'F');
+	th_send(&p, MSG_DONE);
+	assert_int_equal(th_peer_wait(&p), 0);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	EXPECT_TOUCH_OK(buf, "a page after its region's dereg");	/* MADV_DOFORK */
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(munmap(buf, BUF_LEN), 0);
+	assert_int_equal(munmap(other, BUF_LEN), 0);
+}
+
+static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx *t)
+{
+	unsigned char *buf = buf_new();
+	struct ibv_mr *m1, *m2, *m3;
+	struct ibv_pd *pd;
+
+	assert_int_equal(ibv_fork_init(), 0);
+	t->ctx = th_open();
+	pd = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd);
+	m1 = ibv_reg_mr(pd, buf, 64, ACC_ALL);
+	m2 = ibv_reg_mr(pd, buf + 128, 64, ACC_ALL);	/* the same page */
+	m3 = ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL);	/* that page and the next */
+	assert_non_null(m1);
+	assert_non_null(m2);
+	assert_non_null(m3);
+	EXPECT_SEGV(buf, "a page of three regions");
+	assert_int_equal(ibv_dereg_mr(m1), 0);
+	EXPECT_SEGV(buf, "a page of two regions, after one's dereg");
+	assert_int_equal(ibv_dereg_mr(m2), 0);
+	/* the third region (two pages) still holds the first page */
+	EXPECT_SEGV(buf, "a page still registered once");
+	EXPECT_SEGV(buf + BUF_LEN - 1, "the last byte of a registered region");
+	assert_int_equal(ibv_dereg_mr(m3), 0);
+	EXPECT_TOUCH_OK(buf, "a page after the dereg of all its regions");
+	EXPECT_TOUCH_OK(buf + BUF_LEN - 1, "the last page after the dereg of its region");
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(munmap(buf, BUF_LEN), 0);
+}
+
+/* rdma-core v44.0 libibverbs/verbs.c:449-493: a new translation DONTFORKs
+ * the new range before the command and DOFORKs the old one after it; when
+ * the command fails (rxe in linux v6.1 refuses IB_MR_REREG_TRANS:
+ * rxe_rereg_user_mr), the new range is DOFORKed again and the old stays. */
+static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
+{
+	unsigned char *a = buf_new(), *b = buf_new();
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	int ret;
+
+	assert_int_equal(ibv_fork_init(), 0);
+	t->ctx = th_open();
+	pd = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd);
+	mr = ibv_reg_mr(pd, a, BUF_LEN, ACC_ALL);
+	assert_non_null(mr);
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, b, BUF_LEN, 0);
+	th_note("ibv_rereg_mr to a new translation: %d (errno %d)", ret, ret ? errno : 0);
+	if (ret == 0) {
+		EXPECT_TOUCH_OK(a, "the old range of a region moved by rereg");
+		EXPECT_SEGV(b, "the new range of a region moved by rereg");
+	} else {
+		assert_int_equal(ret, IBV_REREG_MR_ERR_CMD);
+		EXPECT_SEGV(a, "the range of a region whose rereg failed");
+		EXPECT_TOUCH_OK(b, "the range a failed rereg asked for");
+	}
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	EXPECT_TOUCH_OK(a, "the first range after the dereg");
+	EXPECT_TOUCH_OK(b, "the second range after the dereg");
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(munmap(a, BUF_LEN), 0);
+	assert_int_equal(munmap(b, BUF_LEN), 0);
+}
+
+/*
+ * rdma-core v44.0 libibverbs/init.c:668: RDMAV_FORK_SAFE or IBV_FORK_SAFE
+ * set (and not "0", util/util.c:50 check_env) make the first device list
+ * call ibv_fork_init. Checked in a program exec'd with that environment
+ * (this one, told by T3104_FORK_SAFE_DEV which device to open): it exits
+ * 0 when a child dies touching its registered page and ibv_fork_init says
+ * 0 after the registration, 10 + n at the first check n that fails.
+ */
+static int fork_safe_program(const char *dev)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	unsigned char *buf;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	const char *w = getenv("T3104_FORK_SAFE_WANT");
+	bool want = !w || strcmp(w, "0");
+	int n = 0, i, st;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx)
+		return 11;
+	pd = ibv_alloc_pd(ctx);
+	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!pd || buf == MAP_FAILED)
+		return 12;
+	mr = ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL);
+	if (!mr)
+		return 13;
+	if (ibv_fork_init() != (want ? 0 : EINVAL))
+		return 14;
+	if (ibv_is_fork_initialized() != IBV_FORK_UNNEEDED)
+		return 15;
+	st = kid_touch(buf);
+	if (want ? !st_segv(st) : !st_ok(st))
+		return 16;
+	if (ibv_dereg_mr(mr))
+		return 17;
+	if (!st_ok(kid_touch(buf)))
+		return 18;
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
+
+static void exec_with(struct th_ctx *t, const char *var, const char *val, const char *want)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	pid_t pid;
+	int st;
+
+	assert_true(n > 0);
+	self[n] = 0;
+	pid = tr_fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsetenv("RDMAV_FORK_SAFE");
+		unsetenv("IBV_FORK_SAFE");
+		setenv(var, val, 1);
+		setenv("T3104_FORK_SAFE_DEV", t->dev_name, 1);
+		setenv("T3104_FORK_SAFE_WANT", want, 1);
+		execl(self, self, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!st_ok(st)) {
+		char b[64];
+
+		th_fail("the program exec'd with %s=%s: %s, want exit 0 (exit 10 + n: its "
+			"check n failed, fork_safe_program)", var, val, st_str(st, b, sizeof(b)));
+	}
+	th_note("%s=%s: exit %d", var, val, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static void fork_safe_in_the_environment_calls_fork_init(struct th_ctx *t)
+{
+	exec_with(t, "RDMAV_FORK_SAFE", "1", "1");
+	exec_with(t, "IBV_FORK_SAFE", "yes", "1");
+	exec_with(t, "RDMAV_FORK_SAFE", "0", "0");
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(fork_init_is_not_needed_on_a_copy_on_fork_kernel, "FORK-01", TH_NO_CTX),
 	TH_TEST(child_copy_of_a_registered_buffer_is_private_both_ways, "FORK-02", 0),
 	TH_TEST(parent_region_keeps_working_for_remote_write_and_read_after_fork, "FORK-03",
 		TH_NO_CTX),
+	TH_TEST(fork_init_after_a_registration_is_einval, "FORK-04", TH_NO_CTX),
+	TH_TEST(after_fork_init_a_child_has_no_registered_page_and_the_region_works,
+		"FORK-01 FORK-04 FORK-05 FORK-06", TH_NO_CTX),
+	TH_TEST(two_regions_on_one_page_keep_it_dontfork_until_both_go, "FORK-05 FORK-06",
+		TH_NO_CTX),
+	TH_TEST(rereg_translation_moves_the_dontfork, "FORK-08", TH_NO_CTX),
+	TH_TEST(fork_safe_in_the_environment_calls_fork_init, "FORK-07", 0),
 };
 
 int main(int argc, char **argv)
 {
+	const char *dev = getenv("T3104_FORK_SAFE_DEV");
+
+	if (dev)		/* the program exec'd by FORK-07 */
+		return fork_safe_program(dev);
 	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
 }

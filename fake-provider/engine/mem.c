@@ -660,9 +660,46 @@ static bool fe_range_ok(uintptr_t a, uintptr_t b, int *prot)
 	return ok && at_ >= b;
 }
 
+/*
+ * Whether [a, b) is MADV_DONTFORK (VM_DONTCOPY, "dc" in the VmFlags of
+ * /proc/self/smaps): 1 all of it, 0 none, -1 part or unreadable. A mremap
+ * over the range gives it the new mapping's flags, so the swap has to set
+ * it again: fork protection (ibv_fork_init) marks registered ranges so
+ * before the driver's reg_mr (rdma-core v44.0 libibverbs/verbs.c:320) and
+ * a child must not get them.
+ */
+static int fe_range_dontfork(uintptr_t a, uintptr_t b)
+{
+	char line[512];
+	struct fe_map m;
+	bool in = false;
+	int all = -2;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (fe_map_parse(line, &m)) {
+			if (m.lo >= b)
+				break;
+			in = m.hi > a;
+			continue;
+		}
+		if (in && !strncmp(line, "VmFlags:", 8)) {
+			int dc = strstr(line, " dc") != NULL;
+
+			all = all == -2 || all == dc ? dc : -1;
+			in = false;
+		}
+	}
+	fclose(f);
+	return all < 0 ? -1 : all;
+}
+
 /* Replace [a, a + len) by the memfd's pages at data offset moff, with their
  * contents, in one step (mremap over). */
-static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t moff, int prot)
+static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t moff, int prot,
+		       bool dontfork)
 {
 	/* populated at once: every page is written next, and one fault per page
 	 * costs more than the kernel filling them in a loop */
@@ -677,11 +714,15 @@ static bool fe_swap_in(struct fe_memdev *md, uintptr_t a, size_t len, uint64_t m
 		munmap(t, len);
 		return false;
 	}
+	if (dontfork)
+		madvise((void *)a, len, MADV_DONTFORK);
 	return true;
 }
 
-/* Make [a, a + len) private anonymous memory again, with its contents. */
-static void fe_swap_out(uintptr_t a, size_t len, int prot)
+/* Make [a, a + len) private anonymous memory again, with its contents (and
+ * MADV_DONTFORK when it was: another region the library counts may hold
+ * these pages still). */
+static void fe_swap_out(uintptr_t a, size_t len, int prot, bool dontfork)
 {
 	void *t = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -692,6 +733,8 @@ static void fe_swap_out(uintptr_t a, size_t len, int prot)
 					     mprotect(t, len, prot)) ||
 	    mremap(t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)a) == MAP_FAILED)
 		munmap(t, len);
+	else if (dontfork)
+		madvise((void *)a, len, MADV_DONTFORK);
 }
 
 /* The parts of [a, b) still mapped from md's memfd where bk put them, made
@@ -725,7 +768,7 @@ static bool fe_restore(const struct fe_backing *bk, uintptr_t a, uintptr_t b)
 		if (lo < sp + 4096 && hi > sp - FE_FRAMES)
 			all = false;
 		else
-			fe_swap_out(lo, hi - lo, fe_map_prot(&m));
+			fe_swap_out(lo, hi - lo, fe_map_prot(&m), fe_range_dontfork(lo, hi) > 0);
 	}
 	fclose(f);
 	return all;
@@ -776,9 +819,10 @@ static struct fe_backing *fe_bk_new(struct fe_memdev *md, uintptr_t a, uintptr_t
 {
 	struct fe_backing *bk;
 	size_t len = b - a;
-	int prot;
+	int prot, dontfork;
 
-	if (len > FE_MEM_DATA - md->next || !fe_range_ok(a, b, &prot))
+	if (len > FE_MEM_DATA - md->next || !fe_range_ok(a, b, &prot) ||
+	    (dontfork = fe_range_dontfork(a, b)) < 0)
 		return NULL;
 	bk = calloc(1, sizeof(*bk));
 	if (!bk)
@@ -795,7 +839,7 @@ static struct fe_backing *fe_bk_new(struct fe_memdev *md, uintptr_t a, uintptr_t
 	bk->prot = prot;
 	/* the offsets are used even when the swap fails: never again */
 	md->next += len;
-	if (!fe_swap_in(md, a, len, bk->moff, prot)) {
+	if (!fe_swap_in(md, a, len, bk->moff, prot, dontfork)) {
 		fallocate(md->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			  (off_t)(md->tabs->data_off + bk->moff), (off_t)len);
 		free(bk->ref);

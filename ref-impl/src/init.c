@@ -385,6 +385,7 @@ RI_EXPORT struct ibv_device **ri_v11_get_device_list(int *num_devices)
 	pthread_once(&ri_load_once, ri_load_drivers);
 	pthread_mutex_lock(&ri_dev_lock);
 	if (!ri_probed) {
+		ri__fork_env();	/* fork.c: RDMAV_FORK_SAFE, IBV_FORK_SAFE */
 		ri_probe();
 		ri_probed = true;
 	}
@@ -484,29 +485,6 @@ __attribute__((destructor)) static void ri_release_all(void)
 	}
 	ri_drivers = NULL;
 	pthread_mutex_unlock(&ri_drv_lock);
-}
-
-/* ------------------------------------------------------------------ */
-/* Fork support: nothing is pinned here, so there is nothing to protect. */
-
-RI_EXPORT int ibv_fork_init(void)
-{
-	return 0;
-}
-
-RI_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
-{
-	return IBV_FORK_UNNEEDED;
-}
-
-RI_EXPORT int ibv_dontfork_range(void *base, size_t size)
-{
-	return 0;
-}
-
-RI_EXPORT int ibv_dofork_range(void *base, size_t size)
-{
-	return 0;
 }
 
 /* Defaults of the dual 1.0/1.1 verbs (the 1.0 variants are in compat10.c). */

@@ -121,6 +121,13 @@ struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
 struct ibv_td *ri__alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
 int ri__dealloc_td(struct ibv_td *td);
 
+/* fork.c: fork protection (rdma-core v44.0 libibverbs/memory.c) */
+int ri__fork_reg(void *addr, size_t length, unsigned int access, bool *marked);
+void ri__fork_reg_done(struct ibv_mr *mr, void *addr, size_t length,
+		       unsigned int access, bool marked);
+void ri__fork_dereg(struct ibv_mr *mr, void *addr, size_t length);
+void ri__fork_env(void);
+
 /* ------------------------------------------------------------------ */
 /* A caller's WR chain posted as a copy in the provider's layout        */
 /* (compat.c: UD with the provider's AHs; compat10.c: the 1.0 layout):   */

@@ -303,6 +303,7 @@ static struct ibv_mr *ri_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
 	struct ibv_mr *mr;
+	bool marked = false;
 
 	/* optional bits may be dropped silently, as rdma-core does for a
 	 * device without optional access support; the access flags are the
@@ -314,6 +315,9 @@ static struct ibv_mr *ri_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* fork protection first, as rdma-core v44.0 libibverbs/verbs.c:320 */
+	if (ri__fork_reg(addr, length, access, &marked))	/* @rule FORK-05 */
+		return NULL;
 	mr = ri__ops(pd->context)->reg_mr(pd, addr, length, iova, (int)access);
 	if (mr) {
 		mr->context = pd->context;
@@ -321,6 +325,7 @@ static struct ibv_mr *ri_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		mr->addr = addr;
 		mr->length = length;
 	}
+	ri__fork_reg_done(mr, addr, length, access, marked);
 	return mr;
 }
 
@@ -361,12 +366,17 @@ RI_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
  * op; a failed op is IBV_REREG_MR_ERR_CMD with the op's errno; a done one
  * restates the new PD and translation in the MR. What the kernel refuses
  * (no flag, an access it does not allow, a PD of another context) is the
- * op's answer. There is no fork protection to move (ibv_fork_init is a
- * no-op here), so the DONT_FORK/DO_FORK results never occur.
+ * op's answer. A new translation moves fork protection (verbs.c:449-493): the new range
+ * is marked before the op (IBV_REREG_MR_ERR_DONT_FORK_NEW when that fails),
+ * the old one given back after it (IBV_REREG_MR_ERR_DO_FORK_OLD), the new
+ * one given back when the op fails (IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW).
  */
 RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
+	void *old_addr;
+	size_t old_len;
+	bool move;
 	int ret;
 
 	if (!mr) {
@@ -384,16 +394,27 @@ RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
+	move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	if (move && ibv_dontfork_range(addr, length))	/* @rule FORK-08 */
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+	old_addr = mr->addr;
+	old_len = mr->length;
 	ret = ri__ops(mr->context)->rereg_mr(mr, flags, pd, addr, length, access);
 	if (ret) {
+		int cmd = IBV_REREG_MR_ERR_CMD;
+
+		if (move && ibv_dofork_range(addr, length))
+			cmd = IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
 		errno = ret;
-		return IBV_REREG_MR_ERR_CMD;
+		return cmd;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->pd = pd;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		mr->addr = addr;
 		mr->length = length;
+		if (ibv_dofork_range(old_addr, old_len))	/* @rule FORK-08 */
+			return IBV_REREG_MR_ERR_DO_FORK_OLD;
 	}
 	return 0;
 }
@@ -441,9 +462,18 @@ struct ibv_pd *ri__alloc_parent_domain(struct ibv_context *context,
 __typeof__(ibv_dereg_mr) ri_v11_dereg_mr;
 RI_EXPORT int ri_v11_dereg_mr(struct ibv_mr *mr)
 {
+	void *addr;
+	size_t length;
+	int ret;
+
 	if (!mr)
 		return EINVAL;
-	return ri__ops(mr->context)->dereg_mr(mr);
+	addr = mr->addr;
+	length = mr->length;
+	ret = ri__ops(mr->context)->dereg_mr(mr);
+	if (!ret)				/* @rule FORK-06 */
+		ri__fork_dereg(mr, addr, length);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
