@@ -70,6 +70,11 @@ struct fe_mr {
 	struct fe_mem_pub pub;
 	struct fe_backing *bk;
 	uint64_t moff;			/* bk: the memfd data offset of addr */
+	/* destroyed through another context of the file (fe_mem_mr_kill); a
+	 * foreign region: the owner's key table, where its record lives */
+	bool killed;
+	struct fe_mem_tabs *ftabs;
+	uint64_t fmoff;			/* ftabs: the owner's data offset of addr */
 };
 
 /* A CQE plus what poll needs to retire unsignaled send WQEs. */
