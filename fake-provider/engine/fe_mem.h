@@ -145,6 +145,33 @@ int fe_mem_mr_export(const struct fe_mr *mr, int *fd, uint64_t *file_off);
 int fe_mem_foreign_map(int fd, uint64_t file_off, uint64_t len, char **addr);
 void fe_mem_foreign_unmap(char *addr, uint64_t len);
 
+/*
+ * A region is one object of the kernel's file: destroyed through any
+ * context (ibv_dereg_mr in the owner, or in an importer through its
+ * imported MR), its keys refuse at every later use in every process, as
+ * an HCA's do once the destroy returned (linux v6.1 drivers/infiniband/sw/
+ * rxe/rxe_mr.c lookup_mr, rxe_resp.c check_rkey: a local use completes
+ * with IBV_WC_LOC_PROT_ERR, a remote one with the requester's
+ * IBV_WC_REM_ACCESS_ERR). Synchronous, without the fake kernel: each use
+ * of a foreign region reads the owner's published record of its key (the
+ * owner's memfd holds it: mapped by fe_mem_foreign_watch), which is gone
+ * when the owner deregistered; an importer's destroy leaves a mark in the
+ * owner's entry (the rkey, written outside the sequence), which the owner's
+ * uses and other importers' read. Under the quirk import_stale_handle a
+ * destroyed region keeps working here.
+ *
+ * fe_mem_foreign_watch: map the key table of the memfd an imported region's
+ * bytes are in (file_off as fe_mem_mr_export gave it): 0 or an errno.
+ * fe_mem_foreign_unwatch: let it go (fe_mr_del). fe_mem_mr_kill: this
+ * process destroyed the region through a context that imported it (mr is
+ * the foreign region, or the owner's own fe_mr when both contexts are in
+ * this process). fe_mem_mr_gone: whether mr's keys must refuse.
+ */
+int fe_mem_foreign_watch(struct fe_mr *mr, int fd, uint64_t file_off);
+void fe_mem_foreign_unwatch(struct fe_mr *mr);
+void fe_mem_mr_kill(struct fe_mr *mr);
+bool fe_mem_mr_gone(const struct fe_mr *mr);
+
 /* In a child of fork(), before it runs application code: its registered
  * pages become private copies (unless the quirk fork_shares_mr), and it
  * forgets the parent's tables and backings. */

@@ -74,6 +74,11 @@ struct fe_mr {
 	 * pinned pages while the file lives on: a context closed while
 	 * importers in other processes still use the region (verbs/pd_mr.c) */
 	bool keep_bytes;
+	/* destroyed through another context of the file (fe_mem_mr_kill); a
+	 * foreign region: the owner's key table, where its record lives */
+	bool killed;
+	struct fe_mem_tabs *ftabs;
+	uint64_t fmoff;			/* ftabs: the owner's data offset of addr */
 };
 
 /* A CQE plus what poll needs to retire unsignaled send WQEs. */

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,8 @@ struct fe_mem_key_ent {
 	uint32_t seq;
 	uint32_t valid;
 	struct fe_key_rec rec;
+	uint32_t gone;			/* outside the sequence: the rkey of a region destroyed
+				 * through an importer (fe_mem_mr_kill) */
 };
 
 struct fe_mem_qp_ent {
@@ -78,6 +81,9 @@ struct fe_memdev {
 	size_t tabs_len;
 	uint64_t next;			/* the next data offset never used */
 	const void *key_owner[FE_MEM_NKEYS];	/* which object holds each slot */
+	/* a record left published by a region whose context closed while its
+	 * file lives on (fe_pub_leave): kept when md goes */
+	bool key_kept[FE_MEM_NKEYS];
 	const void *qp_owner[FE_MEM_NQPS];
 	bool key_is_mr[FE_MEM_NKEYS];
 };
@@ -303,7 +309,7 @@ void fe_mem_detach(int devidx)
 	 * nothing valid (they take the old path, which finds nobody); each
 	 * entry through its sequence count, as a peer may be reading it */
 	for (i = 0; i < FE_MEM_NKEYS; i++)
-		if (md->tabs->keys[i].valid)
+		if (md->tabs->keys[i].valid && !md->key_kept[i])
 			fe_key_write(md, i, NULL);
 	for (i = 0; i < FE_MEM_NQPS; i++) {
 		struct fe_mem_qp_ent *e = &md->tabs->qps[i];
@@ -381,6 +387,7 @@ int fe_mem_view_remote(const struct fe_mem_view *v, uint32_t dst_qpn, uint64_t a
 	/* CHK_RKEY */
 	ke = &v->tabs->keys[(rkey >> 8) & (FE_MEM_NKEYS - 1)];
 	if (!fe_seq_read(&ke->seq, &k, ke, sizeof(k)) || !k.valid || k.rec.rkey != rkey ||
+	    __atomic_load_n(&ke->gone, __ATOMIC_ACQUIRE) == rkey ||
 	    !k.rec.mapped ||
 	    !fe_key_check(&k.rec, q.pd, dst_qpn, q.access, addr, len, need, &off) ||
 	    k.rec.moff > v->data_size || off > v->data_size - k.rec.moff ||
@@ -429,6 +436,8 @@ static void fe_key_write(struct fe_memdev *md, unsigned slot, const struct fe_ke
 {
 	struct fe_mem_key_ent *e = &md->tabs->keys[slot];
 
+	if (rec && __atomic_load_n(&e->gone, __ATOMIC_RELAXED) != rec->rkey)
+		__atomic_store_n(&e->gone, 0, __ATOMIC_RELAXED);	/* a mark of a former key */
 	fe_seq_begin(&e->seq);
 	if (rec) {
 		e->rec = *rec;
@@ -453,6 +462,22 @@ static void fe_pub_drop(struct fe_mem_pub *pub)
 	fe_key_write(md, (unsigned)pub->slot, NULL);
 }
 
+/* Let go of pub but leave its record in the table: a region whose pages stay
+ * pinned after its context closed (fe_mr.keep_bytes), whose importers in
+ * other processes still read the record; a new key may take the slot later. */
+static void fe_pub_leave(struct fe_mem_pub *pub)
+{
+	struct fe_memdev *md = pub->md;
+
+	if (!md)
+		return;
+	pub->md = NULL;
+	if (!md->dead && md->attached && md->key_owner[pub->slot] == pub) {
+		md->key_owner[pub->slot] = NULL;
+		md->key_kept[pub->slot] = true;
+	}
+}
+
 /* Publish rec for the object whose record pub is (an MR wins a slot held by
  * a window of the same key, as fe_mr_remote looks at regions first). */
 static void fe_pub_key(int devidx, struct fe_mem_pub *pub, const struct fe_key_rec *rec,
@@ -475,6 +500,7 @@ static void fe_pub_key(int devidx, struct fe_mem_pub *pub, const struct fe_key_r
 		((struct fe_mem_pub *)o)->md = NULL;
 	}
 	md->key_owner[slot] = pub;
+	md->key_kept[slot] = false;
 	md->key_is_mr[slot] = is_mr;
 	pub->md = md;
 	pub->slot = (int)slot;
@@ -894,12 +920,17 @@ void fe_mem_mr_del(struct fe_mr *mr)
 	size_t i, end;
 	bool in = false;
 
+	if (mr->keep_bytes && bk) {
+		/* its pages stay counted and its record published: shared, as
+		 * pinned pages stay while the file lives */
+		fe_pub_leave(&mr->pub);
+		mr->bk = NULL;
+		return;
+	}
 	fe_pub_drop(&mr->pub);
 	mr->bk = NULL;
 	if (!bk)
 		return;
-	if (mr->keep_bytes)
-		return;	/* its pages stay counted: shared, as pinned pages stay */
 	fe_mr_pages(mr, &a, &b);
 	end = (b - bk->start) / fe_page();
 	for (i = (a - bk->start) / fe_page(); i <= end; i++) {
@@ -1014,4 +1045,96 @@ void fe_mem_foreign_unmap(char *addr, uint64_t len)
 
 	if (addr && len)
 		munmap(addr - in, (in + len + fe_page() - 1) & ~(fe_page() - 1));
+}
+
+/* ---- a region destroyed through another context (fe_mem.h) ---------------------- */
+int fe_mem_foreign_watch(struct fe_mr *mr, int fd, uint64_t file_off)
+{
+	size_t tl = fe_tabs_len();
+	struct fe_mem_tabs *t;
+	struct stat st;
+	uint64_t base;
+	void *m;
+
+	/* the owner's tables sit just before its data region, which ends the
+	 * file (fe_mem_attach) */
+	if (fstat(fd, &st))
+		return errno;
+	if ((uint64_t)st.st_size < tl + FE_MEM_DATA)
+		return EINVAL;
+	base = (uint64_t)st.st_size - FE_MEM_DATA - tl;
+	if (base & (fe_page() - 1))
+		return EINVAL;
+	m = mmap(NULL, tl, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+	if (m == MAP_FAILED)
+		return errno;
+	t = m;
+	if (__atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) != FE_MEM_MAGIC ||
+	    t->nkeys != FE_MEM_NKEYS || t->data_off != base + tl ||
+	    t->data_size != FE_MEM_DATA || file_off < t->data_off) {
+		munmap(m, tl);
+		return EINVAL;
+	}
+	mr->ftabs = t;
+	mr->fmoff = file_off - t->data_off;
+	return 0;
+}
+
+void fe_mem_foreign_unwatch(struct fe_mr *mr)
+{
+	if (mr->ftabs)
+		munmap(mr->ftabs, fe_tabs_len());
+	mr->ftabs = NULL;
+}
+
+/* The owner's record of a foreign region's key, whole: false while the
+ * owner is writing it (briefly, under its lock). */
+static bool fe_foreign_rec(const struct fe_mr *mr, struct fe_mem_key_ent *k)
+{
+	const struct fe_mem_key_ent *e = &mr->ftabs->keys[fe_key_slot(mr->rkey)];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (fe_seq_read(&e->seq, k, e, sizeof(*k)))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+static bool fe_foreign_same(const struct fe_mr *mr, const struct fe_mem_key_ent *k)
+{
+	return k->valid && k->rec.rkey == mr->rkey && k->rec.mapped && k->rec.moff == mr->fmoff;
+}
+
+void fe_mem_mr_kill(struct fe_mr *mr)
+{
+	struct fe_mem_key_ent k;
+	uint32_t *gone = NULL;
+
+	mr->killed = true;
+	if (mr->ftabs && fe_foreign_rec(mr, &k) && fe_foreign_same(mr, &k))
+		gone = &mr->ftabs->keys[fe_key_slot(mr->rkey)].gone;
+	else if (!mr->ftabs && mr->pub.md && !mr->pub.md->dead && mr->pub.md->tabs)
+		gone = &mr->pub.md->tabs->keys[mr->pub.slot].gone;	/* peers' requesters */
+	if (gone)
+		__atomic_store_n(gone, mr->rkey, __ATOMIC_RELEASE);
+}
+
+bool fe_mem_mr_gone(const struct fe_mr *mr)
+{
+	struct fe_mem_key_ent k;
+	const struct fe_memdev *md = mr->pub.md;
+
+	if (fp__quirk(FP_Q_IMPORT_STALE_HANDLE))
+		return false;			/* the quirk: a destroyed region keeps working */
+	if (mr->killed)
+		return true;
+	if (mr->ftabs)				/* deregistered by its owner, or destroyed by an importer */
+		return !fe_foreign_rec(mr, &k) || !fe_foreign_same(mr, &k) ||
+		       __atomic_load_n(&mr->ftabs->keys[fe_key_slot(mr->rkey)].gone,
+				       __ATOMIC_ACQUIRE) == mr->rkey;
+	/* the owner's: destroyed by an importer in another process */
+	return md && !md->dead && md->tabs &&
+	       __atomic_load_n(&md->tabs->keys[mr->pub.slot].gone, __ATOMIC_ACQUIRE) == mr->rkey;
 }

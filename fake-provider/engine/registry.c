@@ -377,6 +377,7 @@ void fe_mr_del(struct fe_dev *dev, struct fe_mr *mr)
 	}
 	fe_mem_mr_del(mr);
 	fp_list_del(&mr->link);
+	fe_mem_foreign_unwatch(mr);
 	fp_list_del(&mr->lhash);
 	fp_list_del(&mr->rhash);
 }
@@ -533,7 +534,8 @@ char *fe_mr_local(struct fe_dev *dev, const void *pd, const struct ibv_sge *sge,
 {
 	struct fe_mr *mr = fe_mr_by_lkey(dev, sge->lkey);
 
-	if (!mr || mr->pd != pd || (write && !(mr->access & IBV_ACCESS_LOCAL_WRITE)) ||
+	if (!mr || mr->pd != pd || fe_mem_mr_gone(mr) ||
+	    (write && !(mr->access & IBV_ACCESS_LOCAL_WRITE)) ||
 	    !fe_range_in(sge->addr, sge->length, mr->iova, mr->length))
 		return NULL;
 	return mr->addr + (sge->addr - mr->iova);
@@ -558,6 +560,8 @@ char *fe_mr_remote(struct fe_dev *dev, const void *pd, const struct fe_qp *qp, i
 		fe_mw_key_rec(w, &rec);
 		mr = w->mr;
 	}
+	if (mr && fe_mem_mr_gone(mr))
+		return NULL;		/* destroyed through another context of the file */
 	if (!fe_key_check(&rec, (uint64_t)(uintptr_t)pd, qp ? qp->qpn : FE_MEM_NO_QPN, qp_access,
 			  addr, len, need, &off))
 		return NULL;

@@ -201,6 +201,76 @@ static void destroy_in_one_is_seen_by_the_other(void **state)
 	(void)mr;		/* deregistered through the importer */
 }
 
+/* A WRITE between two new QPs of pd: from lkey's [from, from + len) to
+ * `to` of rkey; its completion status, -1 when it could not be posted. */
+static int write_status(struct ibv_context *ctx, struct ibv_pd *pd, void *from, uint32_t lkey,
+			uint32_t len, void *to, uint32_t rkey)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *a = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
+	struct ibv_qp *b = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
+	struct ibv_sge sge = { (uintptr_t)from, len, lkey };
+	struct ibv_send_wr w, *bad;
+	struct ibv_wc wc;
+	int rc = -1;
+
+	memset(&w, 0, sizeof(w));
+	w.sg_list = &sge;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = (uintptr_t)to;
+	w.wr.rdma.rkey = rkey;
+	if (a && b && !tf_pair_connect(a, b, 1, 1) && !ibv_post_send(a, &w, &bad) &&
+	    tf_poll(cq, &wc) == 1)
+		rc = wc.status;
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (cq)
+		ibv_destroy_cq(cq);
+	return rc;
+}
+
+/* Two contexts of the file in this process: a region destroyed through the
+ * importing one refuses its keys in the owner's QPs (the kernel object is
+ * one: rxe_mr.c lookup_mr, rxe_resp.c check_rkey); t5842 across processes. */
+static void region_destroyed_by_the_importer_refuses_its_keys(void **state)
+{
+	struct ibv_context *ctx = fpt_open(), *ictx;
+	char *buf = calloc(1, 4096), *mine = calloc(1, 4096);
+	struct ibv_pd *pd, *ipd;
+	struct ibv_mr *mr, *own, *imr;
+
+	(void)state;
+	assert_true(buf && mine);
+	pd = ibv_alloc_pd(ctx);
+	mr = pd ? ibv_reg_mr(pd, buf, 4096, ACC) : NULL;
+	own = pd ? ibv_reg_mr(pd, mine, 4096, ACC) : NULL;
+	assert_true(mr && own);
+	ictx = import_copy(ctx);
+	ipd = ibv_import_pd(ictx, pd->handle);
+	assert_non_null(ipd);
+	imr = ibv_import_mr(ipd, mr->handle);
+	assert_non_null(imr);
+	assert_int_equal(write_status(ctx, pd, buf, mr->lkey, 16, mine, own->rkey),
+			 IBV_WC_SUCCESS);
+	assert_int_equal(write_status(ctx, pd, mine, own->lkey, 16, buf, mr->rkey),
+			 IBV_WC_SUCCESS);
+	assert_int_equal(ibv_dereg_mr(imr), 0);
+	assert_int_equal(write_status(ctx, pd, buf, mr->lkey, 16, mine, own->rkey),
+			 IBV_WC_LOC_PROT_ERR);
+	assert_int_equal(write_status(ctx, pd, mine, own->lkey, 16, buf, mr->rkey),
+			 IBV_WC_REM_ACCESS_ERR);
+	ibv_unimport_pd(ipd);
+	assert_int_equal(ibv_close_device(ictx), 0);
+	assert_int_equal(ibv_dereg_mr(own), 0);
+	fpt_close(ctx);		/* mr: destroyed through the importer */
+	free(buf);
+	free(mine);
+}
+
 /* What is not the file, or not its object. */
 static void what_is_not_the_file_is_refused(void **state)
 {
@@ -278,6 +348,7 @@ int main(int argc, char **argv)
 		TR_TEST(imported_objects_are_the_owners),
 		TR_TEST(imported_mr_works_in_the_importers_qps),
 		TR_TEST(destroy_in_one_is_seen_by_the_other),
+		TR_TEST(region_destroyed_by_the_importer_refuses_its_keys),
 		TR_TEST(what_is_not_the_file_is_refused),
 		TR_TEST(unimport_frees_only_the_importers_object),
 	};

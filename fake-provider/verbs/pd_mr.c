@@ -219,6 +219,29 @@ static void fp_mr_close(struct fp_mr *mr)
 	fp_mr_free(mr);
 }
 
+/*
+ * The kernel destroyed an imported region through this context: the object
+ * is the file's, so its keys die for the owner and every importer too
+ * (fe_mem.h, fe_mem_mr_kill), as ibv_dereg_mr of an imported MR does on
+ * the real stack (rdma-core v44.0 libibverbs/verbs.c ibv_dereg_mr and
+ * providers/mlx5/verbs.c mlx5_dereg_mr send the destroy for any MR; only
+ * mlx5_unimport_mr frees just the user-space object). Foreign region: the
+ * owner's record; else the region is this process's own, in another
+ * context of the file (the same keys and PD), if it is here at all.
+ */
+static void fp_mr_kill_imported(struct fp_context *ctx, struct fp_mr *mr)
+{
+	struct fe_mr *o;
+
+	if (mr->fmap) {
+		fe_mem_mr_kill(&mr->e);
+		return;
+	}
+	o = fe_mr_by_lkey(ctx->hca, mr->e.lkey);
+	if (o && o != &mr->e && o->rkey == mr->e.rkey && o->pd == mr->e.pd)
+		fe_mem_mr_kill(o);
+}
+
 int fp_dereg_mr(struct ibv_mr *ibmr)
 {
 	struct fp_mr *mr = to_fp_mr(ibmr);
@@ -229,8 +252,11 @@ int fp_dereg_mr(struct ibv_mr *ibmr)
 	err = fp__op_begin(FP_OP_DEREG_MR);
 	if (!err)
 		err = fk_obj_destroy(ctx->fk, FK_O_MR, ibmr->handle);
-	if (!err)
+	if (!err) {
+		if (mr->imported)
+			fp_mr_kill_imported(ctx, mr);
 		fp_mr_free(mr);
+	}
 	fp__op_end(ctx, FP_OP_DEREG_MR, FP_SUBJ_NONE, NULL, err, "lkey=%#x", lkey);
 	return err;
 }
@@ -443,6 +469,13 @@ struct ibv_mr *fp_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
 			if (err) {
 				err = 0;
 				fe_mem_foreign_unmap(mr->fmap, im.length);	/* keys taken here */
+				mr->fmap = NULL;
+				mr->e.addr = NULL;
+			} else if (fe_mem_foreign_watch(&mr->e, im.fd, im.moff)) {
+				/* without the owner's record a destroy would go
+				 * unseen here: its keys work nowhere here */
+				fe_mr_del(ctx->hca, &mr->e);
+				fe_mem_foreign_unmap(mr->fmap, im.length);
 				mr->fmap = NULL;
 				mr->e.addr = NULL;
 			}
