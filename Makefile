@@ -544,6 +544,18 @@ $(REAP): $(B)/obj/tools/ibvct/ibvct-reap.o
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $<
 tests: $(REAP)
+# ibvct-vm-watch: tools/vm/ibvct-vm runs every guest under it (its time limit
+# on the same stretched clock; a KVM error, a panic or a silent console end
+# the guest at once). Built with the library: every goal that boots a guest
+# has it.
+VM_WATCH := $(B)/bin/ibvct-vm-watch
+$(B)/obj/tools/vm/%.o: FP_INC :=
+$(B)/obj/tools/vm/ibvct-vm-watch.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+$(VM_WATCH): $(B)/obj/tools/vm/ibvct-vm-watch.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $<
+all: $(VM_WATCH)
 # Named once per make run, so that `make conformance coverage` (either
 # order) fills one folder: coverage/ is copied in and linked from index.html.
 REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)
@@ -679,7 +691,7 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 		$(addprefix $(DESTDIR)$(INST_SHARE)/,ref-impl $(sort $(dir $(INST_SCRIPTS) $(INST_FIXTURES)))) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
 		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(DESTDIR)$(INST_LIB)/bin/
+	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(VM_WATCH) $(DESTDIR)$(INST_LIB)/bin/
 	install -m 0644 $(REF_LIB) $(DESTDIR)$(INST_LIB)/lib/libibverbs.so.1
 	ln -sfn libibverbs.so.1 $(DESTDIR)$(INST_LIB)/lib/libibverbs.so
 	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
@@ -769,6 +781,8 @@ $(IXRC_RNR): $(IXRC_SRC)/tests/ixrc-rnr.c | $(DEPS_FIRST)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
 tests: $(IXRC_RNR)
+# the xrc-vm conformance run has t6104 run it in its guest
+conformance certify: $(if $(filter xrc-vm,$(TARGET)),$(IXRC_RNR))
 
 # Kbuild is run as a plain command, not as a recursive make: `make -n`
 # (quality/lint-deps, t7004) prints it instead of running the kernel's whole

@@ -75,7 +75,7 @@ export TMPDIR
 mult=${IBVCT_TIMEOUT_MULT:-1}
 test_parallel 2 sh -c 'sh "$1" run --out "$2" --result "$3/r1" -- sh "$3/work.sh" "$2" \
 	>"$3/o1" 2>"$3/e1"; echo $? >"$3/rc1"' - "$vm" "$out" "$tl_tmp"
-test_parallel 2 sh -c 'sh "$1" run --timeout 1 --boot $((60 * $3)) --result "$2/r2" -- sleep 100000 \
+test_parallel 2 sh -c 'sh "$1" run --timeout 1 --boot $((12 * $3)) --result "$2/r2" -- sleep 100000 \
 	>"$2/o2" 2>"$2/e2"; echo $? >"$2/rc2"' - "$vm" "$tl_tmp" "$mult"
 test_parallel_wait
 
