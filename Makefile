@@ -424,13 +424,23 @@ $(B)/t/%.t: suites/%.sh
 suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
 tests: suites
 TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
-PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
-	--exec "sh $(TOP)/ci/test-exec"
+# Under a pool of guests (tools/vm/vm-pool.sh): the tests that run a command
+# in an rxe-vm or xrc-vm guest share one boot of each kind (two, when two
+# tests want one at once), stopped when prove ends.
+PROVE_RUN = $(TEST_ENV) sh $(TOP)/tools/vm/ibvct-vm pool -- $(PROVE) -j$(JOBS) \
+	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/ci/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
 # t6104 and t6105 boot a guest with the soft XRC device: make kmod first.
+# The longest tests first, so that prove's JOBS slots end together rather
+# than with one long test alone at the end (guests, the .deb, the lints that
+# rebuild the tree).
+CHECK_FIRST := $(addprefix $(B)/t/,$(addsuffix .t,t6100-vm-run t6107-vm-pool t6105-vm-xrc-conformance \
+	t6106-vm-stuck-guests t6050-deb-package t6111-xrc-agreement t7008-mutate-sample t7007-deps-lint \
+	t7100-quirk-matrix t6110-rxe-agreement t6101-vm-pair-pingpong))
+CHECK_BINS := $(filter $(CHECK_FIRST),$(TEST_BINS)) $(filter-out $(CHECK_FIRST),$(TEST_BINS))
 check: tests kmod $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
-	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
+	$(PROVE_RUN) --failures --comments --state=save $(CHECK_BINS)
 
 valgrind: | $(DEPS_FIRST)
 	$(Q)$(MAKE) --no-print-directory check VALGRIND=1
@@ -464,11 +474,11 @@ fault-sweep-run: tests
 # condition is mutated in scratch copies of the tree and must make a test
 # naming ID fail. Not part of check (t7008 runs a sample). MUTATE_ONLY=ID,...
 # MUTATE_JOBS=n (default 2) MUTATE_MIN=percent (default 100).
-mutate: | $(DEPS_FIRST)
+mutate: $(REAP) | $(DEPS_FIRST)
 	perl quality/mutate --jobs $(or $(MUTATE_JOBS),2) --min $(or $(MUTATE_MIN),100) $(if $(MUTATE_ONLY),--only '$(MUTATE_ONLY)')
 
 # Reruns what failed in the last `make check` of this build flavour.
-failed: tests | $(DEPS_FIRST)
+failed: tests kmod | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=failed,save
 
 # Coverage of ref-impl, the fake provider and its kernel daemon by every
@@ -781,8 +791,10 @@ $(IXRC_RNR): $(IXRC_SRC)/tests/ixrc-rnr.c | $(DEPS_FIRST)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) $(SYS_VERBS_CFLAGS) -o $@ $< $(SYS_VERBS_LIBS)
 tests: $(IXRC_RNR)
-# the xrc-vm conformance run has t6104 run it in its guest
-conformance certify: $(if $(filter xrc-vm,$(TARGET)),$(IXRC_RNR))
+# the xrc-vm conformance run has t6104 run it in its guest (built for every
+# target: a few seconds, and the goal is the same whatever it runs)
+conformance certify: $(IXRC_RNR)
+certify: $(if $(filter xrc-vm,$(TARGET)),kmod)
 
 # Kbuild is run as a plain command, not as a recursive make: `make -n`
 # (quality/lint-deps, t7004) prints it instead of running the kernel's whole

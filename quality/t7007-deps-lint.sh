@@ -7,7 +7,8 @@
 # program of a group its goal does not install, an unlisted program run
 # through a function, an unknown Perl module, an unlisted command in the
 # body of a test_expect_success (quoted in pieces), an unlisted command in a
-# recipe, and a table row whose package lacks the command.
+# recipe, a table row whose package lacks the command, and a file of the
+# build tree that a goal's test uses but the goal does not build.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 lint=$src/quality/lint-deps
@@ -80,6 +81,15 @@ make_tree "build test" 'frobnicate2 --report'
 refuses "an unlisted command in a Makefile recipe" \
 	"make check: its recipes run 'frobnicate2', which is not in ci/install-deps' table"
 
+# check 3: a file of the build tree a goal's script uses, the goal builds
+tool=ibvct-t7007-tool
+the_test "\"\$build/bin/$tool\" --x"
+refuses "a build file a goal's test uses and the goal does not build" \
+	"make check: ref-impl/tests/t9001-a.sh uses build/bin/$tool, which the goal does not build"
+make_tree build "cc -o build/bin/$tool tool.c"
+test_expect_success "the same tree passes once the goal builds that file" 'perl "$lint" "$t"'
+
+the_test 'true'
 make_tree build true
 sed -i 's/^xmllint .*/xmllint coreutils test/' "$t/ci/install-deps"
 refuses "a table row whose package does not install the command" \

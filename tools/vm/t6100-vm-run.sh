@@ -11,6 +11,8 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
+# its guests are its own, never a pool's (make check runs under one)
+unset IBVCT_VM_POOL
 vm=$src/tools/vm/ibvct-vm
 skip_all_unless_utils ibv_devinfo
 

@@ -11,6 +11,8 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
+# its guests are its own, never a pool's (make check runs under one)
+unset IBVCT_VM_POOL
 vm=$src/tools/vm/ibvct-vm
 command -v qemu-system-x86_64 >/dev/null 2>&1 || test_bail "no qemu-system-x86_64 (ci/install-deps vm)"
 
