@@ -684,6 +684,34 @@ static void fetch_add_from_two_initiators_is_atomic(struct th_ctx *t)
 /* ---- RDMA-05: RC order ---------------------------------------------------- */
 #define NSEND	4
 
+/* NSEND SENDs of RECV_LEN bytes (SEND i: the pattern of seed 0x40 + i),
+ * then the RDMA WRITE of 1 at the target's FLAG_OFF, as one list (wr[0]). */
+static void sends_then_flag(struct end *e, const struct remote *r, struct ibv_send_wr *wr,
+			    struct ibv_sge *sge)
+{
+	uint64_t one = 1;
+	int i;
+
+	memset(wr, 0, (NSEND + 1) * sizeof(*wr));
+	for (i = 0; i <= NSEND; i++) {
+		sge[i].addr = (uintptr_t)e->buf + (uint64_t)i * RECV_LEN;
+		sge[i].length = i < NSEND ? RECV_LEN : 8;
+		sge[i].lkey = e->mr->lkey;
+		if (i < NSEND)
+			fill(e->buf + (size_t)i * RECV_LEN, RECV_LEN, 0x40 + (unsigned)i);
+		else
+			memcpy(e->buf + (size_t)i * RECV_LEN, &one, 8);
+		wr[i].wr_id = (uint64_t)i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = i < NSEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i < NSEND ? &wr[i + 1] : NULL;
+	}
+	wr[NSEND].wr.rdma.remote_addr = r->addr + FLAG_OFF;
+	wr[NSEND].wr.rdma.rkey = r->rkey;
+}
+
 static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 1, .seed = 0x77,
@@ -691,7 +719,6 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	struct ibv_send_wr wr[NSEND + 1], *bad;
 	struct ibv_sge sge[NSEND + 1];
 	struct ibv_wc wc;
-	uint64_t one = 1;
 	struct th_peer p;
 	struct remote r;
 	struct end e;
@@ -701,24 +728,7 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	end_open(&e, ACC_ALL, 1);
 	target_connect(&p, &a, &r, e.qp[0], t->port, NULL);
 	/* NSEND SENDs, then the WRITE of the flag the target waits on, one post */
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i <= NSEND; i++) {
-		sge[i].addr = (uintptr_t)e.buf + (uint64_t)i * RECV_LEN;
-		sge[i].length = i < NSEND ? RECV_LEN : 8;
-		sge[i].lkey = e.mr->lkey;
-		if (i < NSEND)
-			fill(e.buf + (size_t)i * RECV_LEN, RECV_LEN, 0x40 + (unsigned)i);
-		else
-			memcpy(e.buf + (size_t)i * RECV_LEN, &one, 8);
-		wr[i].wr_id = (uint64_t)i;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = i < NSEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].next = i < NSEND ? &wr[i + 1] : NULL;
-	}
-	wr[NSEND].wr.rdma.remote_addr = r.addr + FLAG_OFF;
-	wr[NSEND].wr.rdma.rkey = r.rkey;
+	sends_then_flag(&e, &r, wr, sge);
 	assert_int_equal(ibv_post_send(e.qp[0], wr, &bad), 0);
 	for (i = 0; i <= NSEND; i++) {
 		if (!tf_poll_for(e.cq, &wc, LIMIT_MS))
@@ -731,6 +741,102 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	th_send(&p, CHK_RECVS);
 	chk_u64(&p, FLAG_OFF, 1);
 	target_end(&p);
+	end_close(&e);
+}
+
+/* RDMA READ of len bytes at the target's [raddr, rkey] into e's buffer at
+ * loff, through qp and its own cq: the completion's status (NO_COMPLETION
+ * when none came). */
+static int read_on(struct end *e, struct ibv_qp *qp, struct ibv_cq *cq, size_t loff, uint32_t len,
+		   uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + loff, len, e->mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x3105;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		return -2;
+	if (!tf_poll_for(cq, &wc, LIMIT_MS))
+		return NO_COMPLETION;
+	return wc.wr_id == 0x3105 ? (int)wc.status : -3;
+}
+
+/*
+ * The same order at a target that is stopped while the SENDs and the WRITE
+ * are posted, looked at through a second connection that READs the flag
+ * and, when the WRITE is there, the SENDs' data: where the requester
+ * itself places a WRITE in the target's memory (the reference target;
+ * engine/README.md, "The PLACE path"), nothing but its wait for the
+ * earlier WQEs' answers keeps it from landing before SENDs that still sit
+ * at the stopped target. A device whose responder runs without the
+ * target's CPU (rxe: linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
+ * check_psn) has executed them in order by then; on either, a WRITE that
+ * landed says the SENDs' data did.
+ */
+static void write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target(struct th_ctx *t)
+{
+	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x78,
+			     .nrecv = NSEND };
+	struct ibv_send_wr wr[NSEND + 1], *bad;
+	struct ibv_sge sge[NSEND + 1];
+	struct ibv_qp *look;
+	struct ibv_cq *lcq;
+	struct ibv_wc wc;
+	uint64_t flag;
+	struct th_peer p;
+	struct remote r;
+	struct end e;
+	size_t d;
+	int i, st;
+
+	target_start(&p, &a, &r);
+	end_open(&e, ACC_ALL, 1);
+	lcq = ibv_create_cq(e.ctx, 4, NULL, NULL, 0);
+	assert_non_null(lcq);
+	look = th_rc_qp(e.pd, lcq, IBV_QPT_RC);
+	assert_non_null(look);
+	target_connect(&p, &a, &r, e.qp[0], t->port, &look->qp_num);
+	assert_int_equal(tf_qp_connect(look, t->port, r.qpn[1]), 0);
+	sends_then_flag(&e, &r, wr, sge);
+	target_stop(&p);
+	assert_int_equal(ibv_post_send(e.qp[0], wr, &bad), 0);
+	/* while the target is stopped: the flag; if the WRITE is there, the
+	 * SENDs' data must be too */
+	st = read_on(&e, look, lcq, 2048, 8, r.addr + FLAG_OFF, r.rkey);
+	assert_status(st, IBV_WC_SUCCESS);
+	memcpy(&flag, e.buf + 2048, 8);
+	if (st == IBV_WC_SUCCESS && flag == 1) {
+		memset(e.buf + 4096, 0, NSEND * RECV_LEN);
+		st = read_on(&e, look, lcq, 4096, NSEND * RECV_LEN, r.addr + RECV_OFF, r.rkey);
+		assert_status(st, IBV_WC_SUCCESS);
+		for (i = 0; st == IBV_WC_SUCCESS && i < NSEND; i++) {
+			d = pattern_diff(e.buf + 4096 + (size_t)i * RECV_LEN, RECV_LEN,
+					 0x40 + (unsigned)i);
+			if (d != RECV_LEN)
+				th_fail("the WRITE after SEND %d was placed before its data "
+					"(byte %zu differs)", i, d);
+		}
+	}
+	target_cont(&p);
+	for (i = 0; i <= NSEND; i++) {
+		if (!tf_poll_for(e.cq, &wc, LIMIT_MS))
+			th_fail("WR %d never completed", i);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, (uint64_t)i);	/* in post order */
+	}
+	th_send(&p, CHK_RECVS);
+	chk_u64(&p, FLAG_OFF, 1);
+	target_end(&p);
+	assert_int_equal(ibv_destroy_qp(look), 0);
+	assert_int_equal(ibv_destroy_cq(lcq), 0);
 	end_close(&e);
 }
 
@@ -928,6 +1034,8 @@ static const struct th_test tests[] = {
 	TH_TEST(atomics_run_at_a_target_blocked_in_read, "RDMA-03", TH_NO_CTX),
 	TH_TEST(fetch_add_from_two_initiators_is_atomic, "RDMA-04", TH_NO_CTX),
 	TH_TEST(write_after_send_is_not_placed_before_the_send_data, "RDMA-05", TH_NO_CTX),
+	TH_TEST(write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target, "RDMA-05",
+		TH_NO_CTX),
 	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "RDMA-06", TH_NO_CTX),
 	TH_TEST(write_without_remote_write_access_is_rem_access_err, "RDMA-06", TH_NO_CTX),
 	TH_TEST(read_past_the_region_is_rem_access_err, "RDMA-06", TH_NO_CTX),

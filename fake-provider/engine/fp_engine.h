@@ -167,9 +167,11 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
-	/* the inbox this QP's requester last put a request in, and its end
-	 * then: a one-sided operation is placed by the requester only once
-	 * that inbox's owner executed it (requester.c, PLACE) */
+	/* the inbox of the last request this QP's requester counted done
+	 * without an answer from its execution (unreliable, pushed; given up
+	 * as lost or sent back to WAIT while it may still sit there), and that
+	 * inbox's end then: a one-sided operation is placed by the requester
+	 * only once that inbox's owner executed it (requester.c, PLACE) */
 	const struct fe_peer *sq_xmit_peer;
 	uint64_t sq_xmit_mark;
 	/* published to peers as a one-sided target (mem.c) */
@@ -497,6 +499,7 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	bool cached;		/* through a route the transport remembered */
 	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
 				 * bytes of it in the peer's inbox (to peer, as id) */
+	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
 };
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */
