@@ -1094,7 +1094,8 @@ static void send_queue_takes_exactly_max_send_wr(struct th_ctx *t)
 		memset(p.buf + QBOX, 0, 8 * QMAX);
 		ret = write_batch(&p, x, max + 1, 0x7100);
 		if (!ret)
-			th_fail("%u WRs on a send queue of %u: wr_complete answered 0", max + 1, max);
+			th_fail("%u WRs on a send queue of %u: wr_complete answered 0",
+				max + 1, max);
 		th_errno_strict(ret, ENOMEM, "wr_complete of max_send_wr + 1 WRs");
 		if (!cq_quiet(p.cq) || words_landed(&p, max + 1, 0x7100))
 			th_fail("a batch one WR larger than the send queue posted WRs");

@@ -781,7 +781,8 @@ static int read_on(struct end *e, struct ibv_qp *qp, struct ibv_cq *cq, size_t l
  * check_psn) has executed them in order by then; on either, a WRITE that
  * landed says the SENDs' data did.
  */
-static void write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target(struct th_ctx *t)
+static void
+write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target(struct th_ctx *t)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x78,
 			     .nrecv = NSEND };

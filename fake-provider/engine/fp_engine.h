@@ -167,11 +167,12 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
-	/* the inbox of the last request this QP's requester counted done
-	 * without an answer from its execution (unreliable, pushed; given up
-	 * as lost or sent back to WAIT while it may still sit there), and that
-	 * inbox's end then: a one-sided operation is placed by the requester
-	 * only once that inbox's owner executed it (requester.c, PLACE) */
+	/* the inbox of the last request of this QP that may still sit there
+	 * unexecuted while its requester waits no more for its answer (given
+	 * up as lost, sent back to WAIT, or unreliable and done when pushed:
+	 * fe_sq_unanswered), and that inbox's end once it was in: a one-sided
+	 * operation is placed by the requester only once that inbox's owner
+	 * executed it (requester.c, PLACE) */
 	const struct fe_peer *sq_xmit_peer;
 	uint64_t sq_xmit_mark;
 	/* published to peers as a one-sided target (mem.c) */

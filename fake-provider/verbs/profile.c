@@ -805,9 +805,9 @@ int fp_prof_wrx_full_errno(void)
  */
 bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s)
 {
-	return fp_prof() == FP_PROF_RXE &&
-	       (s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
-	       s->remote_addr % 8;
+	return fp_prof() == FP_PROF_RXE && s->remote_addr % 8 &&
+	       (s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD);
 }
 
 /*
