@@ -1019,6 +1019,90 @@ static void wr_complete_fails_the_whole_batch(struct th_ctx *t)
 	pair_down(&p);
 }
 
+/* A batch of n RDMA WRITEs of 8 bytes a -> b, the last one signaled:
+ * WR i writes the word tag + i at QBOX + 8 i of b's buffer (the same
+ * region). wr_complete's answer. */
+#define QBOX	2048
+#define QMAX	256			/* words between QBOX and the buffer's end */
+
+static int write_batch(struct pair *p, struct ibv_qp_ex *x, uint32_t n, uint64_t tag)
+{
+	uint64_t *src = (uint64_t *)(void *)p->buf;
+	uint32_t i;
+
+	ibv_wr_start(x);
+	for (i = 0; i < n; i++) {
+		src[i] = tag + i;
+		x->wr_id = tag + i;
+		x->wr_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+		ibv_wr_rdma_write(x, p->mr->rkey, (uintptr_t)(p->buf + QBOX + 8 * i));
+		ibv_wr_set_sge(x, p->mr->lkey, (uintptr_t)&src[i], 8);
+	}
+	return ibv_wr_complete(x);
+}
+
+/* How many of the n words at QBOX hold tag + i. */
+static uint32_t words_landed(const struct pair *p, uint32_t n, uint64_t tag)
+{
+	uint32_t i, k = 0;
+	uint64_t w;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&w, p->buf + QBOX + 8 * i, 8);
+		k += w == tag + i;
+	}
+	return k;
+}
+
+/* WRX-04: the send queue holds max_send_wr WRs, the QP's own count
+ * (ibv_query_qp): a batch that fills it exactly is taken and lands, one
+ * WR more is the builders' error and posts nothing; the full batch goes
+ * again after it. */
+static void send_queue_takes_exactly_max_send_wr(struct th_ctx *t)
+{
+	struct pair p;
+	struct ibv_qp_ex *x;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_wc wc;
+	uint32_t max, got;
+	int ret, round;
+
+	pair_up_api(t, &p, IBV_QPT_RC, IBV_QP_EX_WITH_RDMA_WRITE);
+	x = ibv_qp_to_qp_ex(p.a);
+	assert_non_null(x);
+	assert_int_equal(ibv_query_qp(p.a, &qa, IBV_QP_CAP, &qi), 0);
+	max = qa.cap.max_send_wr;
+	if (!max || max >= QMAX)
+		th_fail("max_send_wr %u: 16 were asked", max);
+	for (round = 0; round < 2; round++) {
+		memset(p.buf + QBOX, 0, 8 * QMAX);
+		ret = write_batch(&p, x, max, 0x5100 + 0x1000 * (uint64_t)round);
+		if (ret)
+			th_fail("a batch of max_send_wr = %u WRs on an empty send queue: "
+				"wr_complete %d (%s)", max, ret, strerror(ret));
+		assert_int_equal(th_poll(p.cq, &wc), 1);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, 0x5100 + 0x1000 * (uint64_t)round + max - 1);
+		got = words_landed(&p, max, 0x5100 + 0x1000 * (uint64_t)round);
+		if (got != max)
+			th_fail("%u of the batch's %u WRITEs landed", got, max);
+		assert_true(cq_quiet(p.cq));
+		if (round)
+			break;
+		/* one WR more than the queue holds */
+		memset(p.buf + QBOX, 0, 8 * QMAX);
+		ret = write_batch(&p, x, max + 1, 0x7100);
+		if (!ret)
+			th_fail("%u WRs on a send queue of %u: wr_complete answered 0",
+				max + 1, max);
+		th_errno_strict(ret, ENOMEM, "wr_complete of max_send_wr + 1 WRs");
+		if (!cq_quiet(p.cq) || words_landed(&p, max + 1, 0x7100))
+			th_fail("a batch one WR larger than the send queue posted WRs");
+	}
+	pair_down(&p);
+}
+
 /* WRX-03: wr_abort drops what was built; the next batch posts its own. */
 static void wr_abort_drops_the_batch(struct th_ctx *t)
 {
@@ -1076,6 +1160,7 @@ static const struct th_test tests[] = {
 	TH_TEST(builders_on_rc_uc_ud_end_as_post_send_does, "WRX-06 WRX-07", 0),
 	TH_TEST(qp_to_qp_ex_only_for_qps_made_with_send_ops_flags, "WRX-01", 0),
 	TH_TEST(wr_complete_fails_the_whole_batch, "WRX-03 WRX-04", 0),
+	TH_TEST(send_queue_takes_exactly_max_send_wr, "WRX-04", 0),
 	TH_TEST(wr_abort_drops_the_batch, "WRX-03", 0),
 };
 

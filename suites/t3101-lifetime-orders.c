@@ -57,13 +57,15 @@ struct party_arg {
 };
 
 /* The process that leaves the kernel's cleanup to a close of its context
- * stays alive after it (the close alone must do it), except on mlx5, where
- * ibv_close_device keeps the kernel's context while a QP holds its
- * doorbell mapping (fixtures/profiles/README.md; t3100 leave_tgt_qp): there
- * it exits after the close. */
-static bool close_then_exit(void)
+ * stays alive after it (the close alone must do it), except the creator on
+ * mlx5, where ibv_close_device keeps the kernel's context while a QP it
+ * created holds its doorbell mapping (fixtures/profiles/README.md; t3100
+ * leave_tgt_qp): that one exits after the close. An opener maps no
+ * doorbell (rdma-core v44.0 providers/mlx5/verbs.c:3372 mlx5_open_qp: the
+ * command alone), so its close releases the context on mlx5 too. */
+static bool close_then_exit(int role)
 {
-	return !strcmp(th_driver(), "mlx5");
+	return role == PARTY_CREATOR && !strcmp(th_driver(), "mlx5");
 }
 
 /*
@@ -111,7 +113,7 @@ static void party(struct th_peer *self, void *arg)
 	case END_CLOSE:
 		assert_int_equal(ibv_close_device(c), 0);	/* QP and XRCD left in it */
 		th_send(self, MSG_DONE);
-		if (close_then_exit())
+		if (close_then_exit(a->role))
 			return;
 		assert_int_equal(th_recv(self), MSG_EXIT);
 		return;
@@ -219,7 +221,7 @@ static void end_party(struct party_run *r, enum end how)
 		else if (how == END_CLOSE)
 			assert_int_equal(th_recv(&r->p), MSG_DONE);
 	}
-	if (how == END_CLOSE && !close_then_exit())
+	if (how == END_CLOSE && !close_then_exit(r->a.role))
 		return;		/* alive, its context closed */
 	st = th_peer_wait(&r->p);
 	if (st != want)
@@ -344,7 +346,7 @@ static void every_order(enum end creator)
 	struct th_peer keep;
 	struct tally t;
 	size_t o, i;
-	int n = 0;
+	int n = 0, no_destroy;
 
 	memset(&t, 0, sizeof(t));
 	/* the providers loaded and the devices listed once, here: every
@@ -352,13 +354,18 @@ static void every_order(enum end creator)
 	ibv_free_device_list(ibv_get_device_list(NULL));
 	th_peer_start(&keep, keeper, NULL);
 	assert_int_equal(th_recv(&keep), MSG_DONE);
-	if (close_then_exit())
-		th_note("mlx5: a process that closes its device exits after the close "
-			"(the kernel's context is kept while a QP holds its doorbell mapping)");
+	if (close_then_exit(PARTY_CREATOR))
+		th_note("mlx5: a creator that closes its device exits after the close "
+			"(the kernel's context is kept while its QP holds the doorbell mapping)");
+	/* an opener's destroy kills it on some drivers: those orders alone are
+	 * not run there (the test then ends as that known deviation) */
+	no_destroy = th_crash_guard("destroy_of_an_opened_qp");
 	for (o = 0; o < sizeof(openers) / sizeof(openers[0]); o++)
 		for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
 			/* without an opener the orders of C and X alone */
 			if (openers[o] == END_NONE && strchr(orders[i], 'O') != orders[i] + 2)
+				continue;
+			if (openers[o] == END_DESTROY && no_destroy)
 				continue;
 			run_order(n++, creator, openers[o], orders[i], &t);
 		}

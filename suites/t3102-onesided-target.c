@@ -9,7 +9,8 @@
  * two initiators; a WRITE posted after a SEND is not placed before the
  * SEND's data; a bad key, a missing access and a range outside the region
  * end in the requester's IBV_WC_REM_ACCESS_ERR and leave the target's
- * memory alone.
+ * memory alone, and an atomic at an address that is not 8-byte aligned is
+ * refused (at post, or by the responder's invalid-request NAK).
  *
  * Each test is three or fewer real processes: the target (a peer that
  * opens the device itself, registers its buffer and connects one RC QP per
@@ -501,6 +502,26 @@ static void read_returns_the_target_bytes_while_it_is_blocked_in_read(struct th_
 /* ---- RDMA-03: atomics ----------------------------------------------------- */
 #define WORD_OFF	2048
 
+/*
+ * A device that offers no atomics says so in atomic_cap, IBV_ATOMIC_NONE
+ * (linux v6.1 drivers/infiniband/sw/siw/siw_verbs.c:134 siw_query_device;
+ * hw/mlx5/main.c:655-675 get_atomic_caps, for a device whose firmware
+ * cannot answer them in host order): a test that needs them is not
+ * applicable there. Asked in the test's own process before any peer
+ * starts, on a context of its own.
+ */
+static void need_atomics(const char *ids)
+{
+	struct ibv_context *ctx = th_open();
+	struct ibv_device_attr da;
+
+	assert_int_equal(ibv_query_device(ctx, &da), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	if (da.atomic_cap == IBV_ATOMIC_NONE)
+		th_skip("the device reports atomic_cap IBV_ATOMIC_NONE: it offers no atomics, "
+			"which %s needs", ids);
+}
+
 static void atomics_run(struct th_ctx *t, enum how how)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 1, .seed = 0x55 };
@@ -510,6 +531,7 @@ static void atomics_run(struct th_ctx *t, enum how how)
 	struct end e;
 	int st[4], i;
 
+	need_atomics("RDMA-03");
 	target_start(&p, &a, &r);
 	end_open(&e, ACC_ALL, 1);
 	target_connect(&p, &a, &r, e.qp[0], t->port, NULL);
@@ -592,7 +614,7 @@ static void fetch_add_from_two_initiators_is_atomic(struct th_ctx *t)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x66 };
 	struct ini_arg ia = { .port = t->port };
-	unsigned char *seen = calloc(2 * NADD, 1);
+	unsigned char *seen;
 	uint64_t raddr, v, base = 0, fin = 0;
 	uint64_t bad = 0;
 	int nbad = 0, bad_at = 0;
@@ -602,6 +624,8 @@ static void fetch_add_from_two_initiators_is_atomic(struct th_ctx *t)
 	struct remote r;
 	struct end e;
 
+	need_atomics("RDMA-04");
+	seen = calloc(2 * NADD, 1);
 	assert_non_null(seen);
 	target_start(&p, &a, &r);
 	th_peer_start(&q, second_initiator, &ia);
@@ -660,6 +684,34 @@ static void fetch_add_from_two_initiators_is_atomic(struct th_ctx *t)
 /* ---- RDMA-05: RC order ---------------------------------------------------- */
 #define NSEND	4
 
+/* NSEND SENDs of RECV_LEN bytes (SEND i: the pattern of seed 0x40 + i),
+ * then the RDMA WRITE of 1 at the target's FLAG_OFF, as one list (wr[0]). */
+static void sends_then_flag(struct end *e, const struct remote *r, struct ibv_send_wr *wr,
+			    struct ibv_sge *sge)
+{
+	uint64_t one = 1;
+	int i;
+
+	memset(wr, 0, (NSEND + 1) * sizeof(*wr));
+	for (i = 0; i <= NSEND; i++) {
+		sge[i].addr = (uintptr_t)e->buf + (uint64_t)i * RECV_LEN;
+		sge[i].length = i < NSEND ? RECV_LEN : 8;
+		sge[i].lkey = e->mr->lkey;
+		if (i < NSEND)
+			fill(e->buf + (size_t)i * RECV_LEN, RECV_LEN, 0x40 + (unsigned)i);
+		else
+			memcpy(e->buf + (size_t)i * RECV_LEN, &one, 8);
+		wr[i].wr_id = (uint64_t)i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = i < NSEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i < NSEND ? &wr[i + 1] : NULL;
+	}
+	wr[NSEND].wr.rdma.remote_addr = r->addr + FLAG_OFF;
+	wr[NSEND].wr.rdma.rkey = r->rkey;
+}
+
 static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 1, .seed = 0x77,
@@ -667,7 +719,6 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	struct ibv_send_wr wr[NSEND + 1], *bad;
 	struct ibv_sge sge[NSEND + 1];
 	struct ibv_wc wc;
-	uint64_t one = 1;
 	struct th_peer p;
 	struct remote r;
 	struct end e;
@@ -677,24 +728,7 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	end_open(&e, ACC_ALL, 1);
 	target_connect(&p, &a, &r, e.qp[0], t->port, NULL);
 	/* NSEND SENDs, then the WRITE of the flag the target waits on, one post */
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i <= NSEND; i++) {
-		sge[i].addr = (uintptr_t)e.buf + (uint64_t)i * RECV_LEN;
-		sge[i].length = i < NSEND ? RECV_LEN : 8;
-		sge[i].lkey = e.mr->lkey;
-		if (i < NSEND)
-			fill(e.buf + (size_t)i * RECV_LEN, RECV_LEN, 0x40 + (unsigned)i);
-		else
-			memcpy(e.buf + (size_t)i * RECV_LEN, &one, 8);
-		wr[i].wr_id = (uint64_t)i;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = i < NSEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].next = i < NSEND ? &wr[i + 1] : NULL;
-	}
-	wr[NSEND].wr.rdma.remote_addr = r.addr + FLAG_OFF;
-	wr[NSEND].wr.rdma.rkey = r.rkey;
+	sends_then_flag(&e, &r, wr, sge);
 	assert_int_equal(ibv_post_send(e.qp[0], wr, &bad), 0);
 	for (i = 0; i <= NSEND; i++) {
 		if (!tf_poll_for(e.cq, &wc, LIMIT_MS))
@@ -707,6 +741,103 @@ static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t
 	th_send(&p, CHK_RECVS);
 	chk_u64(&p, FLAG_OFF, 1);
 	target_end(&p);
+	end_close(&e);
+}
+
+/* RDMA READ of len bytes at the target's [raddr, rkey] into e's buffer at
+ * loff, through qp and its own cq: the completion's status (NO_COMPLETION
+ * when none came). */
+static int read_on(struct end *e, struct ibv_qp *qp, struct ibv_cq *cq, size_t loff, uint32_t len,
+		   uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + loff, len, e->mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x3105;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		return -2;
+	if (!tf_poll_for(cq, &wc, LIMIT_MS))
+		return NO_COMPLETION;
+	return wc.wr_id == 0x3105 ? (int)wc.status : -3;
+}
+
+/*
+ * The same order at a target that is stopped while the SENDs and the WRITE
+ * are posted, looked at through a second connection that READs the flag
+ * and, when the WRITE is there, the SENDs' data: where the requester
+ * itself places a WRITE in the target's memory (the reference target;
+ * engine/README.md, "The PLACE path"), nothing but its wait for the
+ * earlier WQEs' answers keeps it from landing before SENDs that still sit
+ * at the stopped target. A device whose responder runs without the
+ * target's CPU (rxe: linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
+ * check_psn) has executed them in order by then; on either, a WRITE that
+ * landed says the SENDs' data did.
+ */
+static void
+write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target(struct th_ctx *t)
+{
+	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x78,
+			     .nrecv = NSEND };
+	struct ibv_send_wr wr[NSEND + 1], *bad;
+	struct ibv_sge sge[NSEND + 1];
+	struct ibv_qp *look;
+	struct ibv_cq *lcq;
+	struct ibv_wc wc;
+	uint64_t flag;
+	struct th_peer p;
+	struct remote r;
+	struct end e;
+	size_t d;
+	int i, st;
+
+	target_start(&p, &a, &r);
+	end_open(&e, ACC_ALL, 1);
+	lcq = ibv_create_cq(e.ctx, 4, NULL, NULL, 0);
+	assert_non_null(lcq);
+	look = th_rc_qp(e.pd, lcq, IBV_QPT_RC);
+	assert_non_null(look);
+	target_connect(&p, &a, &r, e.qp[0], t->port, &look->qp_num);
+	assert_int_equal(tf_qp_connect(look, t->port, r.qpn[1]), 0);
+	sends_then_flag(&e, &r, wr, sge);
+	target_stop(&p);
+	assert_int_equal(ibv_post_send(e.qp[0], wr, &bad), 0);
+	/* while the target is stopped: the flag; if the WRITE is there, the
+	 * SENDs' data must be too */
+	st = read_on(&e, look, lcq, 2048, 8, r.addr + FLAG_OFF, r.rkey);
+	assert_status(st, IBV_WC_SUCCESS);
+	memcpy(&flag, e.buf + 2048, 8);
+	if (st == IBV_WC_SUCCESS && flag == 1) {
+		memset(e.buf + 4096, 0, NSEND * RECV_LEN);
+		st = read_on(&e, look, lcq, 4096, NSEND * RECV_LEN, r.addr + RECV_OFF, r.rkey);
+		assert_status(st, IBV_WC_SUCCESS);
+		for (i = 0; st == IBV_WC_SUCCESS && i < NSEND; i++) {
+			d = pattern_diff(e.buf + 4096 + (size_t)i * RECV_LEN, RECV_LEN,
+					 0x40 + (unsigned)i);
+			if (d != RECV_LEN)
+				th_fail("the WRITE after SEND %d was placed before its data "
+					"(byte %zu differs)", i, d);
+		}
+	}
+	target_cont(&p);
+	for (i = 0; i <= NSEND; i++) {
+		if (!tf_poll_for(e.cq, &wc, LIMIT_MS))
+			th_fail("WR %d never completed", i);
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, (uint64_t)i);	/* in post order */
+	}
+	th_send(&p, CHK_RECVS);
+	chk_u64(&p, FLAG_OFF, 1);
+	target_end(&p);
+	assert_int_equal(ibv_destroy_qp(look), 0);
+	assert_int_equal(ibv_destroy_cq(lcq), 0);
 	end_close(&e);
 }
 
@@ -752,8 +883,147 @@ static void read_past_the_region_is_rem_access_err(struct th_ctx *t)
 
 static void atomic_without_remote_atomic_access_is_rem_access_err(struct th_ctx *t)
 {
+	need_atomics("this check of RDMA-06");
 	access_error(t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 		     IBV_WR_ATOMIC_FETCH_AND_ADD, WORD_OFF, 8, 0);
+}
+
+/* ---- RDMA-07: misaligned atomics ------------------------------------------ */
+#define ATOMIC_OPS	(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+/* Whether the device makes a QP with the new post-send API's atomics,
+ * asked on a context of the test's own before any peer starts. */
+static void need_atomics_ex(void)
+{
+	struct ibv_context *ctx = th_open();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *qp;
+	int err;
+
+	assert_non_null(pd);
+	assert_non_null(cq);
+	qp = th_rc_qp_ex(ctx, pd, cq, IBV_QPT_RC, ATOMIC_OPS);
+	err = qp ? 0 : errno;
+	if (qp)
+		assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	assert_int_equal(ibv_close_device(ctx), 0);
+	if (err == EOPNOTSUPP)
+		th_ext_missing("RC QPs with the new post-send API's atomics: EOPNOTSUPP");
+	if (err)
+		th_fail("an RC QP with the new post-send API's atomics: %s", strerror(err));
+}
+
+/* One signaled atomic of e's QP 0 into its buffer's first 8 bytes, through
+ * ibv_post_send or (ex) the new post-send API: the post's answer (0 or an
+ * errno), and in *st the completion's status as op1 gives it. */
+static int atomic1(struct end *e, enum ibv_wr_opcode op, int ex, uint64_t raddr, uint32_t rkey,
+		   uint64_t cmp_add, uint64_t swap, int *st)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf, 8, e->mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	int ret;
+
+	if (ex) {
+		x = ibv_qp_to_qp_ex(e->qp[0]);
+		assert_non_null(x);
+		ibv_wr_start(x);
+		x->wr_id = 0x3102;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		if (op == IBV_WR_ATOMIC_CMP_AND_SWP)
+			ibv_wr_atomic_cmp_swp(x, rkey, raddr, cmp_add, swap);
+		else
+			ibv_wr_atomic_fetch_add(x, rkey, raddr, cmp_add);
+		ibv_wr_set_sge(x, sge.lkey, sge.addr, sge.length);
+		ret = ibv_wr_complete(x);
+	} else {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 0x3102;
+		wr.opcode = op;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = cmp_add;
+		wr.wr.atomic.swap = swap;
+		ret = ibv_post_send(e->qp[0], &wr, &bad);
+	}
+	*st = ret ? -2 : !tf_poll_for(e->cq, &wc, LIMIT_MS) ? NO_COMPLETION :
+	      wc.wr_id != 0x3102 ? -3 : (int)wc.status;
+	return ret;
+}
+
+/*
+ * An atomic's remote address is 8-byte aligned (IBA vol 1 9.4.5); the
+ * responder answers one that is not with an invalid-request NAK (linux
+ * v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:648-651 atomic_reply,
+ * :1371-1376 class C), which the requester completes as
+ * IBV_WC_REM_INV_REQ_ERR (rxe_comp.c:316-318). A driver may refuse it at
+ * ibv_post_send already (EINVAL: rxe, rdma-core v44.0
+ * providers/rxe/rxe.c:1450-1453 validate_send_wr; not the strict profile,
+ * where the responder answers); rxe's new post-send API takes it (ex), and
+ * its responder answers. Either way the word at a 4-byte aligned address
+ * of a target blocked in read(), one a compare would match, stays as it
+ * was.
+ */
+static void misaligned_atomic(struct th_ctx *t, enum ibv_wr_opcode op, int ex)
+{
+	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 1, .seed = 0x8a };
+	uint64_t w = pat_u64(0x8a, WORD_OFF + 4);
+	struct th_peer p;
+	struct remote r;
+	struct end e;
+	int st, ret;
+
+	target_start(&p, &a, &r);
+	end_open(&e, ACC_ALL, 1);
+	if (ex) {
+		/* the requester's QP again, made for the new post-send API */
+		assert_int_equal(ibv_destroy_qp(e.qp[0]), 0);
+		e.qp[0] = th_rc_qp_ex(e.ctx, e.pd, e.cq, IBV_QPT_RC, ATOMIC_OPS);
+		assert_non_null(e.qp[0]);
+	}
+	target_connect(&p, &a, &r, e.qp[0], t->port, NULL);
+	memset(e.buf, 0xee, BUF_LEN);
+	ret = atomic1(&e, op, ex, r.addr + WORD_OFF + 4, r.rkey,
+		      op == IBV_WR_ATOMIC_CMP_AND_SWP ? w : 1, ~w, &st);
+	if (ret)
+		th_note("%s: refused at post: %s", ex ? "new API" : "ibv_post_send", strerror(ret));
+	else
+		th_note("%s: requester's completion: %s", ex ? "new API" : "ibv_post_send",
+			st_name(st));
+	if (ret && ret != EINVAL)
+		th_fail("ibv_post_send: %s, not EINVAL", strerror(ret));
+	if (!ret || ex || th_strict())
+		assert_status(st, IBV_WC_REM_INV_REQ_ERR);
+	chk_pattern(&p, 0, BUF_LEN, 0x8a, 0);
+	target_end(&p);
+	end_close(&e);
+}
+
+static void cmp_swap_at_a_misaligned_address_is_refused(struct th_ctx *t)
+{
+	need_atomics("RDMA-07");
+	misaligned_atomic(t, IBV_WR_ATOMIC_CMP_AND_SWP, 0);
+}
+
+static void fetch_add_at_a_misaligned_address_is_refused(struct th_ctx *t)
+{
+	need_atomics("RDMA-07");
+	misaligned_atomic(t, IBV_WR_ATOMIC_FETCH_AND_ADD, 0);
+}
+
+static void misaligned_atomics_of_the_new_api_are_rem_inv_req_err(struct th_ctx *t)
+{
+	need_atomics("RDMA-07");
+	need_atomics_ex();
+	misaligned_atomic(t, IBV_WR_ATOMIC_CMP_AND_SWP, 1);
+	misaligned_atomic(t, IBV_WR_ATOMIC_FETCH_AND_ADD, 1);
 }
 
 static const struct th_test tests[] = {
@@ -765,10 +1035,15 @@ static const struct th_test tests[] = {
 	TH_TEST(atomics_run_at_a_target_blocked_in_read, "RDMA-03", TH_NO_CTX),
 	TH_TEST(fetch_add_from_two_initiators_is_atomic, "RDMA-04", TH_NO_CTX),
 	TH_TEST(write_after_send_is_not_placed_before_the_send_data, "RDMA-05", TH_NO_CTX),
+	TH_TEST(write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target, "RDMA-05",
+		TH_NO_CTX),
 	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "RDMA-06", TH_NO_CTX),
 	TH_TEST(write_without_remote_write_access_is_rem_access_err, "RDMA-06", TH_NO_CTX),
 	TH_TEST(read_past_the_region_is_rem_access_err, "RDMA-06", TH_NO_CTX),
 	TH_TEST(atomic_without_remote_atomic_access_is_rem_access_err, "RDMA-06", TH_NO_CTX),
+	TH_TEST(cmp_swap_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX),
+	TH_TEST(fetch_add_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX),
+	TH_TEST(misaligned_atomics_of_the_new_api_are_rem_inv_req_err, "RDMA-07", TH_NO_CTX),
 };
 
 int main(int argc, char **argv)

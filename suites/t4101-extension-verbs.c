@@ -1152,6 +1152,110 @@ static void bind_mw_needs_mw_bind_access_and_the_range(struct th_ctx *t)
 	free(win);
 }
 
+/* MW-02: the window, the QP that binds it and the region it is bound to
+ * are of one PD (IBA vol 1 10.6.7.2; ibv_bind_mw.3: the MW and the MR
+ * must belong to the QP's PD): a bind to a region of another PD completes
+ * in error, for a window of either type. */
+static void bind_mw_refuses_a_region_of_another_pd(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct ibv_send_wr wr, *bad;
+	struct ibv_pd *pd2;
+	struct ibv_mr *mr2;
+	struct ibv_mw *mw, *mw2;
+	struct ibv_wc wc;
+	struct cq_pair p;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	pd2 = ibv_alloc_pd(t->ctx);
+	assert_non_null(pd2);
+	mr2 = ibv_reg_mr(pd2, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr2);
+	mw = mw_new(p.pd, IBV_MW_TYPE_1);
+	assert_non_null(mw);
+	st = mw_bind1(p.a, cq, mw, mr2, (uintptr_t)win, 64, IBV_ACCESS_REMOTE_WRITE);
+	th_note("type 1 bind to a region of another PD: %s", st < 0 ? strerror(-st) :
+		ibv_wc_status_str((enum ibv_wc_status)st));
+	if (st == IBV_WC_SUCCESS)
+		th_fail("a type 1 window was bound to a region of another PD");
+	/* a type 2 window, bound by a WR of its QP (b, in its PD) */
+	cq_pair_reconnect(t, &p, cq);
+	assert_int_equal(th_qp_to_rts(p.b), 0);
+	mw2 = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2);
+	if (mw2) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 0x2f;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = mw2;
+		wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+		wr.bind_mw.bind_info.mr = mr2;
+		wr.bind_mw.bind_info.addr = (uintptr_t)win;
+		wr.bind_mw.bind_info.length = 64;
+		wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		assert_int_equal(ibv_post_send(p.b, &wr, &bad), 0);
+		assert_int_equal(th_poll(cq, &wc), 1);
+		assert_int_equal(wc.wr_id, 0x2f);
+		th_note("type 2 bind to a region of another PD: %s", ibv_wc_status_str(wc.status));
+		if (wc.status == IBV_WC_SUCCESS)
+			th_fail("a type 2 window was bound to a region of another PD");
+		assert_int_equal(ibv_dealloc_mw(mw2), 0);
+	}
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr2), 0);
+	assert_int_equal(ibv_dealloc_pd(pd2), 0);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
+/* MW-03: a bound window grants only to requests that arrive at a QP of
+ * its own PD (IBA vol 1 10.6.7.2; linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_mw.c:295 rxe_lookup_mw, the responder
+ * QP's PD): a WRITE by its key arriving at a QP of another PD is the
+ * requester's IBV_WC_REM_ACCESS_ERR and leaves the window's bytes alone. */
+static void window_grants_nothing_to_a_qp_of_another_pd(struct th_ctx *t)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	char *win = calloc(1, 4096);
+	struct cq_pair p, q;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	int st;
+
+	assert_non_null(cq);
+	assert_non_null(win);
+	cq_pair_up(t, &p, cq);
+	cq_pair_up(t, &q, cq);		/* another PD, its own QPs */
+	mw = mw_new(p.pd, IBV_MW_TYPE_1);
+	assert_non_null(mw);
+	mr = ibv_reg_mr(p.pd, win, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_non_null(mr);
+	assert_int_equal(mw_bind1(p.a, cq, mw, mr, (uintptr_t)win, 256, IBV_ACCESS_REMOTE_WRITE),
+			 IBV_WC_SUCCESS);
+	st = cq_pair_write(&p, cq, (uintptr_t)win, mw->rkey);
+	if (st != IBV_WC_SUCCESS || memcmp(win, "rereg-ok", 8))
+		th_fail("RDMA WRITE through the window at a QP of its PD: status %d", st);
+	memset(win, 0, 8);
+	st = cq_pair_write(&q, cq, (uintptr_t)win, mw->rkey);
+	th_note("WRITE through the window at a QP of another PD: %s",
+		ibv_wc_status_str((enum ibv_wc_status)st));
+	if (st == IBV_WC_SUCCESS || !memcmp(win, "rereg-ok", 8))
+		th_fail("a window granted a WRITE arriving at a QP of another PD (status %d)", st);
+	else if (st != IBV_WC_REM_ACCESS_ERR)
+		th_fail("want IBV_WC_REM_ACCESS_ERR");
+	assert_int_equal(ibv_dealloc_mw(mw), 0);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	cq_pair_down(&q);
+	cq_pair_down(&p);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	free(win);
+}
+
 /* MW-03: a bound type 1 window grants what it was bound with, inside its
  * range, by its new key; the old key and the range's outside do not. */
 static void bound_window_grants_its_range_by_its_key(struct th_ctx *t)
@@ -1580,7 +1684,9 @@ static const struct th_test tests[] = {
 	TH_TEST(rereg_mr_kernel_refusals_change_nothing, "MR-03", 0),
 	TH_TEST(alloc_mw_of_each_type, "MW-01", 0),
 	TH_TEST(bind_mw_needs_mw_bind_access_and_the_range, "MW-02", 0),
+	TH_TEST(bind_mw_refuses_a_region_of_another_pd, "MW-02", 0),
 	TH_TEST(bound_window_grants_its_range_by_its_key, "MW-03", 0),
+	TH_TEST(window_grants_nothing_to_a_qp_of_another_pd, "MW-03", 0),
 	TH_TEST(type_2_window_binds_by_wr_and_local_inv_revokes, "MW-04", 0),
 	TH_TEST(send_with_inv_revokes_a_type_2_window, "MW-05", 0),
 	TH_TEST(type_2_window_grants_only_through_its_qp, "MW-06", 0),

@@ -255,10 +255,12 @@ static void destroy_in_one_context_is_seen_by_the_other(struct th_ctx *t)
 	mrx = ibv_reg_mr(pd2, buf2, LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (mrx)
 		th_fail("reg_mr on a PD the owner deallocated succeeded");
-	/* the errno is the write handler's: ENOENT on Debian 12's 6.1 (the
-	 * PD lookup's own error, seen on ixrc0), EINVAL where ib_uverbs_reg_mr
-	 * still answers -EINVAL for no PD (the fake kernel, as the write
-	 * handlers of linux v6.1 uverbs_cmd.c): the rule is that it fails */
+	/* the errno is the write handler's: linux v6.1
+	 * drivers/infiniband/core/uverbs_cmd.c:721-724 ib_uverbs_reg_mr passes
+	 * the PD lookup's own error on, ENOENT for a handle that names nothing
+	 * (seen on ixrc0); the fake kernel still answers EINVAL there
+	 * (fake-provider/kernel/state.c fk__obj_create): the rule is that it
+	 * fails */
 	ibv_unimport_pd(pd2);
 	assert_int_equal(ibv_close_device(c2), 0);
 	free(buf);

@@ -154,6 +154,7 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 		struct fp_swqe *n = fp_container_of(p, struct fp_swqe, link);
 
 		if (n->state == FP_SWQE_SENT) {
+			fe_sq_unanswered(r, n);	/* its old copy may sit there */
 			n->state = FP_SWQE_WAIT;
 			n->sent.id = 0;		/* its response, if any, is stale */
 			n->due = 0;
@@ -226,6 +227,7 @@ FE_STATE enum fe_comp_state fe_comp_nak_seq(struct fe_comp *c)
 
 FE_STATE enum fe_comp_state fe_comp_lost(struct fe_comp *c)
 {
+	fe_sq_unanswered(c->r, c->w);	/* it may still sit where it went */
 	if (c->w->sent.cached && !c->w->rerouted)
 		return COMP_REROUTE;
 	/* timeout 0: no ACK timer, the request is never given up */

@@ -60,7 +60,8 @@ struct fe_key_rec {
 /* Whether rec grants need on [addr, addr + len) to a request arriving at
  * QP qpn (FE_MEM_NO_QPN: an XRC target) of PD pd with qp_access; on yes,
  * *off is the offset of addr from the region's iova. The quirks are this
- * process's (FP_Q_MW_RANGE_UNCHECKED, FP_Q_MW_QP_UNCHECKED). */
+ * process's (FP_Q_MW_PD_UNCHECKED, FP_Q_MW_RANGE_UNCHECKED,
+ * FP_Q_MW_QP_UNCHECKED). */
 bool fe_key_check(const struct fe_key_rec *rec, uint64_t pd, uint32_t qpn, int qp_access,
 		  uint64_t addr, uint64_t len, int need, uint64_t *off);
 

@@ -167,9 +167,12 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
-	/* the inbox this QP's requester last put a request in, and its end
-	 * then: a one-sided operation is placed by the requester only once
-	 * that inbox's owner executed it (requester.c, PLACE) */
+	/* the inbox of the last request of this QP that may still sit there
+	 * unexecuted while its requester waits no more for its answer (given
+	 * up as lost, sent back to WAIT, or unreliable and done when pushed:
+	 * fe_sq_unanswered), and that inbox's end once it was in: a one-sided
+	 * operation is placed by the requester only once that inbox's owner
+	 * executed it (requester.c, PLACE) */
 	const struct fe_peer *sq_xmit_peer;
 	uint64_t sq_xmit_mark;
 	/* published to peers as a one-sided target (mem.c) */
@@ -497,6 +500,7 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	bool cached;		/* through a route the transport remembered */
 	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
 				 * bytes of it in the peer's inbox (to peer, as id) */
+	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
 };
 /* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
  * names behind the target QP the daemon's gate let it through) executes it. */

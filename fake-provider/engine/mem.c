@@ -148,7 +148,8 @@ bool fe_key_check(const struct fe_key_rec *k, uint64_t pd, uint32_t qpn, int qp_
 	case FE_KEY_MW1:
 	case FE_KEY_MW2:
 		/* a bound window: its range of its region, its access */
-		if (k->pd != pd || !(k->access & need) || /* @rule MW-03 */
+		if ((k->pd != pd && !fp__quirk(FP_Q_MW_PD_UNCHECKED)) || /* @rule MW-03 */
+		    !(k->access & need) ||
 		    !(qp_access & need) ||
 		    (!fp__quirk(FP_Q_MW_RANGE_UNCHECKED) && !k->range_is_region &&
 		     !fe_in(addr, len, k->win_addr, k->win_length)) ||

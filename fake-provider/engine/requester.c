@@ -310,11 +310,16 @@ FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
  * fe_peer_remote cannot match the requester's type against the target's
  * as the responder's GET_QP does), and only behind nothing the old
  * path has not finished, so that RC ordering holds both ways:
- *   - every earlier WQE of the queue is answered, with success (a request
- *     after a SEND is executed after it; after a NAK nothing more is);
- *   - every request this QP put in an inbox has been executed by the owner
- *     of that inbox (one given up as lost may still sit there, and an
- *     unreliable one completes when it is pushed);
+ *   - every earlier WQE of the queue is answered, with success: the answer
+ *     of a reliable request says the target executed it, so a request
+ *     after a SEND, a READ or an atomic is executed after it, its answer
+ *     is taken after theirs, and after a failed one nothing is placed (the
+ *     one rule that keeps order here: IBA vol 1 9.5, requests
+ *     executed in order; quirk place_behind_unanswered drops it);
+ *   - a request the QP stopped waiting for while it may still sit in an
+ *     inbox (given up as lost, sent back to WAIT, or unreliable and done
+ *     when pushed: fe_sq_unanswered) has been executed by that inbox's
+ *     owner;
  * an old-path request after a placed one needs nothing: the placed one is
  * done before post_send returns. The quirk's HCA never places.
  */
@@ -347,7 +352,8 @@ static bool fe_req_may_place(struct fe_req *c)
 
 		if (e == c->w)
 			break;
-		if (e->state != FP_SWQE_DONE || e->result != IBV_WC_SUCCESS)
+		if ((e->state != FP_SWQE_DONE || e->result != IBV_WC_SUCCESS) && /* @rule RDMA-05 */
+		    !fp__quirk(FP_Q_PLACE_BEHIND_UNANSWERED))
 			return false;
 	}
 	return true;
@@ -470,6 +476,7 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 		c->resp.status = FP_ACK_BUSY;
 		sent->seg_done = c->seg_done;
 		sent->peer = c->peer;
+		sent->mark = fe_peer_mark(c->peer);	/* the part in the inbox */
 		return REQ_ANSWERED;
 	}
 	if (err) {
@@ -477,9 +484,10 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 		return REQ_ANSWERED;
 	}
 	sent->peer = c->peer;
-	c->r->sq_xmit_peer = c->peer;		/* PLACE waits until it is executed */
-	c->r->sq_xmit_mark = fe_peer_mark(c->peer);
+	sent->mark = fe_peer_mark(c->peer);
 	if (!c->reliable) {
+		/* done when pushed: PLACE waits until it is executed */
+		fe_sq_unanswered(c->r, c->w);
 		c->resp.status = FP_ACK_OK;
 		return REQ_ANSWERED;
 	}

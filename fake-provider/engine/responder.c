@@ -255,9 +255,13 @@ FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 	}
 }
 
+/* An atomic's address is 8-byte aligned, else an invalid request (IBA vol 1
+ * 9.4.5; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:648-651). */
 FE_STATE enum fe_resp_state fe_resp_chk_align(struct fe_resp *c)
 {
-	return c->pkt->remote_addr % 8 ? RESP_ERR_ALIGN : RESP_CHK_RKEY;
+	if (c->pkt->remote_addr % (fp__quirk(FP_Q_ATOMIC_ALIGN_4) ? 4 : 8)) /* @rule RDMA-07 */
+		return RESP_ERR_ALIGN;
+	return RESP_CHK_RKEY;
 }
 
 /* The remote access a key must grant, and what follows its check. A

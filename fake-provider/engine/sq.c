@@ -183,3 +183,17 @@ void fe_sq_done(struct fe_qp *r)
 	if (r->state == IBV_QPS_SQD && r->attr.en_sqd_async_notify)
 		fe_up->qp_event(r, IBV_EVENT_SQ_DRAINED);
 }
+
+/* w went to an inbox and the requester stops waiting for its answer there
+ * (given up as lost, sent back to WAIT, or unreliable and done when
+ * pushed): it may still sit there unexecuted, so nothing of the QP is
+ * placed until that inbox's owner has executed up to it (requester.c,
+ * fe_req_may_place). An answered request needs no mark: its answer says it
+ * was executed. */
+void fe_sq_unanswered(struct fe_qp *r, const struct fp_swqe *w)
+{
+	if (!w->sent.peer)
+		return;
+	r->sq_xmit_peer = w->sent.peer;
+	r->sq_xmit_mark = w->sent.mark;
+}

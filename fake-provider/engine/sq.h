@@ -77,5 +77,8 @@ void fe_sq_done(struct fe_qp *r);
 void fe_sq_due_update(void);
 /* Free the spare WQEs of a QP that goes. */
 void fe_sq_release(struct fe_qp *r);
+/* w may sit unexecuted in the inbox it went to, and nobody waits for its
+ * answer: PLACE waits until that inbox's owner has executed up to it. */
+void fe_sq_unanswered(struct fe_qp *r, const struct fp_swqe *w);
 
 #endif /* FP_ENGINE_SQ_H */

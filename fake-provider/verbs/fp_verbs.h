@@ -395,6 +395,7 @@ bool fp_prof_retry_reruns_binds(void);
 bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
 int fp_prof_wrx_full_errno(void);
+bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's

@@ -102,15 +102,21 @@ void fp__mw_cleanup_ctx(struct fp_context *ctx)
  * A bind as rxe's kernel checks it (profile rxe; linux v6.1
  * drivers/infiniband/sw/rxe/rxe_mw.c rxe_bind_mw, rxe_check_bind_mw,
  * rxe_do_bind_mw): a type 1 window takes no zero-based access; a type 2
- * window must be in the QP's PD and given a region and
- * a length (o10-37.2.40: a length of 0 is an error, not an unbind); with
- * no length and no region (type 1) the window is unbound unchecked. The
- * region: not zero-based, registered with MW_BIND, local write for remote
- * write or atomic access; a zero-based window needs only its length
- * within the region's, another its range inside the region. rdma-core
- * v44.0 providers/rxe/rxe.c wr_bind_mw and convert_send_wr pass the WR's
- * fields through unchecked; only ibv_bind_mw refuses a zero-based window
- * itself (rxe.c:180, fp_bind_mw). Seen on Debian 12's rxe0
+ * window must be in the QP's PD and given a region and a length
+ * (o10-37.2.40: a length of 0 is an error, not an unbind); with no length
+ * and no region (type 1) the window is unbound unchecked. The region: not
+ * zero-based, registered with MW_BIND, local write for remote write or
+ * atomic access; a zero-based window needs only its length within the
+ * region's, another its range inside the region. The region's PD is never
+ * compared with the QP's or the window's (rxe_mw.c:90-132), nor a type 1
+ * window's PD with the QP's (:53-65): ibv_bind_mw, the application's
+ * inline verb, refuses a type 1 window and a region of different PDs
+ * itself (rdma-core v44.0 libibverbs/verbs.h:2663, EPERM), so only a type
+ * 2 window is bound to a region of another PD (seen on Debian 12's rxe0:
+ * t4101 bind_mw_refuses_a_region_of_another_pd, a known deviation).
+ * rdma-core v44.0 providers/rxe/rxe.c wr_bind_mw and convert_send_wr pass
+ * the WR's fields through unchecked; only ibv_bind_mw refuses a zero-based
+ * window itself (rxe.c:180, fp_bind_mw). Seen on Debian 12's rxe0
  * (ibvct-verbs-gen seed 1): a type 2 bind of length 0 completes
  * MW_BIND_ERR, a zero-based one of the region's length or less SUCCESS.
  */
@@ -129,8 +135,7 @@ static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const stru
 	if (!b->mr)
 		return IBV_WC_MW_BIND_ERR;
 	mr = &to_fp_mr(b->mr)->e;
-	if (mw->e.pd != r->pd || mr->pd != r->pd || (mr->access & IBV_ACCESS_ZERO_BASED) ||
-	    !(mr->access & IBV_ACCESS_MW_BIND))
+	if ((mr->access & IBV_ACCESS_ZERO_BASED) || !(mr->access & IBV_ACCESS_MW_BIND))
 		return IBV_WC_MW_BIND_ERR;
 	if ((b->mw_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
@@ -164,7 +169,8 @@ static enum ibv_wc_status fp_mw_bind_check(const struct fe_qp *r, const struct f
 	if (!b->mr || !b->length)
 		return IBV_WC_SUCCESS;
 	mr = &to_fp_mr(b->mr)->e;
-	if (mw->e.pd != r->pd || mr->pd != r->pd) /* @rule MW-02 */
+	if (mw->e.pd != r->pd || /* @rule MW-02 */
+	    (mr->pd != r->pd && !fp__quirk(FP_Q_MW_BIND_MR_PD_UNCHECKED)))
 		return IBV_WC_MW_BIND_ERR;
 	if ((fp_prof_mw_bind_access() && !(mr->access & IBV_ACCESS_MW_BIND)) ||
 	    (b->mw_access_flags & IBV_ACCESS_ZERO_BASED) ||

@@ -82,6 +82,8 @@ int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 					     &wr->bind_mw.bind_info);
 		else if (s.opcode == IBV_WR_LOCAL_INV)
 			err = fp__post_local(r, &s, NULL, 0, NULL);
+		else if (fp_prof_post_refuses_misaligned_atomic(&s))
+			err = EINVAL;		/* the driver's own check (rxe) */
 		else
 			err = fe_post_send(r, &s);
 		if (err)

@@ -794,6 +794,23 @@ int fp_prof_wrx_full_errno(void)
 }
 
 /*
+ * A misaligned atomic (RDMA-07): rxe's ibv_post_send refuses one whose
+ * remote address is not 8-byte aligned before it queues anything (rdma-core
+ * v44.0 providers/rxe/rxe.c:1450-1453 validate_send_wr: EINVAL, bad_wr;
+ * seen on Debian 12's rxe0), but its new post-send API's builders take it
+ * (rxe.c:788-832 wr_atomic_cmp_swp, wr_atomic_fetch_add) and the kernel's
+ * responder NAKs it. mlx5 and mlx4 build it whatever its address
+ * (providers/mlx5/qp.c:247 set_atomic_seg, providers/mlx4/qp.c:163), for
+ * the HCA's responder to answer, as strict does.
+ */
+bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s)
+{
+	return fp_prof() == FP_PROF_RXE && s->remote_addr % 8 &&
+	       (s->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		s->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD);
+}
+
+/*
  * Sharing a context (ibv_import_device, ibv_import_pd, ibv_import_mr and
  * the unimports). In rdma-core v44.0 one driver has the ops: mlx5
  * (providers/mlx5/mlx5.c:2722 .import_context = mlx5_import_context, and

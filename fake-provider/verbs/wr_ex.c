@@ -69,7 +69,9 @@ static struct fp_wrx *fp_wrx_new(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 	x->cur = NULL;
 	if (x->err)
 		return NULL;
-	if (r->sq_posted - r->sq_retired + (uint64_t)x->n >= r->cap.max_send_wr) { /* @rule WRX-04 */
+	/* full: the WQEs outstanding and this batch's fill the queue */
+	if (r->sq_posted - r->sq_retired + (uint64_t)x->n + /* @rule WRX-04 */
+	    fp__quirk(FP_Q_WRX_FULL_ONE_EARLY) >= r->cap.max_send_wr) {
 		fp_wrx_fail(x, fp_prof_wrx_full_errno());
 		return NULL;
 	}
