@@ -424,7 +424,9 @@ $(B)/t/%.t: suites/%.sh
 suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
 tests: suites
 TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
-PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
+# make check and make failed: each test must leave nothing in /tmp or
+# /dev/shm and no process running (ci/test-exec, IBVCT_LITTER_CHECK).
+PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 	--exec "sh $(TOP)/ci/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
