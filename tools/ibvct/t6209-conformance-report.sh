@@ -71,4 +71,15 @@ test_expect_success "a failing test fails the run and is named in the summary" '
 	[ $rc = 1 ] && grep -q "^  XRCD-08 *t9203-fail: broken" "$tmp/reports/second/summary.txt" &&
 		tail -n 1 "$tmp/out2" | grep -q "^FAIL: "
 '
+# a program that cannot run at all leaves no TAP of its own
+IBVCT_REPORT_DIR=$tmp/reports/third JOBS=1 sh "$IBVCT_SRC/tools/ibvct/conformance" "$tmp/reports" ref fake0 \
+	"$tmp/t/t9204-gone.t" >"$tmp/out3" 2>&1
+rc=$?
+test_expect_success "a program that could not run fails the run: exit, last line, page and JUnit" '
+	echo "exit $rc"; tail -n 3 "$tmp/out3"
+	[ $rc = 1 ] && tail -n 1 "$tmp/out3" | grep -q "^FAIL: " &&
+	grep -q "<strong class=\"word\">FAIL</strong>" "$tmp/reports/third/index.html" &&
+	grep -q "t9204-gone" "$tmp/reports/third/junit.xml" &&
+	grep -q "^FAIL t9204-gone " "$tmp/reports/third/summary.txt"
+'
 test_done
