@@ -424,10 +424,12 @@ $(B)/t/%.t: suites/%.sh
 suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
 tests: suites
 TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
-# Under a pool of guests (tools/vm/vm-pool.sh): the tests that run a command
-# in an rxe-vm or xrc-vm guest share one boot of each kind (two, when two
-# tests want one at once), stopped when prove ends.
-PROVE_RUN = $(TEST_ENV) sh $(TOP)/tools/vm/ibvct-vm pool -- $(PROVE) -j$(JOBS) \
+# make check and make failed: each test must leave nothing in /tmp or
+# /dev/shm and no process running (ci/test-exec, IBVCT_LITTER_CHECK); and
+# they run under a pool of guests (tools/vm/vm-pool.sh): the tests that run
+# a command in an rxe-vm or xrc-vm guest share one boot of each kind (two,
+# when two tests want one at once), stopped when prove ends.
+PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 sh $(TOP)/tools/vm/ibvct-vm pool -- $(PROVE) -j$(JOBS) \
 	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/ci/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
@@ -508,17 +510,18 @@ coverage: | $(DEPS_FIRST)
 	lcov $(LCOV_RC) --summary $(COV_INFO) && \
 	{ sh quality/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || \
 		{ [ $$? -eq 1 ] && { [ $$rc -ne 0 ] || rc=1; }; }; } && \
-	$(if $(filter conformance certify,$(MAKECMDGOALS)),$(COV_INTO_REPORT) && )\
+	$(if $(and $(filter conformance certify,$(MAKECMDGOALS)),$(REPORT_OUT)),{ test ! -f $(REPORT_DIR)/summary.txt || $(COV_INTO_REPORT); } && )\
 	echo "coverage: HTML in reports/coverage/index.html" && exit $$rc
 
 # The conformance run and its report folder reports/<date>-TARGET-DEVICE/,
 # by `tools/ibvct/ibvct conformance` (the installed `ibvct conformance`: one
 # implementation for both).
 TARGET ?= ref
-DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),ixrc0,fake0))
+DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),ixrc0,$(if $(filter system,$(TARGET)),,fake0)))
 # TARGET=system: the suites built against the system's libibverbs, on
 # DEVICE (default: IBVCT_DEVICE, else the first device with an active port);
-# TAP in the report dir, a skip with its reason where there is no device.
+# TAP in the report dir. Where the device is not there, or there is none,
+# the run is a NO RESULT that says why (exit status 3).
 # On ref it is the conformance run only: the smoke, the four suites in every
 # configuration and the interop runs of unmodified ibverbs-utils clients
 # (INTEROP_BINS, with requirement IDs; tools/ibvct/ibvct names the same three); the
@@ -528,11 +531,24 @@ DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),i
 # guests (t6101; VM_BINS); KERNEL=FILE.deb another Debian kernel package.
 # TARGET=xrc-vm: the same in one guest on ibvct's soft XRC device ixrc0
 # (make kmod, its provider; t6104's ibv_xsrq_pingpong there too).
+# MIN_RAN=N or N%: the mandatory requirements that must have run for the
+# run to be a result (ibvct conformance --min-ran; default 1).
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
 VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-% $(B)/t/t6104-%,$(TEST_SH_BINS))
-CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(DEVICE),--device $(DEVICE)) \
+	$(if $(MIN_RAN),--min-ran $(MIN_RAN))
+# A system run without DEVICE is named after the device it finds
+# (reports/<date>-system-<device>): ibvct names the folder then, with this
+# make run's date (IBVCT_REPORT_DATE).
+REPORT_OUT = $(if $(and $(filter system,$(TARGET)),$(if $(DEVICE),,1)),,--out $(REPORT_DIR))
+# make coverage conformance (either order): coverage/ goes into the run's
+# folder when both are done, by whichever goal ends last
 conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(if $(filter xrc-vm,$(TARGET)),kmod) | $(DEPS_FIRST)
-	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
+	$(Q)rc=0; $(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DATE=$(REPORT_DATE) \
+		sh tools/ibvct/ibvct conformance $(CONFORMANCE_ARGS) $(REPORT_OUT) || rc=$$?; \
+	$(if $(and $(filter coverage,$(MAKECMDGOALS)),$(REPORT_OUT)),{ test ! -f $(REPORT_DIR)/summary.txt || \
+		test ! -f reports/coverage/index.html || $(COV_INTO_REPORT); } &&) \
+	exit $$rc
 
 # ---- reports: fingerprint tool, one report folder per make run, certify ---
 # ibvct-fingerprint links libibverbs.so.1 without an rpath: run directly it
@@ -568,7 +584,8 @@ $(VM_WATCH): $(B)/obj/tools/vm/ibvct-vm-watch.o
 all: $(VM_WATCH)
 # Named once per make run, so that `make conformance coverage` (either
 # order) fills one folder: coverage/ is copied in and linked from index.html.
-REPORT_DIR := $(TOP)/reports/$(shell date -u +%Y%m%d-%H%M%S)-$(TARGET)-$(DEVICE)
+REPORT_DATE := $(shell date -u +%Y%m%d-%H%M%S)
+REPORT_DIR := $(TOP)/reports/$(REPORT_DATE)-$(TARGET)-$(DEVICE)
 COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 	cp -R reports/coverage $(REPORT_DIR)/coverage && \
 	{ lcov $(LCOV_RC) --summary $(COV_INFO) 2>&1; \
@@ -583,8 +600,9 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 # reports/tools/verify-bundle: this target fails when the bundle would be rejected.
 # `tools/ibvct/ibvct certify` does it all, as the installed `ibvct certify`.
 certify: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct certify $(CONFORMANCE_ARGS) \
-		--report $(REPORT_DIR) $(if $(WAIVERS),--waivers $(WAIVERS))
+	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DATE=$(REPORT_DATE) \
+		sh tools/ibvct/ibvct certify $(CONFORMANCE_ARGS) \
+		$(subst --out,--report,$(REPORT_OUT)) $(if $(WAIVERS),--waivers $(WAIVERS))
 
 # ---- fuzzing: make fuzz (AFL++, fake-provider/fuzz/; not part of check) ---
 # Each harness built by afl-cc with ASan+UBSan (persistent mode) into
@@ -683,7 +701,7 @@ endif
 INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf) $(wildcard tools/abi/*.awk) \
 	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
-		report-summary report-lib.pm certify compare-runs verify-bundle) \
+		report-summary report-verdict report-lib.pm certify compare-runs verify-bundle) \
 	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance) \
 	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \

@@ -7,7 +7,10 @@
 # compiled tests (only those) under valgrind so that a leak fails them.
 # Through ibvct-reap (the build's), a process the test started dies with it
 # whatever process group or session it moved to, and one the test leaves
-# running after it exited fails the test.
+# running after it exited fails the test. With IBVCT_LITTER_CHECK=1 (make
+# check) a test that leaves a file in its TMPDIR (or, where it gets mounts
+# of its own, in /tmp or /dev/shm) or a process carrying its tag fails,
+# named, and what it left goes; a clean one passes and leaves nothing.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
@@ -124,6 +127,65 @@ test_expect_success "IBVCT_TAP_DIR keeps TAP, stderr and exit status" '
 	[ "$rc" = 1 ] && [ "$(cat "$tmp/tap/t-keep.rc")" = 1 ] && grep -qx "not ok 1" "$tmp/tap/t-keep.tap" &&
 		grep -qx oops "$tmp/tap/t-keep.stderr"
 '
+
+# ---- IBVCT_LITTER_CHECK=1: a test leaves nothing behind ------------------------
+mkdir -p "$tmp/lc"
+lc() {	# lc NAME PROGRAM...: the check on; stderr in $tmp/NAME.err, status in lc_rc
+	lc_n=$1
+	shift
+	IBVCT_LITTER_CHECK=1 TMPDIR=$tmp/lc IBVCT_REAP_GRACE=1 $te "$@" >"$tmp/$lc_n.out" 2>"$tmp/$lc_n.err"
+	lc_rc=$?
+}
+printf '#!/bin/sh\necho 1..1\nmktemp "${TMPDIR:-/tmp}/mine.XXXXXX" >/dev/null\nrm -f "$TMPDIR"/mine.*\necho ok 1\n' >"$tmp/t-tidy.t"
+chmod +x "$tmp/t-tidy.t"
+lc tidy "$tmp/t-tidy.t"
+test_expect_success "a test that removes what it made passes, and nothing of it is left" '
+	echo "exit $lc_rc"; cat "$tmp/tidy.err"; ls -A "$tmp/lc"
+	[ "$lc_rc" = 0 ] && [ -z "$(ls -A "$tmp/lc")" ]
+'
+printf '#!/bin/sh\necho 1..1\n: >"${TMPDIR:-/tmp}/t5101-xrcd-left"\necho ok 1\n' >"$tmp/t-litter.t"
+chmod +x "$tmp/t-litter.t"
+lc litter "$tmp/t-litter.t"
+test_expect_success "a test that leaves a file in its TMPDIR fails, the file named and kept for a look" '
+	echo "exit $lc_rc"; cat "$tmp/litter.err"
+	[ "$lc_rc" = 1 ] && grep -q "^ci/test-exec: t-litter left in /tmp: t5101-xrcd-left\$" "$tmp/litter.err" &&
+	kept=$(sed -n "s/.*what it left in its \/tmp is kept in \(.*\)\$/\1/p" "$tmp/litter.err") &&
+	[ -f "$kept/t5101-xrcd-left" ] && [ "$(ls "$tmp/lc")" = "$(basename "$(dirname "$kept")")" ]
+'
+printf '#!/bin/sh\necho 1..1\necho ok 1\n' >"$tmp/t-litter.t"
+lc litter2 "$tmp/t-litter.t"
+test_expect_success "its next run, clean, passes and takes the kept files away" '
+	echo "exit $lc_rc"; ls -A "$tmp/lc"; [ "$lc_rc" = 0 ] && [ -z "$(ls -A "$tmp/lc")" ]
+'
+# a process out of ibvct-reap's reach (no IBVCT_BUILD: timeout(1) alone),
+# in a session of its own: found by the tag in its environment
+printf '#!/bin/sh\necho 1..1\nsetsid sleep 60 >/dev/null 2>&1 &\necho $! >"%s/tag.pid"\necho ok 1\n' "$tmp" >"$tmp/t-tagged.t"
+chmod +x "$tmp/t-tagged.t"
+(unset IBVCT_BUILD; lc tagged "$tmp/t-tagged.t"; echo "$lc_rc" >"$tmp/tagged.rc")
+tpid=$(cat "$tmp/tag.pid")
+test_expect_success "a process it leaves anywhere fails it, named, and is ended" '
+	echo "exit $(cat "$tmp/tagged.rc")"; cat "$tmp/tagged.err"
+	[ "$(cat "$tmp/tagged.rc")" = 1 ] && grep -q "^ci/test-exec: t-tagged left processes running: $tpid ([a-z]*)\$" "$tmp/tagged.err" &&
+	gone "$tpid"
+'
+gone "$tpid" || kill "$tpid" 2>/dev/null
+rm -rf "$tmp"/lc/*
+# with mounts of its own (root, unshare(1); the test and the trees outside
+# /tmp): what it leaves in /tmp and /dev/shm is found there, and the
+# machine's /tmp and /dev/shm never see it
+if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
+	shm=t7305-shm-$$
+	(cd / && lc mounts /bin/sh -c "echo 1..1; : >/dev/shm/$shm; : >/tmp/$shm; echo ok 1"; echo "$lc_rc" >"$tmp/mounts.rc")
+	test_expect_success "its own /tmp and /dev/shm: what it left there is named, and never reaches the machine's" '
+		echo "exit $(cat "$tmp/mounts.rc")"; cat "$tmp/mounts.err"
+		[ "$(cat "$tmp/mounts.rc")" = 1 ] && grep -q "^ci/test-exec: sh left in /tmp: $shm\$" "$tmp/mounts.err" &&
+		grep -q "^ci/test-exec: sh left in /dev/shm: $shm\$" "$tmp/mounts.err" &&
+		[ ! -e "/dev/shm/$shm" ] && [ ! -e "/tmp/$shm" ]
+	'
+else
+	test_skip "its own /tmp and /dev/shm: what it left there is named" "no mount namespace here (not root, or unshare refused)"
+fi
+rm -rf "$tmp"/lc/*
 
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
 	test_skip "IBVCT_VALGRIND=1 leaves shell tests alone" "valgrind or cc not installed (ci/install-deps valgrind)"

@@ -186,8 +186,8 @@ test_expect_success "a test that ran no check fails (Bail out!)" '
 
 # ---- prove ------------------------------------------------------------------
 test_expect_success "prove passes the plan-at-end stream and fails the failing one" '
-	prove -e sh "$tmp/pass.t" >"$tmp/prove.pass" 2>&1; prc=$?
-	prove -e sh "$tmp/fail.t" >"$tmp/prove.fail" 2>&1; frc=$?
+	TMPDIR=$st prove -e sh "$tmp/pass.t" >"$tmp/prove.pass" 2>&1; prc=$?
+	TMPDIR=$st prove -e sh "$tmp/fail.t" >"$tmp/prove.fail" 2>&1; frc=$?
 	cat "$tmp/prove.pass" "$tmp/prove.fail"
 	[ $prc = 0 ] && grep -q "^Result: PASS" "$tmp/prove.pass" &&
 		[ $frc != 0 ] && grep -q "^Result: FAIL" "$tmp/prove.fail"

@@ -160,6 +160,13 @@ static void fz_setup(void)
 	fz_ready = true;
 }
 
+#ifdef FZ_LIB
+void fz_end(void)
+{
+	/* its scratch files were unlinked when made */
+}
+#endif
+
 static struct fk_conn *fz_conn_by_id(uint32_t id)
 {
 	struct fp_link *p, *t;

@@ -33,6 +33,17 @@ static void fz_cleanup(void)
 		unlink(fz_path);
 }
 
+#ifdef FZ_LIB
+void fz_end(void)
+{
+	fz_cleanup();
+	fz_path[0] = 0;
+	if (fz_fd >= 0)
+		close(fz_fd);
+	fz_fd = -1;
+}
+#endif
+
 static void fz_setup(void)
 {
 	const char *tmp = getenv("FZ_SCRATCH");

@@ -13,6 +13,11 @@
 #include <stddef.h>
 
 void fz_one(const unsigned char *data, size_t len);
+#ifdef FZ_LIB
+/* Removes what fz_one() made to run its inputs (a scratch file): a test's
+ * process ends in _exit(), and no atexit() removal runs there. */
+void fz_end(void);
+#endif
 #ifdef FZ_HAVE_SEEDS
 /* Writes the harness's seed inputs into dir: `HARNESS --seeds DIR`. */
 int fz_write_seeds(const char *dir);

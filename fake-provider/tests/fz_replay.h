@@ -94,6 +94,7 @@ static int fzr_replay_dir(const char *rel)
 		count++;
 	}
 	free(names);
+	fz_end();
 	signal(SIGABRT, SIG_DFL);
 	fzr_current[0] = 0;
 	return count;

@@ -86,6 +86,13 @@ pp "srq_pingpong, two processes" "$bytes" ibv_srq_pingpong -n 500
 pp "ud_pingpong, two processes" "$bytes" ibv_ud_pingpong -n 500
 pp "uc_pingpong, two processes" "$bytes" ibv_uc_pingpong -n 500
 pp "xsrq_pingpong (XRC), two processes [XRCD-08 SRQX-13 WR-03]" '^success$' ibv_xsrq_pingpong
+# ibv_xsrq_pingpong keys its XRC domain on /tmp/xrc_domain, a name it opens
+# with O_CREAT, holds open for its whole life and never removes (rdma-core
+# v44.0 libibverbs/examples/xsrq_pingpong.c:275, :707): it goes once no
+# process holds it (a pair of another run's may be using it)
+if [ -e /tmp/xrc_domain ] && ! ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q ' -> /tmp/xrc_domain$'; then
+	rm -f /tmp/xrc_domain
+fi
 # completion timestamps (-t) need a device with a completion clock: the
 # mlx5 driver's (fixtures/profiles/README.md); both sides report the clock
 # cycles between their receive completions

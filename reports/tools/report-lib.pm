@@ -20,6 +20,7 @@ package IBVCT::Report;
 use strict;
 use warnings;
 use TAP::Parser;
+use Cwd ();
 
 our @STATUS_ORDER = qw(fail deviation fixed pass skip notrun);
 our %RANK;
@@ -110,7 +111,9 @@ sub tap_files {
 sub parse_program {
 	my ($name, $path) = @_;
 	my $text = slurp($path);
-	$text = '' unless defined $text;
+	# (TAP::Parser cannot read an empty string: a program that printed
+	# nothing, or never ran, is a stream with no plan)
+	$text = "\n" unless defined $text && $text ne '';
 	(my $base = $path) =~ s/\.tap$//;
 	my $rc = slurp("$base.rc");
 	$rc =~ s/\s+//g if defined $rc;
@@ -305,6 +308,150 @@ sub waived_status {
 	my @why = @{ $q->{reasons} };
 	return ($q->{status}, \@why) unless defined $waiver && $q->{status} =~ /^(fail|deviation|notrun)$/;
 	return ('waived', [ @why, "waiver: $waiver" ]);
+}
+
+# A run's state (DIR/run.txt, key=value lines written by `ibvct
+# conformance`): state=running while it runs, complete when its report is
+# whole, interrupted when a signal ended it; min_ran, the verdict's
+# threshold (below). A folder without run.txt (TAP collected by hand, older
+# runs) is taken as complete. {} when there is none.
+sub read_run_state {
+	my ($dir) = @_;
+	my (undef, $kv) = read_kv("$dir/run.txt");
+	return $kv;
+}
+
+# unfinished DIR: why DIR is not a finished run (its run.txt says it is
+# still running or was interrupted), or undef. compare-runs, certify and
+# verify-bundle refuse such a folder: it holds part of a run.
+sub unfinished {
+	my ($dir) = @_;
+	return undef unless -e "$dir/run.txt";
+	my $st = read_run_state($dir);
+	my $state = $st->{state} // '';
+	return undef if $state eq 'complete';
+	return 'the run was interrupted' . ($st->{signal} ? " (SIG$st->{signal})" : '')
+		. ' before its report was whole' if $state eq 'interrupted';
+	return 'the run has not finished (state ' . ($state eq '' ? 'unknown' : $state)
+		. ($st->{pid} ? ", pid $st->{pid}" : '') . '): it is still running, or it was killed';
+}
+
+# min_ran SPEC, MANDATORY: how many mandatory requirements must have run for
+# a run to be a result: SPEC is a count ("5") or a share of the mandatory
+# list ("50%"); default 1.
+sub min_ran {
+	my ($spec, $nmand) = @_;
+	$spec = 1 unless defined $spec && $spec =~ /^\d+%?$/;
+	return $spec =~ /^(\d+)%$/ ? int(($1 * $nmand + 99) / 100) : $spec + 0;
+}
+
+# Why a test has its result: the directive's reason, else (a plain failure)
+# the check's own message (failure_reason).
+sub reason_of {
+	my ($run, $t) = @_;
+	return $t->{reason} if $t->{reason} ne '';
+	return failure_reason($t, $run->{programs}{ $t->{program} }{stderr});
+}
+
+# The hint under a NO RESULT whose cause is the device.
+sub device_hint {
+	my ($src) = @_;
+	my $root = Cwd::abs_path($src) // $src;
+	my $setup = -f "$root/Makefile" ? "ci/rxe-setup" : "$root/ci/rxe-setup";
+	return "no RDMA device: is ib_uverbs loaded, and the device's driver? "
+		. "sh $setup makes a soft-RoCE device, or run the guest target: ibvct conformance --target rxe-vm";
+}
+our $DEVICE_CAUSE = qr/ibv_get_device_list|no RDMA device|no such device|no active port|device not found/i;
+
+# The run's verdict, which the page, summary.txt, junit.xml and the exit
+# status of `ibvct conformance` (report-verdict) all take from here, so that
+# they agree:
+#   NO RESULT  the run says it has none (no-result.txt: one cause a line, a
+#              line "hint: ..." the hint; a guest that gave none, a named
+#              device that is not there), it was interrupted (run.txt), or
+#              fewer mandatory requirements ran (pass, fail, known
+#              deviation, fixed; a skip did not run) than its min_ran
+#              (run.txt, default 1): nothing, or too little, was tested;
+#   FAIL       else a requirement or a program failed (a crash, an exit
+#              status, a plan problem): what ran is a result;
+#   PASS       otherwise.
+# Returns { word (PASS, FAIL, NO RESULT), causes [lines], given (1: the
+# causes are the run's own, no-result.txt or an interruption, and its TAP
+# is what came before), hint, counts (the one-line tally), nprogs,
+# bad_progs [names], ran, need, nmand, mand (counts) }.
+sub run_verdict {
+	my ($dir, $run, $mp_ids, $src) = @_;
+	my @progs = sort keys %{ $run->{programs} };
+	my @bad = grep { !$run->{programs}{$_}{ok} } @progs;
+	my $mand = count_status($run, $mp_ids);
+	my $ran = 0;
+	$ran += $mand->{$_} for qw(pass fail deviation fixed);
+	my $state = read_run_state($dir);
+	my $need = min_ran($state->{min_ran}, scalar @$mp_ids);
+	my (@causes, $hint, $word);
+	my $nr = slurp("$dir/no-result.txt") // '';
+	for (grep { /\S/ } split /\n/, $nr) {
+		if (/^hint:\s*(.*)$/) { $hint = $1 } else { push @causes, $_ }
+	}
+	if (($state->{state} // '') eq 'interrupted') {
+		unshift @causes, 'the run was interrupted' . ($state->{signal} ? " (SIG$state->{signal})" : '')
+			. ': what is here is part of it';
+	}
+	my $given = @causes ? 1 : 0;
+	if (@causes) {
+		$word = 'NO RESULT';
+	} elsif (run_failed($run, \@bad)) {
+		$word = 'FAIL';
+	} elsif ($ran < $need) {
+		$word = 'NO RESULT';
+		# the reason the programs gave for not running: the commonest
+		my %why;
+		for my $p (map { $run->{programs}{$_} } @progs) {
+			if (defined $p->{skip_all}) { $why{ $p->{skip_all} || 'no reason given' }++; next }
+			$why{ $_->{reason} || 'no reason given' }++ for grep { $_->{status} eq 'skip' } @{ $p->{tests} };
+		}
+		my ($top) = sort { $why{$b} <=> $why{$a} || $a cmp $b } keys %why;
+		push @causes, sprintf('%d of %d mandatory requirements ran, %d needed%s', $ran, scalar @$mp_ids,
+			$need, !@progs ? ': no test program ran' : defined $top ? "; the tests were skipped: $top" : '');
+		$hint //= device_hint($src) if defined $top && $top =~ $DEVICE_CAUSE;
+	} else {
+		$word = 'PASS';
+	}
+	$hint //= device_hint($src) if grep { $_ =~ $DEVICE_CAUSE } @causes;
+	my $counts = sprintf('%d program%s, %d failed; mandatory %d: %s', scalar @progs, @progs == 1 ? '' : 's',
+		scalar @bad, scalar @$mp_ids,
+		join(', ', map { "$mand->{$_} $LABEL{$_}" } grep { $mand->{$_} } @STATUS_ORDER) || 'none');
+	return { word => $word, causes => \@causes, given => $given, hint => $hint, counts => $counts,
+		nprogs => scalar @progs, bad_progs => \@bad, ran => $ran, need => $need,
+		nmand => scalar @$mp_ids, mand => $mand };
+}
+# A failed requirement or a program that did not end cleanly.
+sub run_failed {
+	my ($run, $bad) = @_;
+	return @$bad || grep { $_->{status} eq "fail" } values %{ $run->{req} };
+}
+
+# by_reason RUN, STATUS, IDS: the requirements of IDS with STATUS, grouped
+# by why they have it: [ [reason, [IDs]], ... ], the reason shared by the
+# most requirements first. A requirement whose tests give several reasons
+# is under each.
+sub by_reason {
+	my ($run, $status, $ids) = @_;
+	my (%ids, %first, $n);
+	for my $id (@$ids) {
+		my $q = $run->{req}{$id};
+		next unless $q->{status} eq $status;
+		my %seen;
+		for my $t (grep { $_->{status} eq $status } @{ $q->{tests} }) {
+			my $why = reason_of($run, $t);
+			$why = '(no reason given)' if $why eq '';
+			next if $seen{$why}++;
+			$first{$why} //= $n++;
+			push @{ $ids{$why} }, $id;
+		}
+	}
+	return [ map { [ $_, $ids{$_} ] }
+		sort { @{ $ids{$b} } <=> @{ $ids{$a} } || $first{$a} <=> $first{$b} } keys %ids ];
 }
 
 # key=value lines (fingerprint.txt); later keys win; order kept.

@@ -228,9 +228,19 @@ mkdir "$tmp/empty"
 perl "$src/reports/tools/report-html" "$tmp/empty"
 h=$tmp/empty/index.html
 got=$(x 'string(//p[@id="verdict"])')
-test_expect_success "a folder without TAP: FAIL, no TAP" '
+test_expect_success "a folder without TAP: NO RESULT, no TAP, the cause said" '
 	echo "verdict: $got"
-	case $got in "FAIL no TAP in this report; 0 configurations;"*) ;; *) false ;; esac
+	case $got in "NO RESULT no TAP in this report; 0 configurations;"*) ;; *) false ;; esac &&
+	grep -q "No result: 0 of [0-9]* mandatory requirements ran, 1 needed: no test program ran" "$h"
+'
+# every mandatory requirement skipped: nothing was tested
+RT_SKIP="$(grep -E "^[A-Z]+-[0-9]+$" "$src/fixtures/mustpass.txt" | tr "\n" " ")" rt_run_mustpass "$tmp/skipped"
+perl "$src/reports/tools/report-html" "$tmp/skipped"
+h=$tmp/skipped/index.html
+got="$(x 'string(//p[@id="verdict"]/strong)')|$(x 'string(//p[@id="noresult"])')"
+test_expect_success "every mandatory requirement skipped: NO RESULT, not PASS, with the skip's reason" '
+	echo "verdict: $got"
+	case $got in "NO RESULT|No result: 0 of "*" mandatory requirements ran, 1 needed; the tests were skipped: device has no XRC.") ;; *) false ;; esac
 '
 
 h=$tmp/run/index.html

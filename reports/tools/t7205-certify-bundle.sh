@@ -93,4 +93,17 @@ verify --mustpass "$tmp/mp" "$tmp/out2/run2.tar.gz"
 test_expect_success "--mustpass chooses the list; its version is reported" '
 	show; [ $rc = 0 ] && grep -q "checked against version 9" "$tmp/out"
 '
+# a run that did not finish: certify refuses it; a bundle of one is rejected
+mk "$tmp/run7"
+printf 'state=interrupted\nstarted=2026-01-01T00:00:00Z\n' >"$tmp/run7/run.txt"
+certify --out "$tmp/out7" "$tmp/run7"
+test_expect_success "certify refuses an interrupted run, and packs nothing" '
+	show; [ $rc = 2 ] && grep -q "^ibvct certify: $tmp/run7: not a finished run: the run was interrupted" "$tmp/out" &&
+	[ ! -e "$tmp/out7" ]
+'
+repack_begin
+printf 'state=running\npid=4242\n' >"$tmp/x/run1/run.txt"
+(cd "$tmp/x/run1" && sha256sum run.txt >>MANIFEST.sha256)
+tar -czf "$tmp/running.tar.gz" -C "$tmp/x" run1
+expect_reject "a bundle of a run still running when packed is rejected" "not a finished run: the run has not finished (state running, pid 4242)" "$tmp/running.tar.gz"
 test_done

@@ -4,7 +4,9 @@
 # injected regression (pass -> fail, pass -> known deviation, a program
 # that now crashes, a program gone) exits 1 and names each; fixes, skip ->
 # run and run -> skip are reported without failing; tests are matched by
-# name when their numbers shift; a bundle works as well as a folder.
+# name when their numbers shift; a bundle works as well as a folder. Each
+# side's target, device, rdma-core and kernel come first, with a warning
+# when the targets differ; a run that did not finish (run.txt) is refused.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
@@ -101,4 +103,35 @@ test_expect_success "a bundle (.tar.gz) can be compared like a folder" '
 	show
 	[ $rc = 1 ] && grep -qF "xrcd_excl_einval [XRCD-07]: pass -> fail" "$tmp/out"
 '
+
+# what each ran on; runs of two targets
+run "$tmp/fp-ref"
+printf 'target=ref\ndevice=fake0\nrdma-core.package=44.0-2\nkernel=6.1.0-10-amd64\nibvct.version=0.9.0\n' \
+	>"$tmp/fp-ref/fingerprint.txt"
+run "$tmp/fp-vm"
+printf 'target=rxe-vm\ndevice=rxe0\nrdma-core.package=44.0-2\nkernel=6.1.0-10-amd64\nguest.kernel.release=6.1.0-13-amd64\nibvct.version=0.9.0\n' \
+	>"$tmp/fp-vm/fingerprint.txt"
+cmp_runs --quiet "$tmp/fp-ref" "$tmp/fp-vm"
+test_expect_success "each side: target, device, rdma-core, kernel (a guest's), ibvct; a warning when the targets differ" '
+	show
+	grep -qx "         (target ref, device fake0, rdma-core 44.0-2, kernel 6.1.0-10-amd64, ibvct 0.9.0)" "$tmp/out" &&
+	grep -qx "         (target rxe-vm, device rxe0, rdma-core 44.0-2, kernel 6.1.0-13-amd64, ibvct 0.9.0)" "$tmp/out" &&
+	grep -q "^WARNING: the runs are of different targets (ref, rxe-vm): most differences below are the targets" "$tmp/out"
+'
+cmp_runs "$tmp/fp-ref" "$tmp/fp-ref"
+test_expect_success "no warning for two runs of one target" 'show; [ $rc = 0 ] && ! grep -q WARNING "$tmp/out"'
+
+# runs that did not finish
+for st in interrupted running; do
+	run "$tmp/$st"
+	printf 'state=%s\npid=4242\n' "$st" >"$tmp/$st/run.txt"
+	cmp_runs "$tmp/old" "$tmp/$st"
+	test_expect_success "a run whose run.txt says $st is refused: it holds part of a run" '
+		show; [ $rc = 2 ] && grep -q "^ibvct compare: $tmp/$st: not a finished run: " "$tmp/out"
+	'
+done
+run "$tmp/complete"
+printf 'state=complete\nverdict=PASS\n' >"$tmp/complete/run.txt"
+cmp_runs "$tmp/old" "$tmp/complete"
+test_expect_success "a complete one is compared" 'show; [ $rc = 0 ]'
 test_done

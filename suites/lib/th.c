@@ -507,7 +507,7 @@ void th_reenv(const char *mode, int xrc, const char *extra)
 /* ---- expected results --------------------------------------------------- */
 struct th_expect {
 	char name[128];
-	char reason[256];
+	char *reason;		/* the line's whole rest: the report shows it uncut */
 };
 
 static struct th_expect *th_exp;
@@ -517,7 +517,8 @@ static void th_expect_load(void)
 {
 	const char *src = getenv("IBVCT_SRC");
 	const char *path = getenv("IBVCT_EXPECT");
-	char buf[PATH_MAX], line[512];
+	char buf[PATH_MAX], *line = NULL;
+	size_t cap = 0;
 	FILE *f;
 
 	if (!path || !path[0]) {
@@ -528,8 +529,9 @@ static void th_expect_load(void)
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		char name[128], kw[16];
+		struct th_expect *more;
 		int off = 0;
 
 		if (line[0] == '#' || sscanf(line, "%127s %15s %n", name, kw, &off) < 2 ||
@@ -544,14 +546,18 @@ static void th_expect_load(void)
 				continue;
 			*strchr(name, '@') = 0;
 		}
-		th_exp = realloc(th_exp, (th_nexp + 1) * sizeof(*th_exp));
-		if (!th_exp)
+		more = realloc(th_exp, (th_nexp + 1) * sizeof(*th_exp));
+		if (!more)
+			break;
+		th_exp = more;
+		line[strcspn(line, "\n")] = 0;
+		th_exp[th_nexp].reason = strdup(line + off);
+		if (!th_exp[th_nexp].reason)
 			break;
 		snprintf(th_exp[th_nexp].name, sizeof(th_exp->name), "%s", name);
-		snprintf(th_exp[th_nexp].reason, sizeof(th_exp->reason), "%s", line + off);
-		th_exp[th_nexp].reason[strcspn(th_exp[th_nexp].reason, "\n")] = 0;
 		th_nexp++;
 	}
+	free(line);
 	fclose(f);
 }
 
@@ -673,6 +679,8 @@ static int th_finish(int failed)
 	for (a = 0; th_fk_base[0] && !th_keep && a < 40 && th_rm_fk_base(); a++)
 		usleep(50000);
 	th__ref_cleanup();
+	while (th_nexp)
+		free(th_exp[--th_nexp].reason);
 	free(th_exp);
 	return 0;
 }

@@ -5,13 +5,16 @@
  * loaded (path, real file, soname), the provider objects it loaded, the
  * device with every ibv_query_device attribute and its ports.
  *
- *   ibvct-fingerprint [DEVICE]      (default: $IBVCT_DEVICE, else the first)
+ *   ibvct-fingerprint [DEVICE]      (default: $IBVCT_DEVICE, else the first
+ *                                    with an active port, else the first)
  *
  * Built once against <infiniband/verbs.h> and linked to libibverbs.so.1
  * without an rpath: run directly it fingerprints the system's rdma-core, run
  * under ibvct-run the reference target (the same binary on both is the
- * point). Exits 1 when the device cannot be opened; what it learnt before
- * that is still printed, with error=... lines saying why.
+ * point). Without a name it picks the device the suites pick (suites/lib/th.c,
+ * th_probe_child), so that `ibvct conformance --target system` names the
+ * device tested. Exits 1 when the device cannot be opened; what it learnt
+ * before that is still printed, with error=... lines saying why.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -245,6 +248,23 @@ static void print_driver(struct ibv_device *dev)
 	put_str("device.kernel_driver", base ? base + 1 : target);
 }
 
+/* The device opens and one of its ports is active. */
+static int has_active_port(struct ibv_device *d)
+{
+	struct ibv_context *c = ibv_open_device(d);
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	int found = 0;
+
+	if (!c)
+		return 0;
+	if (!ibv_query_device(c, &da))
+		for (int p = 1; p <= da.phys_port_cnt && !found; p++)
+			found = !ibv_query_port(c, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE;
+	ibv_close_device(c);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	const char *want = argc > 1 ? argv[1] : getenv("IBVCT_DEVICE");
@@ -269,8 +289,10 @@ int main(int argc, char **argv)
 		printf("%s%s", i ? " " : "", ibv_get_device_name(list[i]));
 	printf("\n");
 	for (int i = 0; i < n && !dev; i++)
-		if (!want || !*want || strcmp(want, ibv_get_device_name(list[i])) == 0)
+		if (want && *want ? !strcmp(want, ibv_get_device_name(list[i])) : has_active_port(list[i]))
 			dev = list[i];
+	if (!dev && (!want || !*want) && n)
+		dev = list[0];
 	if (!dev) {
 		put_str("error", n ? "device not found" : "no RDMA device");
 		goto err_free_list;

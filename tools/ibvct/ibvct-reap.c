@@ -7,7 +7,7 @@
  * orphaned descendants are re-parented to it rather than to init, and it
  * finds the others by walking /proc from its own pid.
  *
- *   ibvct-reap [-t SECONDS] [-g GRACE] [-n NAME] -- PROGRAM [ARGS...]
+ *   ibvct-reap [-t SECONDS] [-g GRACE] [-n NAME] [-d DIR] -- PROGRAM [ARGS...]
  *
  * -t  time limit for PROGRAM (default 300; 0: none), in seconds of an
  *     unshared machine: the machine's load stretches it, up to
@@ -19,11 +19,20 @@
  *     and killed, and a PROGRAM that exited 0 is reported as failed (1): a
  *     test must not leave processes behind.
  * -n  the name used in messages (default: PROGRAM's basename).
+ * -d  a scratch dir of PROGRAM's, removed (with all it holds) once every
+ *     process is gone, however they ended: `ibvct conformance` runs with
+ *     TMPDIR there, so that what a killed child had made goes too.
  * Otherwise the exit status is PROGRAM's, or 128 + the signal that ended it.
- * SIGTERM, SIGINT or SIGHUP to ibvct-reap kill every descendant too.
+ * SIGTERM, SIGINT or SIGHUP to ibvct-reap end every descendant too, quietly:
+ * each gets SIGTERM, so that its own cleanup runs (a guest runner ends its
+ * guests, a shell its traps), and SIGKILL when it has not ended within
+ * RP_TERM_GRACE seconds; then the exit status is 128 + that signal. A
+ * terminal's Ctrl-C reaches them so, whatever process group they are in
+ * (PROGRAM has one of its own).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +47,7 @@
 #include "tr_clock.h"
 
 #define RP_MAX_PROCS	65536
+#define RP_TERM_GRACE	10	/* s from SIGTERM to SIGKILL after a signal */
 
 struct rp_proc {
 	pid_t pid, ppid;
@@ -45,10 +55,11 @@ struct rp_proc {
 };
 
 static const char *rp_name;
+static const char *rp_dir;	/* -d */
 
 static void rp_usage(void)
 {
-	fprintf(stderr, "usage: ibvct-reap [-t SECONDS] [-g GRACE] [-n NAME] -- PROGRAM [ARGS...]\n");
+	fprintf(stderr, "usage: ibvct-reap [-t SECONDS] [-g GRACE] [-n NAME] [-d DIR] -- PROGRAM [ARGS...]\n");
 	exit(2);
 }
 
@@ -145,6 +156,44 @@ static void rp_kill_all(pid_t main_pid, int *main_status, bool *main_done)
 	fprintf(stderr, "ibvct-reap: %s: could not end every process it started\n", rp_name);
 }
 
+/* SIGTERM to every descendant there is now (not to those their cleanup
+ * starts: a trap's rm must not be ended half way), then up to
+ * RP_TERM_GRACE s for all to end, then SIGKILL to any left. */
+static void rp_end_all(pid_t main_pid, int *main_status, bool *main_done)
+{
+	static struct rp_proc p[4096];
+	long long end = rp_now_ms() + RP_TERM_GRACE * 1000;
+	int n, i;
+
+	n = rp_descendants(p, (int)(sizeof(p) / sizeof(p[0])));
+	for (i = 0; i < n; i++)
+		kill(p[i].pid, SIGTERM);
+	while (rp_now_ms() < end) {
+		rp_reap_all(main_pid, main_status, main_done);
+		if (!rp_descendants(p, 1))
+			return;
+		usleep(20000);
+	}
+	rp_kill_all(main_pid, main_status, main_done);
+}
+
+static int rp_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* -d: the scratch dir goes once nothing can write into it any more. */
+static int rp_finish(int rc)
+{
+	if (rp_dir && nftw(rp_dir, rp_rm_one, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+		fprintf(stderr, "ibvct-reap: %s: cannot remove %s: %s\n", rp_name, rp_dir, strerror(errno));
+	return rc;
+}
+
 static int rp_status(int st)
 {
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -160,7 +209,7 @@ int main(int argc, char **argv)
 	long long end;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "+t:g:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "+t:g:n:d:")) != -1) {
 		switch (opt) {
 		case 't':
 			limit = strtol(optarg, NULL, 10);
@@ -170,6 +219,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			rp_name = optarg;
+			break;
+		case 'd':
+			rp_dir = optarg;
 			break;
 		default:
 			rp_usage();
@@ -218,14 +270,14 @@ int main(int argc, char **argv)
 				tr_clock_wall_s(&clk), limit,
 				tr_clock_stretch(&clk) > 1.05 ? ", stretched by the machine's load" : "");
 			rp_kill_all(child, &main_status, &main_done);
-			return 124;
+			return rp_finish(124);
 		}
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = (left % 1000) * 1000000;
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
-			rp_kill_all(child, &main_status, &main_done);
-			return 128 + sig;
+			rp_end_all(child, &main_status, &main_done);
+			return rp_finish(128 + sig);
 		}
 		rp_reap_all(child, &main_status, &main_done);
 	}
@@ -237,7 +289,7 @@ int main(int argc, char **argv)
 		int n = rp_descendants(p, 64), i;
 
 		if (!n)
-			return rp_status(main_status);
+			return rp_finish(rp_status(main_status));
 		if (rp_now_ms() >= end) {
 			fprintf(stderr, "ibvct-reap: %s left %d process%s running %lds after it exited:",
 				rp_name, n, n == 1 ? "" : "es", grace);
@@ -245,7 +297,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, " %ld (%s)", (long)p[i].pid, p[i].comm);
 			fputc('\n', stderr);
 			rp_kill_all(child, &main_status, &main_done);
-			return rp_status(main_status) ? rp_status(main_status) : 1;
+			return rp_finish(rp_status(main_status) ? rp_status(main_status) : 1);
 		}
 		usleep(20000);
 		rp_reap_all(child, &main_status, &main_done);

@@ -5,7 +5,8 @@
 # (IBVCT_REPORT_DIR): the TAP of each program and suite run (tools/ibvct/suites-run,
 # here on a stand-in suite), fingerprint.txt, junit.xml,
 # summary.txt with the requirement counts, results.tsv, index.html; prints
-# the summary and the report's path at the end; and fails when a test fails.
+# the requirements, the page and the verdict line last, PASS, FAIL or NO
+# RESULT with the counts and the folder; and fails when a test fails.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
 . "$IBVCT_SRC/ci/test-lib.sh"
@@ -52,10 +53,11 @@ test_expect_success "summary.txt counts requirements, suite runs included" '
 		grep -q "^requirements: [0-9]* in the catalogue: 0 FAIL, 1 known deviation, 0 fixed, 2 pass, 1 not supported (skip), " "$dir/summary.txt" &&
 		grep -q "^test	t9299-tiny.ref-legacy-seed	tiny_suite_check	pass	XRCD-10" "$dir/results.tsv"
 '
-test_expect_success "the summary and the report path are printed last" '
+test_expect_success "the requirements, the page, and the verdict line last" '
 	tail -n 5 "$tmp/out"
-	tail -n 2 "$tmp/out" | head -n 1 | grep -q "^page:   $dir/index.html\$" &&
-		tail -n 1 "$tmp/out" | grep -q "^report: $dir\$" && grep -q "^requirements: " "$tmp/out"
+	tail -n 2 "$tmp/out" | head -n 1 | grep -q "^page:    $dir/index.html\$" &&
+		tail -n 1 "$tmp/out" | grep -q "^PASS: 11 programs, 0 failed; mandatory [0-9]*: .* — $dir\$" &&
+		grep -q "^requirements: " "$tmp/out"
 '
 test_expect_success "the fingerprint names the device" 'grep -q "^device=fake0\$" "$dir/fingerprint.txt"'
 
@@ -66,6 +68,18 @@ IBVCT_REPORT_DIR=$tmp/reports/second JOBS=1 sh "$IBVCT_SRC/tools/ibvct/conforman
 rc=$?
 test_expect_success "a failing test fails the run and is named in the summary" '
 	echo "exit $rc"
-	[ $rc != 0 ] && grep -q "^  XRCD-08 *t9203-fail: broken" "$tmp/reports/second/summary.txt"
+	[ $rc = 1 ] && grep -q "^  XRCD-08 *t9203-fail: broken" "$tmp/reports/second/summary.txt" &&
+		tail -n 1 "$tmp/out2" | grep -q "^FAIL: "
+'
+# a program that cannot run at all leaves no TAP of its own
+IBVCT_REPORT_DIR=$tmp/reports/third JOBS=1 sh "$IBVCT_SRC/tools/ibvct/conformance" "$tmp/reports" ref fake0 \
+	"$tmp/t/t9204-gone.t" >"$tmp/out3" 2>&1
+rc=$?
+test_expect_success "a program that could not run fails the run: exit, last line, page and JUnit" '
+	echo "exit $rc"; tail -n 3 "$tmp/out3"
+	[ $rc = 1 ] && tail -n 1 "$tmp/out3" | grep -q "^FAIL: " &&
+	grep -q "<strong class=\"word\">FAIL</strong>" "$tmp/reports/third/index.html" &&
+	grep -q "t9204-gone" "$tmp/reports/third/junit.xml" &&
+	grep -q "^FAIL t9204-gone " "$tmp/reports/third/summary.txt"
 '
 test_done

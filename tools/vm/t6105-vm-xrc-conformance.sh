@@ -64,8 +64,15 @@ test_expect_success 'the XRC suites ran, not skipped: t2100 and t3100 pass tests
 		[ "$p" -ge 5 ] || return 1
 	done
 '
-test_expect_success 'the page says PASS' '
-	grep -q "<strong class=\"word\">PASS</strong>" "$rep/index.html"
+test_expect_success 'the page says PASS, and so does the last line' '
+	grep -q "<strong class=\"word\">PASS</strong>" "$rep/index.html" &&
+	tail -n 1 "$tl_out" | grep -q "^PASS: .* — $rep\$"
+'
+test_expect_success 'the guest gives a verdict line per suite and per program on stderr as each ends (its progress)' '
+	n=$(ls "$build"/suites/system/t*.t | wc -l)
+	grep -E "^(ok|FAIL) +t[0-9]{4}-" "$tl_err"
+	[ "$(grep -Ec "^(ok|FAIL) +t[0-9]{4}-[a-z0-9-]+\.system " "$tl_err")" = "$n" ] &&
+	grep -q "^ok  *t6102-vm-ibverbs-utils " "$tl_err" && grep -q "^ok  *t6104-vm-xrc-xsrq " "$tl_err"
 '
 
 # a guest that gives no result: the time limit ends it before it boots

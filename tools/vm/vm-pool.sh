@@ -41,7 +41,11 @@ cmd_pool() {
 	parse_opts "$@"
 	shift $(($# - rest_n))
 	[ $# -gt 0 ] || { usage >&2; die "pool: no command"; }
-	pool=$(mktemp -d "${TMPDIR:-/tmp}/ibvct-vm-pool.XXXXXX") || die "cannot make a pool dir"
+	# in the build tree when there is one: a test under ci/test-exec's
+	# litter check has a /tmp of its own, and must still see the pool
+	pool_parent=${TMPDIR:-/tmp}
+	[ -n "${IBVCT_BUILD:-}" ] && [ -d "$IBVCT_BUILD" ] && [ -w "$IBVCT_BUILD" ] && pool_parent=$IBVCT_BUILD
+	pool=$(mktemp -d "$pool_parent/ibvct-vm-pool.XXXXXX") || die "cannot make a pool dir in $pool_parent"
 	mkdir -p "$pool/spawn"
 	echo "$pool_max" >"$pool/max"
 	pool_manager &
@@ -352,6 +356,7 @@ job_submit() {
 		[ -n "$out" ] && echo "OUT=$(q "$out")"
 		[ -n "${4:-}" ] && echo "READY_PORT=$4"
 		[ -n "${5:-}" ] && echo "WAIT_GO=$5"
+		[ -n "$tmp_real" ] && echo "TMPBIND=$(q "$tmp_real")"
 	} >"$js_d/conf"
 	if [ -n "$out" ]; then
 		# the job sees what the out dir holds, and its writes come back
@@ -362,6 +367,24 @@ job_submit() {
 	echo "$js_d" >>"$slot/claim/job"
 	: >"$js_d/submit"
 	eval "jd_$1=\$js_d"
+}
+
+# pool_tmp: tmp_real, the host's path of this run's /tmp when a mount
+# namespace put another dir there (ci/test-exec gives each test a /tmp of
+# its own), empty when it is the host's: the guest then binds that dir on
+# its /tmp for the job, so that the job sees the files of the run. Found by
+# the mount that holds /tmp here (its device and the path within it) and
+# where the pool's manager, in the host's namespace, has that device.
+pool_tmp() {
+	tmp_real=$(awk -v here=/proc/self/mountinfo '
+		FILENAME == here && ($5 == "/tmp" || ($5 == "/" && dev == "")) { dev = $3; root = $4; mp = $5 }
+		FILENAME != here && $3 == dev && index(root "/", ($4 == "/" ? "" : $4) "/") == 1 &&
+			length($4) >= best { best = length($4); real = $5 ($4 == "/" ? root : substr(root, length($4) + 1)) }
+		END {
+			if (mp == "/") real = real (real ~ /\/$/ ? "" : "/") "tmp"
+			sub(/\/\/+/, "/", real)
+			if (real != "" && real != "/tmp") print real
+		}' /proc/self/mountinfo "/proc/$(cat "$pool/manager.pid")/mountinfo" 2>/dev/null)
 }
 
 # job_finish DIR: its out dir copied over; g_rc (the status) or g_why
@@ -497,6 +520,7 @@ pool_run() {
 		exit $NORESULT
 	fi
 	pool_info
+	pool_tmp
 	pr_start=$(date +%s)
 	job_submit "$1" guest 10.9.0.1 "" || fail "cannot submit a job to $slot"
 	job_timer
@@ -543,6 +567,7 @@ pool_pair() {
 		exit $NORESULT
 	fi
 	pool_info
+	pool_tmp
 	pr_start=$(date +%s)
 	echo "$server" >"$work/cmd.txt"
 	job_submit " 'sh' '-c' $(q "$server")" server 10.9.0.1 10.9.0.2 "$ready_port" ||
