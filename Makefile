@@ -87,6 +87,12 @@ DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"
 	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
 # ---- dependencies: Debian packages, checked on every make run --------------
+# The Debian release this machine runs, and the one a goal builds for or
+# boots (RELEASE=13 on a Debian 12 machine: that release's root and
+# kernel, tools/vm/release-root)
+HOST_RELEASE := $(shell sh tools/vm/release-root host)
+RELEASE ?= $(HOST_RELEASE)
+
 # DEPS_<goal> names the ci/install-deps groups that hold every program the
 # goal, its scripts and its tests run (t7007-deps-lint checks this against
 # what the recipes, the project's scripts and tests really call). Each make run makes
@@ -112,10 +118,11 @@ DEPS_install-files := build
 DEPS_deb          := build deb
 DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
+DEPS_release-check := chroot
 DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
-DEPS_kmod         := build kmod
+DEPS_kmod         := build kmod $(if $(filter-out $(HOST_RELEASE),$(RELEASE)),chroot)
 DEPS_xrc-vm       := build kmod vm
 DEPS_xrc-vm-suites := build test kmod vm
 DEPS_fault-sweep  := $(DEPS_check)
@@ -744,6 +751,16 @@ deb: deb-package | $(DEPS_FIRST)
 deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 	$(Q)sh pkg/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
 
+# make release-check RELEASE=13: the README's two commands on another
+# Debian release, from this machine: a fresh chroot of it (its minbase root
+# debootstrapped once and kept), a clone of HEAD inside, `make conformance`
+# and `make check` there as root with the network to the mirror, each
+# installing what it needs from that release's packages
+# (tools/vm/release-check; logs, reports and summary.txt in
+# build/release-check-N/). Not in make check (the better part of an hour).
+release-check: | $(DEPS_FIRST)
+	sh tools/vm/release-check --release $(RELEASE)
+
 # ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
 # Its rdma-core provider is part of `all`: built against the system's
 # <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
@@ -788,6 +805,16 @@ conformance certify: $(if $(filter xrc-vm,$(TARGET)),$(IXRC_RNR))
 # (quality/lint-deps, t7004) prints it instead of running the kernel's whole
 # make, which takes seconds of CPU each time; three files build serially.
 KBUILD_MAKE = $(MAKE)
+# make kmod RELEASE=N, N another Debian release than the host's: ixrc.ko
+# for that release's kernel, built in its root (tools/vm/release-root: the
+# root debootstrapped once and kept; Kbuild there, with the release's
+# compiler and kbuild tools, against its linux-headers-amd64) into
+# $(B)/kmod-N/ (beside it kernel.abi: the kernel it is for).
+ifneq ($(RELEASE),$(HOST_RELEASE))
+kmod: | $(DEPS_FIRST)
+	$(Q)sh tools/vm/release-root $(if $(Q),-q) kbuild --release $(RELEASE) --src $(IXRC_SRC) --out $(TOP)/$(B)/kmod-$(RELEASE)
+	@echo "make kmod: $(B)/kmod-$(RELEASE)/ixrc.ko for $$(cat $(B)/kmod-$(RELEASE)/kernel.abi) (Debian $(RELEASE))"
+else
 kmod: | $(DEPS_FIRST)
 	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build tree in KDIR=$(KDIR) (ci/install-deps kmod, or KDIR=)" >&2; exit 1; }
 	@mkdir -p $(B)/kmod
@@ -795,6 +822,7 @@ kmod: | $(DEPS_FIRST)
 		cmp -s "$$f" $(B)/kmod/$${f##*/} || cp "$$f" $(B)/kmod/ || exit 1; done
 	$(Q)MAKEFLAGS= $(KBUILD_MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
 	@echo "make kmod: $(IXRC_KO) for $(notdir $(KDIR))"
+endif
 
 xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)
 	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_ROUTE=$(TOP)/$(IXRC_ROUTE) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
@@ -831,6 +859,7 @@ help:
 	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
+	@echo "make release-check    RELEASE=13: make conformance and make check in a fresh Debian 13 chroot"
 	@echo "make kmod             the soft XRC device's module, build/kmod/ixrc.ko (KDIR=: headers of the guest kernel)"
 	@echo "make xrc-vm           ibv_devinfo, rc and xsrq pingpongs on it in the QEMU guest (minutes)"
 	@echo "make xrc-vm-suites    the system-built conformance suites on it in the guest"
@@ -840,6 +869,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
