@@ -307,7 +307,9 @@ static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 	unsigned long flags;
 	int ret;
 
-	if (attr->flags)
+	/* ignoring an overrun is the one creation flag it takes (the provider's
+	 * create_cq_ex passes IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN on as it) */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe >= IXRC_MAX_CQE)
 		return -EINVAL;
@@ -315,6 +317,7 @@ static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 	if (ret)
 		return ret;
 	cq->size = attr->cqe + 1;
+	cq->ignore_overrun = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 	cq->ring = kvcalloc(cq->size, sizeof(*cq->ring), GFP_KERNEL);
 	cq->poll_qps = kcalloc(IXRC_POLL_QPS, sizeof(*cq->poll_qps), GFP_KERNEL);
 	if (!cq->ring || !cq->poll_qps) {

@@ -46,6 +46,7 @@ struct ixrc_bwr {
 	struct ibv_sge *sge;	/* sge1, or a list of its own */
 	struct ibv_sge sge1;
 	void *inl;		/* inline data, copied when set */
+	bool addr_set;		/* UD: its address; XRC_SEND: its SRQ number */
 };
 
 struct ixrc_qp {
@@ -671,14 +672,17 @@ static void ixrc_wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 	w->wr.wr.ud.ah = ah;
 	w->wr.wr.ud.remote_qpn = remote_qpn;
 	w->wr.wr.ud.remote_qkey = remote_qkey;
+	w->addr_set = true;
 }
 
 static void ixrc_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 {
 	struct ixrc_bwr *w = ixrc_wr_cur(x);
 
-	if (w)
-		w->wr.qp_type.xrc.remote_srqn = srqn;	/* WRX-05 */
+	if (!w)
+		return;
+	w->wr.qp_type.xrc.remote_srqn = srqn;	/* WRX-05 */
+	w->addr_set = true;
 }
 
 static void ixrc_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr,
@@ -688,8 +692,10 @@ static void ixrc_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr,
 
 	if (!w)
 		return;
+	/* no data segment for a zero length, as mlx5 builds none (rdma-core
+	 * v44.0 providers/mlx5/qp.c:1635) */
 	w->sge1 = (struct ibv_sge){ .addr = addr, .length = length, .lkey = lkey };
-	w->wr.num_sge = 1;
+	w->wr.num_sge = length ? 1 : 0;
 }
 
 static void ixrc_wr_set_sge_list(struct ibv_qp_ex *x, size_t n,
@@ -767,6 +773,14 @@ static int ixrc_wr_complete(struct ibv_qp_ex *x)
 	size_t i;
 	int ret = qp->berr;
 
+	/* a WR without its address (a UD one without an AH, an XRC_SEND one
+	 * without its SRQ number; WR-04) fails the whole batch, as the
+	 * reference's device does, before anything is posted */
+	for (i = 0; !ret && i < qp->bn; i++)
+		if (((qp->vqp.qp.qp_type == IBV_QPT_UD || qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND) &&
+		     !qp->b[i].addr_set) ||
+		    (qp->vqp.qp.qp_type == IBV_QPT_UD && !qp->b[i].wr.wr.ud.ah))
+			ret = EINVAL;
 	if (!ret && qp->bn) {
 		for (i = 0; i < qp->bn; i++) {
 			qp->b[i].wr.sg_list = qp->b[i].sge;
