@@ -119,6 +119,7 @@ DEPS_deb          := build deb
 DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
 DEPS_release-check := chroot
+DEPS_release-matrix := $(DEPS_conformance) kmod chroot
 DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
@@ -761,6 +762,14 @@ deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 release-check: | $(DEPS_FIRST)
 	sh tools/vm/release-check --release $(RELEASE)
 
+# make release-matrix: the suites on {12, 13} x {ref, rxe-vm, xrc-vm} and the
+# agreement tests (t6110, t6111) on each release, then one report of which
+# verdicts differ between the releases and why (tools/vm/release-matrix,
+# reports/tools/report-matrix, fixtures/release-diffs.txt): HTML and
+# matrix.tsv in reports/<date>-release-matrix/. Not in make check (an hour).
+release-matrix: all suites tests kmod $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(IXRC_RNR) | $(DEPS_FIRST)
+	$(TEST_ENV) sh tools/vm/release-matrix
+
 # ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
 # Its rdma-core provider is part of `all`: built against the system's
 # <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
@@ -860,6 +869,7 @@ help:
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
 	@echo "make release-check    RELEASE=13: make conformance and make check in a fresh Debian 13 chroot"
+	@echo "make release-matrix   the suites on {12, 13} x {ref, rxe-vm, xrc-vm}: what differs between the releases, and why"
 	@echo "make kmod             the soft XRC device's module, build/kmod/ixrc.ko (KDIR=: headers of the guest kernel)"
 	@echo "make xrc-vm           ibv_devinfo, rc and xsrq pingpongs on it in the QEMU guest (minutes)"
 	@echo "make xrc-vm-suites    the system-built conformance suites on it in the guest"
@@ -869,6 +879,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check release-matrix clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
