@@ -389,6 +389,9 @@ sub ran_on {
 	$os =~ s/^Debian GNU\/Linux /Debian /;
 	my $kernel = $fp->{'guest.kernel.release'} // $fp->{kernel} // 'unknown';
 	my $rdma = $fp->{'rdma-core.package'} // 'unknown';
+	# a user's tree built and run as the system rdma-core (--rdma-core)
+	$rdma = "$fp->{'rdma-core.tree.version'} (the tree $fp->{'rdma-core.tree'})"
+		if defined $fp->{'rdma-core.tree'};
 	my $target = $fp->{target} // '';
 	my $lib = $target eq 'ref' ? ' (the library under test: ref-impl)' : '';
 	return "$os, kernel $kernel, rdma-core $rdma$lib";
