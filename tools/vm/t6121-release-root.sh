@@ -60,7 +60,16 @@ run_cmd sh "$rr" sources --release 13
 test_expect_success 'the root apt sources: that mirror, trixie and trixie-updates' '
 	rc_is 0 && out_has "^URIs: $want$" && out_has "^Suites: trixie trixie-updates$"
 '
+run_cmd sh "$src/tools/vm/rdma-core-root" --release 13 --src "$tl_tmp"
+test_expect_success 'rdma-core-root takes only an rdma-core tree (CMakeLists.txt, debian/control)' '
+	rc_is 2 && grep -q "an rdma-core source tree" "$tl_err"
+'
+run_cmd sh "$src/tools/ibvct/ibvct" conformance --target ref --rdma-core "$tl_tmp"
+test_expect_success '--rdma-core and --release are the guest targets' '
+	! rc_is 0 && grep -q "guest targets" "$tl_err"
+'
 test_expect_success 'no host is named in the release scripts (read at run time)' '
-	! grep -nE "[a-z]+://[a-z0-9.-]+\.[a-z]{2,}" "$src/tools/vm/release-root" "$src/tools/vm/release-check"
+	! grep -nE "[a-z]+://[a-z0-9.-]+\.[a-z]{2,}" "$src/tools/vm/release-root" "$src/tools/vm/release-check" \
+		"$src/tools/vm/rdma-core-root" "$src/tools/vm/release-matrix"
 '
 test_done
