@@ -7,7 +7,7 @@
 # / and runs, on its libibverbs 56: the host's checkout, build and /tmp at
 # their paths; rxe0 (its rdma_rxe) and ixrc0 (that module, with the ixrc
 # provider built here on Debian 12) listed; Debian 12's own ibv_devinfo
-# (copied from the host) on both; the suites built here (on rdma-core 44's
+# (copied from the host) on both and its ibv_rc_pingpong on rxe0; the suites built here (on rdma-core 44's
 # headers) on ixrc0 through the new post-send API and extended CQs
 # (t1000's WRX- tests: the provider's mark where 56's ibv_qp_to_qp_ex reads
 # it) and t0101; and the guest's fingerprint, whose report line names
@@ -41,7 +41,8 @@ test_expect_success 'the range it was checked on is the one ixrc_main.c states (
 '
 
 # Debian 12's ibv_devinfo, carried into the guest through the shared /tmp
-cp /usr/bin/ibv_devinfo "$tl_tmp/ibv_devinfo-12" || test_bail "no /usr/bin/ibv_devinfo (ibverbs-utils)"
+cp /usr/bin/ibv_devinfo "$tl_tmp/ibv_devinfo-12" && cp /usr/bin/ibv_rc_pingpong "$tl_tmp/ibv_rc_pingpong-12" ||
+	test_bail "no /usr/bin/ibv_devinfo or ibv_rc_pingpong (ibverbs-utils)"
 echo marker-$$ >"$tl_tmp/marker"
 mkdir -p "$tl_tmp/out"
 cat >"$tl_tmp/guest.sh" <<EOF
@@ -59,6 +60,14 @@ ibv_devices | sed -n 's/^ *\\([a-z0-9]*0\\) .*/device=\\1/p'
 for d in rxe0 ixrc0; do
 	\$t/ibv_devinfo-12 -d \$d >\$t/out/devinfo-\$d.txt 2>&1 && echo "devinfo12.\$d=\$(grep -c PORT_ACTIVE \$t/out/devinfo-\$d.txt)"
 done
+# Debian 12's ibv_rc_pingpong, server and client on rxe0 (port 18600: 48A8)
+\$t/ibv_rc_pingpong-12 -d rxe0 -g \$IBVCT_VM_GID -n 20 -p 18600 >\$t/out/pp-server.txt 2>&1 &
+i=0
+while ! grep -q ":48A8 " /proc/net/tcp /proc/net/tcp6 2>/dev/null && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+\$t/ibv_rc_pingpong-12 -d rxe0 -g \$IBVCT_VM_GID -n 20 -p 18600 127.0.0.1 >\$t/out/pp-client.txt 2>&1
+echo "pingpong12.client=\$?"
+wait \$!
+echo "pingpong12.server=\$?"
 IBVCT_DEVICE=ixrc0 $build/suites/system/t1000-send-wr.t >\$t/out/t1000.tap 2>\$t/out/t1000.err
 echo "t1000.rc=\$?"
 IBVCT_DEVICE=ixrc0 $build/suites/system/t0101-legacy-struct-sizes.t >\$t/out/t0101.tap 2>\$t/out/t0101.err
@@ -89,6 +98,11 @@ test_expect_success 'rxe0 and ixrc0 (ixrc.ko for 6.12, the provider built on Deb
 '
 test_expect_success 'Debian 12 ibv_devinfo runs on Debian 13 libibverbs: both ports active' '
 	out_has "^devinfo12.rxe0=1$" && out_has "^devinfo12.ixrc0=1$"
+'
+test_expect_success 'Debian 12 ibv_rc_pingpong runs server and client on rxe0 there' '
+	cat "$tl_tmp/out/pp-server.txt" "$tl_tmp/out/pp-client.txt"
+	out_has "^pingpong12.client=0$" && out_has "^pingpong12.server=0$" &&
+		grep -q "20 iters" "$tl_tmp/out/pp-client.txt"
 '
 test_expect_success 'the suites built on Debian 12 pass on ixrc0 there, the new post-send API too' '
 	cat "$tl_tmp/out/t1000.err"
