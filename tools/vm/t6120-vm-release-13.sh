@@ -7,8 +7,9 @@
 # / and runs, on its libibverbs 56: the host's checkout, build and /tmp at
 # their paths; rxe0 (its rdma_rxe) and ixrc0 (that module, with the ixrc
 # provider built here on Debian 12) listed; Debian 12's own ibv_devinfo
-# (copied from the host) on both and its ibv_rc_pingpong on rxe0; the suites built here (on rdma-core 44's
-# headers) on ixrc0 through the new post-send API and extended CQs
+# (copied from the host) on both and its ibv_rc_pingpong on rxe0; the
+# suites built here (on rdma-core 44's headers) on ixrc0 through the new
+# post-send API and extended CQs
 # (t1000's WRX- tests: the provider's mark where 56's ibv_qp_to_qp_ex reads
 # it) and t0101; and the guest's fingerprint, whose report line names
 # Debian 13, its kernel and rdma-core 56. One boot (a few seconds under
