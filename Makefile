@@ -682,7 +682,7 @@ INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf) $(wildcard tools/abi/*.awk) \
 	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
 		report-summary report-lib.pm report-ranon certify compare-runs verify-bundle) \
-	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance) \
+	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance release-root rdma-core-root) \
 	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
