@@ -526,9 +526,11 @@ DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),i
 # guests (t6101; VM_BINS); KERNEL=FILE.deb another Debian kernel package.
 # TARGET=xrc-vm: the same in one guest on ibvct's soft XRC device ixrc0
 # (make kmod, its provider; t6104's ibv_xsrq_pingpong there too).
+# RELEASE=13 (rxe-vm, xrc-vm): a guest of Debian 13, its kernel and root
+# (tools/vm/release-root), xrc-vm with build/kmod-13/ixrc.ko.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
 VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-% $(B)/t/t6104-%,$(TEST_SH_BINS))
-CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(filter-out $(HOST_RELEASE),$(RELEASE)),--release $(RELEASE)) $(if $(filter system,$(TARGET)),$(if $(filter-out fake0,$(DEVICE)),--device $(DEVICE)),--device $(DEVICE))
 conformance: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(if $(filter xrc-vm,$(TARGET)),kmod) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) sh tools/ibvct/ibvct conformance $(CONFORMANCE_ARGS) --out $(REPORT_DIR)
 
