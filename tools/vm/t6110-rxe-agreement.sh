@@ -26,6 +26,7 @@ export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 . "$src/tools/vm/agree-lib.sh"
 script=$(agree_script "$src/fixtures/scripts/rxe.fps" "$tl_tmp/rxe.fps")
+test_note "Debian $agree_rel$([ -f "$tl_tmp/rxe.fps.note" ] && echo ": $(cat "$tl_tmp/rxe.fps.note")")"
 
 # the guest in the background, the reference run beside it. Its command
 # takes under a minute on an idle machine under TCG; its limit is 600 s (plus

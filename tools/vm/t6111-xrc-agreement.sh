@@ -30,6 +30,7 @@ export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 . "$src/tools/vm/agree-lib.sh"
 script=$(agree_script "$src/fixtures/scripts/ixrc.fps" "$tl_tmp/ixrc.fps")
+test_note "Debian $agree_rel$([ -f "$tl_tmp/ixrc.fps.note" ] && echo ": $(cat "$tl_tmp/ixrc.fps.note")")"
 ko=${IBVCT_XRC_KO:-$agree_ko}
 [ -f "$ko" ] || test_bail "no $ko (make kmod, or make kmod RELEASE=$agree_rel)"
 
