@@ -437,7 +437,14 @@ PROVE_RUN = $(TEST_ENV) $(PROVE) -j$(JOBS) --statefile=$(TOP)/$(B)/.prove \
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
 # t6104 and t6105 boot a guest with the soft XRC device: make kmod first.
-check: tests kmod $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
+# make check boots a guest of the other Debian release (t6120, t6121): its
+# root and kernel are made before the tests' clocks start (once, kept:
+# tools/vm/release-root; debootstrap from the mirror the first time)
+RELEASE_OTHER := $(if $(filter 12,$(HOST_RELEASE)),13)
+release-roots: | $(DEPS_FIRST)
+	$(if $(RELEASE_OTHER),$(Q)sh tools/vm/release-root -q root --release $(RELEASE_OTHER) >/dev/null && \
+		sh tools/vm/release-root -q kernel --release $(RELEASE_OTHER) >/dev/null)
+check: tests kmod release-roots $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(TEST_BINS)
 
 valgrind: | $(DEPS_FIRST)
@@ -881,6 +888,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check release-matrix clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
