@@ -87,6 +87,12 @@ DEFS := -DIBVCT_DRIVER_DIR='"$(REF_DRIVER_DIR)"' -DIBVCT_LIBDIR='"$(RUN_LIBDIR)"
 	-DIBVCT_BINDIR='"$(RUN_BINDIR)"'
 
 # ---- dependencies: Debian packages, checked on every make run --------------
+# The Debian release this machine runs, and the one a goal builds for or
+# boots (RELEASE=13 on a Debian 12 machine: that release's root and
+# kernel, tools/vm/release-root)
+HOST_RELEASE := $(shell sh tools/vm/release-root host)
+RELEASE ?= $(HOST_RELEASE)
+
 # DEPS_<goal> names the ci/install-deps groups that hold every program the
 # goal, its scripts and its tests run (t7007-deps-lint checks this against
 # what the recipes, the project's scripts and tests really call). Each make run makes
@@ -112,10 +118,12 @@ DEPS_install-files := build
 DEPS_deb          := build deb
 DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
+DEPS_release-check := build chroot
+DEPS_release-matrix := $(DEPS_conformance) kmod chroot
 DEPS_deps         := build test browser valgrind coverage abi vm
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
-DEPS_kmod         := build kmod
+DEPS_kmod         := build kmod $(if $(filter-out $(HOST_RELEASE),$(RELEASE)),chroot)
 DEPS_xrc-vm       := build kmod vm
 DEPS_xrc-vm-suites := build test kmod vm
 DEPS_fault-sweep  := $(DEPS_check)
@@ -438,10 +446,17 @@ PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 sh $(TOP)/tools/vm/ibvct-vm pool --
 # than with one long test alone at the end (guests, the .deb, the lints that
 # rebuild the tree).
 CHECK_FIRST := $(addprefix $(B)/t/,$(addsuffix .t,t6100-vm-run t6107-vm-pool t6105-vm-xrc-conformance \
-	t6106-vm-stuck-guests t6050-deb-package t6111-xrc-agreement t7008-mutate-sample t7007-deps-lint \
-	t7100-quirk-matrix t6110-rxe-agreement t6101-vm-pair-pingpong))
+	t6120-vm-release-13 t6106-vm-stuck-guests t6050-deb-package t6111-xrc-agreement t7008-mutate-sample \
+	t7007-deps-lint t7100-quirk-matrix t6110-rxe-agreement t6101-vm-pair-pingpong))
 CHECK_BINS := $(filter $(CHECK_FIRST),$(TEST_BINS)) $(filter-out $(CHECK_FIRST),$(TEST_BINS))
-check: tests kmod $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
+# make check boots a guest of the other Debian release (t6120, t6121): its
+# root and kernel are made before the tests' clocks start (once, kept:
+# tools/vm/release-root; debootstrap from the mirror the first time)
+RELEASE_OTHER := $(if $(filter 12,$(HOST_RELEASE)),13)
+release-roots: | $(DEPS_FIRST)
+	$(if $(RELEASE_OTHER),$(Q)sh tools/vm/release-root -q root --release $(RELEASE_OTHER) >/dev/null && \
+		sh tools/vm/release-root -q kernel --release $(RELEASE_OTHER) >/dev/null)
+check: tests kmod release-roots $(if $(filter %/t6050-deb-package.t,$(TEST_BINS)),deb-package) | $(DEPS_FIRST)
 	$(PROVE_RUN) --failures --comments --state=save $(CHECK_BINS)
 
 valgrind: | $(DEPS_FIRST)
@@ -533,9 +548,12 @@ DEVICE ?= $(if $(filter rxe-vm,$(TARGET)),rxe0,$(if $(filter xrc-vm,$(TARGET)),i
 # (make kmod, its provider; t6104's ibv_xsrq_pingpong there too).
 # MIN_RAN=N or N%: the mandatory requirements that must have run for the
 # run to be a result (ibvct conformance --min-ran; default 1).
+# RELEASE=13 (rxe-vm, xrc-vm): a guest of Debian 13, its kernel and root
+# (tools/vm/release-root), xrc-vm with build/kmod-13/ixrc.ko.
 INTEROP_BINS := $(filter $(B)/t/t6010-% $(B)/t/t6011-% $(B)/t/t6030-%,$(TEST_SH_BINS))
 VM_BINS := $(filter $(B)/t/t6101-% $(B)/t/t6102-% $(B)/t/t6104-%,$(TEST_SH_BINS))
-CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(DEVICE),--device $(DEVICE)) \
+CONFORMANCE_ARGS = --target $(TARGET) $(if $(KERNEL),--kernel $(KERNEL)) \
+	$(if $(filter-out $(HOST_RELEASE),$(RELEASE)),--release $(RELEASE)) $(if $(DEVICE),--device $(DEVICE)) \
 	$(if $(MIN_RAN),--min-ran $(MIN_RAN))
 # A system run without DEVICE is named after the device it finds
 # (reports/<date>-system-<device>): ibvct names the folder then, with this
@@ -701,8 +719,8 @@ endif
 INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf) $(wildcard tools/abi/*.awk) \
 	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
-		report-summary report-verdict report-lib.pm certify compare-runs verify-bundle) \
-	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance) \
+		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
+	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
 	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
@@ -772,6 +790,24 @@ deb: deb-package | $(DEPS_FIRST)
 deb-chroot-check: deb-package conformance | $(DEPS_FIRST)
 	$(Q)sh pkg/deb-chroot-check $(DEB_OUT)/ibvct_*.deb $(REPORT_DIR)
 
+# make release-check RELEASE=13: the README's two commands on another
+# Debian release, from this machine: a fresh chroot of it (its minbase root
+# debootstrapped once and kept), a clone of HEAD inside, `make conformance`
+# and `make check` there as root with the network to the mirror, each
+# installing what it needs from that release's packages
+# (tools/vm/release-check; logs, reports and summary.txt in
+# build/release-check-N/). Not in make check (the better part of an hour).
+release-check: | $(DEPS_FIRST)
+	sh tools/vm/release-check --release $(RELEASE)
+
+# make release-matrix: the suites on {12, 13} x {ref, rxe-vm, xrc-vm} and the
+# agreement tests (t6110, t6111) on each release, then one report of which
+# verdicts differ between the releases and why (tools/vm/release-matrix,
+# reports/tools/report-matrix, fixtures/release-diffs.txt): HTML and
+# matrix.tsv in reports/<date>-release-matrix/. Not in make check (an hour).
+release-matrix: all suites tests kmod $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(IXRC_RNR) | $(DEPS_FIRST)
+	$(TEST_ENV) sh tools/vm/release-matrix
+
 # ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
 # Its rdma-core provider is part of `all`: built against the system's
 # <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
@@ -818,6 +854,16 @@ certify: $(if $(filter xrc-vm,$(TARGET)),kmod)
 # (quality/lint-deps, t7004) prints it instead of running the kernel's whole
 # make, which takes seconds of CPU each time; three files build serially.
 KBUILD_MAKE = $(MAKE)
+# make kmod RELEASE=N, N another Debian release than the host's: ixrc.ko
+# for that release's kernel, built in its root (tools/vm/release-root: the
+# root debootstrapped once and kept; Kbuild there, with the release's
+# compiler and kbuild tools, against its linux-headers-amd64) into
+# $(B)/kmod-N/ (beside it kernel.abi: the kernel it is for).
+ifneq ($(RELEASE),$(HOST_RELEASE))
+kmod: | $(DEPS_FIRST)
+	$(Q)sh tools/vm/release-root $(if $(Q),-q) kbuild --release $(RELEASE) --src $(IXRC_SRC) --out $(TOP)/$(B)/kmod-$(RELEASE)
+	@echo "make kmod: $(B)/kmod-$(RELEASE)/ixrc.ko for $$(cat $(B)/kmod-$(RELEASE)/kernel.abi) (Debian $(RELEASE))"
+else
 kmod: | $(DEPS_FIRST)
 	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build tree in KDIR=$(KDIR) (ci/install-deps kmod, or KDIR=)" >&2; exit 1; }
 	@mkdir -p $(B)/kmod
@@ -825,6 +871,7 @@ kmod: | $(DEPS_FIRST)
 		cmp -s "$$f" $(B)/kmod/$${f##*/} || cp "$$f" $(B)/kmod/ || exit 1; done
 	$(Q)MAKEFLAGS= $(KBUILD_MAKE) -C $(KDIR) M=$(TOP)/$(B)/kmod $(if $(Q),-s) modules
 	@echo "make kmod: $(IXRC_KO) for $(notdir $(KDIR))"
+endif
 
 xrc-vm: kmod $(IXRC_PROV) $(IXRC_ROUTE) | $(DEPS_FIRST)
 	$(Q)IBVCT_XRC_KO=$(TOP)/$(IXRC_KO) IXRC_ROUTE=$(TOP)/$(IXRC_ROUTE) IXRC_PROV=$(TOP)/$(IXRC_DIR)/libibvct-ixrc sh $(IXRC_SRC)/xrc-vm-smoke
@@ -861,6 +908,8 @@ help:
 	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
+	@echo "make release-check    RELEASE=13: make conformance and make check in a fresh Debian 13 chroot"
+	@echo "make release-matrix   the suites on {12, 13} x {ref, rxe-vm, xrc-vm}: what differs between the releases, and why"
 	@echo "make kmod             the soft XRC device's module, build/kmod/ixrc.ko (KDIR=: headers of the guest kernel)"
 	@echo "make xrc-vm           ibv_devinfo, rc and xsrq pingpongs on it in the QEMU guest (minutes)"
 	@echo "make xrc-vm-suites    the system-built conformance suites on it in the guest"
@@ -870,6 +919,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -85,6 +85,7 @@ struct ixrc_cq {
 	u32 size, head, count;
 	spinlock_t lock;		/* the ring, notify, poll_qps (ixrc_data.c) */
 	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
+	bool ignore_overrun;		/* IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN: no CQ_ERR event */
 	/*
 	 * What a polled completion's wc->qp points at: uverbs reads
 	 * wc->qp->qp_num after poll_cq returns, without any lock of ours

@@ -55,7 +55,7 @@ static void ixrc_cq_push(struct ixrc_cq *cq, const struct ib_wc *wc,
 		}
 	}
 	spin_unlock(&cq->lock);
-	if (overflow && cq->ibcq.event_handler) {
+	if (overflow && !cq->ignore_overrun && cq->ibcq.event_handler) {
 		struct ib_event ev = {
 			.device = cq->ibcq.device,
 			.element.cq = &cq->ibcq,

@@ -3,10 +3,12 @@
  * ibvct's soft XRC device: the module, the ib_device and its objects
  * (ucontext, PD, XRCD, AH, MR, CQ, SRQ, QP); the data path is ixrc_data.c.
  *
- * Builds against Linux 5.15 to 6.1, checked on 6.1 (Debian 12's
- * 6.1.0-*-amd64): the core allocates every object but the MR
- * (INIT_RDMA_OBJ_SIZE, ib_qp since 5.15), create_qp takes the core's ib_qp,
- * ib_umem keeps its pages in sgt_append (5.15). An older kernel stops at the
+ * Builds against Linux 5.15 to 6.12, checked on 6.1 (Debian 12's
+ * 6.1.0-*-amd64) and 6.12 (Debian 13's 6.12.*+deb13-amd64, built in that
+ * release's root: make kmod RELEASE=13): the core allocates every object
+ * but the MR (INIT_RDMA_OBJ_SIZE, ib_qp since 5.15), create_qp takes the
+ * core's ib_qp, ib_umem keeps its pages in sgt_append (5.15), create_cq
+ * the uverbs attribute bundle (6.10). An older kernel stops at the
  * #error below; one that lacks an exported symbol ixrc needs stops in Kbuild
  * (IXRC_NEEDS) naming it; a member or prototype that changed is named by
  * the compiler.
@@ -285,15 +287,29 @@ static int ixrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 /* ------------------------------------------------------------------ */
 /* CQ                                                                   */
 
+/*
+ * create_cq takes the uverbs attribute bundle in place of the udata since
+ * Linux 6.10 (commit dd6d7f8574d7, "RDMA: Pass entire uverbs attr bundle to
+ * create cq function"; 6.12 include/rdma/ib_verbs.h ib_device_ops); ixrc
+ * reads neither.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+typedef struct uverbs_attr_bundle ixrc_cq_udata;
+#else
+typedef struct ib_udata ixrc_cq_udata;
+#endif
+
 static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			  struct ib_udata *udata)
+			  ixrc_cq_udata *udata)
 {
 	struct ixrc_dev *dev = to_idev(ibcq->device);
 	struct ixrc_cq *cq = to_icq(ibcq);
 	unsigned long flags;
 	int ret;
 
-	if (attr->flags)
+	/* ignoring an overrun is the one creation flag it takes (the provider's
+	 * create_cq_ex passes IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN on as it) */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe >= IXRC_MAX_CQE)
 		return -EINVAL;
@@ -301,6 +317,7 @@ static int ixrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 	if (ret)
 		return ret;
 	cq->size = attr->cqe + 1;
+	cq->ignore_overrun = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 	cq->ring = kvcalloc(cq->size, sizeof(*cq->ring), GFP_KERNEL);
 	cq->poll_qps = kcalloc(IXRC_POLL_QPS, sizeof(*cq->poll_qps), GFP_KERNEL);
 	if (!cq->ring || !cq->poll_qps) {

@@ -164,10 +164,11 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 			return EINVAL;
 		break;
 	case FP_PROF_IXRC:
-		/* ixrc_create_qp_ex refuses the new post-send API before
-		 * anything else (fake-provider/kmod/provider/ixrc.c: its queues
-		 * are the kernel's, posted to by write commands) */
-		if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		/* ixrc_create_qp_ex checks the new post-send API's operations
+		 * before anything else (fake-provider/kmod/provider/ixrc.c
+		 * ixrc_send_ops: what the kernel's ixrc_post_one carries) */
+		if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+		    (fp_prof_send_ops(a->qp_type, &sup) || (a->send_ops_flags & ~sup)))
 			return EOPNOTSUPP;
 		break;
 	case FP_PROF_MLX4:
@@ -438,6 +439,14 @@ unsigned int fp_prof_cap_flags(unsigned int flags)
  */
 int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 {
+	/* ixrc: what its kernel's ixrc_post_one carries (RC and XRC_SEND
+	 * sends, writes, read, atomics; UC sends and writes; UD sends), no
+	 * invalidation, window or atomic write (fake-provider/kmod/provider/ixrc.c
+	 * ixrc_send_ops, ixrc_data.c ixrc_post_one) */
+	const uint64_t ixrc_uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	const uint64_t ixrc_rc = ixrc_uc | IBV_QP_EX_WITH_RDMA_READ |
+				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 	const uint64_t rc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
 			    IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
@@ -449,15 +458,23 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_LOCAL_INV |
 			    IBV_QP_EX_WITH_BIND_MW;
 	const uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
-	bool rxe = fp_prof() == FP_PROF_RXE;
+	bool rxe = fp_prof() == FP_PROF_RXE, ixrc = fp_prof() == FP_PROF_IXRC;
 
 	switch (type) {
 	case IBV_QPT_RC:
+		if (ixrc) {
+			*sup = ixrc_rc;
+			return 0;
+		}
 		/* rxe's RC set adds ATOMIC_WRITE (rxe.c:1269); the fake HCA
 		 * builds no such WR, nothing posts one */
 		*sup = rxe ? rc | IBV_QP_EX_WITH_ATOMIC_WRITE : rc;
 		return 0;
 	case IBV_QPT_UC:
+		if (ixrc) {
+			*sup = ixrc_uc;
+			return 0;
+		}
 		*sup = rxe ? uc & ~(uint64_t)IBV_QP_EX_WITH_LOCAL_INV : uc;
 		return 0;
 	case IBV_QPT_UD:
@@ -466,7 +483,7 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 	case IBV_QPT_XRC_SEND:
 		if (rxe)
 			return EOPNOTSUPP;		/* @rule WRX-02 @driver rxe */
-		*sup = rc;
+		*sup = ixrc ? ixrc_rc : rc;
 		return 0;
 	default:
 		return EOPNOTSUPP;			/* @rule WRX-02 */
@@ -478,7 +495,8 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
  * libibverbs' EOPNOTSUPP): rxe has no rereg_mr, thread or parent domains
  * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops) nor query_rt_values;
  * mlx4 no thread or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops);
- * ixrc none of them (fake-provider/kmod/provider/ixrc.c ixrc_ctx_ops).
+ * ixrc none of them but the new post-send API and extended CQs
+ * (fake-provider/kmod/provider/ixrc.c ixrc_ctx_ops).
  */
 bool fp_prof_lacks(unsigned x)
 {
@@ -488,10 +506,9 @@ bool fp_prof_lacks(unsigned x)
 	case FP_PROF_MLX4:
 		return x & FP_X_PARENT_DOMAIN;
 	case FP_PROF_IXRC:
-		/* ixrc_ctx_ops: the generic commands only, no extension op but
-		 * query_device_ex (fake-provider/kmod/provider/ixrc.c) */
-		return x & (FP_X_QP_EX | FP_X_CQ_EX | FP_X_REREG_MR | FP_X_MW | FP_X_PARENT_DOMAIN |
-			    FP_X_QUERY_RT_VALUES);
+		/* ixrc_ctx_ops: the generic commands, query_device_ex, the new
+		 * post-send API and create_cq_ex (fake-provider/kmod/provider/ixrc.c) */
+		return x & (FP_X_REREG_MR | FP_X_MW | FP_X_PARENT_DOMAIN | FP_X_QUERY_RT_VALUES);
 	default:
 		return false;
 	}

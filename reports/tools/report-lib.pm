@@ -525,4 +525,23 @@ sub html_escape {
 	return $s;
 }
 
+# What a run ran on, in one line, from its fingerprint (read_kv's hash):
+# the Debian release, the kernel (a guest's, for the guest targets) and the
+# rdma-core (the distribution's libibverbs1; on the reference target the
+# library under test is ref-impl, so that is said). Every report's first
+# line (summary.txt, index.html) is this.
+sub ran_on {
+	my ($fp) = @_;
+	my $os = $fp->{os} // 'unknown system';
+	$os =~ s/^Debian GNU\/Linux /Debian /;
+	my $kernel = $fp->{'guest.kernel.release'} // $fp->{kernel} // 'unknown';
+	my $rdma = $fp->{'rdma-core.package'} // 'unknown';
+	# a user's tree built and run as the system rdma-core (--rdma-core)
+	$rdma = "$fp->{'rdma-core.tree.version'} (the tree $fp->{'rdma-core.tree'})"
+		if defined $fp->{'rdma-core.tree'};
+	my $target = $fp->{target} // '';
+	my $lib = $target eq 'ref' ? ' (the library under test: ref-impl)' : '';
+	return "$os, kernel $kernel, rdma-core $rdma$lib";
+}
+
 1;

@@ -20,3 +20,32 @@ agree_ref() {
 	done
 	return 0
 }
+
+# The guest's Debian release: IBVCT_VM_RELEASE (tools/vm/ibvct-vm --release;
+# make release-matrix sets it), else the host's. agree_rel is it; for
+# another release than the host's, agree_ko is the module built for its
+# kernel (build/kmod-N/ixrc.ko, make kmod RELEASE=N), and agree_script
+# SCRIPT OUT writes SCRIPT with the release's rdma-core version line
+# (`rdma-core N`, the major version of its libibverbs1: the reference then
+# plays that version's behaviour) into OUT and prints OUT.
+agree_host=$(sh "$src/tools/vm/release-root" host)
+agree_rel=${IBVCT_VM_RELEASE:-$agree_host}
+agree_ko=$build/kmod/ixrc.ko
+[ "$agree_rel" = "$agree_host" ] || agree_ko=$build/kmod-$agree_rel/ixrc.ko
+agree_script() {
+	if [ "$agree_rel" = "$agree_host" ]; then
+		echo "$1"
+		return 0
+	fi
+	as_ver=$(sh "$src/tools/vm/release-root" info --release "$agree_rel" | sed -n 's/^rdma-core=\([0-9]*\).*/\1/p')
+	{ cat "$1"; echo "rdma-core $as_ver"; } >"$2"
+	# a reference whose script language has no version line plays the
+	# version it was built for: said, and the comparison shows the rest
+	if "$build/bin/ibvct-run" --private --script "$2" -- true 2>"$2.err" >/dev/null ||
+		! grep -q "unknown directive .rdma-core." "$2.err"; then
+		echo "$2"
+	else
+		echo "the reference knows no rdma-core version line: it plays its own" >"$2.note"
+		echo "$1"
+	fi
+}

@@ -20,12 +20,13 @@ build=${IBVCT_BUILD:-$src/build}
 . "$src/ci/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 agree=$src/tools/vm/tap-agree
-script=$src/fixtures/scripts/rxe.fps
 suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)
 [ -n "$suites" ] || test_bail "no suites in $build/suites/system (make suites)"
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 . "$src/tools/vm/agree-lib.sh"
+script=$(agree_script "$src/fixtures/scripts/rxe.fps" "$tl_tmp/rxe.fps")
+test_note "Debian $agree_rel$([ -f "$tl_tmp/rxe.fps.note" ] && echo ": $(cat "$tl_tmp/rxe.fps.note")")"
 
 # the guest in the background, the reference run beside it. Its command
 # takes under a minute on an idle machine under TCG; its limit is 600 s (plus

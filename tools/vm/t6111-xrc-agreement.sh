@@ -22,16 +22,17 @@ build=${IBVCT_BUILD:-$src/build}
 . "$src/ci/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 agree=$src/tools/vm/tap-agree
-script=$src/fixtures/scripts/ixrc.fps
-ko=${IBVCT_XRC_KO:-$build/kmod/ixrc.ko}
 prov=$build/lib/ixrc/libibvct-ixrc
 suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)
 [ -n "$suites" ] || test_bail "no suites in $build/suites/system (make suites)"
-[ -f "$ko" ] || test_bail "no $ko (make kmod)"
 [ -f "$prov-rdmav34.so" ] || test_bail "no $prov-rdmav34.so (make)"
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 . "$src/tools/vm/agree-lib.sh"
+script=$(agree_script "$src/fixtures/scripts/ixrc.fps" "$tl_tmp/ixrc.fps")
+test_note "Debian $agree_rel$([ -f "$tl_tmp/ixrc.fps.note" ] && echo ": $(cat "$tl_tmp/ixrc.fps.note")")"
+ko=${IBVCT_XRC_KO:-$agree_ko}
+[ -f "$ko" ] || test_bail "no $ko (make kmod, or make kmod RELEASE=$agree_rel)"
 
 # the guest in the background, the reference run beside it. Its command
 # takes about 100 s on an idle machine under TCG and was seen at 300 s on

@@ -119,9 +119,22 @@ pool_manager() {
 }
 
 # pool_active: a pool to run in (IBVCT_VM_POOL, its manager alive, no --no-pool)
+# (a root of IBVCT_VM_ROOT, a user's rdma-core tree, is never a pool's)
 pool_active() {
-	[ "$no_pool" = 0 ] && [ -n "${IBVCT_VM_POOL:-}" ] && [ -f "$IBVCT_VM_POOL/manager.pid" ] &&
-		kill -0 "$(cat "$IBVCT_VM_POOL/manager.pid")" 2>/dev/null
+	[ "$no_pool" = 0 ] && [ -n "${IBVCT_VM_POOL:-}" ] && [ -z "${IBVCT_VM_ROOT:-}" ] &&
+		[ -f "$IBVCT_VM_POOL/manager.pid" ] && kill -0 "$(cat "$IBVCT_VM_POOL/manager.pid")" 2>/dev/null
+}
+
+# The caller's environment that shapes a guest: a pool's guest is booted
+# with the asking run's, and only runs with the same share it
+POOL_ENV='IBVCT_VM_ACCEL IBVCT_TIMEOUT_MULT IBVCT_VM_SLOW IBVCT_VM_SILENCE IBVCT_VM_SHARE IBVCT_VM_KVM_DEV IBVCT_VM_ACCEL_CACHE IBVCT_BUILD IBVCT_SRC'
+pool_env() {
+	for pe_v in $POOL_ENV; do
+		eval "pe_set=\${$pe_v+x}"
+		[ -n "$pe_set" ] || continue
+		eval "pe_val=\$$pe_v"
+		printf '%s=%s\n' "$pe_v" "$(q "$pe_val")"
+	done
 }
 
 # ---- a slot's guest: serve -------------------------------------------------------
@@ -152,6 +165,8 @@ cmd_serve() {
 		echo "guest_mult=$guest_mult"
 		echo "kdir=$kdir"
 		echo "limit=$limit"
+		echo "rel_info=$rel_info"
+		echo "relroot=$relroot"
 		date +%s | sed 's/^/ready_at=/'
 	} >"$slot/info"
 	: >"$slot/ready"
@@ -233,8 +248,7 @@ serve_signal() {
 # when none is free and fewer than the pool's max exist. Fails with pc_why.
 pool_claim() {
 	pool=$IBVCT_VM_POOL
-	pc_key=$(printf '%s\n' "$guest_opts" "pair=$1" "${IBVCT_VM_ACCEL:-}" "${IBVCT_TIMEOUT_MULT:-}" |
-		cksum | cut -d' ' -f1)
+	pc_key=$({ printf '%s\n' "$guest_opts" "pair=$1"; pool_env; } | cksum | cut -d' ' -f1)
 	pc_kind=$pool/k-$pc_key
 	mkdir -p "$pc_kind" || { pc_why="cannot write $pc_kind"; return 1; }
 	pc_max=$(cat "$pool/max" 2>/dev/null || echo 2)
@@ -284,6 +298,7 @@ pool_claim() {
 pool_boot() {
 	pb_req=$pool/spawn/$$-$(date +%s%N)
 	{
+		pool_env | sed 's/^/export /'
 		printf 'exec sh %s serve --slot %s' "$(q "$self")" "$(q "$1")"
 		[ "$2" = 1 ] && printf ' --pair'
 		printf ' %s\n' "$guest_opts"
@@ -407,6 +422,8 @@ pool_info() {
 	accel_fell=$(sed -n 's/^accel_fell=//p' "$slot/info")
 	guest_mult=$(sed -n 's/^guest_mult=//p' "$slot/info")
 	kdir=$(sed -n 's/^kdir=//p' "$slot/info")
+	rel_info=$(sed -n 's/^rel_info=//p' "$slot/info")
+	relroot=$(sed -n 's/^relroot=//p' "$slot/info")
 	# a job's limit: its own time, not the guest's
 	limit=$((tmo * mult))
 }
