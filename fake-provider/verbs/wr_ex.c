@@ -167,6 +167,39 @@ static void fp_wr_atomic_fetch_add(struct ibv_qp_ex *q, uint32_t rkey, uint64_t 
 	fp_wr_atomic(q, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
 }
 
+/* ATOMIC_WRITE and FLUSH: rxe's builders (rdma-core v44.0
+ * providers/rxe/rxe.c:925 wr_atomic_write: the 8 bytes copied into the WQE
+ * now; v56.1 :917 wr_flush, since v45). Whether the HCA executes them is
+ * the kernel's (the engine's ext_ops: ref-impl's ibvct-release.def
+ * ATOMIC_WRITE, WR_FLUSH). */
+static void fp_wr_atomic_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+			       const void *atomic_wr)
+{
+	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	w->s.rkey = rkey;
+	w->s.remote_addr = addr;
+	memcpy(&w->s.compare_add, atomic_wr, sizeof(w->s.compare_add));
+	w->data_set = true;
+}
+
+static void fp_wr_flush(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr, size_t len,
+			uint8_t type, uint8_t level)
+{
+	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_FLUSH);
+
+	if (!w)
+		return;
+	w->s.rkey = rkey;
+	w->s.remote_addr = addr;
+	w->s.flush_len = len;
+	w->s.flush_type = type;
+	w->s.flush_level = level;
+	w->data_set = true;
+}
+
 static void fp_wr_local_inv(struct ibv_qp_ex *q, uint32_t rkey)
 {
 	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_LOCAL_INV);
@@ -468,6 +501,11 @@ void fp__qpx_init(struct fp_qp *h, const struct ibv_qp_init_attr_ex *a, struct f
 		q->wr_atomic_cmp_swp = fp_wr_atomic_cmp_swp;
 		q->wr_atomic_fetch_add = fp_wr_atomic_fetch_add;
 	}
+	/* rxe's only: the other drivers' sets lack them (fp_prof_send_ops) */
+	if (t == IBV_QPT_RC && (a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE))
+		q->wr_atomic_write = fp_wr_atomic_write;
+	if (t == IBV_QPT_RC && (a->send_ops_flags & IBV_QP_EX_WITH_FLUSH))
+		q->wr_flush = fp_wr_flush;
 	if (t == IBV_QPT_UD)
 		q->wr_set_ud_addr = fp_wr_set_ud_addr;
 	if (t == IBV_QPT_XRC_SEND)
