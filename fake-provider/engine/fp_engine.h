@@ -172,6 +172,15 @@ struct fe_qp {
 	 * completes with IBV_WC_LOC_QP_OP_ERR, as rxe on 6.1 knows no such
 	 * opcode */
 	bool ext_ops;
+	/* Linux rxe's own data-path rules (the profile's, verbs/profile.c
+	 * fp_prof_rxe_rules), each where it applies: a send completion of an
+	 * IMM operation flagged IBV_WC_WITH_IMM (completer.c); outbound data
+	 * whose key fails: LOC_QP_OP_ERR, a READ's or an atomic's local SGEs
+	 * checked only when the answer comes (requester.c, completer.c); UC
+	 * has no SEND_WITH_INV (requester.c); the responder's class C errors
+	 * move its RC QP to ERR, a QP access it lacks is an invalid request,
+	 * a key SEND_WITH_INV cannot revoke fails the receive only (responder.c) */
+	bool rxe_rules;
 	/* the inbox this QP's requester last put a request in, and its end
 	 * then: a one-sided operation is placed by the requester only once
 	 * that inbox's owner executed it (requester.c, PLACE) */
@@ -377,6 +386,9 @@ struct fp_swr {
 	 * ibv_placement_type bits) and what it covers (ibv_selectivity_level) */
 	uint64_t flush_len;
 	uint8_t flush_type, flush_level;
+	/* a WR the driver built that its kernel will not carry: the status the
+	 * WQE completes with when its turn comes (0: none) */
+	enum ibv_wc_status fail;
 };
 
 /* Whether the HCA carries this opcode on this QP type (QPX-10). */

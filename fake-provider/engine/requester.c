@@ -275,10 +275,18 @@ FE_STATE enum fe_req_state fe_req_read_wqe(struct fe_req *c)
 	} else {
 		for (i = 0; i < w->s.num_sge; i++) {
 			const struct ibv_sge *g = &w->s.sg_list[i];
-			const char *p = fe_mr_local(c->dev, c->r->pd, g, to_local);
+			const char *p;
 
+			/* rxe: where an answer lands is checked when it comes
+			 * (completer.c fp_swr_lands) */
+			if (to_local && c->r->rxe_rules)
+				continue;
+			p = fe_mr_local(c->dev, c->r->pd, g, to_local);
 			if (!p) {
-				w->local = IBV_WC_LOC_PROT_ERR;
+				/* rxe: the data copy fails, an operation error (linux
+				 * v6.1 rxe_req.c rxe_requester: finish_packet, -EINVAL) */
+				w->local = c->r->rxe_rules && !to_local ? IBV_WC_LOC_QP_OP_ERR
+								     : IBV_WC_LOC_PROT_ERR;
 				return REQ_ERR_LOCAL;
 			}
 			if (!to_local && g->length) {
@@ -702,6 +710,13 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	if (w->local == IBV_WC_SUCCESS && !r->ext_ops &&
 	    (s->opcode == IBV_WR_ATOMIC_WRITE || s->opcode == IBV_WR_FLUSH))
 		w->local = IBV_WC_LOC_QP_OP_ERR;
+	/* rxe: UC has no SEND_WITH_INV (linux v6.1 rxe_req.c next_opcode_uc);
+	 * and a WR its driver built that it does not carry (s->fail) */
+	if (w->local == IBV_WC_SUCCESS && r->rxe_rules && r->type == IBV_QPT_UC &&
+	    s->opcode == IBV_WR_SEND_WITH_INV)
+		w->local = IBV_WC_LOC_QP_OP_ERR;
+	if (w->local == IBV_WC_SUCCESS && s->fail)
+		w->local = s->fail;
 	if (w->local == IBV_WC_SUCCESS) {
 		fp_swr_packet(r, &w->s, &w->pkt);
 		w->pkt.len = (uint32_t)w->len;

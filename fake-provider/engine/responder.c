@@ -247,6 +247,54 @@ FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 	return RESP_CHK_OP;
 }
 
+/* rxe checks the RC QP's access before any key: a request it does not
+ * allow is an invalid request (linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
+ * check_op_valid, RESPST_ERR_UNSUPPORTED_OPCODE); elsewhere the key's check
+ * reads the QP's access too (CHK_RKEY, a remote access error). */
+static bool fe_resp_qp_access(const struct fe_resp *c)
+{
+	int need;
+
+	if (!c->d.qp || !c->d.qp->rxe_rules || c->d.type != IBV_QPT_RC)
+		return true;
+	switch (c->pkt->op) {
+	case FP_PKT_READ: need = IBV_ACCESS_REMOTE_READ; break;
+	case FP_PKT_CMP_SWAP:
+	case FP_PKT_FETCH_ADD: need = IBV_ACCESS_REMOTE_ATOMIC; break;
+	default: need = IBV_ACCESS_REMOTE_WRITE; break;
+	}
+	return c->d.access & need;
+}
+
+FE_STATE enum fe_resp_state fe_resp_nak(struct fe_resp *c, enum fp_ack st);
+
+/* A class C error of rxe's responder moves its RC QP to ERR, the NAK sent
+ * (linux v6.1 rxe_resp.c do_class_ac_error: goto_error). */
+static enum fe_resp_state fe_resp_nak_c(struct fe_resp *c, enum fp_ack st)
+{
+	if (c->d.qp && c->d.qp->rxe_rules && c->d.type == IBV_QPT_RC)
+		fe_qp_set_error(c->d.qp);
+	return fe_resp_nak(c, st);
+}
+
+/*
+ * A key that fails. rxe takes a WRITE_IMM's receive WQE before it checks
+ * the key (check_resource comes before check_rkey: no receive is an RNR
+ * NAK) and completes that receive with the NAK's status on RC, and on UC
+ * when the receive is an SRQ's (linux v6.1 drivers/infiniband/sw/rxe/
+ * rxe_resp.c RESPST_ERR_RKEY_VIOLATION: class C, class D).
+ */
+static enum fe_resp_state fe_resp_err_rkey(struct fe_resp *c)
+{
+	if (c->pkt->op == FP_PKT_WRITE_IMM && c->d.qp && c->d.qp->rxe_rules &&
+	    (c->d.type == IBV_QPT_RC || c->d.srq)) {
+		if (!fe_rq_pop(c->d.rq, &c->w))
+			return RESP_ERR_RNR;
+		fe_rx_complete(&c->d, c->pkt, c->w->wr_id, IBV_WC_REM_ACCESS_ERR, IBV_WC_RECV, 0);
+	}
+	return fe_resp_nak_c(c, FP_NAK_REM_ACCESS);
+}
+
 FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 {
 	switch (c->pkt->op) {
@@ -257,7 +305,7 @@ FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 	case FP_PKT_WRITE:
 	case FP_PKT_WRITE_IMM:
 	case FP_PKT_READ:
-		return RESP_CHK_RKEY;
+		return fe_resp_qp_access(c) ? RESP_CHK_RKEY : RESP_ERR_OP;
 	case FP_PKT_ATOMIC_WRITE:
 		/* linux v6.12 rxe_resp.c check_qp_attr_access */
 		return c->d.access & IBV_ACCESS_REMOTE_WRITE ? RESP_CHK_RKEY : RESP_ERR_OP;
@@ -269,7 +317,7 @@ FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 			return RESP_ERR_OP;
 		return RESP_CHK_RKEY;
 	default:
-		return RESP_CHK_ALIGN;
+		return fe_resp_qp_access(c) ? RESP_CHK_ALIGN : RESP_ERR_OP;
 	}
 }
 
@@ -596,15 +644,23 @@ fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
 	case RESP_COMPLETE:		return fe_resp_complete(c);
 	case RESP_ACKNOWLEDGE:		return fe_resp_acknowledge(c);
 	case RESP_ERR_RNR:		return fe_resp_err_rnr(c);
-	case RESP_ERR_RKEY:		return fe_resp_nak(c, FP_NAK_REM_ACCESS);
+	case RESP_ERR_RKEY:		return fe_resp_err_rkey(c);
 	case RESP_ERR_LKEY:
 		return fe_resp_local_error(c, IBV_WC_LOC_PROT_ERR, FP_NAK_REM_OP);
 	case RESP_ERR_LENGTH:
+		/* rxe: the copy into the receive WQE fails, a malformed WQE
+		 * (linux v6.1 and v6.12 rxe_resp.c send_data_in: copy_data
+		 * -EINVAL; class A: LOC_QP_OP_ERR, the requester REM_OP_ERR) */
+		if (c->d.qp && c->d.qp->rxe_rules && c->d.type != IBV_QPT_UD)
+			return fe_resp_local_error(c, IBV_WC_LOC_QP_OP_ERR, FP_NAK_REM_OP);
 		return fe_resp_local_error(c, IBV_WC_LOC_LEN_ERR, FP_NAK_INV_REQ);
 	case RESP_ERR_INVALIDATE:
-		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR, FP_NAK_INV_REQ);
-	case RESP_ERR_ALIGN:		return fe_resp_nak(c, FP_NAK_INV_REQ);
-	case RESP_ERR_OP:		return fe_resp_nak(c, FP_NAK_INV_REQ);
+		/* rxe: class J, the request itself ACKed (rxe_resp.c
+		 * RESPST_ERR_INVALIDATE_RKEY) */
+		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR,
+					   c->d.qp && c->d.qp->rxe_rules ? FP_ACK_OK : FP_NAK_INV_REQ);
+	case RESP_ERR_ALIGN:		return fe_resp_nak_c(c, FP_NAK_INV_REQ);
+	case RESP_ERR_OP:		return fe_resp_nak_c(c, FP_NAK_INV_REQ);
 	case RESP_ERR_NOMEM:		return fe_resp_nak(c, FP_NAK_REM_OP);
 	case RESP_NAK_SEQ:		return fe_resp_answer(c, FP_NAK_SEQ);
 	case RESP_NAK_XRC:		return fe_resp_answer(c, FP_NAK_INV_REQ);

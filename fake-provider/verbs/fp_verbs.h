@@ -402,6 +402,12 @@ unsigned fp_prof_kernel_flags(void);
 uint64_t fp_prof_cap_flags_ex(uint64_t flags);
 bool fp_prof_ext_ops(void);
 int fp_prof_data_in_order(enum ibv_qp_state state, uint32_t flags);
+/* rxe's data-path rules (the engine's rxe_rules, LOCAL_INV's error, its
+ * builders' SGE-list length and inline flag). */
+bool fp_prof_rxe_rules(void);
+enum ibv_wc_status fp_prof_local_inv_err(void);
+bool fp_prof_sge_list_first_length(void);
+bool fp_prof_inline_needs_flag(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's

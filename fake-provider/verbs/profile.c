@@ -872,3 +872,38 @@ int fp_prof_data_in_order(enum ibv_qp_state state, uint32_t flags)
 		return flags ? 0 : 1;
 	return IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG;
 }
+
+/* The engine's rxe rules (fp_engine.h fe_qp.rxe_rules): Linux rxe's data
+ * path where it is its own, each rule cited where the engine applies it. */
+bool fp_prof_rxe_rules(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* A LOCAL_INV the HCA cannot do: rxe completes it with LOC_QP_OP_ERR
+ * (linux v6.1 drivers/infiniband/sw/rxe/rxe_req.c rxe_do_local_ops), mlx5
+ * with its UMR's error, MW_BIND_ERR. */
+enum ibv_wc_status fp_prof_local_inv_err(void)
+{
+	return fp_prof() == FP_PROF_RXE ? IBV_WC_LOC_QP_OP_ERR : IBV_WC_MW_BIND_ERR;
+}
+
+/* ibv_wr_set_sge_list on rxe: the WR's length is the first SGE's length
+ * times their number (rdma-core v44.0 and v56.1 providers/rxe/rxe.c
+ * wr_set_sge_list adds sg_list->length without moving on; fixed by
+ * 406cd2ad0, after 56). The data is gathered from the SGEs in order for
+ * that length. */
+bool fp_prof_sge_list_first_length(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* ibv_wr_set_inline_data(_list) on rxe puts the data in the WQE but leaves
+ * IBV_SEND_INLINE to the application's wr_flags (rxe.c wr_set_inline_data:
+ * the builders copy wr_flags); without it the kernel reads the WQE as a
+ * list of SGEs that are the data's bytes and fails it (linux v6.1 rxe_req.c
+ * finish_packet, copy_data: LOC_QP_OP_ERR). */
+bool fp_prof_inline_needs_flag(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}

@@ -222,6 +222,25 @@ static void fp_wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw, uint32_t rkey,
 }
 
 /* ---- setters ------------------------------------------------------------- */
+/* rxe's WR length from its SGE-list builder (profile.c
+ * fp_prof_sge_list_first_length): the data gathered in order for len
+ * bytes, the SGEs past them never read; more than the SGEs hold and the
+ * kernel's copy fails the WR (linux v6.1 rxe_req.c finish_packet). */
+static void fp_wrx_rxe_sge_length(struct fp_wrx *w, uint64_t len)
+{
+	int i;
+
+	for (i = 0; i < w->s.num_sge && len; i++) {
+		if (w->sge[i].length > len)
+			w->sge[i].length = (uint32_t)len;
+		len -= w->sge[i].length;
+	}
+	if (len)
+		w->s.fail = IBV_WC_LOC_QP_OP_ERR;
+	else
+		w->s.num_sge = i;
+}
+
 static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *sg)
 {
 	struct fp_qp *h = to_fp_qpx(q);
@@ -245,6 +264,8 @@ static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_s
 		memcpy(w->sge, sg, n * sizeof(*sg));
 	}
 	w->s.num_sge = (int)n;
+	if (n && fp_prof_sge_list_first_length())
+		fp_wrx_rxe_sge_length(w, n * (uint64_t)sg[0].length);
 	w->data_set = true;
 }
 
@@ -292,6 +313,10 @@ static void fp_wr_inline(struct ibv_qp_ex *q, size_t n, const struct ibv_data_bu
 	}
 	w->inl_len = unsummed ? 0 : len;
 	w->s.send_flags |= IBV_SEND_INLINE;
+	/* rxe: the data is in the WQE, IBV_SEND_INLINE is the application's
+	 * (profile.c fp_prof_inline_needs_flag) */
+	if (w->inl_len && fp_prof_inline_needs_flag() && !(q->wr_flags & IBV_SEND_INLINE))
+		w->s.fail = IBV_WC_LOC_QP_OP_ERR;
 	w->data_set = true;
 }
 
