@@ -337,7 +337,8 @@ VERBS_GEN := $(B)/bin/ibvct-verbs-gen
 $(B)/obj/tools/verbs-gen/%.o: tools/verbs-gen/%.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) \
+		$(if $(SYS_RDMA_CORE),-DVG_RDMA_CORE=$(SYS_RDMA_CORE)) -MMD -MP -c $< -o $@
 $(VERBS_GEN): $(B)/obj/tools/verbs-gen/ibvct-verbs-gen.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
