@@ -691,7 +691,7 @@ endif
 # runner and the guest's /init, and the CI glue they run (a shell script is
 # installed executable, anything else not).
 INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
-	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk) \
+	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk tools/abi/*.suppr) \
 	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
 		report-summary report-lib.pm certify compare-runs verify-bundle) \
 	$(addprefix tools/vm/,ibvct-vm guest-init guest-conformance) \
