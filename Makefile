@@ -113,6 +113,7 @@ DEPS_conformance  := build test abi valgrind vm $(if $(filter xrc-vm,$(TARGET)),
 DEPS_certify      := $(DEPS_conformance)
 DEPS_abi-check    := build abi
 DEPS_abi-baseline := build abi
+DEPS_abi-releases := build abi
 DEPS_install      := build
 DEPS_install-files := build
 DEPS_deb          := build deb
@@ -151,6 +152,12 @@ REF_LIB  := $(B)/lib/libibverbs.so.1
 $(B)/obj/ref-impl/%.o: CFLAGS_COMMON += -Wmissing-prototypes
 $(B)/obj/ref-impl/src/%.o: FP_INC :=
 $(B)/obj/ref-impl/tests/%.o: FP_INC := $(FP_SCRIPT_INC)
+# The release the reference plays unless told (ref-impl/src/release.c): the
+# installed libibverbs-dev's (pkg-config 1.14.44.0 is 44, 1.14.56.1 56; one
+# between plays 44), 56 without one.
+SYS_RDMA_CORE := $(shell pkg-config --modversion libibverbs 2>/dev/null | cut -d. -f3)
+REF_RELEASE := $(if $(SYS_RDMA_CORE),$(if $(shell [ "$(SYS_RDMA_CORE)" -ge 56 ] 2>/dev/null && echo y),56,44),56)
+$(B)/obj/ref-impl/src/release.o: DEFS += -DRI_RDMA_CORE_DEFAULT=$(REF_RELEASE)
 
 # ---- fake provider --------------------------------------------------------
 # fp_script.a: the script language (fake-provider/script), shared by the
@@ -338,7 +345,8 @@ VERBS_GEN := $(B)/bin/ibvct-verbs-gen
 $(B)/obj/tools/verbs-gen/%.o: tools/verbs-gen/%.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) \
+		$(if $(SYS_RDMA_CORE),-DVG_RDMA_CORE=$(SYS_RDMA_CORE)) -MMD -MP -c $< -o $@
 $(VERBS_GEN): $(B)/obj/tools/verbs-gen/ibvct-verbs-gen.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -662,22 +670,34 @@ fuzz: $(FUZZ_DIR)/fz-script $(FUZZ_DIR)/fz-fkd
 
 # ---- ABI gate (tools/abi/abi-gate, fixtures/abi/README.md) -----------------------
 # make abi-check [ABI_INCLUDE=dir] [ABI_LIB=path] [ABI_BASELINE=name]
-# [ABI_WAIVERS=file]: the gate's findings and summary. Its status is bit
-# flags (tools/abi/abi-gate --help: 1 error, 2 usage, 4 change, 8 incompatible):
-# succeeds on 0 (no change) and 4 (compatible changes only), fails when a
-# break no waiver accepts (8) or a check that could not run (1, 2) is in it.
+# [ABI_WAIVERS=file]: the gate's findings and summary, against each baseline
+# (default: both Debian releases, 44 and 56: ref-impl serves programs of
+# either). Its status is bit flags (tools/abi/abi-gate --help: 1 error, 2
+# usage, 4 change, 8 incompatible, 16 a node grown in place, 32 a changed
+# meaning): succeeds on 0, 4 and 36, fails when a break or a grown node no
+# waiver accepts (8, 16) or a check that could not run (1, 2) is in it.
 # ABI_WAIVERS= (empty) checks without the project's waivers.
 # `ibvct abi-check` runs the same gate with the same defaults and status rule.
 # make abi-baseline: rewrites fixtures/abi/ref-impl.abi (abidw of our library)
 # after an intended change of ref-impl's exported interface.
-ABI_BASELINE ?= rdma-core-44
+ABI_BASELINE ?= rdma-core-44 rdma-core-56
 ABI_INCLUDE  ?= $(TOP)/ref-impl/include
 ABI_LIB      ?= $(TOP)/$(REF_LIB)
 ABI_WAIVERS  ?= $(TOP)/fixtures/abi/waivers.txt
 abi-check: all | $(DEPS_FIRST)
-	$(Q)rc=0; sh tools/abi/abi-gate --baseline $(ABI_BASELINE) --include $(ABI_INCLUDE) \
+	$(Q)fail=0; for b in $(ABI_BASELINE); do rc=0; \
+		sh tools/abi/abi-gate --baseline $$b --include $(ABI_INCLUDE) \
 		--lib $(ABI_LIB) $(if $(ABI_WAIVERS),--waivers $(ABI_WAIVERS)) || rc=$$?; \
-	test $$((rc & 11)) -eq 0
+		test $$((rc & 27)) -eq 0 || fail=1; done; test $$fail = 0
+
+# make abi-releases [ABI_RELEASES_DIR=dir]: Debian 12's and 13's libibverbs
+# from their packages (tools/abi/abi-release check: apt-get download from
+# the mirror this machine's apt sources name, unpacked in the scratch dir),
+# held to the committed tables, symbol lists and the 44 -> 56 findings.
+# Network to the mirror; not part of check (t0205 checks the committed data).
+ABI_RELEASES_DIR ?= $(or $(TMPDIR),/tmp)/ibvct-abi-releases
+abi-releases: | $(DEPS_FIRST)
+	sh tools/abi/abi-release check $(ABI_RELEASES_DIR)
 
 abi-baseline: all | $(DEPS_FIRST)
 	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types \
@@ -717,13 +737,14 @@ endif
 # runner and the guest's /init, and the CI glue they run (a shell script is
 # installed executable, anything else not).
 INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
-	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf) $(wildcard tools/abi/*.awk) \
+	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk tools/abi/*.suppr) \
 	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
 		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
 	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
 	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
-	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/waivers.txt \
+	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/*.findings \
+	fixtures/abi/waivers.txt \
 	fixtures/scripts/*.fps)
 INST_MAN := $(wildcard doc/man/*.1)
 # ln -s from $(1) to $(2), both install-tree paths, as a relative link
@@ -755,7 +776,8 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
 	install -m 0755 tools/ibvct/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
 	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
-	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h) $(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
+	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h ref-impl/include/infiniband/*.def) \
+		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
 	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
 # ---- Debian package -------------------------------------------------------
@@ -903,8 +925,9 @@ help:
 	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
 	@echo "make fuzz             AFL++ on the script parser and the daemon protocol, FUZZ_EXECS="
 	@echo "                      (default 1000000) or FUZZ_SECONDS= each; FUZZ_CMIN=1 keeps the corpus"
-	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=rdma-core-44, ABI_WAIVERS="
+	@echo "make abi-check        ABI gate: ref-impl (or ABI_INCLUDE=, ABI_LIB=) vs ABI_BASELINE=\"rdma-core-44 rdma-core-56\", ABI_WAIVERS="
 	@echo "make abi-baseline     rewrite fixtures/abi/ref-impl.abi (abidw of our library)"
+	@echo "make abi-releases     Debian 12's and 13's libibverbs from their packages vs fixtures/abi (network)"
 	@echo "make install          PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=  (separate build-inst/)"
 	@echo "make deb              the Debian package build/deb/ibvct_<version>_<arch>.deb, lintian clean"
 	@echo "make deb-chroot-check the package installed in a fresh Debian 12 chroot, its conformance = ours"
@@ -919,6 +942,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -306,24 +306,29 @@ static void parent_region_keeps_working_for_remote_write_and_read_after_fork(str
 	assert_int_equal(munmap(buf, BUF_LEN), 0);
 }
 
-/* ---- FORK-04..08: ibv_fork_init's protection (rdma-core 44) ------------------ */
+/* ---- FORK-04..08: ibv_fork_init's protection, as the release has it ------------ */
 /*
  * rdma-core v44.0 libibverbs/memory.c:125 ibv_fork_init does not look at
  * the kernel: once it has run, ibv_reg_mr MADV_DONTFORKs the region's pages
  * (verbs.c:320), so a child of fork() has no mapping there and dies of
- * SIGSEGV touching one, while the parent's region goes on working. Each
- * test is a process of its own (fork_init is process-wide and once).
+ * SIGSEGV touching one, while the parent's region goes on working. Since
+ * v51 (5a11b68ca, memory.c:137 in v56.1) it first asks the kernel: on one
+ * that copies pinned pages at fork (IBV_FORK_UNNEEDED, FORK-01) it returns
+ * 0 and turns nothing on, before or after a registration, so nothing is
+ * ever marked and RDMAV_FORK_SAFE changes nothing. Which of the two this
+ * library does is learned at run time (fork_init_protects, below), never
+ * from a version string; each test then checks that behaviour whole.
+ * Each test is a process of its own (fork_init is process-wide and once).
  */
 
 /* A child touches p (reads one byte): how it ended, as a wait status. The
  * child puts SIGSEGV back to its default first (a sanitizer's handler would
  * turn the signal into an exit). */
-static int kid_touch(const unsigned char *p)
+static int touch_status(const unsigned char *p)
 {
 	int st = -1;
-	pid_t pid = tr_fork();
+	pid_t pid = fork();
 
-	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct sigaction sa;
 
@@ -332,7 +337,16 @@ static int kid_touch(const unsigned char *p)
 		sigaction(SIGSEGV, &sa, NULL);
 		_exit(*(const volatile unsigned char *)p == 0xee ? 3 : 0);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return st;
+}
+
+static int kid_touch(const unsigned char *p)
+{
+	int st = touch_status(p);
+
+	assert_true(st != -1);
 	return st;
 }
 
@@ -367,13 +381,73 @@ static const char *st_str(int st, char *b, size_t len)
 		th_fail("a child touching %s: %s, want exit 0 (the page forked)",	\
 			what, st_str(s_, b_, sizeof(b_)));			\
 } while (0)
+/* A registered page as ibv_fork_init left it: gone from a child where it
+ * protects, the child's own copy where it is a no-op. */
+#define EXPECT_REGISTERED(prot, p, what) do {					\
+	if (prot)								\
+		EXPECT_SEGV(p, what);						\
+	else									\
+		EXPECT_TOUCH_OK(p, what);					\
+} while (0)
+
+/*
+ * The probe: does this library's ibv_fork_init turn fork protection on
+ * here? Asked in a child of its own (the answer changes the process for
+ * good), before the test's process does anything of the kind, by one of two
+ * effects, so that a test never asks the effect it checks:
+ *   AFTER_REG  a region registered first, then ibv_fork_init: EINVAL (too
+ *              late: it protects) or 0 (a no-op);
+ *   CHILD      ibv_fork_init, a region registered, a grandchild touching
+ *              it: SIGSEGV (it protects) or exit 0.
+ * Any other answer fails the test that asked, with the probe's words.
+ */
+enum probe { AFTER_REG, CHILD };
+
+static bool fork_init_protects(struct th_ctx *t, enum probe how)
+{
+	int st = -1, code, fi = -1;
+	pid_t pid = tr_fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned char *buf = buf_new();
+		struct ibv_context *ctx;
+		struct ibv_pd *pd;
+
+		if (how == CHILD)
+			fi = ibv_fork_init();
+		ctx = th_open();
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		TR_ASSERT_MSG(pd && ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL),
+			      "probe: no registered region (errno %d)", errno);
+		if (how == AFTER_REG) {
+			fi = ibv_fork_init();
+			_exit(fi == EINVAL ? 10 : fi == 0 ? 11 : 20 + fi);
+		}
+		TR_ASSERT_MSG(fi == 0, "probe: ibv_fork_init before any registration: %d", fi);
+		st = touch_status(buf);
+		_exit(st_segv(st) ? 10 : st_ok(st) ? 11 : 3);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (code != 10 && code != 11)
+		th_fail("the probe of ibv_fork_init (%s) gave no answer: exit %d",
+			how == AFTER_REG ? "after a registration" : "a child's registered page",
+			code);
+	th_note("ibv_fork_init %s (learned from %s)",
+		code == 10 ? "protects registered pages (rdma-core 44's)"
+			   : "turns nothing on here (rdma-core >= 51 on a copy-on-fork kernel)",
+		how == AFTER_REG ? "its answer after a registration" : "a child's registered page");
+	return code == 10;
+}
 
 static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
 {
+	bool prot = fork_init_protects(t, CHILD);
 	unsigned char *buf = buf_new();
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	int ret;
+	int ret, want = prot ? EINVAL : 0;
 
 	t->ctx = th_open();
 	pd = ibv_alloc_pd(t->ctx);
@@ -382,9 +456,9 @@ static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
 	assert_non_null(mr);
 	ret = ibv_fork_init();
 	th_note("ibv_fork_init after a registration: %d", ret);
-	assert_int_equal(ret, EINVAL);
+	assert_int_equal(ret, want);
 	assert_int_equal(ibv_dereg_mr(mr), 0);
-	assert_int_equal(ibv_fork_init(), EINVAL);	/* too late for good */
+	assert_int_equal(ibv_fork_init(), want);	/* too late for good, or still nothing */
 	assert_int_equal(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
 	EXPECT_TOUCH_OK(buf, "a page registered without ibv_fork_init");
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
@@ -394,6 +468,7 @@ static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
 static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(struct th_ctx *t)
 {
 	struct req_arg a = { .port = t->port };
+	bool prot = fork_init_protects(t, AFTER_REG);
 	unsigned char *buf, *other;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -428,8 +503,8 @@ static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(
 	assert_int_equal(th_recv(&p), MSG_READY);
 
 	remote_write_read(&p, buf, 'A');
-	EXPECT_SEGV(buf, "the first page of a registered region");
-	EXPECT_SEGV(buf + BUF_LEN - 1, "the last byte of a registered region");
+	EXPECT_REGISTERED(prot, buf, "the first page of a registered region");
+	EXPECT_REGISTERED(prot, buf + BUF_LEN - 1, "the last byte of a registered region");
 	EXPECT_TOUCH_OK(other, "a page never registered");
 	remote_write_read(&p, buf, 'B');	/* the parent's region works on */
 	memset(buf, 'E', BUF_LEN);
@@ -447,6 +522,7 @@ static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(
 
 static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx *t)
 {
+	bool prot = fork_init_protects(t, AFTER_REG);
 	unsigned char *buf = buf_new();
 	struct ibv_mr *m1, *m2, *m3;
 	struct ibv_pd *pd;
@@ -461,13 +537,13 @@ static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx
 	assert_non_null(m1);
 	assert_non_null(m2);
 	assert_non_null(m3);
-	EXPECT_SEGV(buf, "a page of three regions");
+	EXPECT_REGISTERED(prot, buf, "a page of three regions");
 	assert_int_equal(ibv_dereg_mr(m1), 0);
-	EXPECT_SEGV(buf, "a page of two regions, after one's dereg");
+	EXPECT_REGISTERED(prot, buf, "a page of two regions, after one's dereg");
 	assert_int_equal(ibv_dereg_mr(m2), 0);
 	/* the third region (two pages) still holds the first page */
-	EXPECT_SEGV(buf, "a page still registered once");
-	EXPECT_SEGV(buf + BUF_LEN - 1, "the last byte of a registered region");
+	EXPECT_REGISTERED(prot, buf, "a page still registered once");
+	EXPECT_REGISTERED(prot, buf + BUF_LEN - 1, "the last byte of a registered region");
 	assert_int_equal(ibv_dereg_mr(m3), 0);
 	EXPECT_TOUCH_OK(buf, "a page after the dereg of all its regions");
 	EXPECT_TOUCH_OK(buf + BUF_LEN - 1, "the last page after the dereg of its region");
@@ -484,10 +560,12 @@ static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx
  * rxe_ctx_ops; Linux 6.1's rxe has no rereg_user_mr either), and
  * libibverbs' stub answers EOPNOTSUPP (libibverbs/dummy_ops.c:465
  * rereg_mr). mlx5 and mlx4 have the op (providers/mlx5/mlx5.c:104,
- * providers/mlx4/mlx4.c:91): there a failed rereg is a failure.
+ * providers/mlx4/mlx4.c:91): there a failed rereg is a failure. Where
+ * ibv_fork_init turned nothing on, no range is ever marked.
  */
 static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
 {
+	bool prot = fork_init_protects(t, AFTER_REG);
 	unsigned char *a = buf_new(), *b = buf_new();
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
@@ -505,7 +583,7 @@ static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
 	th_note("ibv_rereg_mr to a new translation: %d (errno %d)", ret, err);
 	if (ret == 0) {
 		EXPECT_TOUCH_OK(a, "the old range of a region moved by rereg");
-		EXPECT_SEGV(b, "the new range of a region moved by rereg");
+		EXPECT_REGISTERED(prot, b, "the new range of a region moved by rereg");
 	} else {
 		/* only the stub of a driver without the op refuses it */
 		if (!strcmp(th_driver(), "mlx5") || !strcmp(th_driver(), "mlx4"))
@@ -515,7 +593,7 @@ static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
 			th_fail("ibv_rereg_mr failed (%d, %s), not as the stub of a driver "
 				"without the op (EOPNOTSUPP)", ret, strerror(err));
 		assert_int_equal(ret, IBV_REREG_MR_ERR_CMD);
-		EXPECT_SEGV(a, "the range of a region whose rereg failed");
+		EXPECT_REGISTERED(prot, a, "the range of a region whose rereg failed");
 		EXPECT_TOUCH_OK(b, "the range a failed rereg asked for");
 	}
 	assert_int_equal(ibv_dereg_mr(mr), 0);
@@ -529,10 +607,13 @@ static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
 /*
  * rdma-core v44.0 libibverbs/init.c:668: RDMAV_FORK_SAFE or IBV_FORK_SAFE
  * set (and not "0", util/util.c:50 check_env) make the first device list
- * call ibv_fork_init. Checked in a program exec'd with that environment
- * (this one, told by T3104_FORK_SAFE_DEV which device to open): it exits
- * 0 when a child dies touching its registered page and ibv_fork_init says
- * 0 after the registration, 10 + n at the first check n that fails.
+ * call ibv_fork_init (since v51 that call turns nothing on where it would
+ * not anyway). Checked in a program exec'd with that environment (this
+ * one, told by T3104_FORK_SAFE_DEV which device to open and by
+ * T3104_FORK_PROTECTS what the probe learned): it exits 0 when ibv_fork_init
+ * after the registration and a child touching the registered page answer
+ * as the environment and the library's ibv_fork_init have it, 10 + n at
+ * the first check n that fails.
  */
 static int fork_safe_program(const char *dev)
 {
@@ -542,7 +623,9 @@ static int fork_safe_program(const char *dev)
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	const char *w = getenv("T3104_FORK_SAFE_WANT");
+	const char *p = getenv("T3104_FORK_PROTECTS");
 	bool want = !w || strcmp(w, "0");
+	bool prot = !p || strcmp(p, "0");
 	int n = 0, i, st;
 
 	list = ibv_get_device_list(&n);
@@ -560,12 +643,14 @@ static int fork_safe_program(const char *dev)
 	mr = ibv_reg_mr(pd, buf, BUF_LEN, ACC_ALL);
 	if (!mr)
 		return 13;
-	if (ibv_fork_init() != (want ? 0 : EINVAL))
+	/* protected from the first device list on: 0; too late: EINVAL; a
+	 * no-op library: 0 either way */
+	if (ibv_fork_init() != (want || !prot ? 0 : EINVAL))
 		return 14;
 	if (ibv_is_fork_initialized() != IBV_FORK_UNNEEDED)
 		return 15;
 	st = kid_touch(buf);
-	if (want ? !st_segv(st) : !st_ok(st))
+	if (want && prot ? !st_segv(st) : !st_ok(st))
 		return 16;
 	if (ibv_dereg_mr(mr))
 		return 17;
@@ -576,7 +661,8 @@ static int fork_safe_program(const char *dev)
 	return 0;
 }
 
-static void exec_with(struct th_ctx *t, const char *var, const char *val, const char *want)
+static void exec_with(struct th_ctx *t, const char *var, const char *val, const char *want,
+		      bool prot)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -593,6 +679,7 @@ static void exec_with(struct th_ctx *t, const char *var, const char *val, const 
 		setenv(var, val, 1);
 		setenv("T3104_FORK_SAFE_DEV", t->dev_name, 1);
 		setenv("T3104_FORK_SAFE_WANT", want, 1);
+		setenv("T3104_FORK_PROTECTS", prot ? "1" : "0", 1);
 		execl(self, self, (char *)NULL);
 		_exit(127);
 	}
@@ -608,9 +695,11 @@ static void exec_with(struct th_ctx *t, const char *var, const char *val, const 
 
 static void fork_safe_in_the_environment_calls_fork_init(struct th_ctx *t)
 {
-	exec_with(t, "RDMAV_FORK_SAFE", "1", "1");
-	exec_with(t, "IBV_FORK_SAFE", "yes", "1");
-	exec_with(t, "RDMAV_FORK_SAFE", "0", "0");
+	bool prot = fork_init_protects(t, AFTER_REG);
+
+	exec_with(t, "RDMAV_FORK_SAFE", "1", "1", prot);
+	exec_with(t, "IBV_FORK_SAFE", "yes", "1", prot);
+	exec_with(t, "RDMAV_FORK_SAFE", "0", "0", prot);
 }
 
 static const struct th_test tests[] = {

@@ -101,6 +101,10 @@ static enum ibv_wc_opcode fp_wc_opcode(enum ibv_wr_opcode op)
 		return IBV_WC_BIND_MW;
 	case IBV_WR_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
+	case IBV_WR_FLUSH:
+		return IBV_WC_FLUSH;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -122,7 +126,26 @@ void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 	wc.opcode = fp_wc_opcode(s->opcode);
 	wc.byte_len = byte_len;
 	wc.qp_num = r->qpn;
+	/* rxe flags the send side of an IMM operation too (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_comp.c:411 make_send_cqe) */
+	if (st == IBV_WC_SUCCESS && r->rxe_rules &&
+	    (s->opcode == IBV_WR_SEND_WITH_IMM || s->opcode == IBV_WR_RDMA_WRITE_WITH_IMM))
+		wc.wc_flags |= IBV_WC_WITH_IMM;
 	fe_cq_push(r->scq, &wc, r, seq, false);
+}
+
+/* Where a READ's or an atomic's answer lands: every SGE a region with local
+ * write of the QP's PD. rxe checks it only now, the remote side done
+ * (linux v6.1 rxe_comp.c do_read, do_atomic: copy_data fails, LOC_PROT_ERR);
+ * other HCAs before they send (requester.c READ_WQE). */
+static bool fp_swr_lands(struct fe_qp *r, const struct fp_swr *s)
+{
+	int i;
+
+	for (i = 0; i < s->num_sge; i++)
+		if (s->sg_list[i].length && !fe_mr_local(r->dev, r->pd, &s->sg_list[i], true))
+			return false;
+	return true;
 }
 
 /* Scatter a READ response or an atomic's original value. */
@@ -277,14 +300,65 @@ FE_STATE enum fe_comp_state fe_comp_retry(struct fe_comp *c)
 	return COMP_EXIT;
 }
 
+/* Answered, but done here in error. */
+FE_STATE enum fe_comp_state fe_comp_local_error(struct fe_comp *c, enum ibv_wc_status st)
+{
+	c->w->state = FP_SWQE_DONE;
+	c->w->result = st;
+	return COMP_EXIT;
+}
+
+/*
+ * rxe's READ response lands one packet (path MTU) at a time, each piece of
+ * an SGE checked as it is copied: the pieces before the first that fails
+ * are in memory (linux v6.1 rxe_comp.c do_read, copy_data, rxe_mr.c
+ * mr_check_range). false when one failed.
+ */
+static bool fp_swr_scatter_rxe(struct fe_qp *r, const struct fp_swr *s, const char *data,
+			       uint32_t len)
+{
+	uint32_t mtu = 1u << (r->attr.path_mtu + 7), at, n;
+	int i;
+
+	for (at = 0; at < len; at += n) {
+		uint64_t base = 0;
+
+		n = len - at < mtu ? len - at : mtu;
+		for (i = 0; i < s->num_sge; i++) {
+			const struct ibv_sge *g = &s->sg_list[i];
+			uint64_t lo = at > base ? at : base;
+			uint64_t hi = at + n < base + g->length ? at + n : base + g->length;
+
+			if (lo < hi) {
+				struct ibv_sge piece = { .addr = g->addr + (lo - base),
+							 .length = (uint32_t)(hi - lo), .lkey = g->lkey };
+				char *p = fe_mr_local(r->dev, r->pd, &piece, true);
+
+				if (!p)
+					return false;
+				memcpy(p, data + lo, hi - lo);
+			}
+			base += g->length;
+		}
+	}
+	return true;
+}
+
 FE_STATE enum fe_comp_state fe_comp_read(struct fe_comp *c)
 {
+	if (c->r->rxe_rules) {
+		if (!fp_swr_scatter_rxe(c->r, &c->w->s, c->resp->data, c->resp->len))
+			return fe_comp_local_error(c, IBV_WC_LOC_PROT_ERR);
+		return COMP_WQE_DONE;
+	}
 	fp_swr_scatter(c->r, &c->w->s, c->resp->data);
 	return COMP_WQE_DONE;
 }
 
 FE_STATE enum fe_comp_state fe_comp_atomic(struct fe_comp *c)
 {
+	if (c->r->rxe_rules && !fp_swr_lands(c->r, &c->w->s))
+		return fe_comp_local_error(c, IBV_WC_LOC_PROT_ERR);
 	fp_swr_scatter(c->r, &c->w->s, (const char *)&c->resp->atomic_orig);
 	return COMP_WQE_DONE;
 }

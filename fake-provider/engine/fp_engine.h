@@ -167,6 +167,20 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
+	/* the HCA executes ATOMIC_WRITE and FLUSH (rxe on Linux 6.12: the
+	 * profile's, verbs/profile.c fp_prof_ext_ops); without it such a WQE
+	 * completes with IBV_WC_LOC_QP_OP_ERR, as rxe on 6.1 knows no such
+	 * opcode */
+	bool ext_ops;
+	/* Linux rxe's own data-path rules (the profile's, verbs/profile.c
+	 * fp_prof_rxe_rules), each where it applies: a send completion of an
+	 * IMM operation flagged IBV_WC_WITH_IMM (completer.c); outbound data
+	 * whose key fails: LOC_QP_OP_ERR, a READ's or an atomic's local SGEs
+	 * checked only when the answer comes (requester.c, completer.c); UC
+	 * has no SEND_WITH_INV (requester.c); the responder's class C errors
+	 * move its RC QP to ERR, a QP access it lacks is an invalid request,
+	 * a key SEND_WITH_INV cannot revoke fails the receive only (responder.c) */
+	bool rxe_rules;
 	/* the inbox of the last request of this QP that may still sit there
 	 * unexecuted while its requester waits no more for its answer (given
 	 * up as lost, sent back to WAIT, or unreliable and done when pushed:
@@ -366,10 +380,18 @@ struct fp_swr {
 	uint32_t imm;
 	uint64_t remote_addr;
 	uint32_t rkey;
+	/* atomics; ATOMIC_WRITE: compare_add holds its 8 bytes as memory does */
 	uint64_t compare_add, swap;
 	const struct ibv_ah_attr *ah;	/* UD */
 	uint32_t remote_qpn, remote_qkey;
 	uint32_t remote_srqn;
+	/* FLUSH: the range's length, where it must be made durable (enum
+	 * ibv_placement_type bits) and what it covers (ibv_selectivity_level) */
+	uint64_t flush_len;
+	uint8_t flush_type, flush_level;
+	/* a WR the driver built that its kernel will not carry: the status the
+	 * WQE completes with when its turn comes (0: none) */
+	enum ibv_wc_status fail;
 };
 
 /* Whether the HCA carries this opcode on this QP type (QPX-10). */
@@ -418,7 +440,8 @@ static inline void fe_pieces_copy(char *dst, const struct fp_piece *pc, unsigned
 /* The packet kinds, with their names for the trace. SEND_INV (SEND_WITH_INV):
  * imm holds the rkey to invalidate. */
 #define FP_PKT_OPS(X) \
-	X(SEND) X(SEND_IMM) X(WRITE) X(WRITE_IMM) X(READ) X(CMP_SWAP) X(FETCH_ADD) X(SEND_INV)
+	X(SEND) X(SEND_IMM) X(WRITE) X(WRITE_IMM) X(READ) X(CMP_SWAP) X(FETCH_ADD) X(SEND_INV) \
+	X(ATOMIC_WRITE) X(FLUSH)
 #define FP_PKT_ENUM(n)	FP_PKT_##n,
 enum fp_pkt_op { FP_PKT_OPS(FP_PKT_ENUM) };
 const char *fe_pkt_op_name(enum fp_pkt_op op);
@@ -442,6 +465,8 @@ struct fp_packet {
 	uint8_t sl, port;
 	bool solicited;
 	bool grh;			/* UD: a GRH travels with the packet */
+	/* FLUSH: its placement type and selectivity level (its len: the range) */
+	uint8_t flush_type, flush_level;
 	/* XRC_SEND: the SRQ it names; the target QP's qp_access_flags,
 	 * min_rnr_timer and domain id, from the daemon's gate */
 	uint32_t xrc_srqn;
@@ -459,10 +484,12 @@ struct fp_packet {
 };
 
 /* A READ or an atomic asks for data and carries none (its len: what it asks
- * for); the others carry their data. */
+ * for), a FLUSH carries none either (its len: the range it covers); the
+ * others carry their data (an ATOMIC_WRITE its 8 bytes). */
 static inline bool fe_pkt_asks(enum fp_pkt_op op)
 {
-	return op == FP_PKT_READ || op == FP_PKT_CMP_SWAP || op == FP_PKT_FETCH_ADD;
+	return op == FP_PKT_READ || op == FP_PKT_CMP_SWAP || op == FP_PKT_FETCH_ADD ||
+	       op == FP_PKT_FLUSH;
 }
 
 /*

@@ -49,6 +49,9 @@ bool fe_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		if (type == IBV_QPT_XRC_SEND)	/* @rule QPX-10 */
 			return true;
 		return type == IBV_QPT_RC;
+	case IBV_WR_ATOMIC_WRITE:
+	case IBV_WR_FLUSH:
+		return type == IBV_QPT_RC;	/* built by the new post-send API only */
 	default:
 		return false;
 	}
@@ -72,6 +75,10 @@ static int fp_swr_check(const struct fe_qp *r, const struct fp_swr *s, uint64_t 
 	*len = 0;
 	for (i = 0; i < s->num_sge; i++)
 		*len += s->sg_list[i].length;
+	if (s->opcode == IBV_WR_ATOMIC_WRITE)
+		*len = 8;		/* its value, carried in the WQE */
+	else if (s->opcode == IBV_WR_FLUSH)
+		*len = s->flush_len;	/* the range; no data */
 	if (is_inline && (*len > r->cap.max_inline_data ||
 			  (s->opcode != IBV_WR_SEND && s->opcode != IBV_WR_SEND_WITH_IMM &&
 			   s->opcode != IBV_WR_SEND_WITH_INV &&
@@ -123,6 +130,8 @@ static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_pac
 	case IBV_WR_RDMA_WRITE_WITH_IMM: pkt->op = FP_PKT_WRITE_IMM; break;
 	case IBV_WR_RDMA_READ:		pkt->op = FP_PKT_READ; break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:	pkt->op = FP_PKT_CMP_SWAP; break;
+	case IBV_WR_ATOMIC_WRITE:	pkt->op = FP_PKT_ATOMIC_WRITE; break;
+	case IBV_WR_FLUSH:		pkt->op = FP_PKT_FLUSH; break;
 	default:			pkt->op = FP_PKT_FETCH_ADD; break;
 	}
 	pkt->src_type = r->type;
@@ -134,6 +143,8 @@ static void fp_swr_packet(struct fe_qp *r, const struct fp_swr *s, struct fp_pac
 	pkt->solicited = s->send_flags & IBV_SEND_SOLICITED;
 	pkt->compare_add = s->compare_add;
 	pkt->swap = s->swap;
+	pkt->flush_type = s->flush_type;
+	pkt->flush_level = s->flush_level;
 	pkt->port = r->attr.port_num;
 	if (pkt->port >= 1 && pkt->port <= spec->nports)
 		pkt->slid = spec->port[pkt->port - 1].attr.lid;
@@ -252,17 +263,30 @@ FE_STATE enum fe_req_state fe_req_read_wqe(struct fe_req *c)
 
 	if (w->local != IBV_WC_SUCCESS)
 		return REQ_ERR_LOCAL;
-	if (w->s.send_flags & IBV_SEND_INLINE) {
+	if (w->s.opcode == IBV_WR_ATOMIC_WRITE) {
+		/* its 8 bytes, as the builder took them */
+		w->pc[0].p = (const char *)&w->s.compare_add;
+		w->pc[0].len = 8;
+		n = 1;
+	} else if (w->s.send_flags & IBV_SEND_INLINE) {
 		w->pc[0].p = w->buf;
 		w->pc[0].len = w->len;
 		n = w->len ? 1 : 0;
 	} else {
 		for (i = 0; i < w->s.num_sge; i++) {
 			const struct ibv_sge *g = &w->s.sg_list[i];
-			const char *p = fe_mr_local(c->dev, c->r->pd, g, to_local);
+			const char *p;
 
+			/* rxe: where an answer lands is checked when it comes
+			 * (completer.c fp_swr_lands) */
+			if (to_local && c->r->rxe_rules)
+				continue;
+			p = fe_mr_local(c->dev, c->r->pd, g, to_local);
 			if (!p) {
-				w->local = IBV_WC_LOC_PROT_ERR;
+				/* rxe: the data copy fails, an operation error (linux
+				 * v6.1 rxe_req.c rxe_requester: finish_packet, -EINVAL) */
+				w->local = c->r->rxe_rules && !to_local ? IBV_WC_LOC_QP_OP_ERR
+								     : IBV_WC_LOC_PROT_ERR;
 				return REQ_ERR_LOCAL;
 			}
 			if (!to_local && g->length) {
@@ -687,6 +711,20 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 	w->seq = ++r->sq_posted;
 	if (w->local == IBV_WC_SUCCESS)
 		w->local = fp_swr_take(&w->s, w->len, w->buf);
+	/* rxe on Linux 6.1 knows neither opcode: its requester completes the
+	 * WQE in error when its turn comes (ref-impl's ibvct-release.def
+	 * ATOMIC_WRITE, WR_FLUSH: linux v6.1 rxe_req.c rxe_requester, next_opcode
+	 * < 0, IB_WC_LOC_QP_OP_ERR); the QP goes to error with it */
+	if (w->local == IBV_WC_SUCCESS && !r->ext_ops &&
+	    (s->opcode == IBV_WR_ATOMIC_WRITE || s->opcode == IBV_WR_FLUSH))
+		w->local = IBV_WC_LOC_QP_OP_ERR;
+	/* rxe: UC has no SEND_WITH_INV (linux v6.1 rxe_req.c next_opcode_uc);
+	 * and a WR its driver built that it does not carry (s->fail) */
+	if (w->local == IBV_WC_SUCCESS && r->rxe_rules && r->type == IBV_QPT_UC &&
+	    s->opcode == IBV_WR_SEND_WITH_INV)
+		w->local = IBV_WC_LOC_QP_OP_ERR;
+	if (w->local == IBV_WC_SUCCESS && s->fail)
+		w->local = s->fail;
 	if (w->local == IBV_WC_SUCCESS) {
 		fp_swr_packet(r, &w->s, &w->pkt);
 		w->pkt.len = (uint32_t)w->len;

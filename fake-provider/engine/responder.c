@@ -19,8 +19,13 @@
  *   WRITE_IMM     CHK_RKEY GET_RWQE PLACE COMPLETE
  *   READ          CHK_RKEY READ_REPLY
  *   atomics       CHK_ALIGN CHK_RKEY ATOMIC_REPLY
+ *   ATOMIC_WRITE  CHK_RKEY CHK_ALIGN ATOMIC_WRITE
+ *   FLUSH         CHK_RKEY FLUSH
  *
  * after GET_QP CHK_SEQ (or GET_XRC_SRQ) and CHK_OP, and before ACKNOWLEDGE.
+ * ATOMIC_WRITE and FLUSH are Linux 6.12's rxe (rxe_resp.c): CHK_OP refuses
+ * them on a QP without the access they need (check_qp_attr_access, an
+ * invalid request), and the key is checked before the alignment.
  * A failed check goes to its ERR_ state, which says what the requester
  * hears (and, for a receive-side local error, completes the receive WQE in
  * error and moves the QP to ERR).
@@ -63,6 +68,8 @@ struct fe_dest {
 	X(PLACE)		/* the data where it goes */		\
 	X(READ_REPLY)		/* READ: the data asked for */		\
 	X(ATOMIC_REPLY)		/* atomics: execute, the original value */ \
+	X(ATOMIC_WRITE)		/* ATOMIC_WRITE: the 8 bytes stored at once */ \
+	X(FLUSH)		/* FLUSH: what was placed is made durable */ \
 	X(COMPLETE)		/* the receive CQE */			\
 	X(ACKNOWLEDGE)		/* the answer the requester gets */	\
 	X(ERR_RNR)		/* no receive WQE: RNR NAK */		\
@@ -71,6 +78,7 @@ struct fe_dest {
 	X(ERR_LENGTH)		/* local length error, the QP to ERR */	\
 	X(ERR_INVALIDATE)	/* a key it cannot revoke, the QP to ERR */ \
 	X(ERR_ALIGN)		/* misaligned atomic: invalid request NAK */ \
+	X(ERR_OP)		/* an operation the QP does not allow: invalid request NAK */ \
 	X(ERR_NOMEM)		/* no memory for a READ response */	\
 	X(NAK_SEQ)		/* refused behind the NAKed request */	\
 	X(NAK_XRC)		/* XRC: no such SRQ in the domain */	\
@@ -239,6 +247,54 @@ FE_STATE enum fe_resp_state fe_resp_chk_seq(struct fe_resp *c)
 	return RESP_CHK_OP;
 }
 
+/* rxe checks the RC QP's access before any key: a request it does not
+ * allow is an invalid request (linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c
+ * check_op_valid, RESPST_ERR_UNSUPPORTED_OPCODE); elsewhere the key's check
+ * reads the QP's access too (CHK_RKEY, a remote access error). */
+static bool fe_resp_qp_access(const struct fe_resp *c)
+{
+	int need;
+
+	if (!c->d.qp || !c->d.qp->rxe_rules || c->d.type != IBV_QPT_RC)
+		return true;
+	switch (c->pkt->op) {
+	case FP_PKT_READ: need = IBV_ACCESS_REMOTE_READ; break;
+	case FP_PKT_CMP_SWAP:
+	case FP_PKT_FETCH_ADD: need = IBV_ACCESS_REMOTE_ATOMIC; break;
+	default: need = IBV_ACCESS_REMOTE_WRITE; break;
+	}
+	return c->d.access & need;
+}
+
+FE_STATE enum fe_resp_state fe_resp_nak(struct fe_resp *c, enum fp_ack st);
+
+/* A class C error of rxe's responder moves its RC QP to ERR, the NAK sent
+ * (linux v6.1 rxe_resp.c do_class_ac_error: goto_error). */
+static enum fe_resp_state fe_resp_nak_c(struct fe_resp *c, enum fp_ack st)
+{
+	if (c->d.qp && c->d.qp->rxe_rules && c->d.type == IBV_QPT_RC)
+		fe_qp_set_error(c->d.qp);
+	return fe_resp_nak(c, st);
+}
+
+/*
+ * A key that fails. rxe takes a WRITE_IMM's receive WQE before it checks
+ * the key (check_resource comes before check_rkey: no receive is an RNR
+ * NAK) and completes that receive with the NAK's status on RC, and on UC
+ * when the receive is an SRQ's (linux v6.1 drivers/infiniband/sw/rxe/
+ * rxe_resp.c RESPST_ERR_RKEY_VIOLATION: class C, class D).
+ */
+static enum fe_resp_state fe_resp_err_rkey(struct fe_resp *c)
+{
+	if (c->pkt->op == FP_PKT_WRITE_IMM && c->d.qp && c->d.qp->rxe_rules &&
+	    (c->d.type == IBV_QPT_RC || c->d.srq)) {
+		if (!fe_rq_pop(c->d.rq, &c->w))
+			return RESP_ERR_RNR;
+		fe_rx_complete(&c->d, c->pkt, c->w->wr_id, IBV_WC_REM_ACCESS_ERR, IBV_WC_RECV, 0);
+	}
+	return fe_resp_nak_c(c, FP_NAK_REM_ACCESS);
+}
+
 FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 {
 	switch (c->pkt->op) {
@@ -249,19 +305,59 @@ FE_STATE enum fe_resp_state fe_resp_chk_op(struct fe_resp *c)
 	case FP_PKT_WRITE:
 	case FP_PKT_WRITE_IMM:
 	case FP_PKT_READ:
+		return fe_resp_qp_access(c) ? RESP_CHK_RKEY : RESP_ERR_OP;
+	case FP_PKT_ATOMIC_WRITE:
+		/* linux v6.12 rxe_resp.c check_qp_attr_access */
+		return c->d.access & IBV_ACCESS_REMOTE_WRITE ? RESP_CHK_RKEY : RESP_ERR_OP;
+	case FP_PKT_FLUSH:
+		if (((c->pkt->flush_type & IBV_FLUSH_GLOBAL) &&
+		     !(c->d.access & IBV_ACCESS_FLUSH_GLOBAL)) ||
+		    ((c->pkt->flush_type & IBV_FLUSH_PERSISTENT) &&
+		     !(c->d.access & IBV_ACCESS_FLUSH_PERSISTENT)))
+			return RESP_ERR_OP;
 		return RESP_CHK_RKEY;
 	default:
-		return RESP_CHK_ALIGN;
+		return fe_resp_qp_access(c) ? RESP_CHK_ALIGN : RESP_ERR_OP;
 	}
 }
 
 /* An atomic's address is 8-byte aligned, else an invalid request (IBA vol 1
- * 9.4.5; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:648-651). */
+ * 9.4.5; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:648-651): atomics
+ * before their key; ATOMIC_WRITE after it (linux v6.12 rxe_mr.c
+ * rxe_mr_do_atomic_write: RESPST_ERR_MISALIGNED_ATOMIC once the key is
+ * good). */
 FE_STATE enum fe_resp_state fe_resp_chk_align(struct fe_resp *c)
 {
 	if (c->pkt->remote_addr % (fp__quirk(FP_Q_ATOMIC_ALIGN_4) ? 4 : 8)) /* @rule RDMA-07 */
 		return RESP_ERR_ALIGN;
-	return RESP_CHK_RKEY;
+	return c->pkt->op == FP_PKT_ATOMIC_WRITE ? RESP_ATOMIC_WRITE : RESP_CHK_RKEY;
+}
+
+/* A FLUSH's key: each access its type names (a type of neither bit needs a
+ * key of the PD, any access), over its range, or anywhere in the region for
+ * IBV_FLUSH_MR (rxe checks no range then; the address must be one of the
+ * region's here). The QP's access was CHK_OP's. */
+static enum fe_resp_state fe_resp_chk_flush_key(struct fe_resp *c)
+{
+	static const int bits[] = { IBV_ACCESS_FLUSH_GLOBAL, IBV_ACCESS_FLUSH_PERSISTENT };
+	const struct fp_packet *pkt = c->pkt;
+	uint64_t len = pkt->flush_level == IBV_FLUSH_MR ? 0 : pkt->len;
+	bool asked = false;
+	size_t i;
+
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		if (!(pkt->flush_type & (1u << i)))
+			continue;
+		asked = true;
+		c->mem = fe_mr_remote(c->d.dev, c->d.pd, c->d.qp, bits[i], pkt->remote_addr,
+				      pkt->rkey, len, bits[i]);
+		if (!c->mem)
+			return RESP_ERR_RKEY;
+	}
+	if (!asked)
+		c->mem = fe_mr_remote(c->d.dev, c->d.pd, c->d.qp, ~0, pkt->remote_addr, pkt->rkey,
+				      len, ~0);
+	return c->mem ? RESP_FLUSH : RESP_ERR_RKEY;
 }
 
 /* The remote access a key must grant, and what follows its check. A
@@ -286,6 +382,12 @@ FE_STATE enum fe_resp_state fe_resp_chk_rkey(struct fe_resp *c)
 		need = IBV_ACCESS_REMOTE_READ;
 		next = RESP_READ_REPLY;
 		break;
+	case FP_PKT_ATOMIC_WRITE:	/* exactly 8 bytes, as its requester sends */
+		need = IBV_ACCESS_REMOTE_WRITE;
+		next = RESP_CHK_ALIGN;
+		break;
+	case FP_PKT_FLUSH:
+		return fe_resp_chk_flush_key(c);
 	default:
 		need = IBV_ACCESS_REMOTE_ATOMIC;
 		next = RESP_ATOMIC_REPLY;
@@ -452,6 +554,32 @@ FE_STATE enum fe_resp_state fe_resp_atomic_reply(struct fe_resp *c)
 	return RESP_ACKNOWLEDGE;
 }
 
+/* An 8-byte store seen whole by every other access to the word (linux
+ * v6.12 rxe_mr.c rxe_mr_do_atomic_write: one 64-bit store). */
+FE_STATE enum fe_resp_state fe_resp_atomic_write(struct fe_resp *c)
+{
+	uint64_t v = 0;
+
+	fe_pieces_copy((char *)&v, c->pkt->pieces, c->pkt->npieces, 0, sizeof(v));
+	if (!((uintptr_t)c->mem % 8))
+		__atomic_store_n((uint64_t *)(void *)c->mem, v, __ATOMIC_SEQ_CST);
+	else
+		memcpy(c->mem, &v, sizeof(v));
+	c->st = FP_ACK_OK;
+	return RESP_ACKNOWLEDGE;
+}
+
+/* What was placed before it is where any reader sees it: memory here is
+ * both the global and the persistent place (linux v6.12 rxe_resp.c
+ * process_flush: a flush of the pages for PERSISTENT, a barrier for
+ * GLOBAL). */
+FE_STATE enum fe_resp_state fe_resp_flush(struct fe_resp *c)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	c->st = FP_ACK_OK;
+	return RESP_ACKNOWLEDGE;
+}
+
 FE_STATE enum fe_resp_state fe_resp_complete(struct fe_resp *c)
 {
 	fe_rx_complete(&c->d, c->pkt, c->w->wr_id, IBV_WC_SUCCESS, c->wc_op, c->byte_len);
@@ -513,17 +641,28 @@ fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
 	case RESP_PLACE:		return fe_resp_place(c);
 	case RESP_READ_REPLY:		return fe_resp_read_reply(c);
 	case RESP_ATOMIC_REPLY:		return fe_resp_atomic_reply(c);
+	case RESP_ATOMIC_WRITE:		return fe_resp_atomic_write(c);
+	case RESP_FLUSH:		return fe_resp_flush(c);
 	case RESP_COMPLETE:		return fe_resp_complete(c);
 	case RESP_ACKNOWLEDGE:		return fe_resp_acknowledge(c);
 	case RESP_ERR_RNR:		return fe_resp_err_rnr(c);
-	case RESP_ERR_RKEY:		return fe_resp_nak(c, FP_NAK_REM_ACCESS);
+	case RESP_ERR_RKEY:		return fe_resp_err_rkey(c);
 	case RESP_ERR_LKEY:
 		return fe_resp_local_error(c, IBV_WC_LOC_PROT_ERR, FP_NAK_REM_OP);
 	case RESP_ERR_LENGTH:
+		/* rxe: the copy into the receive WQE fails, a malformed WQE
+		 * (linux v6.1 and v6.12 rxe_resp.c send_data_in: copy_data
+		 * -EINVAL; class A: LOC_QP_OP_ERR, the requester REM_OP_ERR) */
+		if (c->d.qp && c->d.qp->rxe_rules && c->d.type != IBV_QPT_UD)
+			return fe_resp_local_error(c, IBV_WC_LOC_QP_OP_ERR, FP_NAK_REM_OP);
 		return fe_resp_local_error(c, IBV_WC_LOC_LEN_ERR, FP_NAK_INV_REQ);
 	case RESP_ERR_INVALIDATE:
-		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR, FP_NAK_INV_REQ);
-	case RESP_ERR_ALIGN:		return fe_resp_nak(c, FP_NAK_INV_REQ);
+		/* rxe: class J, the request itself ACKed (rxe_resp.c
+		 * RESPST_ERR_INVALIDATE_RKEY) */
+		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR,
+					   c->d.qp && c->d.qp->rxe_rules ? FP_ACK_OK : FP_NAK_INV_REQ);
+	case RESP_ERR_ALIGN:		return fe_resp_nak_c(c, FP_NAK_INV_REQ);
+	case RESP_ERR_OP:		return fe_resp_nak_c(c, FP_NAK_INV_REQ);
 	case RESP_ERR_NOMEM:		return fe_resp_nak(c, FP_NAK_REM_OP);
 	case RESP_NAK_SEQ:		return fe_resp_answer(c, FP_NAK_SEQ);
 	case RESP_NAK_XRC:		return fe_resp_answer(c, FP_NAK_INV_REQ);

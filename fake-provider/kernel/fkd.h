@@ -25,6 +25,7 @@ struct fk_dev {
 	struct fp_link link;		/* fk_devs */
 	char name[FK_DEVNAME_MAX];
 	enum fk_lifetime lifetime;	/* agreed by every connection to it */
+	uint32_t kflags;		/* FK_HELLO_DEVICE_FLAGS: its kernel, agreed too */
 	unsigned nconns;
 	uint32_t next_qpn, next_srqn;
 	struct fp_link xrcds;		/* struct fk_xrcd.link */
@@ -191,7 +192,7 @@ void fk__send_fd(struct fk_conn *c, uint32_t type, uint32_t seq,
 
 
 /* state.c: each returns 0 or a positive errno. */
-int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
+int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life, uint32_t kflags,
 	      const struct fk_qp_limits *lim);
 /* The fake host's script (ibvct-fkd -s), NULL when started without one: a
  * client's device, limits and lifetime model must then match it. */

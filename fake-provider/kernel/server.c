@@ -205,14 +205,15 @@ static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 	struct fk_qp_limits lim = { 0 };
 	uint32_t i;
 
-	if (r->flags & ~FK_HELLO_MONITOR || r->lifetime > FK_LIFE_SEED ||
+	if (r->flags & ~(FK_HELLO_MONITOR | FK_HELLO_DEVICE_FLAGS) || r->lifetime > FK_LIFE_SEED ||
 	    (r->quirks & ~fk_quirk_flags(FK_MSG_HELLO)) || r->reserved)
 		return EINVAL;
 	if (r->flags & FK_HELLO_MONITOR) {
 		for (i = 0; i < FK_DEVNAME_MAX; i++)
 			if (r->devname[i])
 				return EINVAL;
-		if (r->nports || r->max_rd_atom || r->max_dest_rd_atom || r->quirks)
+		if (r->nports || r->max_rd_atom || r->max_dest_rd_atom || r->quirks ||
+		    (r->flags & FK_HELLO_DEVICE_FLAGS))
 			return EINVAL;
 		for (i = 0; i < FK_MAX_PORTS; i++)
 			if (r->pkey_tbl_len[i])
@@ -230,7 +231,8 @@ static int fk_hello(struct fk_conn *c, const struct fk_req_hello *r)
 	lim.nports = r->nports;
 	lim.max_rd_atom = r->max_rd_atom;
 	lim.max_dest_rd_atom = r->max_dest_rd_atom;
-	i = fk__hello(c, r->devname, (enum fk_lifetime)r->lifetime, &lim);
+	i = fk__hello(c, r->devname, (enum fk_lifetime)r->lifetime,
+		      r->flags & FK_HELLO_DEVICE_FLAGS, &lim);
 	if (i)
 		return (int)i;
 	c->quirks = r->quirks;

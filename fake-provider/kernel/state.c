@@ -50,7 +50,7 @@ const struct fp_script *fk_world;
  * the script says, or the client runs another script than this host: it is
  * refused (ENODEV for a device the host lacks, EINVAL for the rest).
  */
-static int fk_world_check(const char *devname, enum fk_lifetime life,
+static int fk_world_check(const char *devname, enum fk_lifetime life, uint32_t kflags,
 			  const struct fk_qp_limits *lim)
 {
 	const struct fp_dev_spec *d = NULL;
@@ -63,6 +63,10 @@ static int fk_world_check(const char *devname, enum fk_lifetime life,
 			d = &fk_world->dev[i];
 	if (!d)
 		return ENODEV;
+	/* a script that names its release names its kernel (ref-impl's
+	 * ibvct-release.def): a client of another is not of this host */
+	if (fk_world->rdma_core && !(kflags & FK_HELLO_LINUX_6_12) != (fk_world->rdma_core < 56))
+		return EINVAL;
 	if ((int)life != (int)fk_world->lifetime || lim->nports != (uint32_t)d->nports ||
 	    lim->max_rd_atom != (d->attr.max_qp_init_rd_atom > 0
 				 ? (uint32_t)d->attr.max_qp_init_rd_atom : 0) ||
@@ -75,20 +79,20 @@ static int fk_world_check(const char *devname, enum fk_lifetime life,
 	return 0;
 }
 
-int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
+int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life, uint32_t kflags,
 	      const struct fk_qp_limits *lim)
 {
 	struct fk_dev *d = fk_dev_find(devname);
 	uint32_t h = 2166136261u;
 	const char *s;
-	int err = fk_world_check(devname, life, lim);
+	int err = fk_world_check(devname, life, kflags, lim);
 
 	if (err)
 		return err;
 
 	if (d) {
 		/* one lifetime model per device: mixed models have no meaning */
-		if (d->lifetime != life)
+		if (d->lifetime != life || d->kflags != kflags)
 			return EINVAL;
 		goto attach;
 	}
@@ -97,6 +101,7 @@ int fk__hello(struct fk_conn *c, const char *devname, enum fk_lifetime life,
 		return ENOMEM;
 	snprintf(d->name, sizeof(d->name), "%s", devname);
 	d->lifetime = life;
+	d->kflags = kflags;
 	fp_list_init(&d->xrcds);
 	fp_list_init(&d->qpns);
 	fp_list_init(&d->srqns);
@@ -608,25 +613,36 @@ static bool fk_plain_qp_type(uint32_t t)
 /*
  * The access flags of a memory region, as the kernel checks them before
  * the driver sees them: ib_check_mr_access() (linux v6.1
- * include/rdma/ib_verbs.h, called from ib_uverbs_reg_mr in uverbs_cmd.c):
- * remote write or remote atomic needs local write; no bit outside
- * IB_ACCESS_SUPPORTED (up to HUGETLB, and the optional range); on-demand
- * paging needs a device that has it, and the fake device reports none (no
- * odp_caps). libibverbs passes the flags on as they are (rdma-core v44.0
+ * include/rdma/ib_verbs.h:4289, called from ib_uverbs_reg_mr in
+ * uverbs_cmd.c): remote write or remote atomic needs local write; no bit
+ * outside IB_ACCESS_SUPPORTED (up to HUGETLB, and the optional range);
+ * on-demand paging needs a device that has it, and the fake device reports
+ * none (no odp_caps). Linux 6.12 (ib_verbs.h:4345, ref-impl's
+ * ibvct-release.def MR_ACCESS_CHECK) takes the two flush bits into
+ * IB_ACCESS_SUPPORTED, where the device has the matching capability
+ * (EOPNOTSUPP otherwise), and answers on-demand paging without it with
+ * EOPNOTSUPP. libibverbs passes the flags on as they are (rdma-core v44.0
  * libibverbs/verbs.c:305 ibv_reg_mr_iova2), so these are the only checks.
  */
-static int fk_mr_access_check(uint32_t access)
+static int fk_mr_access_check(const struct fk_dev *d, uint32_t access)
 {
-	const uint32_t supported = (((uint32_t)IBV_ACCESS_HUGETLB << 1) - 1) |
-				   (uint32_t)IBV_ACCESS_OPTIONAL_RANGE;
+	const uint32_t flush = IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT;
+	uint32_t kf = d ? d->kflags : 0;
+	bool k612 = kf & FK_HELLO_LINUX_6_12;
+	uint32_t supported = (((uint32_t)IBV_ACCESS_HUGETLB << 1) - 1) |
+			     (uint32_t)IBV_ACCESS_OPTIONAL_RANGE;
 
+	if (k612)
+		supported |= flush;
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
 	if (access & ~supported)
 		return EINVAL;
 	if (access & IBV_ACCESS_ON_DEMAND)
-		return EINVAL;
+		return k612 ? EOPNOTSUPP : EINVAL;
+	if ((access & flush) && !(kf & FK_HELLO_DEV_FLUSH))
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -672,7 +688,7 @@ int fk__obj_create(struct fk_conn *c, const struct fk_req_obj *r, uint32_t *hand
 	case FK_OBJ_MR:
 		/* an MR's sub is its access flags: ib_check_mr_access() */
 		if (r->type == FK_OBJ_MR) {
-			err = fk_mr_access_check(sub);
+			err = fk_mr_access_check(c->dev, sub);
 			if (err)
 				return err;
 			sub = 0;
@@ -920,7 +936,7 @@ int fk__mr_rereg(struct fk_conn *c, const struct fk_req_mr_rereg *r, uint32_t *p
 	if (mr->type != FK_OBJ_MR)
 		return EINVAL;
 	if (r->flags & FK_REREG_ACCESS) {
-		err = fk_mr_access_check(r->access);
+		err = fk_mr_access_check(c->dev, r->access);
 		if (err)			/* @rule MR-03 */
 			return err;
 	}

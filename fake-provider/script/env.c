@@ -41,10 +41,13 @@ int fp_rmtree(const char *path)
 /*
  * Point this process at the fake host in dir (dir/sys, dir/run): SYSFS_PATH,
  * IBVCT_RUNDIR, IBVCT_SCRIPT (unset: the provider's built-in default, which
- * the tree matches) and RDMAV_DRIVERS (when provider_path is given).
+ * the tree matches), RDMAV_DRIVERS (when provider_path is given) and
+ * IBVCT_RDMA_CORE when the script names the release the core must play
+ * (ref-impl reads it at its first question; a script without the line
+ * leaves the environment's as it is).
  */
-static int fp_env_point(const char *dir, const char *abs_script, const char *provider_path,
-			char *err, size_t errlen)
+static int fp_env_point(const char *dir, const char *abs_script, int rdma_core,
+			const char *provider_path, char *err, size_t errlen)
 {
 	char sub[PATH_MAX + 8], *abs_provider = NULL;
 	int ret = -1;
@@ -57,6 +60,11 @@ static int fp_env_point(const char *dir, const char *abs_script, const char *pro
 		goto out;
 	if (abs_script ? setenv("IBVCT_SCRIPT", abs_script, 1) : unsetenv("IBVCT_SCRIPT"))
 		goto out;
+	if (rdma_core) {
+		snprintf(sub, sizeof(sub), "%d", rdma_core);
+		if (setenv("IBVCT_RDMA_CORE", sub, 1))
+			goto out;
+	}
 	if (provider_path) {
 		abs_provider = realpath(provider_path, NULL);
 		if (setenv("RDMAV_DRIVERS", abs_provider ? abs_provider : provider_path, 1))
@@ -137,7 +145,7 @@ int fp_env_setup(const char *script_path, const char *provider_path,
 		snprintf(err, errlen, "ibvct: mkdir %s: %s", sub, strerror(errno));
 		goto err_rm;
 	}
-	if (fp_env_point(dir, abs_script, provider_path, err, errlen))
+	if (fp_env_point(dir, abs_script, s->rdma_core, provider_path, err, errlen))
 		goto err_rm;
 	strcpy(scratch, dir);
 	ret = 0;
@@ -369,7 +377,7 @@ int fp_env_setup_shared(const char *host, const char *script_path, const char *p
 		snprintf(err, errlen, "ibvct: lock %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (fp_env_point(dir, abs_script, provider_path, err, errlen))
+	if (fp_env_point(dir, abs_script, s->rdma_core, provider_path, err, errlen))
 		goto out;
 	snprintf(hostdir, hostdir_len, "%s", dir);
 	*users_fd = ufd;

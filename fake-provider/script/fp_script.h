@@ -116,6 +116,7 @@ struct fp_script {
 	enum fp_mode mode;
 	enum fp_lifetime lifetime;
 	enum fp_profile profile;
+	int rdma_core;			/* 44, 56: the release the core must play; 0: unsaid */
 	int ndevs;
 	struct fp_dev_spec dev[FP_MAX_DEVS];
 	int nfaults;

@@ -56,7 +56,15 @@
  *                                   `states`, also the path each message takes
  *                                   through the requester, responder and
  *                                   completer (engine/, one line per run)
- *   mode, lifetime, profile and trace may appear once each.
+ *   rdma-core 44|56                 the release the reference plays (ref-impl's
+ *                                   ibvct-release.def: Debian 12's rdma-core 44
+ *                                   and Linux 6.1, or Debian 13's 56.1 and 6.12);
+ *                                   default: the environment's IBVCT_RDMA_CORE,
+ *                                   else the installed libibverbs-dev's. ibvct-run
+ *                                   and the suites export it as IBVCT_RDMA_CORE;
+ *                                   the provider refuses its devices when the
+ *                                   core plays another
+ *   mode, lifetime, profile, rdma-core and trace may appear once each.
  *
  * Device directives (only inside a device block):
  *   guid G                          node GUID: 0x + up to 16 hex digits, or
@@ -160,7 +168,7 @@ struct fp_pctx {
 	struct fp_script *s;		/* the private copy */
 	int dev;			/* current device block, -1 outside */
 	const char *dir;		/* base for relative trace paths, NULL = cwd */
-	int mode_line, lifetime_line, profile_line, trace_line;
+	int mode_line, lifetime_line, profile_line, trace_line, release_line;
 	int event_line[FP_MAX_EVENTS];
 	struct fp_dev_aux daux[FP_MAX_DEVS];
 };
@@ -498,6 +506,21 @@ static int fp_d_lifetime(struct fp_pctx *c, int argc, char **argv)
 		c->s->lifetime = FP_LIFE_SEED;
 	else
 		return fp_perr(c, "lifetime: expected current or seed, got '%s'", argv[1]);
+	return 0;
+}
+
+static int fp_d_rdma_core(struct fp_pctx *c, int argc, char **argv)
+{
+	if (fp_nargs(c, argc, argv, 1, 1, "rdma-core 44|56") ||
+	    fp_once(c, &c->release_line, "rdma-core"))
+		return -1;
+	if (!strcmp(argv[1], "44"))
+		c->s->rdma_core = 44;
+	else if (!strcmp(argv[1], "56"))
+		c->s->rdma_core = 56;
+	else
+		return fp_perr(c, "rdma-core: expected 44 or 56 (the releases Debian ships), got '%s'",
+			       argv[1]);
 	return 0;
 }
 
@@ -1110,6 +1133,7 @@ static const struct {
 	{ "port",	fp_d_port,	true },
 	{ "profile",	fp_d_profile,	false },
 	{ "quirk",	fp_d_quirk,	false },
+	{ "rdma-core",	fp_d_rdma_core,	false },
 	{ "trace",	fp_d_trace,	false },
 	{ "withdraw",	fp_d_withdraw,	false },
 };

@@ -244,6 +244,8 @@ int main(int argc, char **argv)
 		print_export("SYSFS_PATH");
 		print_export("IBVCT_SCRIPT");
 		print_export("IBVCT_RUNDIR");
+		if (getenv("IBVCT_RDMA_CORE"))	/* the script's release, or the caller's */
+			print_export("IBVCT_RDMA_CORE");
 		return 0;
 	}
 	fflush(NULL);

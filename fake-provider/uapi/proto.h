@@ -84,6 +84,13 @@ enum fk_lifetime { FK_LIFE_CURRENT = 0, FK_LIFE_SEED = 1 };
 
 /* Request flags. HELLO: */
 #define FK_HELLO_MONITOR	0x1u	/* no device: only DUMP (tests, debugging) */
+/* The kernel release the device's daemon plays (ref-impl's ibvct-release.def:
+ * Linux 6.1 without this bit, 6.12 with it), and whether the device has
+ * IB_DEVICE_FLUSH_GLOBAL and _PERSISTENT (rxe on 6.12): one answer for
+ * every connection to a device, like its lifetime model. */
+#define FK_HELLO_LINUX_6_12	0x2u
+#define FK_HELLO_DEV_FLUSH	0x4u
+#define FK_HELLO_DEVICE_FLAGS	(FK_HELLO_LINUX_6_12 | FK_HELLO_DEV_FLUSH)
 /*
  * Quirks (script/fp_quirks.def, a row each): the kernel rules a request is
  * served without, the plugin's scripted misbehaviours. A row's WHERE names

@@ -540,7 +540,8 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 
 	memset(&hello, 0, sizeof(hello));
 	if ((lifetime != FK_LIFETIME_CURRENT && lifetime != FK_LIFETIME_SEED) ||
-	    (opts && (opts->flags & ~FK_CONNECT_MONITOR)))
+	    (opts && (opts->flags & ~FK_CONNECT_MONITOR)) ||
+	    (opts && (opts->hello_flags & ~FK_HELLO_DEVICE_FLAGS)))
 		return EINVAL;
 	if (!monitor) {
 		if (!devname || !devname[0] || strlen(devname) >= FK_DEVNAME_MAX ||
@@ -553,6 +554,7 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 		hello.max_dest_rd_atom = lim->max_dest_rd_atom;
 		for (i = 0; i < lim->nports; i++)
 			hello.pkey_tbl_len[i] = lim->pkey_tbl_len[i];
+		hello.flags = opts ? opts->hello_flags : 0;
 	} else {
 		hello.flags = FK_HELLO_MONITOR;
 	}

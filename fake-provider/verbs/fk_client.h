@@ -60,6 +60,9 @@ struct fk_connect_opts {
 	/* Kernel rules this connection's requests are served without (the
 	 * provider's script quirks): HELLO's FK_Q_* (fk_quirk_bits). */
 	unsigned quirks;
+	/* FK_HELLO_DEVICE_FLAGS: the kernel the device's daemon plays and the
+	 * device's flush capability (proto.h) */
+	unsigned hello_flags;
 };
 
 /*

@@ -396,6 +396,19 @@ bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
 int fp_prof_wrx_full_errno(void);
 bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s);
+/* The release the core plays (ref-impl's ibvct-release.def): the kernel
+ * the daemon plays, the extended capabilities, the HCA's ATOMIC_WRITE and
+ * FLUSH, mlx5's data-in-order answer. */
+unsigned fp_prof_kernel_flags(void);
+uint64_t fp_prof_cap_flags_ex(uint64_t flags);
+bool fp_prof_ext_ops(void);
+int fp_prof_data_in_order(enum ibv_qp_state state, uint32_t flags);
+/* rxe's data-path rules (the engine's rxe_rules, LOCAL_INV's error, its
+ * builders' SGE-list length and inline flag). */
+bool fp_prof_rxe_rules(void);
+enum ibv_wc_status fp_prof_local_inv_err(void);
+bool fp_prof_sge_list_first_length(void);
+bool fp_prof_inline_needs_flag(void);
 
 /* ---- cross-file object helpers ------------------------------------------ */
 /* A create verb's failure: NULL, errno set to err (unless a profile's
@@ -509,6 +522,7 @@ struct ibv_qp *fp_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *
 int fp_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		struct ibv_qp_init_attr *init_attr);
+int fp_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
 int fp_destroy_qp(struct ibv_qp *qp);
 int fp_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 int fp_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);

@@ -211,7 +211,7 @@ static enum ibv_wc_status fp_mw_do_inv(struct fe_qp *r, uint32_t rkey)
 	struct fe_mw *w = fe_mw_by_rkey(r->dev, rkey);
 
 	if (!w || w->type != IBV_MW_TYPE_2 || !w->bound || w->qp != r) /* @rule MW-04 */
-		return IBV_WC_MW_BIND_ERR;
+		return fp_prof_local_inv_err();
 	if (!fp__quirk(FP_Q_MW_LOCAL_INV_IGNORED))
 		fe_mw_unbind(w);
 	return IBV_WC_SUCCESS;

@@ -76,6 +76,14 @@ int fp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 	}
 	for (; wr; wr = wr->next, n++) {
 		fp_swr_read(r, wr, &s);
+		/* ibv_send_wr has no place for an ATOMIC_WRITE's value or a
+		 * FLUSH's type and level: only the new post-send API builds
+		 * them (wr_ex.c); an opcode past mlx5's table is EINVAL
+		 * (rdma-core v44.0 providers/mlx5/qp.c:833, the table at :49) */
+		if (s.opcode == IBV_WR_ATOMIC_WRITE || s.opcode == IBV_WR_FLUSH) {
+			err = EINVAL;
+			goto err_bad;
+		}
 		/* windows: WRs the HCA runs itself (mw.c) */
 		if (s.opcode == IBV_WR_BIND_MW)
 			err = fp__post_local(r, &s, wr->bind_mw.mw, wr->bind_mw.rkey,

@@ -434,8 +434,10 @@ unsigned int fp_prof_cap_flags(unsigned int flags)
  * follows it): rdma-core v44.0 providers/mlx5/qp.c:3444 the sets, :3552
  * mlx5_qp_fill_wr_pfns (XRC_SEND takes the RC set, :3623; XRC_RECV and any
  * other type fall to `default: EOPNOTSUPP`, :3672); rxe: providers/rxe/rxe.c:1263
- * the sets, :1280 check_qp_init_attr (no XRC). mlx4 refuses the mask bit
- * itself (fp_prof_qp_ex_mask). The kernel never sees the flags.
+ * the sets, :1280 check_qp_init_attr (no XRC), and since v45 IBV_QP_EX_WITH_FLUSH
+ * in its RC set (v56.1 rxe.c:1276-1282; ibvct-release.def WR_FLUSH). mlx4
+ * refuses the mask bit itself (fp_prof_qp_ex_mask). The kernel never sees
+ * the flags.
  */
 int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 {
@@ -466,9 +468,10 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 			*sup = ixrc_rc;
 			return 0;
 		}
-		/* rxe's RC set adds ATOMIC_WRITE (rxe.c:1269); the fake HCA
-		 * builds no such WR, nothing posts one */
+		/* rxe's RC set adds ATOMIC_WRITE (rxe.c:1269), and FLUSH in 56 */
 		*sup = rxe ? rc | IBV_QP_EX_WITH_ATOMIC_WRITE : rc;
+		if (rxe && ibvct_release_is_56(IBVCT_REL_WR_FLUSH))
+			*sup |= IBV_QP_EX_WITH_FLUSH;
 		return 0;
 	case IBV_QPT_UC:
 		if (ixrc) {
@@ -782,10 +785,13 @@ bool fp_prof_retry_reruns_binds(void)
  * start_poll then finds the queue "not empty" and reads the stale slot
  * past the last CQE (rxe.c:242), or, once the producer reaches it, skips
  * the CQE written there. Fixed after v44 (rdma-core b78b414e0, "rxe: fix
- * completion queue consumer index overrun"). Known deviation (CQX-03). */
+ * completion queue consumer index overrun", v55.0: Debian 13's 56 has
+ * the fix, ibvct-release.def CQ_EX_POLL_OVERRUN). Known deviation (CQX-03). */
 bool fp_prof_cq_poll_overrun(void)
 {
-	return fp_prof() == FP_PROF_RXE;	/* @rule CQX-03 @driver rxe */
+	bool fixed = ibvct_release_is_56(IBVCT_REL_CQ_EX_POLL_OVERRUN);
+
+	return fp_prof() == FP_PROF_RXE && !fixed;	/* @rule CQX-03 @driver rxe */
 }
 
 /* ibv_wr_set_inline_data_list: rxe's builder copies the buffers but never
@@ -842,4 +848,96 @@ bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s)
 bool fp_prof_can_import(void)
 {
 	return fp_prof() != FP_PROF_MLX4 && fp_prof() != FP_PROF_RXE;
+}
+
+/* ---- the release the core plays (ref-impl's ibvct-release.def) ----------- */
+
+/*
+ * The kernel the device's daemon plays and the device's flush capability
+ * (uapi/proto.h FK_HELLO_*): Linux 6.12 with Debian 13's rdma-core
+ * (MR_ACCESS_CHECK), where rxe has IB_DEVICE_FLUSH_GLOBAL and _PERSISTENT
+ * (linux v6.12 drivers/infiniband/sw/rxe/rxe_param.h:54-55; WR_FLUSH).
+ */
+unsigned fp_prof_kernel_flags(void)
+{
+	unsigned f = 0;
+
+	if (ibvct_release_is_56(IBVCT_REL_MR_ACCESS_CHECK))
+		f |= FK_HELLO_LINUX_6_12;
+	if (fp_prof() == FP_PROF_RXE && ibvct_release_is_56(IBVCT_REL_WR_FLUSH))
+		f |= FK_HELLO_DEV_FLUSH;
+	return f;
+}
+
+/*
+ * device_cap_flags_ex past the 32 bits of ibv_device_attr: rxe on Linux
+ * 6.12 adds IB_UVERBS_DEVICE_FLUSH_GLOBAL, _PERSISTENT and ATOMIC_WRITE
+ * (bits 38, 39, 40: linux v6.12 include/uapi/rdma/ib_user_verbs.h:1351-1354,
+ * rxe_param.h:54-58); 6.1's rxe has none of them.
+ */
+uint64_t fp_prof_cap_flags_ex(uint64_t flags)
+{
+	if (fp_prof() == FP_PROF_RXE && ibvct_release_is_56(IBVCT_REL_WR_FLUSH))
+		flags |= 1ULL << 38 | 1ULL << 39 | 1ULL << 40;
+	return flags;
+}
+
+/* Whether the HCA executes ATOMIC_WRITE and FLUSH WQEs (engine: fe_qp's
+ * ext_ops): rxe on Linux 6.12 (ATOMIC_WRITE, WR_FLUSH); on 6.1 they
+ * complete with IBV_WC_LOC_QP_OP_ERR. Only rxe's builders make them. */
+bool fp_prof_ext_ops(void)
+{
+	return fp_prof() == FP_PROF_RXE && ibvct_release_is_56(IBVCT_REL_ATOMIC_WRITE);
+}
+
+/*
+ * ibv_query_qp_data_in_order (DATA_IN_ORDER_FLAGS): mlx5 on a device with
+ * qp_data_in_order_cap (the fake HCA places each message whole, in order)
+ * answers for a QP in RTS: rdma-core v44.0 providers/mlx5/verbs.c:2820 1,
+ * and 0 for any flag; v56.1 :2930 IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG
+ * whatever the flags. The other drivers have no op: libibverbs' 0
+ * (rxe.c, mlx4.c; dummy_ops.c:400).
+ */
+int fp_prof_data_in_order(enum ibv_qp_state state, uint32_t flags)
+{
+	if (fp_prof() != FP_PROF_MLX5 || state != IBV_QPS_RTS)
+		return 0;
+	if (!ibvct_release_is_56(IBVCT_REL_DATA_IN_ORDER_FLAGS))
+		return flags ? 0 : 1;
+	return IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG;
+}
+
+/* The engine's rxe rules (fp_engine.h fe_qp.rxe_rules): Linux rxe's data
+ * path where it is its own, each rule cited where the engine applies it. */
+bool fp_prof_rxe_rules(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* A LOCAL_INV the HCA cannot do: rxe completes it with LOC_QP_OP_ERR
+ * (linux v6.1 drivers/infiniband/sw/rxe/rxe_req.c rxe_do_local_ops), mlx5
+ * with its UMR's error, MW_BIND_ERR. */
+enum ibv_wc_status fp_prof_local_inv_err(void)
+{
+	return fp_prof() == FP_PROF_RXE ? IBV_WC_LOC_QP_OP_ERR : IBV_WC_MW_BIND_ERR;
+}
+
+/* ibv_wr_set_sge_list on rxe: the WR's length is the first SGE's length
+ * times their number (rdma-core v44.0 and v56.1 providers/rxe/rxe.c
+ * wr_set_sge_list adds sg_list->length without moving on; fixed by
+ * 406cd2ad0, after 56). The data is gathered from the SGEs in order for
+ * that length. */
+bool fp_prof_sge_list_first_length(void)
+{
+	return fp_prof() == FP_PROF_RXE;
+}
+
+/* ibv_wr_set_inline_data(_list) on rxe puts the data in the WQE but leaves
+ * IBV_SEND_INLINE to the application's wr_flags (rxe.c wr_set_inline_data:
+ * the builders copy wr_flags); without it the kernel reads the WQE as a
+ * list of SGEs that are the data's bytes and fails it (linux v6.1 rxe_req.c
+ * finish_packet, copy_data: LOC_QP_OP_ERR). */
+bool fp_prof_inline_needs_flag(void)
+{
+	return fp_prof() == FP_PROF_RXE;
 }

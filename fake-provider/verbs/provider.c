@@ -109,6 +109,8 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		.script = fp__script->path,	/* "" for the built-in default */
 		/* the kernel rules the script's quirks switch off in the daemon */
 		.quirks = fk_quirk_bits(fp__script, FK_MSG_HELLO),
+		/* the kernel of the release the core plays (ibvct-release.def) */
+		.hello_flags = fp_prof_kernel_flags(),
 	};
 	int i;
 
@@ -458,7 +460,7 @@ static int fp_query_device_ex(struct ibv_context *c, const struct ibv_query_devi
 	err = fp_query_device(c, &resp.orig_attr);
 	if (err)
 		return err;
-	resp.device_cap_flags_ex = resp.orig_attr.device_cap_flags;
+	resp.device_cap_flags_ex = fp_prof_cap_flags_ex(resp.orig_attr.device_cap_flags);
 	/* the completion clock, as the driver reports it (CQX-06) */
 	resp.hca_core_clock = fp_prof_clock(to_fp_ctx(c)->spec, &resp.completion_timestamp_mask);
 	if (fp__quirk(FP_Q_SKIP_CMD_QUERY_DEVICE)) {
@@ -523,6 +525,12 @@ static int fp_query_port(struct ibv_context *c, uint8_t port_num, struct ibv_por
 		err = EINVAL;
 	if (!err)
 		*attr = p->attr;
+	/* the kernel's answer past port_cap_flags2: Linux 6.12 copies the
+	 * port's speed there, 6.1 has no such field (ibvct-release.def
+	 * PORT_ACTIVE_SPEED_EX) */
+	if (!err)
+		attr->active_speed_ex = ibvct_release_is_56(IBVCT_REL_PORT_ACTIVE_SPEED_EX)
+					? attr->active_speed : 0;
 	fp__op_end(ctx, FP_OP_QUERY_PORT, FP_SUBJ_NONE, NULL, err, "port=%u", port_num);
 	return err;
 }
@@ -578,6 +586,14 @@ static void fp_provider_register(void)
 	} else {
 		fp_script_default(&fp_script_store);
 	}
+	/* the release is the core's, decided before any device: a script that
+	 * names another cannot be played here (ibvct-release.def) */
+	if (fp_script_store.rdma_core && fp_script_store.rdma_core != verbs_ibvct_release()) {
+		fprintf(stderr, "ibvct-fake: the script says rdma-core %d, the core plays %d: "
+			"run it through ibvct-run, or set IBVCT_RDMA_CORE=%d\n",
+			fp_script_store.rdma_core, verbs_ibvct_release(), fp_script_store.rdma_core);
+		return;
+	}
 	fp__script = &fp_script_store;
 	fp__install_upcalls();
 	fk_fork_init();		/* first: its fork handlers run after the engine's */
@@ -632,6 +648,7 @@ static const struct verbs_context_ops fp_ops = {
 	.query_pkey = fp_query_pkey,
 	.query_port = fp_query_port,
 	.query_qp = fp_query_qp,
+	.query_qp_data_in_order = fp_query_qp_data_in_order,
 	.query_rt_values = fp_query_rt_values,
 	.query_srq = fp_query_srq,
 	.reg_mr = fp_reg_mr,

@@ -258,6 +258,8 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->e.spec = ctx->spec;
 	r->e.fk = ctx->fk;
 	r->e.retry_reruns_binds = fp_prof_retry_reruns_binds();
+	r->e.ext_ops = fp_prof_ext_ops();
+	r->e.rxe_rules = fp_prof_rxe_rules();
 	r->e.pd = fp__pd_ident(r->pd);
 	r->e.scq = &r->scq->e;
 	r->e.rcq = r->rcq ? &r->rcq->e : NULL;
@@ -564,6 +566,14 @@ out:
 		   "qpn=%u type=%d mask=%#x state=%d", r->e.qpn, r->e.type, attr_mask,
 		   (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
 	return err;
+}
+
+/* The driver's answer, which libibverbs hands on or reads by its release
+ * (profile.c fp_prof_data_in_order). No fault or trace: rdma-core's
+ * drivers answer without the kernel. */
+int fp_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	return fp_prof_data_in_order(to_fp_qp(qp)->real->e.state, flags);
 }
 
 int fp_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,

@@ -169,6 +169,39 @@ static void fp_wr_atomic_fetch_add(struct ibv_qp_ex *q, uint32_t rkey, uint64_t 
 	fp_wr_atomic(q, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
 }
 
+/* ATOMIC_WRITE and FLUSH: rxe's builders (rdma-core v44.0
+ * providers/rxe/rxe.c:925 wr_atomic_write: the 8 bytes copied into the WQE
+ * now; v56.1 :917 wr_flush, since v45). Whether the HCA executes them is
+ * the kernel's (the engine's ext_ops: ref-impl's ibvct-release.def
+ * ATOMIC_WRITE, WR_FLUSH). */
+static void fp_wr_atomic_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr,
+			       const void *atomic_wr)
+{
+	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	w->s.rkey = rkey;
+	w->s.remote_addr = addr;
+	memcpy(&w->s.compare_add, atomic_wr, sizeof(w->s.compare_add));
+	w->data_set = true;
+}
+
+static void fp_wr_flush(struct ibv_qp_ex *q, uint32_t rkey, uint64_t addr, size_t len,
+			uint8_t type, uint8_t level)
+{
+	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_FLUSH);
+
+	if (!w)
+		return;
+	w->s.rkey = rkey;
+	w->s.remote_addr = addr;
+	w->s.flush_len = len;
+	w->s.flush_type = type;
+	w->s.flush_level = level;
+	w->data_set = true;
+}
+
 static void fp_wr_local_inv(struct ibv_qp_ex *q, uint32_t rkey)
 {
 	struct fp_wrx *w = fp_wrx_new(q, IBV_WR_LOCAL_INV);
@@ -191,6 +224,25 @@ static void fp_wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw, uint32_t rkey,
 }
 
 /* ---- setters ------------------------------------------------------------- */
+/* rxe's WR length from its SGE-list builder (profile.c
+ * fp_prof_sge_list_first_length): the data gathered in order for len
+ * bytes, the SGEs past them never read; more than the SGEs hold and the
+ * kernel's copy fails the WR (linux v6.1 rxe_req.c finish_packet). */
+static void fp_wrx_rxe_sge_length(struct fp_wrx *w, uint64_t len)
+{
+	int i;
+
+	for (i = 0; i < w->s.num_sge && len; i++) {
+		if (w->sge[i].length > len)
+			w->sge[i].length = (uint32_t)len;
+		len -= w->sge[i].length;
+	}
+	if (len)
+		w->s.fail = IBV_WC_LOC_QP_OP_ERR;
+	else
+		w->s.num_sge = i;
+}
+
 static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *sg)
 {
 	struct fp_qp *h = to_fp_qpx(q);
@@ -214,6 +266,8 @@ static void fp_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_s
 		memcpy(w->sge, sg, n * sizeof(*sg));
 	}
 	w->s.num_sge = (int)n;
+	if (n && fp_prof_sge_list_first_length())
+		fp_wrx_rxe_sge_length(w, n * (uint64_t)sg[0].length);
 	w->data_set = true;
 }
 
@@ -261,6 +315,10 @@ static void fp_wr_inline(struct ibv_qp_ex *q, size_t n, const struct ibv_data_bu
 	}
 	w->inl_len = unsummed ? 0 : len;
 	w->s.send_flags |= IBV_SEND_INLINE;
+	/* rxe: the data is in the WQE, IBV_SEND_INLINE is the application's
+	 * (profile.c fp_prof_inline_needs_flag) */
+	if (w->inl_len && fp_prof_inline_needs_flag() && !(q->wr_flags & IBV_SEND_INLINE))
+		w->s.fail = IBV_WC_LOC_QP_OP_ERR;
 	w->data_set = true;
 }
 
@@ -470,6 +528,11 @@ void fp__qpx_init(struct fp_qp *h, const struct ibv_qp_init_attr_ex *a, struct f
 		q->wr_atomic_cmp_swp = fp_wr_atomic_cmp_swp;
 		q->wr_atomic_fetch_add = fp_wr_atomic_fetch_add;
 	}
+	/* rxe's only: the other drivers' sets lack them (fp_prof_send_ops) */
+	if (t == IBV_QPT_RC && (a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE))
+		q->wr_atomic_write = fp_wr_atomic_write;
+	if (t == IBV_QPT_RC && (a->send_ops_flags & IBV_QP_EX_WITH_FLUSH))
+		q->wr_flush = fp_wr_flush;
 	if (t == IBV_QPT_UD)
 		q->wr_set_ud_addr = fp_wr_set_ud_addr;
 	if (t == IBV_QPT_XRC_SEND)

@@ -144,6 +144,12 @@ RI_STUB_INT(query_pkey, struct ibv_context *c, uint8_t p, int i, __be16 *k)
 RI_STUB_INT(query_port, struct ibv_context *c, uint8_t p, struct ibv_port_attr *a)
 RI_STUB_INT(query_qp, struct ibv_qp *qp, struct ibv_qp_attr *a, int m,
 	    struct ibv_qp_init_attr *i)
+/* rdma-core v44.0 libibverbs/dummy_ops.c:400: not in order, whatever was asked */
+static int ri_stub_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+					  uint32_t flags)
+{
+	return 0;
+}
 RI_STUB_INT(query_rt_values, struct ibv_context *c, struct ibv_values_ex *v)
 RI_STUB_INT(query_srq, struct ibv_srq *srq, struct ibv_srq_attr *a)
 RI_STUB_INT(read_counters, struct ibv_counters *c, uint64_t *v, uint32_t n,
@@ -203,6 +209,7 @@ static const struct verbs_context_ops ri_stub_ops = {
 	.query_pkey = ri_stub_query_pkey,
 	.query_port = ri_stub_query_port,
 	.query_qp = ri_stub_query_qp,
+	.query_qp_data_in_order = ri_stub_query_qp_data_in_order,
 	.query_rt_values = ri_stub_query_rt_values,
 	.query_srq = ri_stub_query_srq,
 	.reg_mr = ri_stub_reg_mr,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fork protection, as rdma-core 44 has it (libibverbs/memory.c): once
+ * Fork protection, as rdma-core 44 has it (libibverbs/memory.c; 56 on a
+ * copy-on-fork kernel turns it off: ibv_fork_init below): once
  * ibv_fork_init has run, every registered range is MADV_DONTFORK so that a
  * child has no mapping there (the kernel gives it nothing to copy-on-write
  * against pinned pages), counted per page so that overlapping regions
@@ -79,7 +80,12 @@ static uintptr_t ri_map_page(const void *p)
 	return size;
 }
 
-/* rdma-core v44.0 libibverbs/memory.c:125 ibv_fork_init */
+/*
+ * rdma-core v44.0 libibverbs/memory.c:125 ibv_fork_init. Since v51 (v56.1
+ * memory.c:137, ibvct-release.def FORK_INIT_UNNEEDED) a kernel that copies
+ * pinned pages at fork makes it a no-op that succeeds, before or after a
+ * registration: nothing is ever marked then.
+ */
 RI_EXPORT int ibv_fork_init(void)
 {
 	uintptr_t size;
@@ -91,6 +97,9 @@ RI_EXPORT int ibv_fork_init(void)
 	if (getenv("RDMAV_HUGEPAGES_SAFE"))
 		ri_fork_huge = true;
 	if (ri_fork_on)				/* once is enough */
+		goto out;
+	if (ibvct_release_is_56(IBVCT_REL_FORK_INIT_UNNEEDED) &&
+	    ibv_is_fork_initialized() == IBV_FORK_UNNEEDED)
 		goto out;
 	if (ri_fork_late) {			/* @rule FORK-04 */
 		ret = EINVAL;

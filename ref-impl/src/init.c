@@ -179,6 +179,14 @@ static const char *ri_driver_dir(void)
 
 static void ri_dlopen(const char *path)
 {
+	char why[256];
+
+	/* what the release's loader would refuse (ibvct-release.def
+	 * PRIVATE_ABI_34) */
+	if (ri__release_provider_ok(path, why, sizeof(why))) {
+		fprintf(stderr, "libibverbs: Warning: couldn't load driver '%s': %s\n", path, why);
+		return;
+	}
 	/* Handles stay open for the process: providers' code must outlive
 	 * every context and the exit-time device release. */
 	if (!dlopen(path, RTLD_NOW | RTLD_LOCAL))

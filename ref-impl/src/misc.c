@@ -110,6 +110,36 @@ RI_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
 	return RI_NAME(names, status);
 }
 
+/*
+ * Declared in verbs.h, exported in IBVERBS_PRIVATE_34 as rdma-core 56 has
+ * it (v56.1 libibverbs/enum_strs.c, libibverbs.map.in). Inside the
+ * opcode range a value without a name (12, 13) is NULL there, not
+ * "unknown": the table is read as it is, and so it is here.
+ */
+RI_EXPORT const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode)
+{
+	static const char *const names[] = {
+		[IBV_WR_RDMA_WRITE] = "rdma-write",
+		[IBV_WR_RDMA_WRITE_WITH_IMM] = "rdma-write-with-imm",
+		[IBV_WR_SEND] = "send",
+		[IBV_WR_SEND_WITH_IMM] = "send-with-imm",
+		[IBV_WR_RDMA_READ] = "rdma-read",
+		[IBV_WR_ATOMIC_CMP_AND_SWP] = "atomic-cmp-and-swp",
+		[IBV_WR_ATOMIC_FETCH_AND_ADD] = "atomic-fetch-and-add",
+		[IBV_WR_LOCAL_INV] = "local-inv",
+		[IBV_WR_BIND_MW] = "bind-mw",
+		[IBV_WR_SEND_WITH_INV] = "send-with-inv",
+		[IBV_WR_TSO] = "tso",
+		[IBV_WR_DRIVER1] = "driver1",
+		[IBV_WR_FLUSH] = "flush",
+		[IBV_WR_ATOMIC_WRITE] = "atomic-write",
+	};
+
+	if ((int)opcode < IBV_WR_RDMA_WRITE || opcode > IBV_WR_ATOMIC_WRITE)
+		return "unknown";
+	return names[opcode];
+}
+
 /* ------------------------------------------------------------------ */
 /* Rates: one table, read both ways. Only the rates that are a whole
  * multiple of 2.5 Gb/s have a multiplier (mult 0 here): the FDR/EDR/HDR

@@ -317,10 +317,27 @@ RI_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return NULL;
 }
 
+/* rdma-core v44.0 libibverbs/verbs.c:695 (flags to the driver as they
+ * are), v56.1 :695-714 (flags select the answer): ibvct-release.def
+ * DATA_IN_ORDER_FLAGS. Answered on x86 only, as rdma-core: other platforms
+ * are known to reorder and are answered 0. */
 RI_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					 enum ibv_wr_opcode op, uint32_t flags)
 {
+#if !defined(__i386__) && !defined(__x86_64__)
 	return 0;
+#else
+	int caps;
+
+	if (!ibvct_release_is_56(IBVCT_REL_DATA_IN_ORDER_FLAGS))
+		return ri__ops(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (flags & ~(uint32_t)IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return 0;
+	caps = ri__ops(qp->context)->query_qp_data_in_order(qp, op, flags);
+	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
+		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+	return flags ? caps : !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
+#endif
 }
 
 RI_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)

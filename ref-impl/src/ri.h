@@ -128,6 +128,10 @@ void ri__fork_reg_done(struct ibv_mr *mr, void *addr, size_t length,
 void ri__fork_dereg(struct ibv_mr *mr, void *addr, size_t length);
 void ri__fork_env(void);
 
+/* release.c: a provider file the release the core plays can load (0), or
+ * -1 and why (rdma-core 44 refuses one that needs 56's private symbols). */
+int ri__release_provider_ok(const char *path, char *why, size_t wlen);
+
 /* ------------------------------------------------------------------ */
 /* A caller's WR chain posted as a copy in the provider's layout        */
 /* (compat.c: UD with the provider's AHs; compat10.c: the 1.0 layout):   */

@@ -7,7 +7,9 @@
  * on the reference target, a fresh fake provider).
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <ftw.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -504,6 +507,90 @@ void th_reenv(const char *mode, int xrc, const char *extra)
 	th_fk_rundir();		/* fp_env_setup's own is under the (deep) cwd */
 }
 
+/* ---- the release under test ---------------------------------------------- */
+/*
+ * Which rdma-core and Linux the target runs, for expectations keyed by a
+ * version range (below): the reference core says the release it plays
+ * (verbs_ibvct_release, ref-impl's ibvct-release.def: 44 with Linux 6.1,
+ * 56 with 6.12), found by name so that the system build asks it too when
+ * run on the reference library; a real libibverbs is named by its file
+ * (libibverbs.so.1.14.NN.x, the soname's target) and the kernel by uname.
+ * 0 where nothing tells.
+ */
+static struct {
+	int rdma_core, linux_major, linux_minor;
+	char how[96];
+} th_rel;
+
+static int th_lib_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char *out = data, real[PATH_MAX];
+	const char *b;
+
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libibverbs.so"))
+		return 0;
+	if (!realpath(info->dlpi_name, real))
+		snprintf(real, sizeof(real), "%s", info->dlpi_name);
+	b = strrchr(real, '/');
+	snprintf(out, PATH_MAX, "%s", b ? b + 1 : real);
+	return 1;
+}
+
+static void th_release_learn(void)
+{
+	int (*rel)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "verbs_ibvct_release");
+	char lib[PATH_MAX] = "";
+	struct utsname u;
+	unsigned a, b, c, d;
+
+	if (rel) {
+		th_rel.rdma_core = rel();
+		th_rel.linux_major = 6;
+		th_rel.linux_minor = th_rel.rdma_core >= 56 ? 12 : 1;
+		snprintf(th_rel.how, sizeof(th_rel.how), "the reference core plays them");
+		return;
+	}
+	dl_iterate_phdr(th_lib_cb, lib);
+	if (sscanf(lib, "libibverbs.so.%u.%u.%u.%u", &a, &b, &c, &d) >= 3)
+		th_rel.rdma_core = (int)c;
+	if (!uname(&u) && sscanf(u.release, "%u.%u", &a, &b) == 2) {
+		th_rel.linux_major = (int)a;
+		th_rel.linux_minor = (int)b;
+	}
+	snprintf(th_rel.how, sizeof(th_rel.how), "%s, uname", lib[0] ? lib : "no libibverbs file");
+}
+
+/* One condition word of an expectation: rdma-core<N, rdma-core>=N,
+ * linux<X.Y, linux>=X.Y. 1 holds, 0 does not, -1 not a condition. An
+ * unknown version holds (a known deviation stays a TODO, and a fix is
+ * reported as one). */
+static int th_cond(const char *w)
+{
+	unsigned x, y = 0;
+	char op[3] = "";
+	int have, want, n = 0;
+
+	if (sscanf(w, "rdma-core%2[<>=]%u%n", op, &x, &n) == 2 && !w[n]) {
+		have = th_rel.rdma_core;
+		want = (int)x;
+	} else if ((sscanf(w, "linux%2[<>=]%u.%u%n", op, &x, &y, &n) == 3 && !w[n])) {
+		have = th_rel.linux_major * 1000 + th_rel.linux_minor;
+		want = (int)(x * 1000 + y);
+		if (!th_rel.linux_major)
+			have = 0;
+	} else {
+		return -1;
+	}
+	if (!have)
+		return 1;
+	if (!strcmp(op, "<"))
+		return have < want;
+	if (!strcmp(op, ">="))
+		return have >= want;
+	return -1;
+}
+
 /* ---- expected results --------------------------------------------------- */
 struct th_expect {
 	char name[128];
@@ -520,6 +607,7 @@ static void th_expect_load(void)
 	char buf[PATH_MAX], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
+	int lineno = 0;
 
 	if (!path || !path[0]) {
 		snprintf(buf, sizeof(buf), "%s/fixtures/expect/%s.txt", src && src[0] ? src : TH_SRCDIR,
@@ -530,13 +618,29 @@ static void th_expect_load(void)
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0) {
-		char name[128], kw[16];
+		char name[128], kw[64];
 		struct th_expect *more;
-		int off = 0;
+		int off = 0, n, c = 1;
 
-		if (line[0] == '#' || sscanf(line, "%127s %15s %n", name, kw, &off) < 2 ||
-		    strcmp(kw, "TODO") || !off)
+		lineno++;
+		if (line[0] == '#' || sscanf(line, "%127s %n", name, &off) < 1 || !off)
 			continue;
+		/* NAME[@COND] [VERSION-CONDITION]... TODO reason */
+		while (sscanf(line + off, "%63s %n", kw, &n) == 1 && strcmp(kw, "TODO")) {
+			int r = th_cond(kw);
+
+			if (r < 0) {
+				printf("# expectations: %s:%d: '%s' is not rdma-core<N, rdma-core>=N, "
+				       "linux<X.Y or linux>=X.Y: line ignored\n", path, lineno, kw);
+				c = 0;
+				break;
+			}
+			c = c && r;
+			off += n;
+		}
+		if (!c || sscanf(line + off, "%63s %n", kw, &n) != 1 || strcmp(kw, "TODO"))
+			continue;
+		off += n;
 		/* NAME@COND: only under that mode or lifetime model */
 		if (strchr(name, '@')) {
 			const char *cond = strchr(name, '@') + 1;
@@ -592,6 +696,7 @@ static enum tr_verdict th_start(const char *base, char *why, size_t len)
 		return TR_FAIL;
 	if (th_probe(why, len, base))
 		return TR_SKIP;
+	th_release_learn();
 	th_expect_load();
 	snprintf(th_fixed, sizeof(th_fixed), "remove it from fixtures/expect/%s.txt",
 		 th_dev.provider);
@@ -616,6 +721,8 @@ static void th_banner(void)
 	       th_dev.xrc > 0 ? "yes" : th_dev.xrc_why);
 	printf("# expectations: fixtures/expect/%s.txt (%s)\n", th_dev.provider,
 	       th_dev.provider_how);
+	printf("# release: rdma-core %d, linux %d.%d (%s)\n", th_rel.rdma_core, th_rel.linux_major,
+	       th_rel.linux_minor, th_rel.how);
 }
 
 static enum tr_verdict th_decide(const struct tr_test *rt, const char **todo, char *why,

@@ -5,7 +5,8 @@
 #   awk -v baseline=NAME -v ran="CHECKS" -f tools/abi/abi-gate-waivers.awk WAIVERS FINDINGS
 #
 # A waiver line is "BASELINE | FINDING | REASON": FINDING is a finding as
-# the gate prints it, class first (BREAK, SOURCE, EXTEND), matched exactly;
+# the gate prints it, class first (BREAK, GROWN, MEANING, SOURCE, EXTEND),
+# matched exactly;
 # BASELINE is the baseline it was accepted against (or * for any); REASON
 # says why it is accepted and may not be empty. Blank lines and # lines are
 # comments. Output: every finding no waiver matches, unchanged; "WAIVED
@@ -25,6 +26,7 @@ function check_of(f) {
 	sub(/^[A-Z]+ /, "", f)
 	if (f ~ /^abidiff: /) return "abidiff"
 	if (f ~ /^(symbol|version) /) return "symbols"
+	if (f ~ /^[a-z_0-9]+@/) return "symbols"	# MEANING: headers and symbols
 	return "headers"
 }
 
@@ -44,8 +46,8 @@ FILENAME == ARGV[1] {
 	r = trim(substr(l, p + 3))
 	if (b == "" || b ~ /[ \t]/)
 		bad("the baseline is one name or *")
-	if (f !~ /^(BREAK|SOURCE|EXTEND) ./)
-		bad("a finding starts with BREAK, SOURCE or EXTEND")
+	if (f !~ /^(BREAK|GROWN|MEANING|SOURCE|EXTEND) ./)
+		bad("a finding starts with BREAK, GROWN, MEANING, SOURCE or EXTEND")
 	if (r == "")
 		bad("the reason is empty")
 	if (b != baseline && b != "*")

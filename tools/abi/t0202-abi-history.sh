@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t0202: the gate over libibverbs' own history, from the committed tables in
 # fixtures/abi/ (no fetching): consecutive releases that only added things
-# report extensions only (1.1.6 -> 1.1.7 -> 1.1.8, rdma-core 44 -> current),
+# report extensions only (1.1.6 -> 1.1.7 -> 1.1.8, rdma-core 44 -> 56 -> current,
+# in the headers: 44 -> 56 with the symbols is t0205),
 # 1.1.8 adds qp_type.xrc.remote_srqn at 72 and ibv_send_wr grows
 # 72 -> 80 -> 128, rdma-core's renamed ibv_context_ops slots (_compat_*)
 # and has_comp_mask placeholder are source changes, not breaks, the XRC
@@ -24,19 +25,21 @@ hist() {
 
 # Every table carries its provenance.
 bad=""
-for t in libibverbs-1.1.6 libibverbs-1.1.7 libibverbs-1.1.8 rdma-core-13 rdma-core-44 rdma-core-64; do
+for t in libibverbs-1.1.6 libibverbs-1.1.7 libibverbs-1.1.8 rdma-core-13 rdma-core-44 rdma-core-56 \
+	rdma-core-64; do
 	f=$src/fixtures/abi/$t.table
 	if ! grep -q "^# name: $t\$" "$f" 2>/dev/null || ! grep -q '^# source: .*\(commit [0-9a-f]\{40\}\|libibverbs-dev\)' "$f" ||
 	   ! grep -q '^# compiler: ' "$f"; then
 		bad="$bad $t"
 	fi
 done
-test_expect_success "the six tables exist with name, source commit and compiler lines" '
+test_expect_success "the seven tables exist with name, source commit or package, and compiler lines" '
 	echo "bad:$bad"
 	[ -z "$bad" ]
 '
 
-for pair in "libibverbs-1.1.6 libibverbs-1.1.7" "rdma-core-44 rdma-core-64"; do
+for pair in "libibverbs-1.1.6 libibverbs-1.1.7" "rdma-core-44 rdma-core-56" "rdma-core-56 rdma-core-64" \
+	"rdma-core-44 rdma-core-64"; do
 	# shellcheck disable=SC2086 # two words on purpose
 	set -- $pair
 	hist "$1" "$2"
@@ -93,9 +96,9 @@ test_expect_success "has_comp_mask -> _ABI_placeholder3 is a source change; no v
 # The XRC ops' distance from context is the same in every release that has
 # them (the table reader, as the suites use it).
 want="-64 -56 -48 -40 -32 -24 -8"
-test_expect_success "open_qp..close_xrcd, sz at $want from context in 1.1.8, 13, 44, 64 [COMPAT-01]" '
+test_expect_success "open_qp..close_xrcd, sz at $want from context in 1.1.8, 13, 44, 56, 64 [COMPAT-01]" '
 	bad=""
-	for t in libibverbs-1.1.8 rdma-core-13 rdma-core-44 rdma-core-64; do
+	for t in libibverbs-1.1.8 rdma-core-13 rdma-core-44 rdma-core-56 rdma-core-64; do
 		got=""
 		for m in open_qp create_qp_ex get_srq_num create_srq_ex open_xrcd close_xrcd sz; do
 			got="$got $(sh "$table" get "$t" vctx "verbs_context.$m")"

@@ -5,7 +5,7 @@
  * reference target under a driver profile, a real driver) can be compared
  * line by line (tools/verbs-gen/ibvct-verbs-cmp, t6060).
  *
- *   ibvct-verbs-gen --seed N --count M [--from I] [--device NAME]
+ *   ibvct-verbs-gen --seed N --count M [--from I] [--device NAME] [--set control|post]
  *
  * Built against the system's <infiniband/verbs.h> and libibverbs, as the
  * system suites are: the same binary runs on a real device through
@@ -22,10 +22,14 @@
  * NULL), or `skip (why)` when a prerequisite could not be made (a device
  * without XRC). A teardown that fails is appended (`teardown: ...`).
  *
- * Control-path verbs only, plus memory-window binds: no request may crash
- * a real kernel (e.g. no SEND_WITH_INV, whose repetition on an invalidated
- * type 2 key panics rxe: linux v6.1 drivers/infiniband/sw/rxe/rxe_mw.c).
+ * Control-path verbs only, plus memory-window binds (the default set); --set
+ * post is the data path of the new post-send API, every builder of it (its
+ * own sequence, so that the control set's lines stay as they were). No
+ * request may crash a real kernel (e.g. no SEND_WITH_INV of a window's
+ * key, whose repetition on an invalidated type 2 key panics rxe: linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_mw.c).
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -933,7 +937,13 @@ static const char *vg_wc_name(enum ibv_wc_status s)
 	case IBV_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
 	case IBV_WC_MW_BIND_ERR: return "MW_BIND_ERR";
 	case IBV_WC_LOC_ACCESS_ERR: return "LOC_ACCESS_ERR";
+	case IBV_WC_BAD_RESP_ERR: return "BAD_RESP_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
 	case IBV_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "REM_OP_ERR";
+	case IBV_WC_RETRY_EXC_ERR: return "RETRY_EXC_ERR";
+	case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
+	case IBV_WC_FATAL_ERR: return "FATAL_ERR";
 	case IBV_WC_GENERAL_ERR: return "GENERAL_ERR";
 	default:
 		snprintf(other, sizeof(other), "status%d", (int)s);
@@ -1203,6 +1213,559 @@ static void vg_query(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
 	vg_teardown(l, &o);
 }
 
+/* ---- the new post-send API (--set post) ---------------------------------- */
+/*
+ * Every builder of struct ibv_qp_ex, each through ibv_wr_start and
+ * ibv_wr_complete (or ibv_wr_abort), on a QP that asked for it in its
+ * send_ops_flags (rxe sets only the builders asked for: rdma-core v44.0
+ * providers/rxe/rxe.c:1311 set_qp_send_ops). A request makes two QPs of a
+ * type, a (the requester, with its send operations) and b (the target),
+ * connected to each other on the device's port 1, a local region and a
+ * remote one in env->buf, builds one to three WRs with the setters their
+ * kind takes (SGE, SGE list, inline data, inline list, UD address), and
+ * prints what the application sees: wr_complete's answer, each completion
+ * of both CQs (status; opcode and length when it succeeded), a digest of
+ * both regions and both QPs' states. One mistake may be planted (a bad
+ * rkey or lkey, a range past the region, a region or a QP without the
+ * access, a misaligned atomic, too much inline data). No SEND_WITH_INV
+ * names a window's key: that panics rxe on a key it cannot revoke (linux
+ * v6.1 drivers/infiniband/sw/rxe/rxe_mw.c:236); it names a region's.
+ * ibv_wr_flush exists in rdma-core >= 45 headers only (VG_RDMA_CORE, the
+ * header's release from pkg-config): built against an older one, its
+ * requests say so and skip, so the sequence stays the same.
+ */
+#ifndef VG_RDMA_CORE
+#define VG_RDMA_CORE 0
+#endif
+
+#define VG_LOC_OFF	0		/* the local region in env->buf */
+#define VG_REM_OFF	16384		/* the remote region */
+#define VG_REG_LEN	4096
+
+enum vg_bad { VG_BAD_NONE, VG_BAD_RKEY, VG_BAD_LKEY, VG_BAD_RANGE, VG_BAD_MR_ACCESS,
+	      VG_BAD_QP_ACCESS, VG_BAD_ALIGN, VG_BAD_INLINE, VG_BAD__N };
+static const char *const vg_bad_names[] = { "none", "rkey", "lkey", "range", "mr_access",
+					    "qp_access", "align", "inline" };
+
+struct vg_post {
+	struct vg_env *env;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq, *cq2;	/* a's, b's */
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *x;
+	struct ibv_mr *lmr, *rmr;
+	struct ibv_mw *mw;
+	struct ibv_ah *ah;
+	enum ibv_qp_type type;
+	enum vg_bad bad;
+	unsigned nwr, nrecv;		/* WRs built; receives they consume */
+};
+
+static uint32_t vg_fnv(const unsigned char *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+/* QP q from RESET to RTS (RC, UC: to dqpn; UD: its qkey), access acc. */
+static int vg_connect(struct vg_env *env, struct ibv_qp *q, uint32_t dqpn, int acc)
+{
+	struct ibv_qp_attr a;
+	int e, s;
+
+	for (s = IBV_QPS_RESET; s < IBV_QPS_RTS; s++) {
+		vg_qp_attr(env, q, &a);
+		a.qp_state = (enum ibv_qp_state)(s + 1);
+		a.dest_qp_num = dqpn;
+		a.qp_access_flags = (unsigned)acc;
+		e = ibv_modify_qp(q, &a, IBV_QP_STATE | vg_req_mask(q->qp_type, s, s + 1));
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static void vg_post_teardown(struct vg_line *l, struct vg_post *p)
+{
+	int e;
+
+	if (p->a && (e = ibv_destroy_qp(p->a)))
+		vg_add(l, " teardown: destroy_qp %s", vg_errname(e));
+	if (p->b && (e = ibv_destroy_qp(p->b)))
+		vg_add(l, " teardown: destroy_qp %s", vg_errname(e));
+	if (p->ah && (e = ibv_destroy_ah(p->ah)))
+		vg_add(l, " teardown: destroy_ah %s", vg_errname(e));
+	if (p->mw && (e = ibv_dealloc_mw(p->mw)))
+		vg_add(l, " teardown: dealloc_mw %s", vg_errname(e));
+	if (p->lmr && (e = ibv_dereg_mr(p->lmr)))
+		vg_add(l, " teardown: dereg_mr %s", vg_errname(e));
+	if (p->rmr && (e = ibv_dereg_mr(p->rmr)))
+		vg_add(l, " teardown: dereg_mr %s", vg_errname(e));
+	if (p->cq2 && (e = ibv_destroy_cq(p->cq2)))
+		vg_add(l, " teardown: destroy_cq %s", vg_errname(e));
+	if (p->cq && (e = ibv_destroy_cq(p->cq)))
+		vg_add(l, " teardown: destroy_cq %s", vg_errname(e));
+	if (p->pd && (e = ibv_dealloc_pd(p->pd)))
+		vg_add(l, " teardown: dealloc_pd %s", vg_errname(e));
+}
+
+/*
+ * The two QPs and the two regions. ops: a's send_ops_flags; racc: the
+ * remote region's access; bacc: b's qp_access_flags. false (with a skip,
+ * or a's create answer, in the line) when a part could not be made.
+ */
+static bool vg_post_setup(struct vg_post *p, struct vg_line *l, uint64_t ops, int racc,
+			  int bacc, uint32_t inl)
+{
+	struct vg_env *env = p->env;
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_ah_attr ah;
+	int e;
+
+	memset(env->buf + VG_LOC_OFF, 0, VG_REG_LEN);
+	for (e = 0; e < VG_REG_LEN; e++)
+		env->buf[VG_LOC_OFF + e] = (char)(e * 7 + 3);
+	memset(env->buf + VG_REM_OFF, 0x5a, VG_REG_LEN);
+	if (!(p->pd = ibv_alloc_pd(env->ctx)) ||
+	    !(p->cq = ibv_create_cq(env->ctx, 64, NULL, NULL, 0)) ||
+	    !(p->cq2 = ibv_create_cq(env->ctx, 64, NULL, NULL, 0))) {
+		vg_add(l, " -> skip (pd, cq: %s)", vg_errname(errno));
+		return false;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_type = p->type;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.pd = p->pd;
+	a.send_cq = p->cq2;
+	a.recv_cq = p->cq2;
+	a.cap.max_send_wr = a.cap.max_recv_wr = 16;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 2;
+	if (!(p->b = ibv_create_qp_ex(env->ctx, &a))) {
+		vg_add(l, " -> skip (create_qp b: %s)", vg_errname(errno));
+		return false;
+	}
+	a.send_cq = p->cq;
+	a.recv_cq = p->cq;
+	a.cap.max_inline_data = inl;
+	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.send_ops_flags = ops;
+	errno = 0;
+	p->a = ibv_create_qp_ex(env->ctx, &a);
+	if (!p->a) {
+		vg_add(l, " -> create null errno=%s", vg_errname(errno));
+		return false;
+	}
+	p->x = ibv_qp_to_qp_ex(p->a);
+	if (!p->x) {
+		vg_add(l, " -> create ok, no ibv_qp_ex");
+		return false;
+	}
+	if ((e = vg_connect(env, p->a, p->b->qp_num, IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)) ||
+	    (e = vg_connect(env, p->b, p->a->qp_num, bacc))) {
+		vg_add(l, " -> skip (connect: %s)", vg_errname(e));
+		return false;
+	}
+	if (p->type == IBV_QPT_UD) {
+		memset(&ah, 0, sizeof(ah));
+		ah.port_num = 1;
+		if (env->eth) {
+			ah.is_global = 1;
+			ah.grh.dgid = env->gid0;
+			ah.grh.hop_limit = 1;
+		} else {
+			ah.dlid = env->pa.lid;
+		}
+		if (!(p->ah = ibv_create_ah(p->pd, &ah))) {
+			vg_add(l, " -> skip (create_ah: %s)", vg_errname(errno));
+			return false;
+		}
+	}
+	p->lmr = ibv_reg_mr(p->pd, env->buf + VG_LOC_OFF, VG_REG_LEN, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_MW_BIND);
+	errno = 0;
+	p->rmr = ibv_reg_mr(p->pd, env->buf + VG_REM_OFF, VG_REG_LEN, racc);
+	if (!p->lmr || !p->rmr) {
+		vg_add(l, " -> skip (reg_mr %#x: %s)", (unsigned)racc, vg_errname(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Receives for the target, n of them, in the remote region's second half
+ * (past what the remote operations touch). */
+static void vg_post_recvs(struct vg_post *p, unsigned n)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(p->env->buf + VG_REM_OFF + VG_REG_LEN / 2),
+		.length = VG_REG_LEN / 2 - 64,
+		.lkey = p->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 100, .sg_list = &sge, .num_sge = 1 }, *bad;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		wr.wr_id = 100 + i;
+		if (ibv_post_recv(p->b, &wr, &bad))
+			return;
+	}
+	p->nrecv = n;
+}
+
+/* The data of a WR (SEND, WRITE): an SGE, an SGE list, inline data or an
+ * inline list, of len bytes of the local region. */
+static void vg_post_data(struct vg_rng *r, struct vg_post *p, struct vg_line *l, uint32_t len,
+			 bool may_inline)
+{
+	char *src = p->env->buf + VG_LOC_OFF;
+	uint32_t lkey = p->bad == VG_BAD_LKEY ? p->lmr->lkey ^ 0x80000000u : p->lmr->lkey;
+	unsigned how = vg_pick(r, may_inline ? 4 : 2);
+	struct ibv_sge sg[2] = {
+		{ .addr = (uintptr_t)src, .length = len / 2, .lkey = lkey },
+		{ .addr = (uintptr_t)src + 1024, .length = len - len / 2, .lkey = lkey },
+	};
+	struct ibv_data_buf db[2] = {
+		{ .addr = src, .length = len / 2 },
+		{ .addr = src + 1024, .length = len - len / 2 },
+	};
+
+	switch (how) {
+	case 0:
+		vg_add(l, " sge=%u", len);
+		ibv_wr_set_sge(p->x, lkey, (uintptr_t)src, len);
+		break;
+	case 1:
+		vg_add(l, " sge_list=%u+%u", sg[0].length, sg[1].length);
+		ibv_wr_set_sge_list(p->x, 2, sg);
+		break;
+	case 2:
+		vg_add(l, " inline=%u", len);
+		ibv_wr_set_inline_data(p->x, src, len);
+		break;
+	default:
+		vg_add(l, " inline_list=%zu+%zu", db[0].length, db[1].length);
+		ibv_wr_set_inline_data_list(p->x, 2, db);
+		break;
+	}
+}
+
+/* One WR of kind k on the remote region (k: a letter of vg_post_one's). */
+static void vg_post_one(struct vg_rng *r, struct vg_post *p, struct vg_line *l, char k)
+{
+	uint64_t raddr = (uintptr_t)(p->env->buf + VG_REM_OFF);
+	uint32_t rkey = p->bad == VG_BAD_RKEY ? p->rmr->rkey ^ 0x80000000u : p->rmr->rkey;
+	uint32_t len = 1 + vg_pick(r, 3) * 40;		/* 1, 41 or 81 bytes */
+	uint64_t v = 0x1122334455667700ull | p->nwr;
+
+	if (p->bad == VG_BAD_RANGE)
+		raddr += VG_REG_LEN - 8;		/* past the end for every length but 8 */
+	if (p->bad == VG_BAD_ALIGN)
+		raddr += 4;
+	if (p->bad == VG_BAD_INLINE)
+		len = 4096;				/* more inline data than the QP takes */
+	p->x->wr_id = 1 + p->nwr;
+	p->x->wr_flags = IBV_SEND_SIGNALED | (vg_pct(r, 20) ? IBV_SEND_SOLICITED : 0) |
+			 (vg_pct(r, 10) ? IBV_SEND_FENCE : 0);
+	p->nwr++;
+	switch (k) {
+	case 's':
+		vg_add(l, " | send");
+		ibv_wr_send(p->x);
+		break;
+	case 'i':
+		vg_add(l, " | send_imm");
+		ibv_wr_send_imm(p->x, htobe32(0x1234));
+		break;
+	case 'v':
+		vg_add(l, " | send_inv");
+		ibv_wr_send_inv(p->x, p->rmr->rkey);	/* a region's key, never a window's */
+		break;
+	case 'w':
+		vg_add(l, " | rdma_write");
+		ibv_wr_rdma_write(p->x, rkey, raddr);
+		break;
+	case 'I':
+		vg_add(l, " | rdma_write_imm");
+		ibv_wr_rdma_write_imm(p->x, rkey, raddr, htobe32(0x4321));
+		break;
+	case 'r':
+		vg_add(l, " | rdma_read len=%u", len);
+		ibv_wr_rdma_read(p->x, rkey, raddr);
+		ibv_wr_set_sge(p->x, p->bad == VG_BAD_LKEY ? p->lmr->lkey ^ 0x80000000u : p->lmr->lkey,
+			       (uintptr_t)(p->env->buf + VG_LOC_OFF + 2048), len);
+		return;
+	case 'c':
+	case 'f':
+		vg_add(l, " | %s", k == 'c' ? "atomic_cmp_swp" : "atomic_fetch_add");
+		if (k == 'c')
+			ibv_wr_atomic_cmp_swp(p->x, rkey, raddr, 0x5a5a5a5a5a5a5a5aull, v);
+		else
+			ibv_wr_atomic_fetch_add(p->x, rkey, raddr, 0x101);
+		ibv_wr_set_sge(p->x, p->bad == VG_BAD_LKEY ? p->lmr->lkey ^ 0x80000000u : p->lmr->lkey,
+			       (uintptr_t)(p->env->buf + VG_LOC_OFF + 2048), 8);
+		return;
+	case 'a':
+		vg_add(l, " | atomic_write");
+		ibv_wr_atomic_write(p->x, rkey, raddr, &v);
+		return;
+	case 'F':
+#if VG_RDMA_CORE >= 45
+	{
+		static const uint8_t types[] = { IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT,
+						 IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT };
+		uint8_t t = types[vg_pick(r, 3)], lv = vg_pct(r, 30) ? IBV_FLUSH_MR : IBV_FLUSH_RANGE;
+
+		vg_add(l, " | flush type=%u level=%u len=%u", t, lv, len);
+		ibv_wr_flush(p->x, rkey, raddr, len, t, lv);
+	}
+#endif
+		return;
+	default:
+		return;
+	}
+	if (p->type == IBV_QPT_UD)
+		ibv_wr_set_ud_addr(p->x, p->ah, p->b->qp_num, 0x11111111);
+	vg_post_data(r, p, l, len, p->bad == VG_BAD_INLINE || vg_pct(r, 40));
+}
+
+/* The completion of each of n WRs on cq (2 s each at most), printed as
+ * TAG=STATUS[/opcode/len]. */
+static unsigned vg_post_wcs(struct vg_line *l, struct ibv_cq *cq, unsigned n, const char *tag,
+			    int wait_ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned got = 0;
+	struct ibv_wc wc;
+	int i, k;
+
+	for (i = 0; got < n && i < wait_ms; ) {
+		k = ibv_poll_cq(cq, 1, &wc);
+		if (k < 0) {
+			vg_add(l, " %s=poll-error", tag);
+			return got;
+		}
+		if (k == 0) {
+			nanosleep(&ts, NULL);
+			i++;
+			continue;
+		}
+		got++;
+		vg_add(l, " %s=%s", tag, vg_wc_name(wc.status));
+		if (wc.status == IBV_WC_SUCCESS)
+			vg_add(l, "/%d/%u%s", wc.opcode, wc.byte_len,
+			       wc.wc_flags & IBV_WC_WITH_IMM ? "/imm" : "");
+	}
+	return got;
+}
+
+static const char *vg_qp_state_of(struct ibv_qp *q)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(q, &a, IBV_QP_STATE, &ia))
+		return "?";
+	return vg_state_name(a.qp_state);
+}
+
+/*
+ * A request of builder kinds ks (letters, one per WR), on a QP type among
+ * types, asking ops in send_ops_flags; the remote region's access and b's
+ * need (plus whatever a mistake takes away).
+ */
+static void vg_post_run(struct vg_rng *r, struct vg_env *env, struct vg_line *l, const char *ks,
+			enum ibv_qp_type t, uint64_t ops, int need)
+{
+	struct vg_post p;
+	int racc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+		   IBV_ACCESS_REMOTE_ATOMIC | need;
+	int bacc = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+		   need;
+	uint32_t inl = vg_pct(r, 50) ? 0 : 128;
+	bool abort_it = vg_pct(r, 8);
+	unsigned i, nsend = 0;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.env = env;
+	p.type = t;
+	p.bad = vg_pct(r, 70) ? VG_BAD_NONE : (enum vg_bad)(1 + vg_pick(r, VG_BAD__N - 1));
+	if (p.bad == VG_BAD_MR_ACCESS)
+		racc = IBV_ACCESS_LOCAL_WRITE;
+	if (p.bad == VG_BAD_QP_ACCESS)
+		bacc = 0;
+	vg_add(l, "post_ex type=%s ops=%#" PRIx64 " inl=%u bad=%s%s", vg_qpt_name(t), ops, inl,
+	       vg_bad_names[p.bad], abort_it ? " abort" : "");
+	if (!vg_post_setup(&p, l, ops, racc, bacc, inl))
+		goto out;
+	for (i = 0; ks[i]; i++)
+		if (strchr("siv", ks[i]) || ks[i] == 'I')
+			nsend++;
+	vg_post_recvs(&p, nsend);
+	ibv_wr_start(p.x);
+	for (i = 0; ks[i]; i++)
+		vg_post_one(r, &p, l, ks[i]);
+	if (abort_it) {
+		ibv_wr_abort(p.x);
+		vg_add(l, " -> abort");
+		p.nwr = 0;
+	} else {
+		ret = ibv_wr_complete(p.x);
+		vg_add(l, " -> complete=%s", vg_errname(ret));
+		if (ret)
+			p.nwr = 0;
+	}
+	vg_post_wcs(l, p.cq, p.nwr, "wc", 2000);
+	/* the target's, once the requester's are in (after an ACK for RC, at
+	 * once for UC and UD): a short wait */
+	vg_post_wcs(l, p.cq2, p.nwr ? p.nrecv : 0, "rwc", 300);
+	vg_add(l, " r=%08x l=%08x a=%s b=%s",
+	       vg_fnv((const unsigned char *)env->buf + VG_REM_OFF, VG_REG_LEN / 2),
+	       vg_fnv((const unsigned char *)env->buf + VG_LOC_OFF, VG_REG_LEN),
+	       vg_qp_state_of(p.a), vg_qp_state_of(p.b));
+out:
+	vg_post_teardown(l, &p);
+}
+
+static enum ibv_qp_type vg_post_type(struct vg_rng *r, bool ud_too)
+{
+	unsigned k = vg_pick(r, 10);
+
+	if (k < 7)
+		return IBV_QPT_RC;
+	return k < 9 || !ud_too ? IBV_QPT_UC : IBV_QPT_UD;
+}
+
+static void vg_wr_send(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	bool imm = vg_pct(r, 40);
+
+	vg_post_run(r, env, l, imm ? "i" : "s", vg_post_type(r, true),
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM, 0);
+}
+
+static void vg_wr_send_inv(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	vg_post_run(r, env, l, "v", vg_post_type(r, false), IBV_QP_EX_WITH_SEND_WITH_INV, 0);
+}
+
+static void vg_wr_rdma(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	static const char *const ks[] = { "w", "w", "I", "r", "r" };
+	const char *k = ks[vg_pick(r, 5)];
+	enum ibv_qp_type t = k[0] == 'r' ? IBV_QPT_RC : vg_post_type(r, false);
+
+	vg_post_run(r, env, l, k, t, IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		    IBV_QP_EX_WITH_RDMA_READ * (t == IBV_QPT_RC), 0);
+}
+
+static void vg_wr_atomic(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	vg_post_run(r, env, l, vg_pct(r, 50) ? "c" : "f", IBV_QPT_RC,
+		    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 0);
+}
+
+static void vg_wr_atomic_write(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	vg_post_run(r, env, l, "a", IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, 0);
+}
+
+/* The release whose header the requests are written for (--headers): the
+ * one built against, or an older one, whose programs know no ibv_wr_flush. */
+static int vg_headers = VG_RDMA_CORE;
+
+static void vg_wr_flush(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+#if VG_RDMA_CORE >= 45
+	int need;
+
+	if (vg_headers >= 45) {
+		need = vg_pct(r, 20) ? 0 : IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT;
+		vg_post_run(r, env, l, "F", IBV_QPT_RC, IBV_QP_EX_WITH_FLUSH, need);
+		return;
+	}
+#endif
+	(void)r;
+	(void)env;
+	vg_add(l, "post_ex flush -> skip (no ibv_wr_flush in rdma-core %d's header)", vg_headers);
+}
+
+/* Windows through the new API: a type 2 window bound with wr_bind_mw over
+ * the local region, then invalidated with wr_local_inv (or the region's
+ * key given to wr_local_inv, which rxe cannot revoke). */
+static void vg_wr_local(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	struct vg_post p;
+	struct ibv_mw_bind_info bi;
+	bool inv_mr = vg_pct(r, 25), then_inv = vg_pct(r, 60);
+	enum ibv_qp_type t = vg_pct(r, 80) ? IBV_QPT_RC : IBV_QPT_UC;
+	uint32_t key;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.env = env;
+	p.type = t;
+	vg_add(l, "post_ex type=%s local=%s", vg_qpt_name(t),
+	       inv_mr ? "local_inv(mr)" : then_inv ? "bind_mw,local_inv" : "bind_mw");
+	if (!vg_post_setup(&p, l, IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, 0, 0))
+		goto out;
+	ibv_wr_start(p.x);
+	p.x->wr_flags = IBV_SEND_SIGNALED;
+	if (inv_mr) {
+		p.x->wr_id = 1;
+		ibv_wr_local_inv(p.x, p.rmr->rkey);
+		p.nwr = 1;
+	} else {
+		if (!(p.mw = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2))) {
+			ibv_wr_abort(p.x);
+			vg_add(l, " -> skip (alloc_mw: %s)", vg_errname(errno));
+			goto out;
+		}
+		memset(&bi, 0, sizeof(bi));
+		bi.mr = p.lmr;
+		bi.addr = (uintptr_t)(env->buf + VG_LOC_OFF);
+		bi.length = 1024;
+		bi.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+		key = ibv_inc_rkey(p.mw->rkey);
+		p.x->wr_id = 1;
+		ibv_wr_bind_mw(p.x, p.mw, key, &bi);
+		p.nwr = 1;
+		if (then_inv) {
+			p.x->wr_id = 2;
+			ibv_wr_local_inv(p.x, key);
+			p.nwr = 2;
+		}
+	}
+	ret = ibv_wr_complete(p.x);
+	vg_add(l, " -> complete=%s", vg_errname(ret));
+	if (ret)
+		p.nwr = 0;
+	vg_post_wcs(l, p.cq, p.nwr, "wc", 2000);
+	vg_add(l, " a=%s", vg_qp_state_of(p.a));
+out:
+	vg_post_teardown(l, &p);
+}
+
+/* Two or three WRs of the RC builders in one batch. */
+static void vg_wr_batch(struct vg_rng *r, struct vg_env *env, struct vg_line *l)
+{
+	static const char letters[] = "siwIrcfa";
+	char ks[4] = "";
+	unsigned n = 2 + vg_pick(r, 2), i;
+
+	for (i = 0; i < n; i++)
+		ks[i] = letters[vg_pick(r, sizeof(letters) - 1)];
+	vg_post_run(r, env, l, ks, IBV_QPT_RC,
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+		    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+		    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		    IBV_QP_EX_WITH_ATOMIC_WRITE, 0);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 struct vg_kind {
 	const char *name;
@@ -1226,6 +1789,22 @@ static const struct vg_kind vg_kinds[] = {
 	{ "query", 5, vg_query },
 };
 
+/* --set post: every builder of the new post-send API (a sequence of its
+ * own: the control set's requests stay what they are). */
+static const struct vg_kind vg_post_kinds[] = {
+	{ "wr_send", 8, vg_wr_send },
+	{ "wr_send_inv", 3, vg_wr_send_inv },
+	{ "wr_rdma", 8, vg_wr_rdma },
+	{ "wr_atomic", 5, vg_wr_atomic },
+	{ "wr_atomic_write", 5, vg_wr_atomic_write },
+	{ "wr_flush", 5, vg_wr_flush },
+	{ "wr_local", 4, vg_wr_local },
+	{ "wr_batch", 6, vg_wr_batch },
+};
+
+static const struct vg_kind *vg_set = vg_kinds;
+static size_t vg_nset = sizeof(vg_kinds) / sizeof(vg_kinds[0]);
+
 /*
  * What the worker shares with its supervisor: the request under way and its
  * line so far. A request that kills the worker (a provider's crash: a
@@ -1243,23 +1822,24 @@ static struct vg_shared *vg_sh;
 static void vg_one(uint64_t seed, uint64_t idx, struct vg_env *env, const char *only)
 {
 	struct vg_rng r = { seed * 0x100000001b3ULL ^ (idx + 1) * 0x9e3779b97f4a7c15ULL };
-	unsigned total = 0, k, w;
+	unsigned total = 0, w;
+	size_t k;
 	struct vg_line *l = &vg_sh->line;
 
-	for (k = 0; k < sizeof(vg_kinds) / sizeof(vg_kinds[0]); k++)
-		total += vg_kinds[k].weight;
+	for (k = 0; k < vg_nset; k++)
+		total += vg_set[k].weight;
 	vg_next(&r);
 	w = vg_pick(&r, total);
-	for (k = 0; w >= vg_kinds[k].weight; k++)
-		w -= vg_kinds[k].weight;
-	if (only && strcmp(only, vg_kinds[k].name))
+	for (k = 0; w >= vg_set[k].weight; k++)
+		w -= vg_set[k].weight;
+	if (only && strcmp(only, vg_set[k].name))
 		return;
 	l->n = 0;
 	l->buf[0] = 0;
 	vg_sh->idx = idx;
 	vg_sh->busy = 1;
 	vg_add(l, "%06" PRIu64 " ", idx);
-	vg_kinds[k].fn(&r, env, l);
+	vg_set[k].fn(&r, env, l);
 	printf("%s\n", l->buf);
 	fflush(stdout);
 	vg_sh->busy = 0;
@@ -1268,11 +1848,34 @@ static void vg_one(uint64_t seed, uint64_t idx, struct vg_env *env, const char *
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ibvct-verbs-gen --seed N --count M [--from I] [--device NAME] [--only KIND]\n"
+		   "                       [--set control|post] [--headers N]\n"
 		   "  one line a request: INDEX VERB ARGS -> OUTCOME; requests FROM..FROM+COUNT-1\n"
 		   "  of the seed's sequence (each depends on the seed and its index alone)\n"
 		   "  --only KIND  print only the requests of one kind (create_qp_ex, modify_qp, ...)\n"
+		   "  --set post   the new post-send API's builders (wr_send, wr_rdma, ...: their own\n"
+		   "               sequence); control (the default): the control-path verbs\n"
+		   "  --headers N  requests as a program built against rdma-core N's header\n"
+		   "               (N no newer than the one built against) makes them: 44 has\n"
+		   "               no ibv_wr_flush\n"
 		   "  a request that kills the program is printed with `crash SIGNAME`, and the\n"
 		   "  run goes on with the next one\n");
+}
+
+/*
+ * Before the first request of the post set: one RC QP taken to RTR and
+ * dropped, its outcome unprinted. A guest's first address resolution of
+ * its own GID can time out while its neighbour table is cold (ETIMEDOUT
+ * from modify_qp on rxe0, the environment's, not the request's).
+ */
+static void vg_warm(struct vg_env *env)
+{
+	struct vg_objs o = { 0 };
+	struct vg_line l = { .n = 0 };
+	int at;
+
+	if (vg_base(env, &l, &o) && vg_make_qp(env, &o, IBV_QPT_RC, &l))
+		(void)vg_drive(env, o.qp, IBV_QPS_RTR, &at);
+	vg_teardown(&l, &o);
 }
 
 /* The worker: open the device, run requests from..end. */
@@ -1321,6 +1924,10 @@ static int vg_work(uint64_t seed, uint64_t from, uint64_t end, const char *dev_n
 		       ibv_get_device_name(dev), seed, from, end - from, env.eth ? "ethernet" : "ib",
 		       env.da.max_qp_wr, env.da.max_sge, env.da.max_cqe, env.da.max_srq_wr,
 		       env.da.max_srq_sge);
+	if (header && vg_set == vg_post_kinds)
+		printf("# set post headers rdma-core %d\n", vg_headers);
+	if (vg_set == vg_post_kinds)
+		vg_warm(&env);
 	fflush(stdout);
 	for (i = from; i < end; i++)
 		vg_one(seed, i, &env, only);
@@ -1355,6 +1962,8 @@ int main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "headers", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1363,13 +1972,32 @@ int main(int argc, char **argv)
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "s:c:f:d:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:c:f:d:o:hS:H:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'c': count = strtoull(optarg, NULL, 0); break;
 		case 'f': from = strtoull(optarg, NULL, 0); break;
 		case 'd': dev_name = optarg; break;
 		case 'o': only = optarg; break;
+		case 'S':
+			if (!strcmp(optarg, "post")) {
+				vg_set = vg_post_kinds;
+				vg_nset = sizeof(vg_post_kinds) / sizeof(vg_post_kinds[0]);
+			} else if (strcmp(optarg, "control")) {
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'H':
+			/* an older release's header only: what this program knows
+			 * of a newer one it cannot have */
+			vg_headers = atoi(optarg);
+			if (vg_headers < 1 || (VG_RDMA_CORE && vg_headers > VG_RDMA_CORE)) {
+				fprintf(stderr, "ibvct-verbs-gen: --headers %s: built against rdma-core %d's header\n",
+					optarg, VG_RDMA_CORE);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -17,7 +17,16 @@
 # And profile rxe against Debian 12's rxe0 as recorded in the rxe-vm guest
 # (fixtures/verbs-gen/rxe0-debian12-seed1.txt, seed 1): no difference at
 # all (no allow-list), which profile mlx5 against the same recording
-# breaks.
+# breaks. Both recordings are Debian 12's, so the reference plays rdma-core
+# 44 for them (a script's `rdma-core 44` line) on a host of either release.
+# The post set (--set post: every builder of the new post-send API) under
+# the four profiles: each request gets an outcome, none crashes (issue 35:
+# ibv_wr_atomic_write under profile rxe killed the process), and
+# atomic write completes as each release's rxe completes it (6.1:
+# LOC_QP_OP_ERR; 6.12 executes it); and profile rxe playing 44 answers
+# the post set as Debian 12's rxe0 did (fixtures/verbs-gen/
+# rxe0-debian12-post-seed1.txt, requests written for 44's header), which
+# profile mlx5 does not.
 set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 : "${IBVCT_BUILD:=$(dirname "$here")}" "${IBVCT_SRC:=$(dirname "$(dirname "$here")")}"
@@ -122,16 +131,73 @@ test_expect_success "ibvct run --compare: mlx5 against rxe, the differing reques
 # the check can fail: profile mlx5 against the same recording
 REC=$IBVCT_SRC/fixtures/verbs-gen/rxe0-debian12-seed1.txt
 RCOUNT=$(grep -c "^[0-9]" "$REC")
-gen rxe0 "$IBVCT_SRC/fixtures/scripts/rxe.fps" --seed 1 --count "$RCOUNT"
+{ echo "rdma-core 44"; cat "$IBVCT_SRC/fixtures/scripts/rxe.fps"; } >"$tl_tmp/rxe44.fps"
+gen rxe0 "$tl_tmp/rxe44.fps" --seed 1 --count "$RCOUNT"
 run_cmd sh "$CMP" "$REC" "$tl_tmp/rxe0.out"
 test_expect_success "profile rxe answers $RCOUNT requests as Debian 12's rxe0 did, 0 differences" '
 	cat "$tl_out"; rc_is 0 && out_has "^compared $RCOUNT requests .*: 0 differ"
 '
 script mlx5 "" -eth
-sed "s/^device dev0/device rxe0/" "$tl_tmp/mlx5-eth.fps" >"$tl_tmp/mlx5-rxe0.fps"
+{ echo "rdma-core 44"; sed "s/^device dev0/device rxe0/" "$tl_tmp/mlx5-eth.fps"; } >"$tl_tmp/mlx5-rxe0.fps"
 gen mlx5rec "$tl_tmp/mlx5-rxe0.fps" --seed 1 --count "$RCOUNT"
 run_cmd sh "$CMP" "$REC" "$tl_tmp/mlx5rec.out"
 test_expect_success "the recording check can fail: profile mlx5 against rxe0's answers differs" '
 	rc_is 1 && out_has "^compared $RCOUNT requests .*: [1-9][0-9]* differ"
+'
+
+# ---- the post set ----------------------------------------------------------
+PCOUNT=${IBVCT_VERBS_GEN_POST_COUNT:-400}
+for p in strict mlx5 mlx4 rxe; do
+	gen post-$p "$tl_tmp/$p.fps" --set post --seed $SEED --count "$PCOUNT"
+	test_expect_success "post set, profile $p: $PCOUNT requests, each with an outcome, none a crash, exit 0" '
+		cat "$tl_tmp/post-$p.err"
+		[ "$(cat "$tl_tmp/post-$p.rc")" = 0 ] &&
+		[ "$(grep -vc "^#" "$tl_tmp/post-$p.out")" = "$PCOUNT" ] &&
+		! grep -v "^#" "$tl_tmp/post-$p.out" |
+			grep -v " -> \(complete=\|abort\|create null errno=\|skip (\)"
+	'
+done
+cat "$tl_tmp"/post-*.out >"$tl_tmp/post-all"
+test_expect_success "post set: every builder of struct ibv_qp_ex is used (ATOMIC_WRITE, FLUSH: rxe only)" '
+	for b in send send_imm send_inv rdma_write rdma_write_imm rdma_read atomic_cmp_swp \
+		atomic_fetch_add atomic_write "sge=" "sge_list=" "inline=" "inline_list=" \
+		"local=bind_mw" "local=bind_mw,local_inv" "local=local_inv"; do
+		grep -q -- "[| ]$b" "$tl_tmp/post-all" || { echo "no $b"; exit 1; }
+	done
+	grep -q "type=UD .*| send.* -> complete=0 wc=SUCCESS" "$tl_tmp/post-strict.out" || { echo "no UD send"; exit 1; }
+	if grep -q "^# set post headers rdma-core \(4[5-9]\|[5-9][0-9]\)" "$tl_tmp/post-strict.out"; then
+		grep -q "| flush type=" "$tl_tmp/post-rxe.out" || { echo "no flush"; exit 1; }
+	else
+		grep -q "post_ex flush -> skip (no ibv_wr_flush" "$tl_tmp/post-strict.out"
+	fi
+'
+# atomic write on rxe, by release (ibvct-release.def ATOMIC_WRITE): the
+# crash of issue 35 was here
+for rel in 44 56; do
+	{ echo "rdma-core $rel"; cat "$tl_tmp/rxe.fps"; } >"$tl_tmp/rxe-$rel.fps"
+	gen aw-$rel "$tl_tmp/rxe-$rel.fps" --set post --seed $SEED --count "$PCOUNT" --only wr_atomic_write
+done
+test_expect_success "profile rxe, rdma-core 44: ibv_wr_atomic_write on RC posts and completes LOC_QP_OP_ERR (Linux 6.1)" '
+	cat "$tl_tmp/aw-44.err"; [ "$(cat "$tl_tmp/aw-44.rc")" = 0 ] &&
+	grep -q "bad=none | atomic_write -> complete=0 wc=LOC_QP_OP_ERR .* a=ERR" "$tl_tmp/aw-44.out" &&
+	! grep "atomic_write.*wc=SUCCESS\| -> crash" "$tl_tmp/aw-44.out"
+'
+test_expect_success "profile rxe, rdma-core 56: it stores its 8 bytes and completes SUCCESS (Linux 6.12)" '
+	cat "$tl_tmp/aw-56.err"; [ "$(cat "$tl_tmp/aw-56.rc")" = 0 ] &&
+	grep -q "bad=none | atomic_write -> complete=0 wc=SUCCESS/" "$tl_tmp/aw-56.out" &&
+	! grep "bad=none | atomic_write.*LOC_QP_OP_ERR\| -> crash" "$tl_tmp/aw-56.out"
+'
+
+PREC=$IBVCT_SRC/fixtures/verbs-gen/rxe0-debian12-post-seed1.txt
+PRCOUNT=$(grep -c "^[0-9]" "$PREC")
+gen rxe0post "$tl_tmp/rxe44.fps" --set post --seed 1 --count "$PRCOUNT" --headers 44
+run_cmd sh "$CMP" "$PREC" "$tl_tmp/rxe0post.out"
+test_expect_success "post set: profile rxe playing 44 answers $PRCOUNT requests as Debian 12's rxe0 did, 0 differences" '
+	cat "$tl_out"; rc_is 0 && out_has "^compared $PRCOUNT requests .*: 0 differ"
+'
+gen mlx5post "$tl_tmp/mlx5-rxe0.fps" --set post --seed 1 --count "$PRCOUNT" --headers 44
+run_cmd sh "$CMP" "$PREC" "$tl_tmp/mlx5post.out"
+test_expect_success "post set: the recording check can fail: profile mlx5 differs from rxe0" '
+	rc_is 1 && out_has "^compared $PRCOUNT requests .*: [1-9][0-9]* differ"
 '
 test_done

@@ -206,6 +206,11 @@ struct verbs_context_ops {
 			  struct ibv_port_attr *port_attr);
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	/* The driver's answer to ibv_query_qp_data_in_order, which the core
+	 * hands on or reads as the release it plays does (ibvct-release.def
+	 * DATA_IN_ORDER_FLAGS); without it the answer is 0. */
+	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				      uint32_t flags);
 	/* The slot of the header's inline ibv_query_rt_values_ex, as it is. */
 	int (*query_rt_values)(struct ibv_context *context, struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
@@ -421,6 +426,30 @@ int verbs_cmd_query_device_ex(struct ibv_context *ctx,
 			      const struct ibv_query_device_ex_input *input,
 			      struct ibv_device_attr_ex *attr, size_t attr_size,
 			      const struct ibv_device_attr_ex *resp);
+
+/* ------------------------------------------------------------------ */
+/* The release the core plays (IBVCT_PRIVATE_6).                        */
+
+/* The rows of ibvct-release.def: what differs between Debian 12 (rdma-core
+ * 44, Linux 6.1) and Debian 13 (rdma-core 56.1, Linux 6.12). */
+enum ibvct_release_row {
+#define IBVCT_RELEASE_ROW(name, layer, on_44, on_56, source) IBVCT_REL_##name,
+#include <infiniband/ibvct-release.def>
+#undef IBVCT_RELEASE_ROW
+	IBVCT_REL_NROWS
+};
+
+/* 44 or 56: the rdma-core release (and with it the Debian release and its
+ * kernel) the core plays, one for the whole process. */
+int verbs_ibvct_release(void);
+
+/* Whether the row plays Debian 13's side. The row only names the
+ * difference the caller implements, so that each use is found by name. */
+static inline int ibvct_release_is_56(enum ibvct_release_row row)
+{
+	(void)row;
+	return verbs_ibvct_release() >= 56;
+}
 
 #ifdef __cplusplus
 }

@@ -4,10 +4,16 @@
  * built against the reference core.
  *
  * Binary contract: every type, member, enumerator and inline function here
- * has the name, layout (x86_64) and behaviour of Debian 12's rdma-core 44
- * header, so that a program compiles against either header and a binary
- * built with either runs on either library. t0001-header-layout proves the
- * layouts and values, t0002-inline-dispatch the inline dispatch rules.
+ * has the name, layout (x86_64) and behaviour of the newest rdma-core
+ * Debian ships, 56.1 (Debian 13), which is rdma-core 44's (Debian 12) with
+ * members appended and values added. One header and one library serve
+ * programs built against either release, as libibverbs itself does: an
+ * older program's structs end earlier, and the library writes no further
+ * than the size the program passes (ibv_query_port's port_attr_len) or
+ * allocates them itself (ibv_qp_ex). What behaves differently between the
+ * releases is chosen at run time (ref-impl/src/release.c).
+ * t0001-header-layout proves the layouts and values, t0002-inline-dispatch
+ * the inline dispatch rules.
  *
  * House rules for this file (t0001 and t0201 edit copies of it line by line):
  *  - one member per line; `struct name {` on its own line; `};` at column 0;
@@ -27,6 +33,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include <linux/if_ether.h>
 
 #if defined(__GNUC__)
 #define IBVCT_ATTR_CONST __attribute__((const))
@@ -388,6 +395,7 @@ enum ibv_port_cap_flags2 {
 	IBV_PORT_LINK_WIDTH_2X_SUP = 1 << 4,
 	IBV_PORT_LINK_SPEED_HDR_SUP = 1 << 5,
 	IBV_PORT_LINK_SPEED_NDR_SUP = 1 << 10,
+	IBV_PORT_LINK_SPEED_XDR_SUP = 1 << 12,
 };
 
 /* Grew after link_layer: see the ibv_query_port() wrapper below. */
@@ -414,6 +422,7 @@ struct ibv_port_attr {
 	uint8_t link_layer;
 	uint8_t flags;
 	uint16_t port_cap_flags2;
+	uint32_t active_speed_ex;
 };
 
 /* ------------------------------------------------------------------ */
@@ -492,6 +501,7 @@ enum ibv_wc_opcode {
 	IBV_WC_BIND_MW = 5,
 	IBV_WC_LOCAL_INV = 6,
 	IBV_WC_TSO = 7,
+	IBV_WC_FLUSH = 8,
 	IBV_WC_ATOMIC_WRITE = 9,
 	IBV_WC_RECV = 1 << 7,
 	IBV_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
@@ -578,6 +588,8 @@ enum ibv_access_flags {
 	IBV_ACCESS_ZERO_BASED = 1 << 5,
 	IBV_ACCESS_ON_DEMAND = 1 << 6,
 	IBV_ACCESS_HUGETLB = 1 << 7,
+	IBV_ACCESS_FLUSH_GLOBAL = 1 << 8,
+	IBV_ACCESS_FLUSH_PERSISTENT = 1 << 9,
 	IBV_ACCESS_RELAXED_ORDERING = IBV_ACCESS_OPTIONAL_FIRST,
 };
 
@@ -897,6 +909,7 @@ enum ibv_qp_create_send_ops_flags {
 	IBV_QP_EX_WITH_BIND_MW = 1 << 8,
 	IBV_QP_EX_WITH_SEND_WITH_INV = 1 << 9,
 	IBV_QP_EX_WITH_TSO = 1 << 10,
+	IBV_QP_EX_WITH_FLUSH = 1 << 11,
 	IBV_QP_EX_WITH_ATOMIC_WRITE = 1 << 12,
 };
 
@@ -969,6 +982,17 @@ enum ibv_qp_attr_mask {
 	IBV_QP_RATE_LIMIT = 1 << 25,
 };
 
+/* ibv_query_qp_data_in_order: flags choose what it answers (0: 1 or 0 for
+ * a whole message in order; RETURN_CAPS: the mask of caps below). */
+enum ibv_query_qp_data_in_order_flags {
+	IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 1 << 0,
+};
+
+enum ibv_query_qp_data_in_order_caps {
+	IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = 1 << 0,
+	IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 1 << 1,
+};
+
 /* UNKNOWN: an opened XRC QP whose state this process has not seen yet. */
 enum ibv_qp_state {
 	IBV_QPS_RESET = 0,
@@ -1036,8 +1060,12 @@ enum ibv_wr_opcode {
 	IBV_WR_SEND_WITH_INV = 9,
 	IBV_WR_TSO = 10,
 	IBV_WR_DRIVER1 = 11,
+	IBV_WR_FLUSH = 14,
 	IBV_WR_ATOMIC_WRITE = 15,
 };
+
+/* "rdma-write", "send", ...: the name of a WR opcode, "unknown" out of range. */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 
 enum ibv_send_flags {
 	IBV_SEND_FENCE = 1 << 0,
@@ -1045,6 +1073,18 @@ enum ibv_send_flags {
 	IBV_SEND_SOLICITED = 1 << 2,
 	IBV_SEND_INLINE = 1 << 3,
 	IBV_SEND_IP_CSUM = 1 << 4,
+};
+
+/* ibv_wr_flush: where the data must be made durable (type, a mask) and
+ * what the flush covers (level). */
+enum ibv_placement_type {
+	IBV_FLUSH_GLOBAL = 1U << 0,
+	IBV_FLUSH_PERSISTENT = 1U << 1,
+};
+
+enum ibv_selectivity_level {
+	IBV_FLUSH_RANGE = 0,
+	IBV_FLUSH_MR = 1,
 };
 
 struct ibv_data_buf {
@@ -1225,6 +1265,7 @@ struct ibv_qp_ex {
 	int (*wr_complete)(struct ibv_qp_ex *qp);
 	void (*wr_abort)(struct ibv_qp_ex *qp);
 	void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr);
+	void (*wr_flush)(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len, uint8_t type, uint8_t level);
 };
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
@@ -1265,6 +1306,13 @@ static inline void ibv_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey,
 				     uint64_t remote_addr)
 {
 	qp->wr_rdma_write(qp, rkey, remote_addr);
+}
+
+static inline void ibv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
+				uint64_t remote_addr, size_t len, uint8_t type,
+				uint8_t level)
+{
+	qp->wr_flush(qp, rkey, remote_addr, len, type, level);
 }
 
 static inline void ibv_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey,
@@ -1582,9 +1630,11 @@ enum ibv_flow_spec_type {
 	IBV_FLOW_SPEC_ACTION_COUNT = 0x1003,
 };
 
+/* a link-layer (Ethernet) address: 6 bytes */
+#define ETHERNET_LL_SIZE ETH_ALEN
 struct ibv_flow_eth_filter {
-	uint8_t dst_mac[6];
-	uint8_t src_mac[6];
+	uint8_t dst_mac[ETHERNET_LL_SIZE];
+	uint8_t src_mac[ETHERNET_LL_SIZE];
 	uint16_t ether_type;
 	uint16_t vlan_tag;
 };
@@ -2587,7 +2637,9 @@ static inline int ibv_modify_qp_rate_limit(struct ibv_qp *qp,
 	return vctx->modify_qp_rate_limit(qp, attr);
 }
 
-/* 1 if data of op lands in order on this QP, else 0; flags must be 0. */
+/* With flags 0: 1 if a whole message of op lands in order on this QP, else
+ * 0; with IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS: the caps that hold (an
+ * ibv_query_qp_data_in_order_caps mask). Other flags: 0. */
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr);
@@ -2686,7 +2738,6 @@ const char *ibv_node_type_str(enum ibv_node_type node_type);
 const char *ibv_port_state_str(enum ibv_port_state port_state);
 const char *ibv_event_type_str(enum ibv_event_type event);
 
-#define ETHERNET_LL_SIZE 6
 int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
 				uint8_t eth_mac[ETHERNET_LL_SIZE], uint16_t *vid);
 
