@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 600
 # t6107: the guest pool (tools/vm/vm-pool.sh). Under `ibvct-vm pool`, every
 # run of one kind is a job of a guest booted once: status, streams and out
 # dir come back per job as from a guest of its own; two runs at once get two
@@ -150,7 +151,7 @@ IBVCT_VM_SILENCE=600 sh "$vm" pool -- sh -c 'echo "$IBVCT_VM_POOL" >"$1/pool2"; 
 	"$tl_tmp" "$vm" >"$tl_tmp/sig.out" 2>&1 &
 p=$!
 i=0
-while [ "$i" -lt 1200 ] && ! grep -qs "sleep 100000" "$(cat "$tl_tmp/pool2" 2>/dev/null)"/k-*/s*/guest/jobs/*/cmd; do
+while [ "$i" -lt 1200 ] && ! grep -qs "sleep 100000" "$(cat "$tl_tmp/pool2" 2>/dev/null)"/k-*/s*/guest/jobs/*/cmd.txt; do
 	sleep 0.1
 	i=$((i + 1))
 done
