@@ -15,18 +15,20 @@
  *               guest for good: an emulation failure of nested KVM)
  *   121 panic   the guest's kernel panicked ("Kernel panic" on CONSOLE)
  *   122 silent  CONSOLE has not grown for SILENCE seconds (default 30; 0:
- *               never): a paused or wedged guest. guest-init writes a
- *               heartbeat while its command runs, so a live guest is
- *               never silent that long
+ *               never) of the time QEMU could run: a paused or wedged
+ *               guest. guest-init writes a heartbeat while its command
+ *               runs, so a live guest is never silent that long; the
+ *               time QEMU waited for a CPU (a loaded host) does not count
  *   124 limit   LIMIT seconds have passed (default 0: none)
  *   128+N       this program got signal N (SIGINT, SIGTERM, SIGHUP): the
  *               guest is killed with it, nothing is left running
- * Both times are seconds of an unshared machine: the machine's load
- * stretches them, up to IBVCT_STRETCH_MAX (4) times (suites/lib/tr_clock.h),
+ * LIMIT is seconds of an unshared machine: the machine's load stretches it
+ * (and SILENCE where schedstat is missing), up to IBVCT_STRETCH_MAX (4) times (suites/lib/tr_clock.h),
  * so a guest that is merely slow on a loaded host is never cut short.
  * Otherwise the exit status is QEMU's (128 + its signal), REASON empty.
  * 2: usage; 125: QEMU could not be started.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -59,6 +61,154 @@ struct vw_tail {
 	char part[VW_LINE_MAX];	/* the last line, not ended yet */
 	size_t part_len;
 };
+
+/*
+ * The silence clock. A guest is silent for as long as its console has not
+ * grown, counting only the time QEMU could run: each tick's wall time less
+ * the longest time one of QEMU's threads waited for a CPU in it. A thread
+ * that is runnable now (state R in /proc/PID/task/TID/stat) waited for the
+ * part of the tick it did not run (schedstat's first field, its CPU time);
+ * one that is not waited what schedstat's second field (its time on a run
+ * queue, which the kernel adds only when the thread next runs) grew by. A
+ * guest the host starves (a loaded machine) is not silent for that time; a
+ * paused one (its threads asleep) or a wedged one (spinning on a CPU of
+ * its own) is, at the wall clock's pace. Without schedstat (a kernel
+ * without CONFIG_SCHED_INFO) the machine's load stretches it instead
+ * (tr_clock.h).
+ */
+#define VW_THREADS	128
+
+struct vw_quiet {
+	long long limit_ms;
+	long long start_ms, last_ms;
+	double used_ms;		/* silence charged */
+	double starved_ms;	/* wall time QEMU waited for a CPU */
+	bool sched;		/* schedstat readable */
+	int n;
+	pid_t tid[VW_THREADS];
+	unsigned long long run_ns[VW_THREADS], wait_ns[VW_THREADS];
+	struct tr_clock load;	/* without schedstat */
+};
+
+/* Thread t of pid: runnable now, its CPU time and run-queue time (ns). */
+static bool vw_thread(pid_t pid, long t, bool *runnable, unsigned long long *run, unsigned long long *wait)
+{
+	char path[64], buf[512];
+	const char *p;
+	size_t n;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/schedstat", (int)pid, t);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu %llu", run, wait) == 2;
+	fclose(f);
+	if (!ok)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, t);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "TID (COMM) S ...": COMM may hold anything, the state follows its last ')' */
+	p = strrchr(buf, ')');
+	*runnable = p && p[1] == ' ' && p[2] == 'R';
+	return true;
+}
+
+/*
+ * The longest time one of pid's threads waited for a CPU in the dw_ms since
+ * the last call, in ms; false if no thread could be read.
+ */
+static bool vw_waited(struct vw_quiet *q, pid_t pid, long long dw_ms, double *max_ms)
+{
+	pid_t tid[VW_THREADS];
+	unsigned long long run[VW_THREADS], wait[VW_THREADS];
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	*max_ms = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((d = readdir(dir)) && n < VW_THREADS) {
+		long t = strtol(d->d_name, NULL, 10);
+		bool runnable;
+		double w;
+
+		if (t <= 0 || !vw_thread(pid, t, &runnable, &run[n], &wait[n]))
+			continue;
+		tid[n] = (pid_t)t;
+		for (int i = 0; i < q->n; i++) {
+			if (q->tid[i] != tid[n])
+				continue;
+			if (runnable)
+				w = (double)dw_ms - (double)(run[n] - q->run_ns[i]) / 1e6;
+			else
+				w = (double)(wait[n] - q->wait_ns[i]) / 1e6;
+			if (w > *max_ms)
+				*max_ms = w;
+		}
+		n++;
+	}
+	closedir(dir);
+	memcpy(q->tid, tid, n * sizeof(tid[0]));
+	memcpy(q->run_ns, run, n * sizeof(run[0]));
+	memcpy(q->wait_ns, wait, n * sizeof(wait[0]));
+	q->n = n;
+	if (*max_ms > (double)dw_ms)
+		*max_ms = (double)dw_ms;
+	return n > 0;
+}
+
+static void vw_quiet_start(struct vw_quiet *q, long long limit_ms, pid_t pid)
+{
+	double ignored;
+
+	q->limit_ms = limit_ms;
+	q->start_ms = q->last_ms = tr_clock_now_ms();
+	q->used_ms = q->starved_ms = 0;
+	q->sched = vw_waited(q, pid, 0, &ignored);
+	tr_clock_start(&q->load, limit_ms);
+}
+
+/* Charges the time since the last tick; true once the silence is spent. */
+static bool vw_quiet_tick(struct vw_quiet *q, pid_t pid)
+{
+	long long now = tr_clock_now_ms(), dw = now - q->last_ms;
+	bool load_out = tr_clock_tick(&q->load) <= 0;
+	double starved;
+
+	q->last_ms = now;
+	if (!q->sched || !vw_waited(q, pid, dw, &starved))
+		return load_out;
+	q->starved_ms += starved;
+	q->used_ms += (double)dw - starved;
+	return q->used_ms >= (double)q->limit_ms;
+}
+
+/* What the guest's silence was, for REASON. */
+static void vw_quiet_what(const struct vw_quiet *q, bool any, char *buf, size_t len)
+{
+	const char *none = any ? "" : " (none at all)";
+	long long wall = (tr_clock_now_ms() - q->start_ms + 500) / 1000;
+
+	if (!q->sched)
+		snprintf(buf, len, "no console output for %lld s%s%s", wall, none,
+			 tr_clock_stretch(&q->load) > 1.05 ? ", stretched by the machine's load" : "");
+	else if (q->starved_ms >= 1000.0)
+		snprintf(buf, len, "no console output for %lld s%s, %lld s of it with QEMU waiting for a CPU",
+			 wall, none, (long long)(q->starved_ms / 1000.0 + 0.5));
+	else
+		snprintf(buf, len, "no console output for %lld s%s", wall, none);
+}
 
 static void vw_usage(void)
 {
@@ -147,7 +297,8 @@ int main(int argc, char **argv)
 	const char *console = NULL, *log = NULL, *reason = NULL;
 	long limit = 0, silence = 30;
 	struct vw_tail con = { 0 }, lg = { 0 };
-	struct tr_clock total, quiet;
+	struct tr_clock total;
+	struct vw_quiet quiet = { 0 };
 	char hit[VW_LINE_MAX], what[VW_LINE_MAX + 64];
 	off_t con_size = -1;
 	sigset_t set, old;
@@ -215,10 +366,10 @@ int main(int argc, char **argv)
 	close(fd);
 
 	tr_clock_start(&total, limit * 1000LL);
-	tr_clock_start(&quiet, silence * 1000LL);
+	vw_quiet_start(&quiet, silence * 1000LL, child);
 	for (;;) {
 		long long left_total = limit ? tr_clock_tick(&total) : VW_TICK_MS;
-		long long left_quiet = silence ? tr_clock_tick(&quiet) : VW_TICK_MS;
+		bool quiet_out = silence && vw_quiet_tick(&quiet, child);
 		struct timespec ts = { 0, VW_TICK_MS * 1000000L };
 		off_t size;
 		int sig;
@@ -239,12 +390,10 @@ int main(int argc, char **argv)
 		if (size != con_size) {
 			/* output: the silence starts again */
 			con_size = size;
-			tr_clock_start(&quiet, silence * 1000LL);
-		} else if (silence && left_quiet <= 0) {
+			vw_quiet_start(&quiet, silence * 1000LL, child);
+		} else if (quiet_out) {
 			vw_end_guest(child);
-			snprintf(what, sizeof(what), "no console output for %lld s%s%s", tr_clock_wall_s(&quiet),
-				 con_size > 0 ? "" : " (none at all)",
-				 tr_clock_stretch(&quiet) > 1.05 ? ", stretched by the machine's load" : "");
+			vw_quiet_what(&quiet, con_size > 0, what, sizeof(what));
 			vw_reason(reason, "silent", what);
 			return VW_SILENT;
 		}

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 600
 # t6106: tools/vm/ibvct-vm picks an accelerator that works, by what QEMU does
 # with it, and knows a guest that will give nothing in seconds, not at its
 # time limit. A QEMU stand-in (--qemu) plays each failure seen on real
@@ -171,6 +172,38 @@ test_expect_success 'a pair whose client is stuck: no result for both, the serve
 	rc_is 125 && res_has "^reason=.*client: the guest is stuck: no console output" &&
 	res_has "^reason=server: ended with its peer, which gave no result"
 '
+
+# ---- a guest the host starves is not silent -------------------------------------
+# The watch counts silence only while QEMU could run: a spinning stand-in at
+# the idle scheduling class shares CPU 0 with a hog; while the hog runs the
+# stand-in waits for the CPU and its silence does not count; after the hog
+# ends (the test stops it) the stand-in spins silent and is ended. A watch
+# that counted the wall clock ends it while the hog still runs.
+watch=${IBVCT_BUILD:-$src/build}/bin/ibvct-vm-watch
+if command -v taskset >/dev/null 2>&1 && command -v chrt >/dev/null 2>&1 && [ -x "$watch" ]; then
+	: >"$tl_tmp/starve.order"
+	taskset -c 0 sh -c 'while [ ! -e "$1" ]; do :; done' - "$tl_tmp/starve.stop" &
+	hog=$!
+	( "$watch" -c "$tl_tmp/starve.console" -l "$tl_tmp/starve.log" -r "$tl_tmp/starve.reason" -s 2 -t 600 \
+		-- taskset -c 0 chrt --idle 0 sh -c 'while :; do :; done'
+	  echo "watch $?" >>"$tl_tmp/starve.order" ) &
+	watcher=$!
+	# the hog holds CPU 0 for 6 s (three times the silence) of the test's time
+	sleep 6
+	echo "hog stopped" >>"$tl_tmp/starve.order"
+	: >"$tl_tmp/starve.stop"
+	wait "$hog"
+	wait "$watcher"
+	test_expect_success 'a guest waiting for a CPU is not silent for that time; once it runs, its silence ends it (122)' '
+		cat "$tl_tmp/starve.order" "$tl_tmp/starve.reason"
+		[ "$(cat "$tl_tmp/starve.order")" = "hog stopped
+watch 122" ] && grep -Eq "^silent: no console output for [0-9]+ s \(none at all\), [0-9]+ s of it with QEMU waiting for a CPU$" "$tl_tmp/starve.reason"
+	'
+else
+	test_expect_success 'a guest waiting for a CPU is not silent for that time (needs taskset, chrt and the watch)' '
+		echo "missing: taskset or chrt (util-linux) or $watch"; false
+	'
+fi
 
 # ---- an interrupted runner leaves nothing -------------------------------------
 : >"$IBVCT_STANDIN_LOG"
