@@ -64,6 +64,18 @@ test_expect_success "what a hung test started in another session is killed at th
 '
 gone "$spid" || kill "$spid" 2>/dev/null
 
+# A script that declares a longer limit gets it; a shorter one never lowers
+# the default (the plain wall clock here: no load stretches either)
+printf '#!/bin/sh\n# test-limit: 60\nsleep 3\necho "1..1"\necho "ok 1"\n' >"$tmp/t-declared.t"
+printf '#!/bin/sh\n# test-limit: 1\nsleep 3\necho "1..1"\necho "ok 1"\n' >"$tmp/t-lower.t"
+chmod +x "$tmp/t-declared.t" "$tmp/t-lower.t"
+IBVCT_STRETCH_MAX=1 IBVCT_TEST_TIMEOUT=1 $te "$tmp/t-declared.t" >/dev/null 2>"$tmp/declared.err"; rc=$?
+IBVCT_STRETCH_MAX=1 IBVCT_TEST_TIMEOUT=60 $te "$tmp/t-lower.t" >/dev/null 2>"$tmp/lower.err"; rc2=$?
+test_expect_success "a script's '# test-limit: N' raises its limit, never lowers it" '
+	echo "exit $rc, $rc2"; cat "$tmp/declared.err" "$tmp/lower.err"
+	[ "$rc" = 0 ] && [ "$rc2" = 0 ]
+'
+
 # A test that passes but leaves a process behind fails, and the process goes.
 printf '#!/bin/sh\nsetsid sleep 60 &\necho $! >"%s/left.pid"\necho "1..1"\necho "ok 1"\n' "$tmp" >"$tmp/t-left.t"
 chmod +x "$tmp/t-left.t"

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 900
 # t6101: two hosts. Two rxe-vm guests (tools/vm/ibvct-vm pair) on one
 # virtual Ethernet segment (QEMU's socket netdev on 127.0.0.1), each with
 # its own rxe0 on the distribution's kernel: Debian's unmodified

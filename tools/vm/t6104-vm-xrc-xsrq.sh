@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 900
 # t6104: XRC on the real stack. In an xrc-vm guest (tools/vm/ibvct-vm
 # --target xrc-vm: Debian's kernel, its ib_core and ib_uverbs, ibvct's soft
 # XRC device ixrc.ko, Debian's libibverbs loading our provider): Debian's

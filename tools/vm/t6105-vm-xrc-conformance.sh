@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 900
 # t6105: `ibvct conformance --target xrc-vm` (what `make conformance
 # TARGET=xrc-vm` runs) writes the report of a real kernel with ibvct's soft
 # XRC device: one guest (tools/vm/ibvct-vm --target xrc-vm) runs every

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 900
 # t6110: the reference target under profile rxe gives, test by test, the
 # verdicts and observed-outcome notes of real rxe. The system-built suites
 # (build/suites/system, built against Debian's verbs.h) run twice,

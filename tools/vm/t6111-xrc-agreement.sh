@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# test-limit: 900
 # t6111: the fake kernel held against the real one. The system-built suites
 # (build/suites/system, built against Debian's verbs.h) run twice,
 # unmodified: on ref-impl with fixtures/scripts/ixrc.fps (profile ixrc:
