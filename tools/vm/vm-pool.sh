@@ -75,6 +75,7 @@ cmd_pool() {
 # dir goes
 pool_end() {
 	trap '' HUP INT TERM
+	nap_end
 	if [ -n "${pool_cmd:-}" ]; then
 		kill -TERM "$pool_cmd" 2>/dev/null
 		wait "$pool_cmd" 2>/dev/null
@@ -96,7 +97,7 @@ pool_manager() {
 			sh "$pm_r.run" >"$pm_r.log" 2>&1 </dev/null &
 			pm_pids="$pm_pids $!"
 		done
-		sleep 0.1
+		nap 0.1
 	done
 	for pm_c in "$pool"/k-*/s*/*/conf; do
 		[ -e "$pm_c" ] && : >"${pm_c%/conf}/stop"
@@ -109,7 +110,7 @@ pool_manager() {
 		done
 		[ -n "$pm_left" ] || break
 		pm_i=$((pm_i + 1))
-		sleep 0.1
+		nap 0.1
 	done
 	# shellcheck disable=SC2086 # pids
 	[ -z "$pm_left" ] || kill -TERM $pm_left 2>/dev/null
@@ -176,7 +177,7 @@ cmd_serve() {
 			eval "sv_pid=\$g_pid_$n"
 			kill -0 "$sv_pid" 2>/dev/null || break 2
 		done
-		sleep 0.5
+		nap 0.5
 	done
 	serve_why=
 	for n in $names; do
@@ -205,7 +206,7 @@ serve_boot() {
 				serve_why=${g_why:-"the server's QEMU does not listen on 127.0.0.1:$sb_port"} serve_failed=server
 				return 0
 			fi
-			sleep 0.1
+			nap 0.1
 		done
 		guest_start client "-netdev socket,id=n0,connect=127.0.0.1:$sb_port" 52:54:00:49:42:02
 	else
@@ -221,7 +222,7 @@ serve_boot() {
 				guests_stop
 				return 0
 			fi
-			sleep 0.1
+			nap 0.1
 		done
 	done
 }
@@ -238,6 +239,7 @@ serve_dead() {
 
 serve_signal() {
 	trap '' HUP INT TERM
+	nap_end
 	guests_stop
 	serve_dead "the pool was stopped"
 	exit 0
@@ -289,7 +291,7 @@ pool_claim() {
 			pc_why="no guest of the pool was free in ${pc_limit} s"
 			return 1
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -318,7 +320,7 @@ pool_boot() {
 			pc_why="the pool's guest did not come up in ${pc_limit} s (it goes on booting for the next run)"
 			return 1
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -336,7 +338,7 @@ pool_stale() {
 		ps_i=0
 		while [ ! -e "$ps_j/rc" ] && [ ! -e "$ps_j/fault" ] && [ "$ps_i" -lt 100 ]; do
 			ps_i=$((ps_i + 1))
-			sleep 0.1
+			nap 0.1
 		done
 	done
 	rm -rf "$1/claim.stale.$$"
@@ -472,7 +474,7 @@ pool_job_wait() {
 			break
 		fi
 		pair_go
-		sleep 0.2
+		nap 0.2
 	done
 	[ -n "$pj_why" ] || return 0
 	# the guest ends what is left of the jobs
@@ -489,7 +491,7 @@ pool_job_wait() {
 		done
 		[ "$pj_left" = 1 ] || break
 		pj_i=$((pj_i + 1))
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -507,6 +509,7 @@ fwd() {
 # pool_signal: an interrupted run ends its jobs and frees its guest
 pool_signal() {
 	trap '' HUP INT TERM
+	nap_end
 	for n in guest server client; do
 		eval "ps_d=\${jd_$n:-}"
 		[ -n "$ps_d" ] && [ ! -e "$ps_d/rc" ] && : >"$ps_d/kill"
