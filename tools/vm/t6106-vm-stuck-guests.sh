@@ -48,6 +48,12 @@ silent-client:*)
 panic:*)
 	echo "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100" >>"$console"
 	exec sleep 100000 ;;
+panic-once:*)
+	# the first boot dies before init runs, the next one boots
+	if [ "$(wc -l <"$IBVCT_STANDIN_LOG")" = 1 ]; then
+		echo "Kernel panic - not syncing: Attempted to kill the idle task!" >>"$console"
+		exec sleep 100000
+	fi ;;
 esac
 exec qemu-system-x86_64 "$@"
 EOF
@@ -154,9 +160,20 @@ test_expect_success 'a silent console: no result (125), the guest is stuck, not 
 	! res_has "time limit"
 '
 vmrun panic env IBVCT_VM_ACCEL=tcg sh "$vm" run --qemu "$standin" --timeout 600 --result "$tl_tmp/r" -- true
-test_expect_success 'a kernel panic: no result (125) at once, with the panic line' '
+cp "$IBVCT_STANDIN_LOG" "$tl_tmp/panic.starts"
+test_expect_success 'a kernel that panics at every boot, before the init of the guest: no result (125), with the panic line' '
 	cat "$tl_tmp/r"
 	rc_is 125 && res_has "^reason=the guest.s kernel panicked: Kernel panic - not syncing: Attempted to kill init"
+'
+vmrun panic-once env IBVCT_VM_ACCEL=tcg sh "$vm" run --qemu "$standin" --timeout 600 --result "$tl_tmp/r" -- true
+test_expect_success 'a kernel that dies before ibvct'"'"'s init runs is booted again: a result, and the result says so' '
+	cat "$tl_tmp/r"; cat "$tl_err"
+	rc_is 0 && res_has "^result=ok$" && [ "$(starts TCG)" = 2 ] && res_has "^boot.retries=1$" &&
+	res_has "^boot.why=the guest.s kernel panicked: Kernel panic - not syncing: Attempted to kill the idle task" &&
+	err_has "booting it again"
+'
+test_expect_success 'one that panics at every boot: no result after three boots' '
+	[ "$(grep -c . "$tl_tmp/panic.starts")" = 3 ]
 '
 vmrun tcg env IBVCT_VM_ACCEL=tcg IBVCT_VM_SILENCE=8 sh "$vm" run --qemu "$standin" --timeout 120 \
 	--result "$tl_tmp/r" --console "$tl_tmp/hb.console" -- sleep 24

@@ -123,7 +123,16 @@ pool_manager() {
 # (a root of IBVCT_VM_ROOT, a user's rdma-core tree, is never a pool's)
 pool_active() {
 	[ "$no_pool" = 0 ] && [ -n "${IBVCT_VM_POOL:-}" ] && [ -z "${IBVCT_VM_ROOT:-}" ] &&
-		[ -f "$IBVCT_VM_POOL/manager.pid" ] && kill -0 "$(cat "$IBVCT_VM_POOL/manager.pid")" 2>/dev/null
+		[ -f "$IBVCT_VM_POOL/manager.pid" ] && kill -0 "$(cat "$IBVCT_VM_POOL/manager.pid")" 2>/dev/null || return 1
+	# a guest made of files in this run's own /tmp (a mount namespace of its
+	# own: ci/test-exec) boots here: the pool's manager, in the host's
+	# namespace, would look for them in vain
+	case $guest_opts in
+	*"'/tmp/"*|*" /tmp/"*)
+		pool=$IBVCT_VM_POOL
+		pool_tmp
+		[ -z "$tmp_real" ] || return 1 ;;
+	esac
 }
 
 # The caller's environment that shapes a guest: a pool's guest is booted
@@ -156,8 +165,13 @@ cmd_serve() {
 	while :; do
 		serve_boot
 		[ -n "$serve_why" ] || break
-		serve_accel_failed || { serve_dead "$serve_why"; guests_stop; exit 0; }
-		accel_fallback "$serve_why"
+		if serve_accel_failed; then
+			accel_fallback "$serve_why"
+		elif [ -z "$serve_failed" ] || ! boot_failed "$serve_failed" || ! boot_retry "$serve_why"; then
+			serve_dead "$serve_why"
+			guests_stop
+			exit 0
+		fi
 	done
 	{
 		echo "accel=$accel"
@@ -558,7 +572,12 @@ pool_run() {
 	if [ -z "$g_rc" ]; then
 		noresult=1
 		warn "no result: $g_why"
-		write_result result=no-result "reason=$g_why" "guest=$pr_guest" "seconds=$g_secs"
+		# the guest's console, which goes with the pool, for a look: beside
+		# the result file when no --console asked for it
+		if [ -z "$console" ] && [ -n "$result" ] && cp "$slot/guest/console" "$result.console" 2>/dev/null; then
+			console=$result.console
+		fi
+		write_result result=no-result "reason=$g_why" "guest=$pr_guest" "seconds=$g_secs" "console=$console"
 		finish
 		exit $NORESULT
 	fi
