@@ -304,7 +304,8 @@ void fe_progress(void);
 /*
  * The data path's trace: with `trace FILE states` in the script, each run of
  * the requester, the responder and the completer writes the states it went
- * through, one line (fp_trace: "<pid> req|resp|comp ...").
+ * through, one line (fp_trace: "<pid> req|resp|comp ...");
+ * the names it prints and the path are trace.c's, a leaf.
  */
 #define fe_trace_states()	__builtin_expect(fp__script->trace_states, 0)
 #define fe_trace(...)	fp_trace(fp__script, __VA_ARGS__)
