@@ -545,6 +545,15 @@ uint64_t fe_peer_mark(const struct fe_peer *p);
 bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
 /* Whether the process behind a peer stopped serving its inbox for good (cheap). */
 bool fe_peer_gone(const struct fe_peer *p);
+/*
+ * The requester's check, for PLACE, on the peer that owns QP dst_qpn: 0 and
+ * *where the target's bytes for [addr, addr + len) as mapped in this process,
+ * or FE_MEM_FALLBACK (fe_mem.h: the old path, the target's responder
+ * decides). need is one IBV_ACCESS_REMOTE_* bit; len > 0, CHK_OP and
+ * CHK_ALIGN are the caller's.
+ */
+int fe_peer_remote(struct fe_peer *p, uint32_t dst_qpn, uint64_t addr, uint32_t rkey,
+		   uint64_t len, int need, char **where);
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fe_mem.h"
 #include "fp_engine.h"
 #include "sq.h"
 
@@ -385,8 +384,8 @@ FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
 		return REQ_XMIT;
 	need = pkt->op == FP_PKT_WRITE ? IBV_ACCESS_REMOTE_WRITE :
 	       pkt->op == FP_PKT_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_ATOMIC;
-	if (fe_peer_remote(c->peer, pkt->dst_qpn, pkt->src_qpn, pkt->remote_addr, pkt->rkey,
-			   len, need, &at) || (atomic && (uintptr_t)at % 8))
+	if (fe_peer_remote(c->peer, pkt->dst_qpn, pkt->remote_addr, pkt->rkey, len, need, &at) ||
+	    (atomic && (uintptr_t)at % 8))
 		return REQ_XMIT;
 	switch (pkt->op) {
 	case FP_PKT_WRITE:

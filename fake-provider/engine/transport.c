@@ -835,14 +835,19 @@ bool fe_peer_self(const struct fe_peer *p)
 	return p->self;
 }
 
-struct fe_mem_view *fe_peer_mem(struct fe_peer *p)
+/* The requester's check on the target's published tables, as this peer maps
+ * them (fe_mem_view_remote); a peer nobody serves any more lets them go. */
+int fe_peer_remote(struct fe_peer *p, uint32_t dst_qpn, uint64_t addr, uint32_t rkey,
+		   uint64_t len, int need, char **where)
 {
-	return p->self ? NULL : &p->mem;
-}
-
-bool fe_peer_owned(const struct fe_peer *p)
-{
-	return __atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) > 0;
+	*where = NULL;
+	if (!p || p->self || !p->mem.tabs)
+		return FE_MEM_FALLBACK;
+	if (__atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) <= 0) {
+		fe_mem_peer_unmap(&p->mem);
+		return FE_MEM_FALLBACK;
+	}
+	return fe_mem_view_remote(&p->mem, dst_qpn, addr, rkey, len, need, where);
 }
 
 /* Whether the process behind a peer can still answer (slow: reads /proc). */
@@ -1005,7 +1010,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	if (fp_alive_init(&xp->ib->alive))
 		goto err_unmap;
 	/* registered memory and the tables peers read, past the inbox */
-	fe_mem_attach(fe_dev_index(dev), xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
+	fe_mem_attach(dev, xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;
@@ -1015,7 +1020,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	return xp;
 
 err_unmap:
-	fe_mem_detach(fe_dev_index(dev));
+	fe_mem_detach(dev);
 	munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
 err_close:
 	close(xp->memfd);
@@ -1050,7 +1055,7 @@ static void fp_xport_free(struct fe_xport *xp)
 		fp_reasm_free(m);
 	}
 	if (xp->pid == fp_self_pid())
-		fe_mem_detach(fe_dev_index(xp->dev));
+		fe_mem_detach(xp->dev);
 	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
 	close(xp->memfd);
 	free(xp);

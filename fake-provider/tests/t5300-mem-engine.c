@@ -49,14 +49,14 @@ static int setup(void **state)
 	if (memfd < 0 || ftruncate(memfd, BASE))
 		return -1;
 	dev = fe_dev_attach(0);
-	fe_mem_attach(0, memfd, BASE);
+	fe_mem_attach(dev, memfd, BASE);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	fe_mem_detach(0);
+	fe_mem_detach(dev);
 	close(memfd);
 	return 0;
 }
