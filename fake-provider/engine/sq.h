@@ -59,7 +59,7 @@ struct fp_swqe {
 void fe_comp_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp);
 void fe_comp_retire(struct fe_qp *r, struct fp_swqe *w);
 /* The send CQE of a WQE (none for a quiet success: retired with the next
- * signaled CQE that is polled). */
+ * signaled CQE that is polled); sq.c, under the completer and the flush. */
 void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 		    enum ibv_wc_status st, uint32_t byte_len);
 /* A WQE for the QP (from its spares), its SGEs copied from s; NULL: no memory. */
