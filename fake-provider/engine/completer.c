@@ -365,13 +365,12 @@ void fe_comp_retire(struct fe_qp *r, struct fp_swqe *w)
 }
 
 /* ---- what reaches the completer from outside ------------------------------------ */
-void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp)
+/* A response that arrived (the receive dispatcher's, recv.c): the WQE on its
+ * way that it answers, or every one a cumulative ACK covers. */
+void fe_comp_response(struct fe_qp *r, uint64_t id, const struct fp_response *resp)
 {
-	struct fe_qp *r = fe_qp_find(dev, qpn);
 	struct fp_link *p;
 
-	if (!r || !id)
-		return;
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
 

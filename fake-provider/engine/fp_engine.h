@@ -383,8 +383,6 @@ bool fe_sq_idle(const struct fe_qp *qp);
 /* Serve retransmissions that are due; the next due time (ns, 0: none). */
 long long fe_sq_progress(void);
 long long fe_sq_next_due(void);
-/* The response to a request of QP qpn of dev (struct fe_xport_work). */
-void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp);
 
 /* ---- packets: what travels between requester and responder -------------- */
 /*
@@ -503,22 +501,40 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 				 * bytes of it in the peer's inbox (to peer, as id) */
 	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
 };
-/* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
- * names behind the target QP the daemon's gate let it through) executes it. */
-void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);
-/* The same for a packet whose QP the caller found (fe_qp_find; NULL: none, or
- * XRC, whose target QP is the daemon's). */
-void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
-	      struct fp_response *resp);
+/* A request that arrived for QP qp of this process (NULL: none; for XRC the
+ * SRQ it names behind the target QP the daemon's gate let it through, the
+ * target QP being the daemon's) is executed; its answer in *resp. Entered
+ * from the receive dispatcher only (recv.c). */
+void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+		  struct fp_response *resp);
+
+/* ---- the receive dispatcher (recv.c) --------------------------------------- */
+/*
+ * What arrives for this process: a request (pkt), which the responder
+ * executes, answering in *resp; or the response *resp to request id of QP
+ * qpn, which the completer takes (resp->data valid during the call). The
+ * one way a packet reaches the responder or the completer: the transport
+ * hands it what its inbox brings, the requester a request to a QP of this
+ * process (EXECUTE_HERE, with the QP it found), as linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_recv.c rxe_rcv hands each packet to
+ * rxe_resp_queue_pkt or rxe_comp_queue_pkt.
+ */
+struct fe_rcv {
+	const struct fp_packet *pkt;	/* a request; NULL: a response */
+	struct fe_qp *qp;		/* a request: its QP, if the sender found it */
+	struct fp_response *resp;	/* a request's answer, or the response */
+	uint32_t qpn;			/* a response: its request's QP and id */
+	uint64_t id;
+};
+void fe_recv(struct fe_dev *dev, struct fe_rcv *rcv);
 
 /* ---- the transport between processes (transport.c) ----------------------- */
 /* What the progress thread does besides serving the inbox (hca.c). */
 struct fe_xport_work {
 	long long (*retry)(void);	/* retransmissions due; the next due time */
 	long long (*next_due)(void);	/* ns, 0: none (read without the lock) */
-	/* the response to request id of QP qpn (resp->data valid during the call) */
-	void (*response)(struct fe_dev *dev, uint32_t qpn, uint64_t id,
-			 const struct fp_response *resp);
+	/* what the inbox brought: the receive dispatcher (fe_recv) */
+	void (*recv)(struct fe_dev *dev, struct fe_rcv *rcv);
 };
 int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
 		      const struct fe_xport_work *work);
@@ -534,7 +550,7 @@ struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32
 bool fe_peer_self(const struct fe_peer *p);
 /* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
  * room; with want, at once or EAGAIN (full), and *id names the request
- * whose response comes later (struct fe_xport_work.response). A payload
+ * whose response comes later (through struct fe_xport_work.recv). A payload
  * longer than one record goes in segments: *done is how much of it went
  * (EAGAIN part way: the caller tries again with *id and *done as left). */
 int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,

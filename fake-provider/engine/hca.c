@@ -10,7 +10,7 @@
 static const struct fe_xport_work fe_work = {
 	.retry = fe_sq_progress,
 	.next_due = fe_sq_next_due,
-	.response = fe_sq_response,
+	.recv = fe_recv,
 };
 
 int fe_join(struct fe_dev *dev, struct fk_client *fk)

@@ -3,9 +3,10 @@
  * The requester: post_send checks a WR and gathers it (read by the driver,
  * WR-02) into a WQE with its packet; each try of the WQE (its first, and
  * each retransmission) runs the requester's state machine, which takes
- * the packet to the destination's responder (responder.c) here or through
- * the transport (transport.c), and hands the answer to the completer
- * (completer.c). The send queue is served here: what is due is sent again.
+ * the packet to the destination: here through the receive dispatcher
+ * (recv.c, to the responder), or through the transport (transport.c), and
+ * hands the answer to the completer (completer.c). The send queue is
+ * served here: what is due is sent again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -189,7 +190,7 @@ static long long fp_wait_ns(void)
  *
  *   a QP of this process      READ_WQE GET_DEST EXECUTE_HERE ANSWERED
  *   another process           READ_WQE GET_DEST ROUTE XMIT SENT (the response
- *                             comes later: fe_sq_response, the completer)
+ *                             comes later: the receive dispatcher, the completer)
  *   full inbox, no route      ... ROUTE [XMIT] ANSWERED (BUSY, NO_PATH)
  *   a local error             READ_WQE ERR_LOCAL
  *
@@ -228,7 +229,7 @@ struct fe_req {
 	bool reliable, xrc;
 	const struct fp_packet *out;	/* what travels (XRC: with the gate's answer) */
 	struct fp_packet xrc_pkt;
-	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP (NULL: XRC) */
+	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP GET_DEST found */
 	struct fe_peer *peer, *was;	/* ROUTE: where to; where the last try went */
 	uint32_t seg_done;		/* the bytes of a long message already there */
 	uint64_t id;
@@ -297,7 +298,9 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 
 FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 {
-	fe_rx_qp(c->dev, c->dq, c->out, &c->resp);
+	struct fe_rcv rcv = { .pkt = c->out, .qp = c->dq, .resp = &c->resp };
+
+	fe_recv(c->dev, &rcv);	/* the responder, through the receive dispatcher */
 	return REQ_ANSWERED;
 }
 
@@ -451,8 +454,9 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 		c->out = &c->xrc_pkt;
 	}
 	if (fe_peer_self(c->peer)) {
-		/* ours after all (an XRC SRQ of this process) */
-		c->dq = c->xrc ? NULL : fe_qp_find(c->dev, c->out->dst_qpn);
+		/* ours after all (an XRC SRQ of this process): the receive
+		 * dispatcher finds where */
+		c->dq = NULL;
 		return REQ_EXECUTE_HERE;
 	}
 	return c->xrc || !fe_req_may_place(c) ? REQ_XMIT : REQ_PLACE;

@@ -6,8 +6,10 @@
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
  * its packets straight into it (where a packet goes is the requester's
  * decision, its ROUTE state), data read from the sender's memory as an
- * HCA reads it: one copy into the inbox, one out. The destination runs the responder
- * (fe_rx, responder.c) on them: inline whenever it is in a verb, else on
+ * HCA reads it: one copy into the inbox, one out. The destination hands
+ * what arrives, requests and responses, to the engine above through one
+ * upcall (struct fe_xport_work.recv: the receive dispatcher, recv.c), which
+ * takes them to the responder or the completer: inline whenever it is in a verb, else on
  * its progress thread, which sleeps on a futex in the inbox once the
  * application has called no verb for a while (struct fe_xport.app_gen).
  * A reliable request's answer comes into its requester's own inbox later
@@ -603,7 +605,7 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
  * which is sent, as one cumulative ACK naming this inbox, before any other
  * answer, when the run changes hands or grows long, and at the end of
  * every drain. The requester completes every request of that QP it sent
- * to this inbox up to the one named (fe_sq_response).
+ * to this inbox up to the one named (fe_comp_response).
  */
 #define FP_ACK_RUN	32
 
@@ -647,6 +649,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 {
 	struct fp_packet pkt_in, *pkt = &pkt_in;
 	struct fp_response resp = { 0 };
+	struct fe_rcv rcv = { .pkt = pkt, .resp = &resp };
 	struct fp_reasm *m = NULL;
 	struct fk_route rt;
 	struct fe_peer *p;
@@ -666,7 +669,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	}
 	pkt->pieces = &pc;
 	pkt->npieces = 1;
-	fe_rx(xp->dev, pkt, &resp);
+	xp->work->recv(xp->dev, &rcv);	/* the responder, through the dispatcher */
 	if (!h->want)
 		goto out;
 	/* the requester of the ACK run (a stream): no need to ask the way */
@@ -693,7 +696,9 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	r.u.resp.qpn = h->u.pkt.src_qpn;
 	if (p->self) {
 		/* our own request, through our own inbox: no copy needed */
-		xp->work->response(xp->dev, h->u.pkt.src_qpn, h->id, &resp);
+		struct fe_rcv back = { .resp = &resp, .qpn = h->u.pkt.src_qpn, .id = h->id };
+
+		xp->work->recv(xp->dev, &back);
 		goto out;
 	}
 	fp_push_resp(xp, p, &r, resp.data);
@@ -713,6 +718,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		.data = h->u.resp.len ? (void *)fp_rec_data(h) : NULL,	/* valid during the call */
 		.upto = h->u.resp.upto != 0,
 	};
+	struct fe_rcv rcv = { .resp = &resp, .qpn = h->u.resp.qpn, .id = h->id };
 	struct fp_reasm *m = NULL;
 
 	if (resp.upto) {
@@ -727,7 +733,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 			return;
 		resp.data = m->buf;
 	}
-	xp->work->response(xp->dev, h->u.resp.qpn, h->id, &resp);
+	xp->work->recv(xp->dev, &rcv);	/* the completer, through the dispatcher */
 	if (m)
 		fp_reasm_free(m);
 }
