@@ -26,6 +26,7 @@
 
 #include "fp_engine.h"
 #include "sq.h"
+#include "transport.h"
 
 #define FE_COMP_STATES(X)						\
 	X(CHECK_ACK)		/* what the answer says */		\

@@ -207,6 +207,14 @@ void fe_fork_init(void);		/* once, at load, after fk_fork_init: fork waits for t
 struct fe_dev *fe_dev_attach(int devidx);
 void fe_dev_detach(struct fe_dev *dev);
 int fe_dev_index(const struct fe_dev *dev);
+/* The device's transport in this process, while joined (transport.h). */
+struct fe_xport;
+struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
+struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
+struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
+/* 1 + the highest index of a device this process attached (fe_dev_xport_at
+ * is NULL past it). */
+int fe_dev_span(void);
 
 void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn);
 void fe_qp_del(struct fe_qp *qp);
@@ -293,7 +301,6 @@ void fe_dom_put(struct fe_dom *dom);	/* forgets it with its last local use */
 
 /* A daemon connection joins (leaves) the device's receive ring; the last to
  * leave gets the transport back, to stop (fe_xport_stop) once unlocked. */
-struct fe_xport;
 int fe_join(struct fe_dev *dev, struct fk_client *fk);
 struct fe_xport *fe_leave(struct fe_dev *dev, struct fk_client *fk);
 void fe_xport_stop(struct fe_xport *xp);
@@ -492,15 +499,6 @@ struct fp_response {
 };
 
 /* ---- the responder (responder.c) ------------------------------------------ */
-/* Where a request went (the requester's ROUTE and XMIT states, requester.c). */
-struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
-	struct fe_peer *peer;
-	uint64_t id;
-	bool cached;		/* through a route the transport remembered */
-	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
-				 * bytes of it in the peer's inbox (to peer, as id) */
-	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
-};
 /* A request that arrived for QP qp of this process (NULL: none; for XRC the
  * SRQ it names behind the target QP the daemon's gate let it through, the
  * target QP being the daemon's) is executed; its answer in *resp. Entered
@@ -527,55 +525,5 @@ struct fe_rcv {
 	uint64_t id;
 };
 void fe_recv(struct fe_dev *dev, struct fe_rcv *rcv);
-
-/* ---- the transport between processes (transport.c) ----------------------- */
-/* What the progress thread does besides serving the inbox (hca.c). */
-struct fe_xport_work {
-	long long (*retry)(void);	/* retransmissions due; the next due time */
-	long long (*next_due)(void);	/* ns, 0: none (read without the lock) */
-	/* what the inbox brought: the receive dispatcher (fe_recv) */
-	void (*recv)(struct fe_dev *dev, struct fe_rcv *rcv);
-};
-int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
-		      const struct fe_xport_work *work);
-struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk);
-void fe_xport_drain(struct fe_xport *xp);
-void fe_xport_touch(struct fe_xport *xp);
-struct fe_peer;
-bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
-/* The peer behind a QPN, through the daemon (XRC: its gate, kept while the
- * daemon's route epoch holds). */
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
-bool fe_peer_self(const struct fe_peer *p);
-/* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
- * room; with want, at once or EAGAIN (full), and *id names the request
- * whose response comes later (through struct fe_xport_work.recv). A payload
- * longer than one record goes in segments: *done is how much of it went
- * (EAGAIN part way: the caller tries again with *id and *done as left). */
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done);
-bool fe_peer_alive(const struct fe_peer *p);
-/* The inbox's end now, and whether its owner executed what came before a mark. */
-uint64_t fe_peer_mark(const struct fe_peer *p);
-bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
-/* Whether the process behind a peer stopped serving its inbox for good (cheap). */
-bool fe_peer_gone(const struct fe_peer *p);
-/*
- * The requester's check, for PLACE, on the peer that owns QP dst_qpn: 0 and
- * *where the target's bytes for [addr, addr + len) as mapped in this process,
- * or FE_MEM_FALLBACK (fe_mem.h: the old path, the target's responder
- * decides). need is one IBV_ACCESS_REMOTE_* bit; len > 0, CHK_OP and
- * CHK_ALIGN are the caller's.
- */
-int fe_peer_remote(struct fe_peer *p, uint32_t dst_qpn, uint64_t addr, uint32_t rkey,
-		   uint64_t len, int need, char **where);
-void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
-struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
-struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
-struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
-/* 1 + the highest index of a device this process attached (fe_dev_xport_at
- * is NULL past it). */
-int fe_dev_span(void);
 
 #endif /* FP_ENGINE_H */

@@ -6,6 +6,7 @@
  * due whenever the application calls no verb; every verb serves them first.
  */
 #include "fp_engine.h"
+#include "transport.h"
 
 static const struct fe_xport_work fe_work = {
 	.retry = fe_sq_progress,

@@ -14,6 +14,7 @@
 
 #include "fp_engine.h"
 #include "sq.h"
+#include "transport.h"
 
 #define FP_RESP_WAIT_MS		10000		/* no response by then (times IBVCT_TIMEOUT_MULT): lost */
 

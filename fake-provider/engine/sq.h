@@ -23,6 +23,7 @@
 #define FP_ENGINE_SQ_H
 
 #include "fp_engine.h"
+#include "transport.h"
 
 #define FP_SWQE_SGE	4		/* SGEs kept in the WQE itself; more are allocated */
 #define FP_SWQE_KEEP	4096		/* the inline buffer a spare WQE keeps, at most */

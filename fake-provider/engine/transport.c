@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "fp_engine.h"
+#include "transport.h"
 #include "fe_mem.h"
 
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
