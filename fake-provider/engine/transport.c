@@ -783,30 +783,44 @@ void fe_xport_drain(struct fe_xport *xp)
 }
 
 /* ---- the requester side ------------------------------------------------------- */
-/*
- * A request into the peer's inbox; want: a response is awaited, and names
- * *id. A payload longer than one record goes in segments of FP_REC_MAX (a
- * multiple of every path MTU, so the cut falls where the wire's packets
- * would end too), in order; *done holds how much of it is in the inbox
- * already. EAGAIN: the inbox is full (now); a reliable request keeps *id
- * and *done and goes on from there when tried again.
- */
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
+/* The connection id the daemon gave fk (its requests' responses go to the
+ * inbox registered by it): kept since fk joined. */
+static uint32_t fp_xport_fk_id(const struct fe_xport *xp, const struct fk_client *fk)
 {
-	uint32_t len = fe_pkt_asks(pkt->op) ? 0 : pkt->len, off, n;
+	int i;
+
+	for (i = xp->nfk - 1; i >= 0; i--)
+		if (xp->fk[i] == fk)
+			return xp->fk_id[i];
+	return fe_up->fk_conn_id(fk);
+}
+
+/*
+ * A request of a QP of connection fk into the inbox of to->peer; want: a
+ * response is awaited, and names to->id. A payload longer than one record
+ * goes in segments of FP_REC_MAX (a multiple of every path MTU, so the cut
+ * falls where the wire's packets would end too), in order; to->seg_done
+ * holds how much of it is in the inbox already. EAGAIN: the inbox is full
+ * (now); a reliable request keeps to->id and to->seg_done and goes on from
+ * there when tried again. to->mark: the inbox's end once it was in.
+ */
+int fe_xport_send(struct fe_xport *xp, struct fe_sent *to, const struct fp_packet *pkt,
+		  const struct fk_client *fk, bool want)
+{
+	uint32_t len = fe_pkt_asks(pkt->op) ? 0 : pkt->len, wire = fp_pkt_wire_len(pkt), off, n;
+	struct fe_peer *p = to->peer;
 	struct fp_rec r;
 	int err;
 
 	memset(&r, 0, offsetof(struct fp_rec, u));
 	r.kind = FP_REC_REQ;
-	r.hlen = fp_rec_hlen(fp_pkt_wire_len(pkt));
-	r.id = *done ? *id : ++xp->next_id;
-	r.from = from;
-	memcpy(&r.u.pkt, pkt, fp_pkt_wire_len(pkt));
+	r.hlen = fp_rec_hlen(wire);
+	r.id = to->seg_done ? to->id : ++xp->next_id;
+	r.from = fp_xport_fk_id(xp, fk);
+	memcpy(&r.u.pkt, pkt, wire);
 	if (len > FP_REC_MAX)
 		r.seg_total = len;
-	off = *done;
+	off = to->seg_done;
 	do {
 		n = fp_seg_len(len, off);
 		r.seg_off = r.seg_total ? off : 0;
@@ -820,26 +834,27 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 			break;
 		off += n;
 	} while (off < len);
-	*id = r.id;
-	*done = err == EAGAIN && off ? off : 0;
+	to->id = r.id;
+	to->seg_done = err == EAGAIN && off ? off : 0;
+	to->mark = __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
 	return err;
 }
 
-/* ---- what the requester's ROUTE and XMIT states ask of the transport ------ */
-bool fe_xport_mine(const struct fe_xport *xp)
+/* ---- what the requester's ROUTE and PLACE states ask of the transport ----- */
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, struct fe_route *to)
 {
-	return xp && xp->pid == fp_self_pid();
-}
-
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached)
-{
-	return fp_route(xp, fk, FK_ROUTE_QPN, qpn, xrc, srqn, quirks, out, cached);
-}
-
-bool fe_peer_self(const struct fe_peer *p)
-{
-	return p->self;
+	to->peer = NULL;
+	to->self = to->cached = false;
+	if (!xp || xp->pid != fp_self_pid()) {
+		/* none, or the parent's (inherited through fork) */
+		memset(&to->rt, 0, sizeof(to->rt));
+		to->rt.fd = -1;
+		return NULL;
+	}
+	to->peer = fp_route(xp, fk, FK_ROUTE_QPN, to->qpn, to->xrc, to->srqn, to->quirks, &to->rt,
+			    &to->cached);
+	to->self = to->peer && to->peer->self;
+	return to->peer;
 }
 
 /* The requester's check on the target's published tables, as this peer maps
@@ -866,16 +881,12 @@ bool fe_peer_alive(const struct fe_peer *p)
 }
 
 /*
- * Where the inbox of p ends now (bytes, monotonic), and whether its owner
- * has executed everything up to such a mark: the requester's PLACE
- * keeps a QP's one-sided operation behind the requests the QP put in
- * that inbox before it (an unreliable request completes when pushed).
+ * Whether the owner of p has executed everything in its inbox up to a mark
+ * (its end once a request was in, fe_xport_send: bytes, monotonic): the
+ * requester's PLACE keeps a QP's one-sided operation behind the requests
+ * the QP put in that inbox before it (an unreliable request completes when
+ * pushed).
  */
-uint64_t fe_peer_mark(const struct fe_peer *p)
-{
-	return __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
-}
-
 bool fe_peer_served(const struct fe_peer *p, uint64_t mark)
 {
 	return (int64_t)(__atomic_load_n(&p->ib->head, __ATOMIC_ACQUIRE) - mark) >= 0;

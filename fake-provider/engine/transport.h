@@ -24,6 +24,7 @@
 
 #include "fp_engine.h"
 
+/* ---- joining -------------------------------------------------------------- */
 /* What the progress thread does besides serving the inbox (hca.c). */
 struct fe_xport_work {
 	long long (*retry)(void);	/* retransmissions due; the next due time */
@@ -36,23 +37,43 @@ int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_clien
 struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk);
 void fe_xport_drain(struct fe_xport *xp);
 void fe_xport_touch(struct fe_xport *xp);
+
+/* ---- the requester's ROUTE, XMIT and PLACE states ------------------------- */
 struct fe_peer;
-bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
-/* The peer behind a QPN, through the daemon (XRC: its gate, kept while the
- * daemon's route epoch holds). */
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
-bool fe_peer_self(const struct fe_peer *p);
-/* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
- * room; with want, at once or EAGAIN (full), and *id names the request
- * whose response comes later (through struct fe_xport_work.recv). A payload
- * longer than one record goes in segments: *done is how much of it went
- * (EAGAIN part way: the caller tries again with *id and *done as left). */
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done);
+/* Where a packet goes: asked for QP qpn (XRC: through the daemon's gate of
+ * that target QP for SRQ srqn, with its quirks), answered with the peer,
+ * kept while the daemon's route epoch holds for XRC. */
+struct fe_route {
+	uint32_t qpn, srqn;
+	bool xrc;
+	unsigned quirks;		/* FK_Q_* of the gate */
+	struct fe_peer *peer;		/* NULL: nowhere (not joined here, no such QP,
+					 * the gate said no: rt.gate) */
+	bool self;			/* this process's own inbox */
+	bool cached;			/* through a route the transport remembered */
+	struct fk_route rt;		/* the daemon's answer (XRC: the target QP's) */
+};
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, struct fe_route *to);
+/* Where a request went (the requester's XMIT state, requester.c). */
+struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
+	struct fe_peer *peer;
+	uint64_t id;
+	bool cached;		/* through a route the transport remembered */
+	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
+				 * bytes of it in the peer's inbox (to peer, as id) */
+	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_served) */
+};
+/* A request of a QP of connection fk into the inbox of to->peer: 0 or an
+ * errno. Without want, as soon as there is room; with want, at once or
+ * EAGAIN (full), and to->id names the request whose response comes later
+ * (through struct fe_xport_work.recv). A payload longer than one record goes
+ * in segments: to->seg_done is how much of it went (EAGAIN part way: the
+ * caller tries again with to->id and to->seg_done as left). */
+int fe_xport_send(struct fe_xport *xp, struct fe_sent *to, const struct fp_packet *pkt,
+		  const struct fk_client *fk, bool want);
+/* Whether the process behind a peer can still answer (slow: reads /proc). */
 bool fe_peer_alive(const struct fe_peer *p);
-/* The inbox's end now, and whether its owner executed what came before a mark. */
-uint64_t fe_peer_mark(const struct fe_peer *p);
+/* Whether the peer's owner executed what its inbox held up to a mark. */
 bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
 /* Whether the process behind a peer stopped serving its inbox for good (cheap). */
 bool fe_peer_gone(const struct fe_peer *p);
@@ -65,16 +86,7 @@ bool fe_peer_gone(const struct fe_peer *p);
  */
 int fe_peer_remote(struct fe_peer *p, uint32_t dst_qpn, uint64_t addr, uint32_t rkey,
 		   uint64_t len, int need, char **where);
+/* A remembered route to a QPN that may have moved on: ask the daemon again. */
 void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
-
-/* Where a request went (the requester's ROUTE and XMIT states, requester.c). */
-struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
-	struct fe_peer *peer;
-	uint64_t id;
-	bool cached;		/* through a route the transport remembered */
-	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
-				 * bytes of it in the peer's inbox (to peer, as id) */
-	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
-};
 
 #endif /* FE_TRANSPORT_H */
