@@ -525,5 +525,8 @@ struct fe_rcv {
 	uint64_t id;
 };
 void fe_recv(struct fe_dev *dev, struct fe_rcv *rcv);
+/* The same for a request, its QP found by the caller or not (NULL). */
+void fe_recv_req(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+		 struct fp_response *resp);
 
 #endif /* FP_ENGINE_H */

@@ -300,9 +300,8 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 
 FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 {
-	struct fe_rcv rcv = { .pkt = c->out, .qp = c->dq, .resp = &c->resp };
-
-	fe_recv(c->dev, &rcv);	/* the responder, through the receive dispatcher */
+	/* to the responder, through the receive dispatcher */
+	fe_recv_req(c->dev, c->dq, c->out, &c->resp);
 	return REQ_ANSWERED;
 }
 
