@@ -1124,19 +1124,28 @@ void fe_mem_mr_kill(struct fe_mr *mr)
 		__atomic_store_n(gone, mr->rkey, __ATOMIC_RELEASE);
 }
 
-bool fe_mem_mr_gone(const struct fe_mr *mr)
+/* Whether a foreign region went: deregistered by its owner, or destroyed by
+ * an importer. Out of line, so that the owner's own regions, checked on
+ * every message's path, read one word and copy no key record to the stack. */
+static __attribute__((noinline)) bool fe_foreign_gone(const struct fe_mr *mr)
 {
 	struct fe_mem_key_ent k;
+
+	return !fe_foreign_rec(mr, &k) || !fe_foreign_same(mr, &k) ||
+	       __atomic_load_n(&mr->ftabs->keys[fe_key_slot(mr->rkey)].gone, __ATOMIC_ACQUIRE) ==
+	       mr->rkey;
+}
+
+bool fe_mem_mr_gone(const struct fe_mr *mr)
+{
 	const struct fe_memdev *md = mr->pub.md;
 
 	if (fp__quirk(FP_Q_IMPORT_STALE_HANDLE))
 		return false;			/* the quirk: a destroyed region keeps working */
 	if (mr->killed)
 		return true;
-	if (mr->ftabs)				/* deregistered by its owner, or destroyed by an importer */
-		return !fe_foreign_rec(mr, &k) || !fe_foreign_same(mr, &k) ||
-		       __atomic_load_n(&mr->ftabs->keys[fe_key_slot(mr->rkey)].gone,
-				       __ATOMIC_ACQUIRE) == mr->rkey;
+	if (mr->ftabs)
+		return fe_foreign_gone(mr);
 	/* the owner's: destroyed by an importer in another process */
 	return md && !md->dead && md->tabs &&
 	       __atomic_load_n(&md->tabs->keys[mr->pub.slot].gone, __ATOMIC_ACQUIRE) == mr->rkey;
