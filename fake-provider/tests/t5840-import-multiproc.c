@@ -44,26 +44,6 @@ enum { O_CHECK = 1, O_DEREG, O_DEALLOC, O_CLOSE };
 /* The importer's. */
 enum { I_TRAFFIC = 1, I_IMPORT_MR, I_DEALLOC, I_CLOSE };
 
-static long objects_now(void)
-{
-	char *d = fkt_dump();
-	long n = fkt_field(d, "objects");
-
-	assert_int_equal(fkt_field(d, "problems"), 0);
-	free(d);
-	return n;
-}
-
-static long objects_reach(long want)
-{
-	long long end = fkt_ms() + 5000 * fkt_mult();
-	long n;
-
-	while ((n = objects_now()) != want && fkt_ms() < end)
-		usleep(10000);
-	return n;
-}
-
 /* ---- the owner ------------------------------------------------------------ */
 static void owner(int in, int out, void *arg)
 {
@@ -377,15 +357,15 @@ static void close_orders(void **state)
 		struct pair p = pair_up();
 		struct fkt_proc *first = round ? &p.o : &p.i, *last = round ? &p.i : &p.o;
 
-		assert_int_equal(objects_now(), 2);		/* the PD and the MR */
+		assert_int_equal(fkt_objects_now(), 2);		/* the PD and the MR */
 		assert_int_equal(ask(first, round ? O_CLOSE : I_CLOSE), 0);
 		fkt_reap(first);
-		assert_int_equal(objects_now(), 2);
+		assert_int_equal(fkt_objects_now(), 2);
 		if (round)					/* the owner's gone: still usable */
 			assert_int_equal(ask(last, I_IMPORT_MR), 0);
 		assert_int_equal(ask(last, round ? I_CLOSE : O_CLOSE), 0);
 		fkt_reap(last);
-		assert_int_equal(objects_reach(0), 0);
+		assert_int_equal(fkt_objects_reach(0), 0);
 	}
 	fkt_end_clean(mon);
 }
@@ -396,12 +376,12 @@ static void both_killed(void **state)
 	struct pair p = pair_up();
 
 	(void)state;
-	assert_int_equal(objects_now(), 2);
+	assert_int_equal(fkt_objects_now(), 2);
 	fkt_kill(&p.o);
-	assert_int_equal(objects_now(), 2);			/* the importer holds it */
+	assert_int_equal(fkt_objects_now(), 2);			/* the importer holds it */
 	assert_int_equal(ask(&p.i, I_IMPORT_MR), 0);
 	fkt_kill(&p.i);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	fkt_end_clean(mon);
 }
 
