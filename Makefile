@@ -148,9 +148,10 @@ REF_MAP  := ref-impl/libibverbs.map
 REF_LIB  := $(B)/lib/libibverbs.so.1
 # Per-tree flags: ref-impl is held to -Wmissing-prototypes (a function is
 # static, or declared in ri.h or a public header); its library includes no
-# fake-provider header (its self-tests do: fp_script.h, nothing else).
+# fake-provider header but the fake kernel's interface (uapi: fk_ufile.h,
+# the name of a context's file), its self-tests fp_script.h, nothing else.
 $(B)/obj/ref-impl/%.o: CFLAGS_COMMON += -Wmissing-prototypes
-$(B)/obj/ref-impl/src/%.o: FP_INC :=
+$(B)/obj/ref-impl/src/%.o: FP_INC := $(FP_UAPI_INC)
 $(B)/obj/ref-impl/tests/%.o: FP_INC := $(FP_SCRIPT_INC)
 # The release the reference plays unless told (ref-impl/src/release.c): the
 # installed libibverbs-dev's (pkg-config 1.14.44.0 is 44, 1.14.56.1 56; one

@@ -26,6 +26,7 @@
 
 #include "fp_engine.h"
 #include "sq.h"
+#include "transport.h"
 
 #define FE_COMP_STATES(X)						\
 	X(CHECK_ACK)		/* what the answer says */		\
@@ -83,55 +84,6 @@ static enum ibv_wc_status fp_ack_status(enum fp_ack a)
 	default:
 		return IBV_WC_RETRY_EXC_ERR;
 	}
-}
-
-static enum ibv_wc_opcode fp_wc_opcode(enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ:
-		return IBV_WC_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return IBV_WC_COMP_SWAP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return IBV_WC_FETCH_ADD;
-	case IBV_WR_BIND_MW:
-		return IBV_WC_BIND_MW;
-	case IBV_WR_LOCAL_INV:
-		return IBV_WC_LOCAL_INV;
-	case IBV_WR_ATOMIC_WRITE:
-		return IBV_WC_ATOMIC_WRITE;
-	case IBV_WR_FLUSH:
-		return IBV_WC_FLUSH;
-	default:
-		return IBV_WC_SEND;
-	}
-}
-
-void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
-		    enum ibv_wc_status st, uint32_t byte_len)
-{
-	bool signaled = r->sq_sig_all || (s->send_flags & IBV_SEND_SIGNALED);
-	struct ibv_wc wc;
-
-	if (st == IBV_WC_SUCCESS && !signaled) {
-		/* Retired with the next signaled CQE that is polled. */
-		return;
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = s->wr_id;
-	wc.status = st;
-	wc.opcode = fp_wc_opcode(s->opcode);
-	wc.byte_len = byte_len;
-	wc.qp_num = r->qpn;
-	/* rxe flags the send side of an IMM operation too (linux v6.1
-	 * drivers/infiniband/sw/rxe/rxe_comp.c:411 make_send_cqe) */
-	if (st == IBV_WC_SUCCESS && r->rxe_rules &&
-	    (s->opcode == IBV_WR_SEND_WITH_IMM || s->opcode == IBV_WR_RDMA_WRITE_WITH_IMM))
-		wc.wc_flags |= IBV_WC_WITH_IMM;
-	fe_cq_push(r->scq, &wc, r, seq, false);
 }
 
 /* Where a READ's or an atomic's answer lands: every SGE a region with local
@@ -479,13 +431,12 @@ void fe_comp_retire(struct fe_qp *r, struct fp_swqe *w)
 }
 
 /* ---- what reaches the completer from outside ------------------------------------ */
-void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp)
+/* A response that arrived (the receive dispatcher's, recv.c): the WQE on its
+ * way that it answers, or every one a cumulative ACK covers. */
+void fe_comp_response(struct fe_qp *r, uint64_t id, const struct fp_response *resp)
 {
-	struct fe_qp *r = fe_qp_find(dev, qpn);
 	struct fp_link *p;
 
-	if (!r || !id)
-		return;
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
 

@@ -11,14 +11,18 @@
  *  - The owner publishes, in the same memfd, a table of its keys (regions
  *    and windows) and a table of its one-sided targets (QPs): written by the
  *    owner only, read by peers without a lock (a sequence count per entry).
- *  - A requester asks fe_peer_remote whether the target would grant an
- *    access, from those tables, through the same check the responder runs
- *    (fe_key_check, also behind fe_mr_remote): where the target's bytes are
- *    mapped in this process, or FE_MEM_FALLBACK, and then the request takes
- *    the old path (the target's responder decides, with its own errors).
- *    fe_peer_remote never refuses: any doubt is FE_MEM_FALLBACK.
+ *  - A requester asks whether the target would grant an access, from those
+ *    tables as a peer maps them (fe_mem_view_remote; the transport, which
+ *    owns the peer, asks it for its peer: fe_peer_remote), through the same
+ *    check the responder runs (fe_key_check, also behind fe_mr_remote):
+ *    where the target's bytes are mapped in this process, or
+ *    FE_MEM_FALLBACK, and then the request takes the old path (the
+ *    target's responder decides, with its own errors). It never refuses:
+ *    any doubt is FE_MEM_FALLBACK.
  *
- * Everything here runs under the plugin lock (fe_lock).
+ * Below the registry and the transport, which call it: a device is its
+ * struct fe_dev pointer here, never read. Everything here runs under the
+ * plugin lock (fe_lock).
  */
 #ifndef FE_MEM_H
 #define FE_MEM_H
@@ -65,19 +69,6 @@ struct fe_key_rec {
 bool fe_key_check(const struct fe_key_rec *rec, uint64_t pd, uint32_t qpn, int qp_access,
 		  uint64_t addr, uint64_t len, int need, uint64_t *off);
 
-/*
- * The requester's check on the peer that owns QP dst_qpn (the peer is the
- * transport's, from fe_xport_route): 0 and *where the target's bytes for
- * [addr, addr + len) as mapped in this process, or FE_MEM_FALLBACK. It
- * mirrors the responder's GET_QP (an RC QP in RTR, RTS or SQD), CHK_SEQ (no
- * stream blocked after an RNR NAK: then the target decides) and CHK_RKEY; the
- * caller checked CHK_OP and CHK_ALIGN (8-aligned atomics) and len > 0. need
- * is one IBV_ACCESS_REMOTE_* bit. src_qpn is the requester's QP.
- */
-struct fe_peer;
-int fe_peer_remote(struct fe_peer *peer, uint32_t dst_qpn, uint32_t src_qpn, uint64_t addr,
-		   uint32_t rkey, uint64_t len, int need, char **where);
-
 /* ---- inside the engine ------------------------------------------------------ */
 /*
  * The shared part of the inbox's memfd, after the inbox (whose size is
@@ -86,10 +77,11 @@ int fe_peer_remote(struct fe_peer *peer, uint32_t dst_qpn, uint32_t src_qpn, uin
  * calls it when it makes the inbox); fe_mem_detach lets it go (regions still
  * backed by it stay so until their last deregistration).
  */
-void fe_mem_attach(int devidx, int fd, uint64_t base);
-void fe_mem_detach(int devidx);
+void fe_mem_attach(const struct fe_dev *dev, int fd, uint64_t base);
+void fe_mem_detach(const struct fe_dev *dev);
 
-/* What a peer maps of another process's memfd (struct fe_peer holds one). */
+/* What a peer maps of another process's memfd (the transport's peer holds
+ * one). */
 struct fe_mem_tabs;
 struct fe_mem_view {
 	const struct fe_mem_tabs *tabs;	/* NULL: nothing published reachable */
@@ -98,13 +90,16 @@ struct fe_mem_view {
 };
 void fe_mem_peer_map(struct fe_mem_view *v, int fd, uint64_t base);
 void fe_mem_peer_unmap(struct fe_mem_view *v);
-/* fe_peer_remote past its peer: the check on a view. */
+/*
+ * The requester's check on a view of the peer that owns QP dst_qpn: 0 and
+ * *where the target's bytes for [addr, addr + len) as mapped in this
+ * process, or FE_MEM_FALLBACK. It mirrors the responder's GET_QP (an RC QP
+ * in RTR, RTS or SQD), CHK_SEQ (no stream blocked after an RNR NAK: then the
+ * target decides) and CHK_RKEY; the caller checked CHK_OP and CHK_ALIGN
+ * (8-aligned atomics) and len > 0. need is one IBV_ACCESS_REMOTE_* bit.
+ */
 int fe_mem_view_remote(const struct fe_mem_view *v, uint32_t dst_qpn, uint64_t addr,
 		       uint32_t rkey, uint64_t len, int need, char **where);
-/* The transport's: the view of a peer (NULL: its own inbox), and whether its
- * owner still serves it. */
-struct fe_mem_view *fe_peer_mem(struct fe_peer *p);
-bool fe_peer_owned(const struct fe_peer *p);
 
 /* Registration: back the region's pages by the memfd (when safe) and
  * publish its key; the reverse. */
@@ -121,7 +116,7 @@ void fe_mem_qp_unpublish(struct fe_qp *qp);
  * event the daemon raised). */
 void fe_mem_qp_errored(struct fe_qp *qp);
 /* Whether a new key would take a free slot of the device's key table. */
-bool fe_mem_key_slot_free(int devidx, uint32_t key);
+bool fe_mem_key_slot_free(const struct fe_dev *dev, uint32_t key);
 /* The records fe_key_check takes, from live objects. */
 void fe_mr_key_rec(const struct fe_mr *mr, struct fe_key_rec *rec);
 void fe_mw_key_rec(const struct fe_mw *mw, struct fe_key_rec *rec);

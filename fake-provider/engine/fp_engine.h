@@ -221,6 +221,14 @@ void fe_fork_init(void);		/* once, at load, after fk_fork_init: fork waits for t
 struct fe_dev *fe_dev_attach(int devidx);
 void fe_dev_detach(struct fe_dev *dev);
 int fe_dev_index(const struct fe_dev *dev);
+/* The device's transport in this process, while joined (transport.h). */
+struct fe_xport;
+struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
+struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
+struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
+/* 1 + the highest index of a device this process attached (fe_dev_xport_at
+ * is NULL past it). */
+int fe_dev_span(void);
 
 void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn);
 void fe_qp_del(struct fe_qp *qp);
@@ -307,7 +315,6 @@ void fe_dom_put(struct fe_dom *dom);	/* forgets it with its last local use */
 
 /* A daemon connection joins (leaves) the device's receive ring; the last to
  * leave gets the transport back, to stop (fe_xport_stop) once unlocked. */
-struct fe_xport;
 int fe_join(struct fe_dev *dev, struct fk_client *fk);
 struct fe_xport *fe_leave(struct fe_dev *dev, struct fk_client *fk);
 void fe_xport_stop(struct fe_xport *xp);
@@ -318,7 +325,8 @@ void fe_progress(void);
 /*
  * The data path's trace: with `trace FILE states` in the script, each run of
  * the requester, the responder and the completer writes the states it went
- * through, one line (fp_trace: "<pid> req|resp|comp ...").
+ * through, one line (fp_trace: "<pid> req|resp|comp ...");
+ * the names it prints and the path are trace.c's, a leaf.
  */
 #define fe_trace_states()	__builtin_expect(fp__script->trace_states, 0)
 #define fe_trace(...)	fp_trace(fp__script, __VA_ARGS__)
@@ -404,8 +412,6 @@ bool fe_sq_idle(const struct fe_qp *qp);
 /* Serve retransmissions that are due; the next due time (ns, 0: none). */
 long long fe_sq_progress(void);
 long long fe_sq_next_due(void);
-/* The response to a request of QP qpn of dev (struct fe_xport_work). */
-void fe_sq_response(struct fe_dev *dev, uint32_t qpn, uint64_t id, const struct fp_response *resp);
 
 /* ---- packets: what travels between requester and responder -------------- */
 /*
@@ -520,63 +526,34 @@ struct fp_response {
 };
 
 /* ---- the responder (responder.c) ------------------------------------------ */
-/* Where a request went (the requester's ROUTE and XMIT states, requester.c). */
-struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
-	struct fe_peer *peer;
-	uint64_t id;
-	bool cached;		/* through a route the transport remembered */
-	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
-				 * bytes of it in the peer's inbox (to peer, as id) */
-	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_mark) */
-};
-/* A packet that arrived in this process: its QP (or, for XRC, the SRQ it
- * names behind the target QP the daemon's gate let it through) executes it. */
-void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp);
-/* The same for a packet whose QP the caller found (fe_qp_find; NULL: none, or
- * XRC, whose target QP is the daemon's). */
-void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
-	      struct fp_response *resp);
+/* A request that arrived for QP qp of this process (NULL: none; for XRC the
+ * SRQ it names behind the target QP the daemon's gate let it through, the
+ * target QP being the daemon's) is executed; its answer in *resp. Entered
+ * from the receive dispatcher only (recv.c). */
+void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+		  struct fp_response *resp);
 
-/* ---- the transport between processes (transport.c) ----------------------- */
-/* What the progress thread does besides serving the inbox (hca.c). */
-struct fe_xport_work {
-	long long (*retry)(void);	/* retransmissions due; the next due time */
-	long long (*next_due)(void);	/* ns, 0: none (read without the lock) */
-	/* the response to request id of QP qpn (resp->data valid during the call) */
-	void (*response)(struct fe_dev *dev, uint32_t qpn, uint64_t id,
-			 const struct fp_response *resp);
+/* ---- the receive dispatcher (recv.c) --------------------------------------- */
+/*
+ * What arrives for this process: a request (pkt), which the responder
+ * executes, answering in *resp; or the response *resp to request id of QP
+ * qpn, which the completer takes (resp->data valid during the call). The
+ * one way a packet reaches the responder or the completer: the transport
+ * hands it what its inbox brings, the requester a request to a QP of this
+ * process (EXECUTE_HERE, with the QP it found), as linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_recv.c rxe_rcv hands each packet to
+ * rxe_resp_queue_pkt or rxe_comp_queue_pkt.
+ */
+struct fe_rcv {
+	const struct fp_packet *pkt;	/* a request; NULL: a response */
+	struct fe_qp *qp;		/* a request: its QP, if the sender found it */
+	struct fp_response *resp;	/* a request's answer, or the response */
+	uint32_t qpn;			/* a response: its request's QP and id */
+	uint64_t id;
 };
-int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_client *fk,
-		      const struct fe_xport_work *work);
-struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk);
-void fe_xport_drain(struct fe_xport *xp);
-void fe_xport_touch(struct fe_xport *xp);
-struct fe_peer;
-bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
-/* The peer behind a QPN, through the daemon (XRC: its gate, kept while the
- * daemon's route epoch holds). */
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
-bool fe_peer_self(const struct fe_peer *p);
-/* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
- * room; with want, at once or EAGAIN (full), and *id names the request
- * whose response comes later (struct fe_xport_work.response). A payload
- * longer than one record goes in segments: *done is how much of it went
- * (EAGAIN part way: the caller tries again with *id and *done as left). */
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done);
-bool fe_peer_alive(const struct fe_peer *p);
-/* The inbox's end now, and whether its owner executed what came before a mark. */
-uint64_t fe_peer_mark(const struct fe_peer *p);
-bool fe_peer_served(const struct fe_peer *p, uint64_t mark);
-/* Whether the process behind a peer stopped serving its inbox for good (cheap). */
-bool fe_peer_gone(const struct fe_peer *p);
-void fe_xport_forget(struct fe_xport *xp, uint32_t qpn);
-struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
-struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
-struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
-/* 1 + the highest index of a device this process attached (fe_dev_xport_at
- * is NULL past it). */
-int fe_dev_span(void);
+void fe_recv(struct fe_dev *dev, struct fe_rcv *rcv);
+/* The same for a request, its QP found by the caller or not (NULL). */
+void fe_recv_req(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+		 struct fp_response *resp);
 
 #endif /* FP_ENGINE_H */

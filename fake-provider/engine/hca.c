@@ -5,14 +5,13 @@
  * progress thread then serves the inbox and the retransmissions that are
  * due whenever the application calls no verb; every verb serves them first.
  */
-#include <stdio.h>
-
 #include "fp_engine.h"
+#include "transport.h"
 
 static const struct fe_xport_work fe_work = {
 	.retry = fe_sq_progress,
 	.next_due = fe_sq_next_due,
-	.response = fe_sq_response,
+	.recv = fe_recv,
 };
 
 int fe_join(struct fe_dev *dev, struct fk_client *fk)
@@ -38,28 +37,4 @@ void fe_progress(void)
 		}
 	}
 	fe_sq_progress();		/* retransmissions that are due */
-}
-
-/* ---- the data path's trace -------------------------------------------------- */
-#define FE_NAME(n)	#n,
-static const char *const fe_pkt_op_names[] = { FP_PKT_OPS(FE_NAME) };
-static const char *const fe_ack_names[] = { FP_ACKS(FE_NAME) };
-
-const char *fe_pkt_op_name(enum fp_pkt_op op)
-{
-	return (unsigned)op < sizeof(fe_pkt_op_names) / sizeof(fe_pkt_op_names[0])
-	       ? fe_pkt_op_names[op] : "?";
-}
-
-const char *fe_ack_name(enum fp_ack a)
-{
-	return (unsigned)a < sizeof(fe_ack_names) / sizeof(fe_ack_names[0]) ? fe_ack_names[a] : "?";
-}
-
-void fe_path_add(struct fe_path *t, const char *state)
-{
-	int k = snprintf(t->buf + t->n, sizeof(t->buf) - t->n, " %s", state);
-
-	if (k > 0 && t->n + (size_t)k < sizeof(t->buf))
-		t->n += (size_t)k;
 }

@@ -71,6 +71,7 @@ struct fe_mem_tabs {
 
 /* A device's memfd as its owner uses it. */
 struct fe_memdev {
+	const struct fe_dev *dev;		/* the device it is of: its identity, never read */
 	int fd;
 	bool attached;			/* its transport is up; else it waits for its backings */
 	bool dead;			/* inherited through fork(): the parent's */
@@ -103,6 +104,8 @@ struct fe_backing {
 
 static void fe_key_write(struct fe_memdev *md, unsigned slot, const struct fe_key_rec *rec);
 
+/* The devices' memfds this process owns (a device is its pointer here:
+ * this file is below the registry, which owns struct fe_dev). */
 static struct fe_memdev *fe_md[FP_MAX_DEVS];
 static struct fe_backing *fe_bk;
 static size_t fe_pg;
@@ -231,13 +234,19 @@ static bool fe_seq_read(const uint32_t *seq, void *dst, const void *src, size_t 
 }
 
 /* ---- the owner's memfd -------------------------------------------------------- */
-void fe_mem_attach(int devidx, int fd, uint64_t base)
+void fe_mem_attach(const struct fe_dev *dev, int fd, uint64_t base)
 {
 	struct fe_memdev *md;
 	struct stat st;
+	int i, at = -1;
 	void *m;
 
-	if (devidx < 0 || devidx >= FP_MAX_DEVS || fe_md[devidx] || (base & (fe_page() - 1)))
+	for (i = FP_MAX_DEVS - 1; i >= 0; i--)
+		if (!fe_md[i])
+			at = i;
+		else if (fe_md[i]->dev == dev)
+			return;
+	if (at < 0 || (base & (fe_page() - 1)))
 		return;
 	md = calloc(1, sizeof(*md));
 	if (!md)
@@ -262,7 +271,8 @@ void fe_mem_attach(int devidx, int fd, uint64_t base)
 	md->ino = st.st_ino;
 	md->sdev = st.st_dev;
 	md->attached = true;
-	fe_md[devidx] = md;
+	md->dev = dev;
+	fe_md[at] = md;
 	return;
 err:
 	free(md);
@@ -296,14 +306,18 @@ static void fe_md_unlink(struct fe_memdev *md)
 		}
 }
 
-void fe_mem_detach(int devidx)
+void fe_mem_detach(const struct fe_dev *dev)
 {
 	struct fe_memdev *md;
 	unsigned i;
+	int k;
 
-	if (devidx < 0 || devidx >= FP_MAX_DEVS || !(md = fe_md[devidx]))
+	for (k = 0; k < FP_MAX_DEVS && !(fe_md[k] && fe_md[k]->dev == dev); k++)
+		;
+	if (k == FP_MAX_DEVS)
 		return;
-	fe_md[devidx] = NULL;
+	md = fe_md[k];
+	fe_md[k] = NULL;
 	md->attached = false;
 	fe_md_unlink(md);
 	/* nothing is published any more: peers that still map it find
@@ -398,27 +412,15 @@ int fe_mem_view_remote(const struct fe_mem_view *v, uint32_t dst_qpn, uint64_t a
 	return 0;
 }
 
-int fe_peer_remote(struct fe_peer *peer, uint32_t dst_qpn, uint32_t src_qpn, uint64_t addr,
-		   uint32_t rkey, uint64_t len, int need, char **where)
-{
-	struct fe_mem_view *v = peer ? fe_peer_mem(peer) : NULL;
-
-	(void)src_qpn;
-	*where = NULL;
-	if (!v || !v->tabs)
-		return FE_MEM_FALLBACK;
-	if (!fe_peer_owned(peer)) {
-		/* nobody serves it any more: let its memory go */
-		fe_mem_peer_unmap(v);
-		return FE_MEM_FALLBACK;
-	}
-	return fe_mem_view_remote(v, dst_qpn, addr, rkey, len, need, where);
-}
-
 /* ---- publishing ------------------------------------------------------------------- */
-static struct fe_memdev *fe_md_of(int devidx)
+static struct fe_memdev *fe_md_of(const struct fe_dev *dev)
 {
-	return devidx >= 0 && devidx < FP_MAX_DEVS ? fe_md[devidx] : NULL;
+	int i;
+
+	for (i = 0; i < FP_MAX_DEVS; i++)
+		if (fe_md[i] && fe_md[i]->dev == dev)
+			return fe_md[i];
+	return NULL;
 }
 
 static unsigned fe_key_slot(uint32_t key)
@@ -426,9 +428,9 @@ static unsigned fe_key_slot(uint32_t key)
 	return (key >> 8) & (FE_MEM_NKEYS - 1);
 }
 
-bool fe_mem_key_slot_free(int devidx, uint32_t key)
+bool fe_mem_key_slot_free(const struct fe_dev *dev, uint32_t key)
 {
-	struct fe_memdev *md = fe_md_of(devidx);
+	struct fe_memdev *md = fe_md_of(dev);
 
 	return !md || !md->key_owner[fe_key_slot(key)];
 }
@@ -481,10 +483,10 @@ static void fe_pub_leave(struct fe_mem_pub *pub)
 
 /* Publish rec for the object whose record pub is (an MR wins a slot held by
  * a window of the same key, as fe_mr_remote looks at regions first). */
-static void fe_pub_key(int devidx, struct fe_mem_pub *pub, const struct fe_key_rec *rec,
-		       bool is_mr)
+static void fe_pub_key(const struct fe_dev *dev, struct fe_mem_pub *pub,
+		       const struct fe_key_rec *rec, bool is_mr)
 {
-	struct fe_memdev *md = fe_md_of(devidx);
+	struct fe_memdev *md = fe_md_of(dev);
 	unsigned slot = fe_key_slot(rec->rkey);
 
 	if (pub->md && (pub->md != md || (unsigned)pub->slot != slot))
@@ -513,7 +515,7 @@ void fe_mem_mr_publish(struct fe_dev *dev, struct fe_mr *mr)
 	struct fe_key_rec rec;
 
 	fe_mr_key_rec(mr, &rec);
-	fe_pub_key(fe_dev_index(dev), &mr->pub, &rec, true);
+	fe_pub_key(dev, &mr->pub, &rec, true);
 }
 
 void fe_mem_mw_publish(struct fe_dev *dev, struct fe_mw *w)
@@ -522,9 +524,9 @@ void fe_mem_mw_publish(struct fe_dev *dev, struct fe_mw *w)
 
 	fe_mw_key_rec(w, &rec);
 	/* a window reaches peers through its region's memfd only */
-	if (w->bound && w->mr && w->mr->bk && w->mr->bk->md != fe_md_of(fe_dev_index(dev)))
+	if (w->bound && w->mr && w->mr->bk && w->mr->bk->md != fe_md_of(dev))
 		rec.mapped = false;
-	fe_pub_key(fe_dev_index(dev), &w->pub, &rec, false);
+	fe_pub_key(dev, &w->pub, &rec, false);
 }
 
 void fe_mem_mw_unpublish(struct fe_mw *w)
@@ -534,7 +536,7 @@ void fe_mem_mw_unpublish(struct fe_mw *w)
 
 void fe_mem_qp_publish(struct fe_qp *qp)
 {
-	struct fe_memdev *md = qp->dev ? fe_md_of(fe_dev_index(qp->dev)) : NULL;
+	struct fe_memdev *md = qp->dev ? fe_md_of(qp->dev) : NULL;
 	unsigned slot = qp->qpn & (FE_MEM_NQPS - 1);
 	struct fe_mem_qp_ent *e;
 
@@ -888,7 +890,7 @@ static void fe_mr_pages(const struct fe_mr *mr, uintptr_t *a, uintptr_t *b)
 
 void fe_mem_mr_add(struct fe_dev *dev, struct fe_mr *mr)
 {
-	struct fe_memdev *md = fe_md_of(fe_dev_index(dev));
+	struct fe_memdev *md = fe_md_of(dev);
 	struct fe_backing *bk = NULL;
 	uintptr_t a, b;
 	bool overlap;
@@ -1122,19 +1124,28 @@ void fe_mem_mr_kill(struct fe_mr *mr)
 		__atomic_store_n(gone, mr->rkey, __ATOMIC_RELEASE);
 }
 
-bool fe_mem_mr_gone(const struct fe_mr *mr)
+/* Whether a foreign region went: deregistered by its owner, or destroyed by
+ * an importer. Out of line, so that the owner's own regions, checked on
+ * every message's path, read one word and copy no key record to the stack. */
+static __attribute__((noinline)) bool fe_foreign_gone(const struct fe_mr *mr)
 {
 	struct fe_mem_key_ent k;
+
+	return !fe_foreign_rec(mr, &k) || !fe_foreign_same(mr, &k) ||
+	       __atomic_load_n(&mr->ftabs->keys[fe_key_slot(mr->rkey)].gone, __ATOMIC_ACQUIRE) ==
+	       mr->rkey;
+}
+
+bool fe_mem_mr_gone(const struct fe_mr *mr)
+{
 	const struct fe_memdev *md = mr->pub.md;
 
 	if (fp__quirk(FP_Q_IMPORT_STALE_HANDLE))
 		return false;			/* the quirk: a destroyed region keeps working */
 	if (mr->killed)
 		return true;
-	if (mr->ftabs)				/* deregistered by its owner, or destroyed by an importer */
-		return !fe_foreign_rec(mr, &k) || !fe_foreign_same(mr, &k) ||
-		       __atomic_load_n(&mr->ftabs->keys[fe_key_slot(mr->rkey)].gone,
-				       __ATOMIC_ACQUIRE) == mr->rkey;
+	if (mr->ftabs)
+		return fe_foreign_gone(mr);
 	/* the owner's: destroyed by an importer in another process */
 	return md && !md->dead && md->tabs &&
 	       __atomic_load_n(&md->tabs->keys[mr->pub.slot].gone, __ATOMIC_ACQUIRE) == mr->rkey;

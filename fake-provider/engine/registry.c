@@ -332,7 +332,7 @@ static uint32_t fe_new_key(struct fe_dev *dev)
 	} while (x == 0 || fe_key_used(dev, x) ||
 		 /* one whose slot of the published key table is free, while
 		  * one comes soon (a full table: any) */
-		 (++tries < 64 && !fe_mem_key_slot_free(dev->devidx, x)));
+		 (++tries < 64 && !fe_mem_key_slot_free(dev, x)));
 	return x;
 }
 

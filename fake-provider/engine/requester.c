@@ -3,17 +3,18 @@
  * The requester: post_send checks a WR and gathers it (read by the driver,
  * WR-02) into a WQE with its packet; each try of the WQE (its first, and
  * each retransmission) runs the requester's state machine, which takes
- * the packet to the destination's responder (responder.c) here or through
- * the transport (transport.c), and hands the answer to the completer
- * (completer.c). The send queue is served here: what is due is sent again.
+ * the packet to the destination: here through the receive dispatcher
+ * (recv.c, to the responder), or through the transport (transport.c), and
+ * hands the answer to the completer (completer.c). The send queue is
+ * served here: what is due is sent again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fe_mem.h"
 #include "fp_engine.h"
 #include "sq.h"
+#include "transport.h"
 
 #define FP_RESP_WAIT_MS		10000		/* no response by then (times IBVCT_TIMEOUT_MULT): lost */
 
@@ -201,7 +202,7 @@ static long long fp_wait_ns(void)
  *
  *   a QP of this process      READ_WQE GET_DEST EXECUTE_HERE ANSWERED
  *   another process           READ_WQE GET_DEST ROUTE XMIT SENT (the response
- *                             comes later: fe_sq_response, the completer)
+ *                             comes later: the receive dispatcher, the completer)
  *   full inbox, no route      ... ROUTE [XMIT] ANSWERED (BUSY, NO_PATH)
  *   a local error             READ_WQE ERR_LOCAL
  *
@@ -240,7 +241,8 @@ struct fe_req {
 	bool reliable, xrc;
 	const struct fp_packet *out;	/* what travels (XRC: with the gate's answer) */
 	struct fp_packet xrc_pkt;
-	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP (NULL: XRC) */
+	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP GET_DEST found */
+	struct fe_xport *xp;		/* ROUTE: this process's transport for the device */
 	struct fe_peer *peer, *was;	/* ROUTE: where to; where the last try went */
 	uint32_t seg_done;		/* the bytes of a long message already there */
 	uint64_t id;
@@ -322,7 +324,8 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 
 FE_STATE enum fe_req_state fe_req_execute_here(struct fe_req *c)
 {
-	fe_rx_qp(c->dev, c->dq, c->out, &c->resp);
+	/* to the responder, through the receive dispatcher */
+	fe_recv_req(c->dev, c->dq, c->out, &c->resp);
 	return REQ_ANSWERED;
 }
 
@@ -409,8 +412,8 @@ FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
 		return REQ_XMIT;
 	need = pkt->op == FP_PKT_WRITE ? IBV_ACCESS_REMOTE_WRITE :
 	       pkt->op == FP_PKT_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_ATOMIC;
-	if (fe_peer_remote(c->peer, pkt->dst_qpn, pkt->src_qpn, pkt->remote_addr, pkt->rkey,
-			   len, need, &at) || (atomic && (uintptr_t)at % 8))
+	if (fe_peer_remote(c->peer, pkt->dst_qpn, pkt->remote_addr, pkt->rkey, len, need, &at) ||
+	    (atomic && (uintptr_t)at % 8))
 		return REQ_XMIT;
 	switch (pkt->op) {
 	case FP_PKT_WRITE:
@@ -452,63 +455,61 @@ FE_STATE enum fe_req_state fe_req_place(struct fe_req *c)
  */
 FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 {
-	struct fe_xport *xp = fe_dev_xport(c->dev);
 	const struct fp_packet *pkt = c->out;
-	struct fk_route rt;
+	struct fe_route to = {
+		.qpn = pkt->dst_qpn, .xrc = c->xrc, .srqn = pkt->xrc_srqn,
+		.quirks = fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
+	};
+	const struct fk_route *rt = &to.rt;
 
-	if (!fe_xport_mine(xp))
-		return REQ_ANSWERED;
-	c->peer = fe_xport_route(xp, c->r->fk, pkt->dst_qpn, c->xrc, pkt->xrc_srqn,
-				 fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
-				 &rt, &c->w->sent.cached);
+	c->xp = fe_dev_xport(c->dev);
+	c->peer = fe_xport_route(c->xp, c->r->fk, &to);
+	c->w->sent.cached = to.cached;
 	if (!c->peer) {
-		if (c->xrc && rt.gate == FK_GATE_BAD_SRQ)	/* @rule WR-03 */
+		if (c->xrc && rt->gate == FK_GATE_BAD_SRQ)	/* @rule WR-03 */
 			c->resp.status = FP_NAK_INV_REQ;
 		return REQ_ANSWERED;
 	}
 	if (c->xrc) {
 		/* with what the daemon's gate said of the target QP */
 		c->xrc_pkt = *pkt;
-		c->xrc_pkt.xrc_srqn = rt.srqn;
-		c->xrc_pkt.xrc_access = rt.qp_access;
-		c->xrc_pkt.xrc_rnr_timer = (uint8_t)rt.rnr_timer;
-		c->xrc_pkt.xrc_dom = rt.xrcd_id;
+		c->xrc_pkt.xrc_srqn = rt->srqn;
+		c->xrc_pkt.xrc_access = rt->qp_access;
+		c->xrc_pkt.xrc_rnr_timer = (uint8_t)rt->rnr_timer;
+		c->xrc_pkt.xrc_dom = rt->xrcd_id;
 		c->out = &c->xrc_pkt;
 	}
-	if (fe_peer_self(c->peer)) {
-		/* ours after all (an XRC SRQ of this process) */
-		c->dq = c->xrc ? NULL : fe_qp_find(c->dev, c->out->dst_qpn);
+	if (to.self) {
+		/* ours after all (an XRC SRQ of this process): the receive
+		 * dispatcher finds where */
+		c->dq = NULL;
 		return REQ_EXECUTE_HERE;
 	}
 	return c->xrc || !fe_req_may_place(c) ? REQ_XMIT : REQ_PLACE;
 }
 
-/* Into the peer's inbox. The rest of a long message goes where its first
- * part went, else all of it again to where the route leads now. */
+/* Into the peer's inbox; the transport says where it went (struct fe_sent:
+ * its request id, how much of a long message, the inbox's end). The rest
+ * of a long message goes where its first part went, else all of it again
+ * to where the route leads now. */
 FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 {
-	struct fe_xport *xp = fe_dev_xport(c->dev);
 	struct fe_sent *sent = &c->w->sent;
 	int err;
 
-	if (c->peer != c->was)
-		c->seg_done = 0;
-	err = fe_xport_send(xp, c->peer, c->out, fe_up->fk_conn_id(c->r->fk), c->reliable, &c->id,
-			    &c->seg_done);
+	sent->peer = c->peer;
 	sent->id = c->id;
+	sent->seg_done = c->peer == c->was ? c->seg_done : 0;
+	err = fe_xport_send(c->xp, sent, c->out, c->r->fk, c->reliable);
 	if (err == EAGAIN) {
-		c->resp.status = FP_ACK_BUSY;
-		sent->seg_done = c->seg_done;
-		sent->peer = c->peer;
-		sent->mark = fe_peer_mark(c->peer);	/* the part in the inbox */
+		c->resp.status = FP_ACK_BUSY;	/* the part in the inbox stays */
 		return REQ_ANSWERED;
 	}
 	if (err) {
-		fe_xport_forget(xp, c->out->dst_qpn);
+		sent->peer = NULL;
+		fe_xport_forget(c->xp, c->out->dst_qpn);
 		return REQ_ANSWERED;
 	}
-	sent->peer = c->peer;
-	sent->mark = fe_peer_mark(c->peer);
 	if (!c->reliable) {
 		/* done when pushed: PLACE waits until it is executed */
 		fe_sq_unanswered(c->r, c->w);

@@ -692,8 +692,8 @@ static __attribute__((noinline, cold)) void fe_responder_traced(struct fe_resp *
 }
 
 /* Run the machine on one packet for qp (XRC: the SRQ it names). */
-static void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
-			 struct fp_response *resp)
+void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
+		  struct fp_response *resp)
 {
 	enum fe_resp_state s;
 	struct fe_resp c;
@@ -716,16 +716,4 @@ static void fe_responder(struct fe_dev *dev, struct fe_qp *qp, const struct fp_p
 	}
 	while (s != RESP_DONE)
 		s = fe_resp_step(&c, s, qp);
-}
-
-void fe_rx(struct fe_dev *dev, const struct fp_packet *pkt, struct fp_response *resp)
-{
-	fe_responder(dev, pkt->src_type == IBV_QPT_XRC_SEND ? NULL : fe_qp_find(dev, pkt->dst_qpn),
-		     pkt, resp);
-}
-
-void fe_rx_qp(struct fe_dev *dev, struct fe_qp *qp, const struct fp_packet *pkt,
-	      struct fp_response *resp)
-{
-	fe_responder(dev, qp, pkt, resp);
 }

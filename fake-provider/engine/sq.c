@@ -2,8 +2,9 @@
 /*
  * The send queue of the QP engine: the WQEs that wait, in order, for a
  * retransmission, the QPs of this process that have any and the earliest
- * due time, their storage, and their flush when the QP leaves RTS (the
- * completer, completer.c, makes their CQEs).
+ * due time, their storage, their CQEs, and their flush when the QP leaves
+ * RTS. The completer (completer.c) decides when a WQE completes; the CQE is
+ * made here, so that a flush needs nothing above the send queue.
  */
 #include <errno.h>
 #include <limits.h>
@@ -87,6 +88,56 @@ void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w)
 		free(w->s.sg_list);
 	w->s.sg_list = NULL;
 	fp_list_add_tail(&r->sq_free, &w->link);
+}
+
+/* ---- completions of send WQEs ---------------------------------------------------- */
+static enum ibv_wc_opcode fp_wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
+	case IBV_WR_FLUSH:
+		return IBV_WC_FLUSH;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
+		    enum ibv_wc_status st, uint32_t byte_len)
+{
+	bool signaled = r->sq_sig_all || (s->send_flags & IBV_SEND_SIGNALED);
+	struct ibv_wc wc;
+
+	if (st == IBV_WC_SUCCESS && !signaled) {
+		/* Retired with the next signaled CQE that is polled. */
+		return;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = s->wr_id;
+	wc.status = st;
+	wc.opcode = fp_wc_opcode(s->opcode);
+	wc.byte_len = byte_len;
+	wc.qp_num = r->qpn;
+	/* rxe flags the send side of an IMM operation too (linux v6.1
+	 * drivers/infiniband/sw/rxe/rxe_comp.c:411 make_send_cqe) */
+	if (st == IBV_WC_SUCCESS && r->rxe_rules &&
+	    (s->opcode == IBV_WR_SEND_WITH_IMM || s->opcode == IBV_WR_RDMA_WRITE_WITH_IMM))
+		wc.wc_flags |= IBV_WC_WITH_IMM;
+	fe_cq_push(r->scq, &wc, r, seq, false);
 }
 
 void fe_sq_release(struct fe_qp *r)

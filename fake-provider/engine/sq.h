@@ -23,6 +23,7 @@
 #define FP_ENGINE_SQ_H
 
 #include "fp_engine.h"
+#include "transport.h"
 
 #define FP_SWQE_SGE	4		/* SGEs kept in the WQE itself; more are allocated */
 #define FP_SWQE_KEEP	4096		/* the inline buffer a spare WQE keeps, at most */
@@ -58,8 +59,11 @@ struct fp_swqe {
  * that one first, answered and behind nothing (not queued). */
 void fe_comp_answer(struct fe_qp *r, struct fp_swqe *w, const struct fp_response *resp);
 void fe_comp_retire(struct fe_qp *r, struct fp_swqe *w);
+/* A response that arrived for a request of r (id: the request's, as the
+ * transport named it), from the receive dispatcher (recv.c). */
+void fe_comp_response(struct fe_qp *r, uint64_t id, const struct fp_response *resp);
 /* The send CQE of a WQE (none for a quiet success: retired with the next
- * signaled CQE that is polled). */
+ * signaled CQE that is polled); sq.c, under the completer and the flush. */
 void fe_sq_complete(struct fe_qp *r, const struct fp_swr *s, uint64_t seq,
 		    enum ibv_wc_status st, uint32_t byte_len);
 /* A WQE for the QP (from its spares), its SGEs copied from s; NULL: no memory. */

@@ -6,8 +6,10 @@
  * a QPN lives (fk_route), maps that process's inbox, and from then on writes
  * its packets straight into it (where a packet goes is the requester's
  * decision, its ROUTE state), data read from the sender's memory as an
- * HCA reads it: one copy into the inbox, one out. The destination runs the responder
- * (fe_rx, responder.c) on them: inline whenever it is in a verb, else on
+ * HCA reads it: one copy into the inbox, one out. The destination hands
+ * what arrives, requests and responses, to the engine above through one
+ * upcall (struct fe_xport_work.recv: the receive dispatcher, recv.c), which
+ * takes them to the responder or the completer: inline whenever it is in a verb, else on
  * its progress thread, which sleeps on a futex in the inbox once the
  * application has called no verb for a while (struct fe_xport.app_gen).
  * A reliable request's answer comes into its requester's own inbox later
@@ -45,6 +47,7 @@
 #include <unistd.h>
 
 #include "fp_engine.h"
+#include "transport.h"
 #include "fe_mem.h"
 
 #define FP_INBOX_MAGIC	0x786f6e69u		/* "inox" */
@@ -603,7 +606,7 @@ static void fp_push_resp(struct fe_xport *xp, struct fe_peer *p, struct fp_rec *
  * which is sent, as one cumulative ACK naming this inbox, before any other
  * answer, when the run changes hands or grows long, and at the end of
  * every drain. The requester completes every request of that QP it sent
- * to this inbox up to the one named (fe_sq_response).
+ * to this inbox up to the one named (fe_comp_response).
  */
 #define FP_ACK_RUN	32
 
@@ -647,6 +650,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 {
 	struct fp_packet pkt_in, *pkt = &pkt_in;
 	struct fp_response resp = { 0 };
+	struct fe_rcv rcv = { .pkt = pkt, .resp = &resp };
 	struct fp_reasm *m = NULL;
 	struct fk_route rt;
 	struct fe_peer *p;
@@ -666,7 +670,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	}
 	pkt->pieces = &pc;
 	pkt->npieces = 1;
-	fe_rx(xp->dev, pkt, &resp);
+	xp->work->recv(xp->dev, &rcv);	/* the responder, through the dispatcher */
 	if (!h->want)
 		goto out;
 	/* the requester of the ACK run (a stream): no need to ask the way */
@@ -693,7 +697,9 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	r.u.resp.qpn = h->u.pkt.src_qpn;
 	if (p->self) {
 		/* our own request, through our own inbox: no copy needed */
-		xp->work->response(xp->dev, h->u.pkt.src_qpn, h->id, &resp);
+		struct fe_rcv back = { .resp = &resp, .qpn = h->u.pkt.src_qpn, .id = h->id };
+
+		xp->work->recv(xp->dev, &back);
 		goto out;
 	}
 	fp_push_resp(xp, p, &r, resp.data);
@@ -713,6 +719,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 		.data = h->u.resp.len ? (void *)fp_rec_data(h) : NULL,	/* valid during the call */
 		.upto = h->u.resp.upto != 0,
 	};
+	struct fe_rcv rcv = { .resp = &resp, .qpn = h->u.resp.qpn, .id = h->id };
 	struct fp_reasm *m = NULL;
 
 	if (resp.upto) {
@@ -727,7 +734,7 @@ static void fp_handle_resp(struct fe_xport *xp, const struct fp_rec *h)
 			return;
 		resp.data = m->buf;
 	}
-	xp->work->response(xp->dev, h->u.resp.qpn, h->id, &resp);
+	xp->work->recv(xp->dev, &rcv);	/* the completer, through the dispatcher */
 	if (m)
 		fp_reasm_free(m);
 }
@@ -776,30 +783,44 @@ void fe_xport_drain(struct fe_xport *xp)
 }
 
 /* ---- the requester side ------------------------------------------------------- */
-/*
- * A request into the peer's inbox; want: a response is awaited, and names
- * *id. A payload longer than one record goes in segments of FP_REC_MAX (a
- * multiple of every path MTU, so the cut falls where the wire's packets
- * would end too), in order; *done holds how much of it is in the inbox
- * already. EAGAIN: the inbox is full (now); a reliable request keeps *id
- * and *done and goes on from there when tried again.
- */
-int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet *pkt,
-		  uint32_t from, bool want, uint64_t *id, uint32_t *done)
+/* The connection id the daemon gave fk (its requests' responses go to the
+ * inbox registered by it): kept since fk joined. */
+static uint32_t fp_xport_fk_id(const struct fe_xport *xp, const struct fk_client *fk)
 {
-	uint32_t len = fe_pkt_asks(pkt->op) ? 0 : pkt->len, off, n;
+	int i;
+
+	for (i = xp->nfk - 1; i >= 0; i--)
+		if (xp->fk[i] == fk)
+			return xp->fk_id[i];
+	return fe_up->fk_conn_id(fk);
+}
+
+/*
+ * A request of a QP of connection fk into the inbox of to->peer; want: a
+ * response is awaited, and names to->id. A payload longer than one record
+ * goes in segments of FP_REC_MAX (a multiple of every path MTU, so the cut
+ * falls where the wire's packets would end too), in order; to->seg_done
+ * holds how much of it is in the inbox already. EAGAIN: the inbox is full
+ * (now); a reliable request keeps to->id and to->seg_done and goes on from
+ * there when tried again. to->mark: the inbox's end once it was in.
+ */
+int fe_xport_send(struct fe_xport *xp, struct fe_sent *to, const struct fp_packet *pkt,
+		  const struct fk_client *fk, bool want)
+{
+	uint32_t len = fe_pkt_asks(pkt->op) ? 0 : pkt->len, wire = fp_pkt_wire_len(pkt), off, n;
+	struct fe_peer *p = to->peer;
 	struct fp_rec r;
 	int err;
 
 	memset(&r, 0, offsetof(struct fp_rec, u));
 	r.kind = FP_REC_REQ;
-	r.hlen = fp_rec_hlen(fp_pkt_wire_len(pkt));
-	r.id = *done ? *id : ++xp->next_id;
-	r.from = from;
-	memcpy(&r.u.pkt, pkt, fp_pkt_wire_len(pkt));
+	r.hlen = fp_rec_hlen(wire);
+	r.id = to->seg_done ? to->id : ++xp->next_id;
+	r.from = fp_xport_fk_id(xp, fk);
+	memcpy(&r.u.pkt, pkt, wire);
 	if (len > FP_REC_MAX)
 		r.seg_total = len;
-	off = *done;
+	off = to->seg_done;
 	do {
 		n = fp_seg_len(len, off);
 		r.seg_off = r.seg_total ? off : 0;
@@ -813,36 +834,42 @@ int fe_xport_send(struct fe_xport *xp, struct fe_peer *p, const struct fp_packet
 			break;
 		off += n;
 	} while (off < len);
-	*id = r.id;
-	*done = err == EAGAIN && off ? off : 0;
+	to->id = r.id;
+	to->seg_done = err == EAGAIN && off ? off : 0;
+	to->mark = __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
 	return err;
 }
 
-/* ---- what the requester's ROUTE and XMIT states ask of the transport ------ */
-bool fe_xport_mine(const struct fe_xport *xp)
+/* ---- what the requester's ROUTE and PLACE states ask of the transport ----- */
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, struct fe_route *to)
 {
-	return xp && xp->pid == fp_self_pid();
+	to->peer = NULL;
+	to->self = to->cached = false;
+	if (!xp || xp->pid != fp_self_pid()) {
+		/* none, or the parent's (inherited through fork) */
+		memset(&to->rt, 0, sizeof(to->rt));
+		to->rt.fd = -1;
+		return NULL;
+	}
+	to->peer = fp_route(xp, fk, FK_ROUTE_QPN, to->qpn, to->xrc, to->srqn, to->quirks, &to->rt,
+			    &to->cached);
+	to->self = to->peer && to->peer->self;
+	return to->peer;
 }
 
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached)
+/* The requester's check on the target's published tables, as this peer maps
+ * them (fe_mem_view_remote); a peer nobody serves any more lets them go. */
+int fe_peer_remote(struct fe_peer *p, uint32_t dst_qpn, uint64_t addr, uint32_t rkey,
+		   uint64_t len, int need, char **where)
 {
-	return fp_route(xp, fk, FK_ROUTE_QPN, qpn, xrc, srqn, quirks, out, cached);
-}
-
-bool fe_peer_self(const struct fe_peer *p)
-{
-	return p->self;
-}
-
-struct fe_mem_view *fe_peer_mem(struct fe_peer *p)
-{
-	return p->self ? NULL : &p->mem;
-}
-
-bool fe_peer_owned(const struct fe_peer *p)
-{
-	return __atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) > 0;
+	*where = NULL;
+	if (!p || p->self || !p->mem.tabs)
+		return FE_MEM_FALLBACK;
+	if (__atomic_load_n(&p->ib->owner_pid, __ATOMIC_ACQUIRE) <= 0) {
+		fe_mem_peer_unmap(&p->mem);
+		return FE_MEM_FALLBACK;
+	}
+	return fe_mem_view_remote(&p->mem, dst_qpn, addr, rkey, len, need, where);
 }
 
 /* Whether the process behind a peer can still answer (slow: reads /proc). */
@@ -854,16 +881,12 @@ bool fe_peer_alive(const struct fe_peer *p)
 }
 
 /*
- * Where the inbox of p ends now (bytes, monotonic), and whether its owner
- * has executed everything up to such a mark: the requester's PLACE
- * keeps a QP's one-sided operation behind the requests the QP put in
- * that inbox before it (an unreliable request completes when pushed).
+ * Whether the owner of p has executed everything in its inbox up to a mark
+ * (its end once a request was in, fe_xport_send: bytes, monotonic): the
+ * requester's PLACE keeps a QP's one-sided operation behind the requests
+ * the QP put in that inbox before it (an unreliable request completes when
+ * pushed).
  */
-uint64_t fe_peer_mark(const struct fe_peer *p)
-{
-	return __atomic_load_n(&p->ib->tail, __ATOMIC_ACQUIRE);
-}
-
 bool fe_peer_served(const struct fe_peer *p, uint64_t mark)
 {
 	return (int64_t)(__atomic_load_n(&p->ib->head, __ATOMIC_ACQUIRE) - mark) >= 0;
@@ -1005,7 +1028,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	if (fp_alive_init(&xp->ib->alive))
 		goto err_unmap;
 	/* registered memory and the tables peers read, past the inbox */
-	fe_mem_attach(fe_dev_index(dev), xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
+	fe_mem_attach(dev, xp->memfd, FP_INBOX_HDR + FP_INBOX_DATA);
 	if (pthread_create(&xp->thread, NULL, fp_progress, xp))
 		goto err_unmap;
 	xp->thread_up = true;
@@ -1015,7 +1038,7 @@ static struct fe_xport *fp_xport_new(struct fe_dev *dev, const struct fe_xport_w
 	return xp;
 
 err_unmap:
-	fe_mem_detach(fe_dev_index(dev));
+	fe_mem_detach(dev);
 	munmap(m, FP_INBOX_HDR + FP_INBOX_DATA);
 err_close:
 	close(xp->memfd);
@@ -1050,7 +1073,7 @@ static void fp_xport_free(struct fe_xport *xp)
 		fp_reasm_free(m);
 	}
 	if (xp->pid == fp_self_pid())
-		fe_mem_detach(fe_dev_index(xp->dev));
+		fe_mem_detach(xp->dev);
 	munmap(xp->ib, FP_INBOX_HDR + FP_INBOX_DATA);
 	close(xp->memfd);
 	free(xp);

@@ -477,7 +477,7 @@ static void fk_on_route(struct fk_call *k)
  * cmd_fd answers IN|OUT as on the uverbs file, which has no poll op
  * (uverbs_main.c uverbs_fops: the VFS answers DEFAULT_POLLMASK).
  */
-/* The name the file's daemon end answers getpeername() with (uapi/proto.h
+/* The name the file's daemon end answers getpeername() with (uapi/fk_ufile.h
  * FK_UFILE_NAME_FMT). */
 static int fk_ufile_bind(int fd, const struct fk_conn *c)
 {

@@ -85,6 +85,13 @@ long fkt_objects_once(struct fk_client *m, bool show);
  * (the daemon sees the EOF when it sees it), so wait up to a few seconds
  * for the count to reach 0 before reporting what is left. */
 long fkt_objects(struct fk_client *m);
+/* The daemon's count of objects now, and its self-check, which must find
+ * nothing (else the test fails). */
+long fkt_objects_now(void);
+/* The count once the daemon has seen what was closed (closes are
+ * asynchronous to it): up to a few seconds for it to reach want; the count
+ * then. */
+long fkt_objects_reach(long want);
 /* End of a test: nothing left in the daemon, and it exits once the monitor
  * (its last connection) goes. */
 void fkt_end_clean(struct fk_client *mon);

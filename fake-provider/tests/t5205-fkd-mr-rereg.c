@@ -20,17 +20,6 @@
 
 #define RW	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 
-/* The daemon's count of objects and its self-check, which must find nothing. */
-static long objects_now(void)
-{
-	char *d = fkt_dump();
-	long n = fkt_field(d, "objects");
-
-	assert_int_equal(fkt_field(d, "problems"), 0);
-	free(d);
-	return n;
-}
-
 /* A PD's destroy answer, the PD made again when it went: whether it was held. */
 static int pd_busy(struct fk_client *c, uint32_t pd)
 {
@@ -54,7 +43,7 @@ static void rereg_keeps_the_handle_and_moves_the_pd_use(void **state)
 	assert_int_equal(fk_obj_create(c, FK_O_PD, 0, NULL, &pd2), 0);
 	assert_int_equal(fk_obj_create_on_pd(c, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, pd1, &mr), 0);
 	assert_int_equal(mr, 2);
-	assert_int_equal(objects_now(), 3);
+	assert_int_equal(fkt_objects_now(), 3);
 	/* the region holds its PD: not before the move */
 	assert_int_equal(fk_obj_destroy(c, FK_O_PD, pd1), EBUSY);
 	assert_int_equal(pd_busy(c, pd2), 0);
@@ -66,7 +55,7 @@ static void rereg_keeps_the_handle_and_moves_the_pd_use(void **state)
 	/* the same handle, still an MR: no new one was taken (the next object
 	 * gets the old PD's number, then the first past the MR's), and it goes
 	 * as an MR, once */
-	assert_int_equal(objects_now(), 2);
+	assert_int_equal(fkt_objects_now(), 2);
 	assert_int_equal(fk_obj_create(c, FK_O_CQ, 0, NULL, &h), 0);
 	assert_int_equal(h, pd1);
 	assert_int_equal(fk_obj_create(c, FK_O_CQ, 0, NULL, &h), 0);
@@ -141,7 +130,7 @@ static void a_bad_handle_is_refused_and_changes_nothing(void **state)
 	assert_int_equal(fk_obj_create_on_pd(c, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, pd, &mr), 0);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(fk_obj_create(o, FK_O_PD, 0, NULL, &opd[i]), 0);
-	before = objects_now();
+	before = fkt_objects_now();
 	assert_int_equal(fk_mr_rereg(c, mr, IBV_REREG_MR_CHANGE_PD, cq, 0, 0, 0, &now), EINVAL);
 	assert_int_equal(fk_mr_rereg(c, mr, IBV_REREG_MR_CHANGE_PD, mr, 0, 0, 0, &now), EINVAL);
 	assert_int_equal(fk_mr_rereg(c, mr, IBV_REREG_MR_CHANGE_PD, 77, 0, 0, 0, &now), EINVAL);
@@ -159,7 +148,7 @@ static void a_bad_handle_is_refused_and_changes_nothing(void **state)
 	/* nor from the other connection, where number 2 is a PD */
 	assert_int_equal(fk_mr_rereg(o, mr, IBV_REREG_MR_CHANGE_PD, opd[0], 0, 0, 0, &now), EINVAL);
 	assert_int_equal(now, 99);			/* no reply value on a refusal */
-	assert_int_equal(objects_now(), before);
+	assert_int_equal(fkt_objects_now(), before);
 	assert_int_equal(fk_obj_destroy(c, FK_O_PD, pd), EBUSY);	/* still its PD */
 	assert_int_equal(fk_mr_rereg(c, mr, IBV_REREG_MR_CHANGE_ACCESS, FK_O_NONE, RW, 0, 0, &now),
 			 0);
@@ -231,7 +220,7 @@ static void a_malformed_mr_rereg_is_survived(void **state)
 		assert_int_equal(h.seq, 100 + i);
 		assert_true(st == EINVAL || st == EOPNOTSUPP || st == ENOENT);
 	}
-	assert_int_equal(objects_now(), 2);		/* the good one's PD and MR */
+	assert_int_equal(fkt_objects_now(), 2);		/* the good one's PD and MR */
 	/* the good connection was served throughout, its region as it was */
 	assert_int_equal(fk_obj_destroy(good, FK_O_PD, pd), EBUSY);
 	assert_int_equal(fk_mr_rereg(good, mr, IBV_REREG_MR_CHANGE_ACCESS, FK_O_NONE, RW, 0, 0,

@@ -12,7 +12,6 @@
  * that maps the memfd seeing writes both ways.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "fp_script.h"
 #include "fp_engine.h"
 #include "fe_mem.h"
+#include "fp_test.h"
 #include "tr.h"
 
 #define BASE	8192u		/* where the tables start in the memfd (an inbox before) */
@@ -49,74 +49,16 @@ static int setup(void **state)
 	if (memfd < 0 || ftruncate(memfd, BASE))
 		return -1;
 	dev = fe_dev_attach(0);
-	fe_mem_attach(0, memfd, BASE);
+	fe_mem_attach(dev, memfd, BASE);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	fe_mem_detach(0);
+	fe_mem_detach(dev);
 	close(memfd);
 	return 0;
-}
-
-/* The line of /proc/self/maps holding p: its permissions and file offset;
- * whether there is one. */
-static bool map_of(const void *p, char perm[5], unsigned long long *off, char *name, size_t nl)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	bool found = false;
-
-	assert_non_null(f);
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, ino;
-		unsigned long long o;
-		unsigned maj, min;
-		char pm[5];
-		int n = 0;
-
-		if (sscanf(line, "%lx-%lx %4s %llx %x:%x %lu %n", &lo, &hi, pm, &o, &maj, &min,
-			   &ino, &n) < 7 || (uintptr_t)p < lo || (uintptr_t)p >= hi)
-			continue;
-		memcpy(perm, pm, 5);
-		*off = o + ((uintptr_t)p - lo);
-		if (name) {
-			snprintf(name, nl, "%s", line + n);
-			name[strcspn(name, "\n")] = 0;
-		}
-		found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-/* Whether p lies on the calling thread's stack (under ASan's
- * detect_stack_use_after_return a local array lives on its fake stack,
- * heap memory, instead). */
-static bool on_my_stack(const void *p)
-{
-	pthread_attr_t at;
-	void *sp;
-	size_t ss;
-	bool on = false;
-
-	if (!pthread_getattr_np(pthread_self(), &at)) {
-		on = !pthread_attr_getstack(&at, &sp, &ss) && (uintptr_t)p >= (uintptr_t)sp &&
-		     (uintptr_t)p < (uintptr_t)sp + ss;
-		pthread_attr_destroy(&at);
-	}
-	return on;
-}
-
-static bool shared_at(const void *p)
-{
-	char perm[5], name[256];
-	unsigned long long off;
-
-	return map_of(p, perm, &off, name, sizeof(name)) && perm[3] == 's' &&
-	       strstr(name, "ibvct-inbox");
 }
 
 static char *anon(size_t pages, int prot)
@@ -177,13 +119,13 @@ static void reg_keeps_contents_and_protection(void **state)
 
 	(void)state;
 	fill(p, 5 * pg, 3);
-	assert_true(map_of(p + pg, before, &off, NULL, 0));
+	assert_true(fpt_map_of(p + pg, before, &off, NULL, 0));
 	mr_init(&mr, PD, p + pg + 100, 2 * pg, ALL);
 	assert_non_null(mr.bk);
 	/* its pages: from p + pg to past its end in p + 3 pg */
-	assert_true(shared_at(p + pg) && shared_at(p + 4 * pg - 1));
-	assert_false(shared_at(p) || shared_at(p + 4 * pg));	/* only its pages */
-	assert_true(map_of(p + pg, perm, &off, NULL, 0));
+	assert_true(fpt_shared_at(p + pg) && fpt_shared_at(p + 4 * pg - 1));
+	assert_false(fpt_shared_at(p) || fpt_shared_at(p + 4 * pg));	/* only its pages */
+	assert_true(fpt_map_of(p + pg, perm, &off, NULL, 0));
 	assert_memory_equal(perm, before, 3);			/* rwx kept */
 	assert_true(filled(p, 5 * pg, 3));
 	/* the memfd holds the same bytes, and a store shows in both */
@@ -195,7 +137,7 @@ static void reg_keeps_contents_and_protection(void **state)
 	assert_int_equal(q[100], 'x');
 	free(q);
 	fe_mr_del(dev, &mr);
-	assert_false(shared_at(p + pg));
+	assert_false(fpt_shared_at(p + pg));
 	p[pg + 200] = (char)((pg + 200) * 7 + 3);
 	assert_true(filled(p, 5 * pg, 3));
 	munmap(p, 5 * pg);
@@ -215,7 +157,7 @@ static void two_regions_on_a_page(bool first_goes_first)
 	assert_ptr_equal(a.bk, b.bk);
 	assert_int_equal(b.moff - a.moff, 490);
 	fe_mr_del(dev, first_goes_first ? &a : &b);
-	assert_true(shared_at(p));				/* one still counts it */
+	assert_true(fpt_shared_at(p));				/* one still counts it */
 	p[0] = 'y';
 	memfd_read(first_goes_first ? &b : &a, &c, 1);		/* still the same bytes */
 	assert_int_equal(*(first_goes_first ? p + 500 : p + 10), c);
@@ -225,7 +167,7 @@ static void two_regions_on_a_page(bool first_goes_first)
 
 		hole = left->moff;
 		fe_mr_del(dev, left);
-		assert_false(shared_at(p));			/* private again */
+		assert_false(fpt_shared_at(p));			/* private again */
 		assert_int_equal(p[0], 'y');
 		p[0] = (char)9;
 		assert_true(filled(p, 2 * pg, 9));
@@ -262,13 +204,13 @@ static void overlap_inside_shares_partial_stays(void **state)
 	mr_init(&part, PD, p + pg, 2 * pg, ALL);	/* half in a's pages, half not */
 	assert_ptr_equal(in.bk, a.bk);
 	assert_null(part.bk);
-	assert_false(shared_at(p + 2 * pg));
+	assert_false(fpt_shared_at(p + 2 * pg));
 	fe_mr_del(dev, &a);
-	assert_true(shared_at(p + pg));			/* in still counts its page */
-	assert_false(shared_at(p));
+	assert_true(fpt_shared_at(p + pg));			/* in still counts its page */
+	assert_false(fpt_shared_at(p));
 	fe_mr_del(dev, &in);
 	fe_mr_del(dev, &part);
-	assert_false(shared_at(p + pg));
+	assert_false(fpt_shared_at(p + pg));
 	munmap(p, 4 * pg);
 }
 
@@ -294,12 +236,12 @@ static void region_unmapped_before_dereg(void **state)
 		char perm[5];
 		unsigned long long off;
 
-		assert_true(map_of(n, perm, &off, NULL, 0));
+		assert_true(fpt_map_of(n, perm, &off, NULL, 0));
 		assert_int_equal(perm[3], 'p');
 		assert_true(filled(n, pg, 5));
 		munmap(n, pg);
 	}
-	assert_false(map_of(p + pg, (char[5]){0}, &(unsigned long long){0}, NULL, 0));
+	assert_false(fpt_map_of(p + pg, (char[5]){0}, &(unsigned long long){0}, NULL, 0));
 }
 
 /* ---- what stays as it is ------------------------------------------------- */
@@ -333,7 +275,7 @@ static void unsafe_ranges_stay_as_they_are(void **state)
 	stays(fsh, pg, "a MAP_SHARED file");
 	stays(fpriv, pg, "a read-only private file mapping");
 	stays(holed, 3 * pg, "a range with a hole");
-	if (on_my_stack(stackbuf))
+	if (fpt_on_my_stack(stackbuf))
 		stays(stackbuf, sizeof(stackbuf), "the calling thread's stack");
 	else
 		tr_note("a local array is not on the thread's stack here (a sanitizer's fake stack)");
@@ -709,7 +651,7 @@ static void foreign_region_is_the_same_bytes(void **state)
 	assert_int_equal(write(go[1], "1", 1), 1);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_true(shared_at(p));		/* the child's dereg left ours */
+	assert_true(fpt_shared_at(p));		/* the child's dereg left ours */
 	fe_mr_del(dev, &mr);
 	munmap(p, 2 * pg);
 }

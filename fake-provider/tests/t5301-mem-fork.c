@@ -10,9 +10,7 @@
  * thread's stack was never remapped and is copied by fork itself. The
  * quirk fork_shares_mr keeps the child on the parent's pages.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,84 +24,6 @@
 #include "fp_test.h"
 
 #define ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
-
-/* The mapping at p: its permissions, its file offset there, its name. */
-static bool map_of(const void *p, char perm[5], unsigned long long *off, char *name, size_t nl)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, ino;
-		unsigned long long o;
-		unsigned maj, min;
-		int n = 0;
-
-		if (sscanf(line, "%lx-%lx %4s %llx %x:%x %lu %n", &lo, &hi, perm, &o, &maj, &min,
-			   &ino, &n) < 7 || (uintptr_t)p < lo || (uintptr_t)p >= hi)
-			continue;
-		*off = o + ((uintptr_t)p - lo);
-		snprintf(name, nl, "%s", line + n);
-		name[strcspn(name, "\n")] = 0;
-		found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-/* Whether p lies on the calling thread's stack (under ASan's
- * detect_stack_use_after_return a local array lives on its fake stack,
- * heap memory, instead). */
-static bool on_my_stack(const void *p)
-{
-	pthread_attr_t at;
-	void *sp;
-	size_t ss;
-	bool on = false;
-
-	if (!pthread_getattr_np(pthread_self(), &at)) {
-		on = !pthread_attr_getstack(&at, &sp, &ss) && (uintptr_t)p >= (uintptr_t)sp &&
-		     (uintptr_t)p < (uintptr_t)sp + ss;
-		pthread_attr_destroy(&at);
-	}
-	return on;
-}
-
-static bool shared_at(const void *p)
-{
-	char perm[5], name[256];
-	unsigned long long off;
-
-	return map_of(p, perm, &off, name, sizeof(name)) && perm[3] == 's' &&
-	       strstr(name, "ibvct-inbox");
-}
-
-/* An fd of this process on the memfd named so. */
-static int memfd_fd(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int fd = -1;
-
-	assert_non_null(d);
-	while (fd < 0 && (e = readdir(d))) {
-		char path[300], link[256];
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n > 0) {
-			link[n] = 0;
-			if (strstr(link, "memfd:ibvct-inbox"))
-				fd = atoi(e->d_name);
-		}
-	}
-	closedir(d);
-	return fd;
-}
 
 struct reg {
 	struct ibv_context *ctx;
@@ -125,13 +45,13 @@ static void reg_open(struct reg *r)
 	r->mr = ibv_reg_mr(r->pd, (char *)r->buf, r->len, ACC);
 	assert_non_null(r->mr);
 	/* the fake device's region: pages a peer reaches */
-	assert_true(shared_at((char *)r->buf));
+	assert_true(fpt_shared_at((char *)r->buf));
 }
 
 static void reg_close(struct reg *r)
 {
 	assert_int_equal(ibv_dereg_mr(r->mr), 0);
-	assert_false(shared_at((char *)r->buf));
+	assert_false(fpt_shared_at((char *)r->buf));
 	assert_int_equal(ibv_dealloc_pd(r->pd), 0);
 	fpt_close(r->ctx);
 	munmap((char *)r->buf, r->len);
@@ -154,7 +74,7 @@ static void fork_child_gets_a_private_copy(void **state)
 	pid = tr_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		TR_EXPECT(!shared_at((char *)r.buf));		/* its own pages */
+		TR_EXPECT(!fpt_shared_at((char *)r.buf));		/* its own pages */
 		TR_EXPECT(r.buf[0] == 'a' && r.buf[r.len - 1] == 'a');
 		r.buf[0] = 'c';
 		TR_ASSERT(write(back[1], "1", 1) == 1);
@@ -170,7 +90,7 @@ static void fork_child_gets_a_private_copy(void **state)
 	assert_int_equal(write(go[1], "1", 1), 1);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_true(shared_at((char *)r.buf));			/* the parent's is still */
+	assert_true(fpt_shared_at((char *)r.buf));			/* the parent's is still */
 	reg_close(&r);
 }
 
@@ -193,8 +113,8 @@ static void parent_region_stays_shared_with_peers(void **state)
 	if (pid == 0)
 		_exit(0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(map_of((char *)r.buf, perm, &off, name, sizeof(name)));
-	fd = memfd_fd();
+	assert_true(fpt_map_of((char *)r.buf, perm, &off, name, sizeof(name)));
+	fd = fpt_memfd();
 	assert_true(fd >= 0);
 	assert_int_equal(pipe(go), 0);
 	assert_int_equal(pipe(back), 0);
@@ -241,8 +161,8 @@ static void stack_region_stays_and_fork_needs_nothing(void **state)
 	memset(stackbuf, 's', sizeof(stackbuf));
 	mr = ibv_reg_mr(pd, stackbuf, sizeof(stackbuf), ACC);
 	assert_non_null(mr);
-	if (on_my_stack(stackbuf))
-		assert_false(shared_at(stackbuf));
+	if (fpt_on_my_stack(stackbuf))
+		assert_false(fpt_shared_at(stackbuf));
 	else
 		tr_note("a local array is not on the thread's stack here (a sanitizer's fake stack)");
 	pid = tr_fork();
@@ -281,7 +201,7 @@ static void heap_region_keeps_its_neighbours(void **state)
 	}
 	mr = ibv_reg_mr(pd, c[2], SZ, ACC);
 	assert_non_null(mr);
-	assert_true(shared_at(c[2]));			/* remapped over the heap */
+	assert_true(fpt_shared_at(c[2]));			/* remapped over the heap */
 	for (i = 0; i < N; i++)
 		assert_true(c[i][0] == 'A' + i && c[i][SZ - 1] == 'A' + i);
 	c[1][5] = 'x';

@@ -8,7 +8,6 @@
  * dereg, create, modify (access, states, error), destroy, bind and
  * dealloc of a window, and a QP's error from an async event.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,30 +27,6 @@
 #define BASE	(4096u + (4u << 20))
 #define WR	IBV_ACCESS_REMOTE_WRITE
 #define RD	IBV_ACCESS_REMOTE_READ
-
-/* An fd of this process on the device's memfd. */
-static int memfd_fd(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int fd = -1;
-
-	assert_non_null(d);
-	while (fd < 0 && (e = readdir(d))) {
-		char path[300], link[256];
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n > 0) {
-			link[n] = 0;
-			if (strstr(link, "memfd:ibvct-inbox"))
-				fd = atoi(e->d_name);
-		}
-	}
-	closedir(d);
-	return fd;
-}
 
 struct env {
 	struct ibv_context *ctx;
@@ -105,7 +80,7 @@ static void env_open(struct env *e)
 	e->mr = ibv_reg_mr(e->pd, e->buf, e->len, IBV_ACCESS_LOCAL_WRITE | WR | RD |
 			   IBV_ACCESS_MW_BIND);
 	assert_non_null(e->mr);
-	fe_mem_peer_map(&e->v, memfd_fd(), BASE);
+	fe_mem_peer_map(&e->v, fpt_memfd(), BASE);
 	assert_non_null(e->v.tabs);
 }
 

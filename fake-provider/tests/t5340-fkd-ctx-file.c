@@ -29,29 +29,6 @@
 #include "fk_test.h"
 #include "fp_fdpass.h"
 
-/* The daemon's count of objects and its self-check, which must find nothing. */
-static long objects_now(void)
-{
-	char *d = fkt_dump();
-	long n = fkt_field(d, "objects");
-
-	assert_int_equal(fkt_field(d, "problems"), 0);
-	free(d);
-	return n;
-}
-
-/* The count once the daemon has seen what was closed (closes are
- * asynchronous to it): up to a few seconds for it to reach want. */
-static long objects_reach(long want)
-{
-	long long end = fkt_ms() + 5000 * fkt_mult();
-	long n;
-
-	while ((n = objects_now()) != want && fkt_ms() < end)
-		usleep(10000);
-	return n;
-}
-
 static int ctx_fd(struct fk_client *c)
 {
 	int fd = -1;
@@ -101,20 +78,20 @@ static void the_file_lives_until_its_last_fd(void **state)
 	assert_int_equal(fk_obj_create(c, FK_O_PD, 0, NULL, &pd), 0);
 	close(fd);
 	fk_disconnect(c);			/* a dup still open: the file stays */
-	assert_int_equal(objects_now(), 1);
+	assert_int_equal(fkt_objects_now(), 1);
 	usleep(50000);
-	assert_int_equal(objects_now(), 1);
+	assert_int_equal(fkt_objects_now(), 1);
 	close(d);				/* the last copy */
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 
 	/* the other order: the fd first, the connection then */
 	c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
 	fd = ctx_fd(c);
 	assert_int_equal(fk_obj_create(c, FK_O_PD, 0, NULL, &pd), 0);
 	close(fd);
-	assert_int_equal(objects_now(), 1);	/* the connection holds it still */
+	assert_int_equal(fkt_objects_now(), 1);	/* the connection holds it still */
 	fk_disconnect(c);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 
 	/* fd closed first, then the connection: gone at once, as before files */
 	c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -122,7 +99,7 @@ static void the_file_lives_until_its_last_fd(void **state)
 	assert_int_equal(fk_obj_create(c, FK_O_PD, 0, NULL, &pd), 0);
 	close(fd);
 	fk_disconnect(c);
-	assert_int_equal(objects_now(), 0);
+	assert_int_equal(fkt_objects_now(), 0);
 	fkt_end_clean(mon);
 }
 
@@ -144,7 +121,7 @@ static void a_passed_fd_is_the_same_file(void **state)
 	assert_int_equal(fp_fd_send(sv[0], &byte, 1, fd, 0), 1);
 	close(fd);
 	fk_disconnect(a);			/* the copy in flight holds the file */
-	assert_int_equal(objects_now(), 1);
+	assert_int_equal(fkt_objects_now(), 1);
 	assert_int_equal(fp_fd_recv(sv[1], &byte, 1, &got, 1, &n, 0, NULL), 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(fk_ctx_import(b, got, &owner), 0);
@@ -152,9 +129,9 @@ static void a_passed_fd_is_the_same_file(void **state)
 	assert_int_equal(fk_obj_import(b, FK_O_PD, pd, 0, &im), 0);
 	assert_int_equal(im.handle, pd);
 	close(got);
-	assert_int_equal(objects_now(), 1);	/* b acts on it */
+	assert_int_equal(fkt_objects_now(), 1);	/* b acts on it */
 	fk_disconnect(b);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	close(sv[0]);
 	close(sv[1]);
 	fkt_end_clean(mon);
@@ -226,17 +203,17 @@ static void import_gives_the_same_objects(void **state)
 	/* a region a registers on b's PD; a goes: its bytes went with it */
 	assert_int_equal(fk_obj_create_on_pd(a, FK_O_MR, IBV_ACCESS_LOCAL_WRITE, bpd, &mr), 0);
 	assert_int_equal(fk_mr_keys(a, mr, &reg), 0);
-	assert_int_equal(objects_now(), 3);	/* the CQ, b's PD, the MR */
+	assert_int_equal(fkt_objects_now(), 3);	/* the CQ, b's PD, the MR */
 	close(fd);
 	close(ring);
 	fk_disconnect(a);			/* b holds the file */
-	assert_int_equal(objects_now(), 3);
+	assert_int_equal(fkt_objects_now(), 3);
 	assert_int_equal(fk_obj_import(b, FK_O_MR, mr, 0, &im), 0);
 	assert_int_equal(im.lkey, 0x1234);
 	assert_int_equal(im.fd, -1);
 	assert_int_equal(fk_obj_destroy(b, FK_O_MR, mr), 0);
 	fk_disconnect(b);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	fkt_end_clean(mon);
 }
 
@@ -279,7 +256,7 @@ static void what_is_not_the_file_is_refused(void **state)
 	fk_disconnect(b);
 	fk_disconnect(o);
 	fk_disconnect(a);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	fkt_end_clean(mon);
 }
 
@@ -300,11 +277,11 @@ static void close_orders(void **state)
 		assert_int_equal(fk_ctx_import(b, fd, &owner), 0);
 		assert_int_equal(fk_obj_create(b, FK_O_PD, 0, NULL, &pd), 0);
 		fk_disconnect(round ? b : a);
-		assert_int_equal(objects_now(), 2);
+		assert_int_equal(fkt_objects_now(), 2);
 		fk_disconnect(round ? a : b);
-		assert_int_equal(objects_now(), 2);	/* fd open */
+		assert_int_equal(fkt_objects_now(), 2);	/* fd open */
 		close(fd);
-		assert_int_equal(objects_reach(0), 0);
+		assert_int_equal(fkt_objects_reach(0), 0);
 	}
 	fkt_end_clean(mon);
 }
@@ -345,16 +322,16 @@ static void a_killed_owner_leaves_the_file_to_its_holder(void **state)
 		    (ssize_t)sizeof(pd));
 	assert_int_equal(n, 1);
 	close(sv[0]);
-	assert_int_equal(objects_now(), 1);
+	assert_int_equal(fkt_objects_now(), 1);
 	kill(pid, SIGKILL);
 	assert_true(fkt_wait(pid, 10000 * fkt_mult()) >= 0);
-	assert_int_equal(objects_now(), 1);	/* we hold its fd */
+	assert_int_equal(fkt_objects_now(), 1);	/* we hold its fd */
 	assert_int_equal(fk_ctx_import(b, fd, &owner), 0);
 	assert_int_equal(fk_obj_import(b, FK_O_PD, pd, 0, &im), 0);
 	close(fd);
-	assert_int_equal(objects_now(), 1);	/* b's connection acts on it */
+	assert_int_equal(fkt_objects_now(), 1);	/* b's connection acts on it */
 	fk_disconnect(b);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	fkt_end_clean(mon);
 }
 
@@ -445,7 +422,7 @@ static void malformed_requests_are_survived(void **state)
 	assert_int_equal(fk_obj_import(good, FK_O_MR, mr, 0, &im), 0);
 	assert_int_equal(im.lkey, 7);
 	assert_int_equal(im.rkey, 8);
-	assert_int_equal(objects_now(), 2);
+	assert_int_equal(fkt_objects_now(), 2);
 	close(fd);
 	close(gfd);
 	fk_disconnect(good);

@@ -201,38 +201,6 @@ static void destroy_in_one_is_seen_by_the_other(void **state)
 	(void)mr;		/* deregistered through the importer */
 }
 
-/* A WRITE between two new QPs of pd: from lkey's [from, from + len) to
- * `to` of rkey; its completion status, -1 when it could not be posted. */
-static int write_status(struct ibv_context *ctx, struct ibv_pd *pd, void *from, uint32_t lkey,
-			uint32_t len, void *to, uint32_t rkey)
-{
-	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	struct ibv_qp *a = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
-	struct ibv_qp *b = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
-	struct ibv_sge sge = { (uintptr_t)from, len, lkey };
-	struct ibv_send_wr w, *bad;
-	struct ibv_wc wc;
-	int rc = -1;
-
-	memset(&w, 0, sizeof(w));
-	w.sg_list = &sge;
-	w.num_sge = 1;
-	w.opcode = IBV_WR_RDMA_WRITE;
-	w.send_flags = IBV_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = (uintptr_t)to;
-	w.wr.rdma.rkey = rkey;
-	if (a && b && !tf_pair_connect(a, b, 1, 1) && !ibv_post_send(a, &w, &bad) &&
-	    tf_poll(cq, &wc) == 1)
-		rc = wc.status;
-	if (a)
-		ibv_destroy_qp(a);
-	if (b)
-		ibv_destroy_qp(b);
-	if (cq)
-		ibv_destroy_cq(cq);
-	return rc;
-}
-
 /* Two contexts of the file in this process: a region destroyed through the
  * importing one refuses its keys in the owner's QPs (the kernel object is
  * one: rxe_mr.c lookup_mr, rxe_resp.c check_rkey); t5842 across processes. */
@@ -242,6 +210,7 @@ static void region_destroyed_by_the_importer_refuses_its_keys(void **state)
 	char *buf = calloc(1, 4096), *mine = calloc(1, 4096);
 	struct ibv_pd *pd, *ipd;
 	struct ibv_mr *mr, *own, *imr;
+	uint64_t b = (uintptr_t)buf, m = (uintptr_t)mine;	/* where the WRITEs go */
 
 	(void)state;
 	assert_true(buf && mine);
@@ -254,14 +223,14 @@ static void region_destroyed_by_the_importer_refuses_its_keys(void **state)
 	assert_non_null(ipd);
 	imr = ibv_import_mr(ipd, mr->handle);
 	assert_non_null(imr);
-	assert_int_equal(write_status(ctx, pd, buf, mr->lkey, 16, mine, own->rkey),
+	assert_int_equal(fpt_write_status(ctx, pd, b, mr->lkey, 16, m, own->rkey),
 			 IBV_WC_SUCCESS);
-	assert_int_equal(write_status(ctx, pd, mine, own->lkey, 16, buf, mr->rkey),
+	assert_int_equal(fpt_write_status(ctx, pd, m, own->lkey, 16, b, mr->rkey),
 			 IBV_WC_SUCCESS);
 	assert_int_equal(ibv_dereg_mr(imr), 0);
-	assert_int_equal(write_status(ctx, pd, buf, mr->lkey, 16, mine, own->rkey),
+	assert_int_equal(fpt_write_status(ctx, pd, b, mr->lkey, 16, m, own->rkey),
 			 IBV_WC_LOC_PROT_ERR);
-	assert_int_equal(write_status(ctx, pd, mine, own->lkey, 16, buf, mr->rkey),
+	assert_int_equal(fpt_write_status(ctx, pd, m, own->lkey, 16, b, mr->rkey),
 			 IBV_WC_REM_ACCESS_ERR);
 	ibv_unimport_pd(ipd);
 	assert_int_equal(ibv_close_device(ictx), 0);

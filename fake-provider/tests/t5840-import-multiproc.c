@@ -25,44 +25,18 @@
 #include <infiniband/verbs.h>
 
 #include "fk_test.h"
+#include "fp_test.h"
 #include "fp_script.h"
-#include "fp_fdpass.h"
 #include "tf.h"
 
 #define ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define BUF 8192
 #define MARK "written by the importer"
 
-/* What the owner sends with its cmd_fd. */
-struct share {
-	uint32_t pd, mr, lkey, rkey;
-	uint64_t iova, length;
-};
-
 /* The owner's commands (over its pipe). */
 enum { O_CHECK = 1, O_DEREG, O_DEALLOC, O_CLOSE };
 /* The importer's. */
 enum { I_TRAFFIC = 1, I_IMPORT_MR, I_DEALLOC, I_CLOSE };
-
-static long objects_now(void)
-{
-	char *d = fkt_dump();
-	long n = fkt_field(d, "objects");
-
-	assert_int_equal(fkt_field(d, "problems"), 0);
-	free(d);
-	return n;
-}
-
-static long objects_reach(long want)
-{
-	long long end = fkt_ms() + 5000 * fkt_mult();
-	long n;
-
-	while ((n = objects_now()) != want && fkt_ms() < end)
-		usleep(10000);
-	return n;
-}
 
 /* ---- the owner ------------------------------------------------------------ */
 static void owner(int in, int out, void *arg)
@@ -73,14 +47,13 @@ static void owner(int in, int out, void *arg)
 	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	char *buf = aligned_alloc(4096, BUF);
 	struct ibv_mr *mr;
-	struct share s;
+	struct fpt_share s;
 
 	TR_ASSERT(pd && buf);
 	memset(buf, 'o', BUF);
 	mr = ibv_reg_mr(pd, buf, BUF, ACC);
 	TR_ASSERT(mr);
-	s = (struct share){ pd->handle, mr->handle, mr->lkey, mr->rkey, (uintptr_t)buf, BUF };
-	TR_ASSERT(fp_fd_send(sock, &s, sizeof(s), ctx->cmd_fd, 0) == (ssize_t)sizeof(s));
+	TR_ASSERT(fpt_share_send(sock, ctx, pd, mr, &s));
 	close(sock);
 	for (;;) {
 		switch (fkt_get32(in)) {
@@ -108,48 +81,13 @@ struct imp {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	struct share s;
+	struct fpt_share s;
 };
 
 /* Receive the fd, import the context, the PD and the MR: 0 or where it failed. */
 static int imp_open(struct imp *m, int sock)
 {
-	unsigned n = 0;
-	int fd = -1;
-
-	if (fp_fd_recv(sock, &m->s, sizeof(m->s), &fd, 1, &n, 0, NULL) != (ssize_t)sizeof(m->s) ||
-	    n != 1)
-		return 1;
-	m->ctx = ibv_import_device(fd);
-	if (!m->ctx)
-		return 2;
-	m->pd = ibv_import_pd(m->ctx, m->s.pd);
-	if (!m->pd || m->pd->handle != m->s.pd)
-		return 3;
-	m->mr = ibv_import_mr(m->pd, m->s.mr);
-	if (!m->mr || m->mr->lkey != m->s.lkey || m->mr->rkey != m->s.rkey ||
-	    m->mr->length != m->s.length)
-		return 4;
-	return 0;
-}
-
-static int post_write(struct ibv_qp *qp, struct ibv_cq *cq, uint64_t from, uint32_t lkey,
-		      uint32_t len, uint64_t to, uint32_t rkey)
-{
-	struct ibv_sge sge = { from, len, lkey };
-	struct ibv_send_wr w, *bad;
-	struct ibv_wc wc;
-
-	memset(&w, 0, sizeof(w));
-	w.sg_list = &sge;
-	w.num_sge = 1;
-	w.opcode = IBV_WR_RDMA_WRITE;
-	w.send_flags = IBV_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = to;
-	w.wr.rdma.rkey = rkey;
-	if (ibv_post_send(qp, &w, &bad) || tf_poll(cq, &wc) != 1)
-		return -1;
-	return wc.status;
+	return fpt_import(sock, &m->s, &m->ctx, &m->pd, &m->mr);
 }
 
 /* In the importer's own QPs on the imported PD: a WRITE of its bytes into
@@ -169,12 +107,12 @@ static int imp_traffic(struct imp *m)
 	memset(mine, 0, 4096);
 	memcpy(mine, MARK, sizeof(MARK));
 	rc = 11;
-	if (post_write(a, cq, (uintptr_t)mine, own->lkey, sizeof(MARK), m->s.iova + 1024,
-		       m->mr->rkey) != IBV_WC_SUCCESS)
+	if (fpt_post_write(a, cq, (uintptr_t)mine, own->lkey, sizeof(MARK), m->s.iova + 1024,
+			   m->mr->rkey) != IBV_WC_SUCCESS)
 		goto out;
 	rc = 12;
-	if (post_write(a, cq, m->s.iova, m->mr->lkey, 16, (uintptr_t)mine + 2048,
-		       own->rkey) != IBV_WC_SUCCESS)
+	if (fpt_post_write(a, cq, m->s.iova, m->mr->lkey, 16, (uintptr_t)mine + 2048,
+			   own->rkey) != IBV_WC_SUCCESS)
 		goto out;
 	rc = memcmp(mine + 2048, "oooooooooooooooo", 16) ? 13 : 0;
 out:
@@ -377,15 +315,15 @@ static void close_orders(void **state)
 		struct pair p = pair_up();
 		struct fkt_proc *first = round ? &p.o : &p.i, *last = round ? &p.i : &p.o;
 
-		assert_int_equal(objects_now(), 2);		/* the PD and the MR */
+		assert_int_equal(fkt_objects_now(), 2);		/* the PD and the MR */
 		assert_int_equal(ask(first, round ? O_CLOSE : I_CLOSE), 0);
 		fkt_reap(first);
-		assert_int_equal(objects_now(), 2);
+		assert_int_equal(fkt_objects_now(), 2);
 		if (round)					/* the owner's gone: still usable */
 			assert_int_equal(ask(last, I_IMPORT_MR), 0);
 		assert_int_equal(ask(last, round ? I_CLOSE : O_CLOSE), 0);
 		fkt_reap(last);
-		assert_int_equal(objects_reach(0), 0);
+		assert_int_equal(fkt_objects_reach(0), 0);
 	}
 	fkt_end_clean(mon);
 }
@@ -396,12 +334,12 @@ static void both_killed(void **state)
 	struct pair p = pair_up();
 
 	(void)state;
-	assert_int_equal(objects_now(), 2);
+	assert_int_equal(fkt_objects_now(), 2);
 	fkt_kill(&p.o);
-	assert_int_equal(objects_now(), 2);			/* the importer holds it */
+	assert_int_equal(fkt_objects_now(), 2);			/* the importer holds it */
 	assert_int_equal(ask(&p.i, I_IMPORT_MR), 0);
 	fkt_kill(&p.i);
-	assert_int_equal(objects_reach(0), 0);
+	assert_int_equal(fkt_objects_reach(0), 0);
 	fkt_end_clean(mon);
 }
 

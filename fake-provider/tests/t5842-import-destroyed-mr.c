@@ -24,57 +24,15 @@
 #include <infiniband/verbs.h>
 
 #include "fk_test.h"
+#include "fp_test.h"
 #include "fp_script.h"
-#include "fp_fdpass.h"
-#include "tf.h"
 
 #define ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define BUF 8192
 #define NIMP 2
 
-/* What the owner sends with its cmd_fd. */
-struct share {
-	uint32_t pd, mr, lkey, rkey;
-	uint64_t iova, length;
-};
-
 /* Commands of both sides (over their pipes). */
 enum { C_LOCAL = 1, C_REMOTE, C_DEREG, C_CLOSE };
-
-/*
- * A WRITE between two new QPs of pd (a pair of this process): from
- * [from, from + len) of lkey to `to` of rkey, arriving at this process's
- * QP. Its completion status, or -1 when it could not be posted.
- */
-static int write_status(struct ibv_context *ctx, struct ibv_pd *pd, uint64_t from,
-			uint32_t lkey, uint32_t len, uint64_t to, uint32_t rkey)
-{
-	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	struct ibv_qp *a = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
-	struct ibv_qp *b = cq ? tf_rc_qp(pd, cq, IBV_QPT_RC) : NULL;
-	struct ibv_sge sge = { from, len, lkey };
-	struct ibv_send_wr w, *bad;
-	struct ibv_wc wc;
-	int rc = -1;
-
-	memset(&w, 0, sizeof(w));
-	w.sg_list = &sge;
-	w.num_sge = 1;
-	w.opcode = IBV_WR_RDMA_WRITE;
-	w.send_flags = IBV_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = to;
-	w.wr.rdma.rkey = rkey;
-	if (a && b && !tf_pair_connect(a, b, 1, 1) && !ibv_post_send(a, &w, &bad) &&
-	    tf_poll(cq, &wc) == 1)
-		rc = wc.status;
-	if (a)
-		ibv_destroy_qp(a);
-	if (b)
-		ibv_destroy_qp(b);
-	if (cq)
-		ibv_destroy_cq(cq);
-	return rc;
-}
 
 /* One process's side: its context and PD, the region (registered or
  * imported) at iova, and a region of its own. */
@@ -83,7 +41,7 @@ struct side {
 	struct ibv_pd *pd;
 	struct ibv_mr *mr, *own;
 	char *mine;
-	struct share s;
+	struct fpt_share s;
 };
 
 static int side_own(struct side *d)
@@ -101,17 +59,19 @@ static int side_own(struct side *d)
  * through its rkey. Each answers the completion status. */
 static void serve(struct side *d, int in, int out, struct ibv_device **list)
 {
+	int rc;
+
 	for (;;) {
 		switch (fkt_get32(in)) {
 		case C_LOCAL:
-			fkt_put32(out, (uint32_t)write_status(d->ctx, d->pd, d->s.iova, d->s.lkey, 16,
-							      (uintptr_t)d->mine + 2048,
-							      d->own->rkey));
+			rc = fpt_write_status(d->ctx, d->pd, d->s.iova, d->s.lkey, 16,
+					      (uintptr_t)d->mine + 2048, d->own->rkey);
+			fkt_put32(out, (uint32_t)rc);
 			break;
 		case C_REMOTE:
-			fkt_put32(out, (uint32_t)write_status(d->ctx, d->pd, (uintptr_t)d->mine,
-							      d->own->lkey, 16, d->s.iova + 1024,
-							      d->s.rkey));
+			rc = fpt_write_status(d->ctx, d->pd, (uintptr_t)d->mine, d->own->lkey, 16,
+					      d->s.iova + 1024, d->s.rkey);
+			fkt_put32(out, (uint32_t)rc);
 			break;
 		case C_DEREG:
 			fkt_put32(out, (uint32_t)ibv_dereg_mr(d->mr));
@@ -151,11 +111,8 @@ static void owner(int in, int out, void *arg)
 	memset(buf, 'o', BUF);
 	d.mr = ibv_reg_mr(d.pd, buf, BUF, ACC);
 	TR_ASSERT(d.mr);
-	d.s = (struct share){ d.pd->handle, d.mr->handle, d.mr->lkey, d.mr->rkey,
-			      (uintptr_t)buf, BUF };
 	for (i = 0; i < oa->n; i++) {
-		TR_ASSERT(fp_fd_send(oa->sock[i], &d.s, sizeof(d.s), d.ctx->cmd_fd, 0) ==
-			  (ssize_t)sizeof(d.s));
+		TR_ASSERT(fpt_share_send(oa->sock[i], d.ctx, d.pd, d.mr, &d.s));
 		close(oa->sock[i]);
 	}
 	fkt_put32(out, 0);
@@ -166,22 +123,9 @@ static void owner(int in, int out, void *arg)
 /* ---- an importer --------------------------------------------------------------- */
 static int imp_open(struct side *d, int sock)
 {
-	unsigned n = 0;
-	int fd = -1;
+	int rc = fpt_import(sock, &d->s, &d->ctx, &d->pd, &d->mr);
 
-	if (fp_fd_recv(sock, &d->s, sizeof(d->s), &fd, 1, &n, 0, NULL) != (ssize_t)sizeof(d->s) ||
-	    n != 1)
-		return 1;
-	d->ctx = ibv_import_device(fd);
-	if (!d->ctx)
-		return 2;
-	d->pd = ibv_import_pd(d->ctx, d->s.pd);
-	if (!d->pd)
-		return 3;
-	d->mr = ibv_import_mr(d->pd, d->s.mr);
-	if (!d->mr || d->mr->lkey != d->s.lkey || d->mr->rkey != d->s.rkey)
-		return 4;
-	return side_own(d) ? 5 : 0;
+	return rc ? rc : side_own(d) ? 5 : 0;
 }
 
 static void importer(int in, int out, void *arg)

@@ -13,23 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fk_ufile.h"
+
 #define FK_MAGIC		0x31444b46u	/* "FKD1" in memory order */
 #define FK_PROTO_VERSION	6u
 #define FK_REQ_MAX		256u		/* largest request payload */
 #define FK_REPLY_MAX		65536u		/* largest reply payload (dump) */
 #define FK_DEVNAME_MAX		64u
 
-/*
- * A context's file (CTX_FD) is one end of a socketpair whose other end,
- * the fake kernel's, has this abstract AF_UNIX name (the first byte of
- * sun_path is NUL, then this text): the device, then the daemon's pid and
- * the connection that made the file, so that the name is unique. It is how
- * the verbs library finds the device of a file it is handed
- * (ibv_import_device: getpeername on the fd, ref-impl/src/device.c), as
- * libibverbs finds a uverbs file's device by its character device number
- * (rdma-core v44.0 libibverbs/device.c:386). Keep the two in step.
- */
-#define FK_UFILE_NAME_FMT	"ibvct-verbs:%s:%u:%u"
+/* The name of a context's file (FK_UFILE_NAME_FMT) is in fk_ufile.h, the
+ * part of this interface the verbs library includes. */
 #define FK_MAX_PORTS		4u
 
 #define FK_SOCK_NAME		"fkd.sock"

@@ -263,40 +263,47 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	ctx->vctx.context.async_fd = -1;
 }
 
-static int fp_init_context(struct verbs_device *vdev, struct ibv_context *c, int cmd_fd)
+/*
+ * A context opened (OPEN_DEVICE), or made on the file of import_fd
+ * (IMPORT_DEVICE, ibv_import_device: fp_ctx_file; the daemon tells whether
+ * it is this device's file, ENODEV: another device's, EINVAL: none of the
+ * fake kernel's, so the core may ask each device in turn), with the op's
+ * faults and trace, and the ops of its mode: extended, or legacy (a plain
+ * ibv_context the core wraps, COMPAT-*). The one way every mode opens one.
+ */
+static int fp_ctx_open(struct fp_context *ctx, struct fp_device *dev, int import_fd, bool legacy)
 {
-	struct fp_device *dev = fp_container_of(vdev, struct fp_device, vdev);
-	struct fp_context *ctx = to_fp_ctx(c);
+	enum fp_op op = import_fd < 0 ? FP_OP_OPEN_DEVICE : FP_OP_IMPORT_DEVICE;
+	const char *name = dev->vdev.device.name;
 	int err;
 
-	err = fp__op_begin(FP_OP_OPEN_DEVICE);
+	err = fp__op_begin(op);
 	if (!err)
-		err = fp_ctx_setup(ctx, dev, -1);
-	if (!err)
+		err = fp_ctx_setup(ctx, dev, import_fd);
+	if (!err && legacy)
+		*ibv_legacy_context_ops(&ctx->vctx.context) = fp_legacy_ctx_ops;
+	else if (!err)
 		verbs_set_ops(&ctx->vctx, &fp_ops);
-	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
-		   "dev=%s mode=extended", vdev->device.name);
+	if (import_fd < 0)
+		fp__op_end(err ? NULL : ctx, op, FP_SUBJ_NONE, NULL, err, "dev=%s mode=%s", name,
+			   legacy ? "legacy" : "extended");
+	else
+		fp__op_end(err ? NULL : ctx, op, FP_SUBJ_NONE, NULL, err, "dev=%s fd=%d file=%u", name,
+			   import_fd, err ? 0 : ctx->file_id);
 	return err;
 }
 
-/* ibv_import_device: a context on the file of cmd_fd (fp_ctx_file). The
- * daemon tells whether it is this device's file (ENODEV: another
- * device's; EINVAL: none of the fake kernel's), so the core may ask each
- * device in turn. */
+/* The core opens no uverbs file for it (ref-impl/src/device.c passes -1): the
+ * context's file is the fake kernel's (fp_ctx_file). */
+static int fp_init_context(struct verbs_device *vdev, struct ibv_context *c, int cmd_fd)
+{
+	return fp_ctx_open(to_fp_ctx(c), fp_container_of(vdev, struct fp_device, vdev), -1, false);
+}
+
 static int fp_import_context(struct verbs_device *vdev, struct ibv_context *c, int cmd_fd)
 {
-	struct fp_device *dev = fp_container_of(vdev, struct fp_device, vdev);
-	struct fp_context *ctx = to_fp_ctx(c);
-	int err;
-
-	err = fp__op_begin(FP_OP_IMPORT_DEVICE);
-	if (!err)
-		err = fp_ctx_setup(ctx, dev, cmd_fd);
-	if (!err)
-		verbs_set_ops(&ctx->vctx, &fp_ops);
-	fp__op_end(err ? NULL : ctx, FP_OP_IMPORT_DEVICE, FP_SUBJ_NONE, NULL, err,
-		   "dev=%s fd=%d file=%u", vdev->device.name, cmd_fd, err ? 0 : ctx->file_id);
-	return err;
+	return fp_ctx_open(to_fp_ctx(c), fp_container_of(vdev, struct fp_device, vdev), cmd_fd,
+			   false);
 }
 
 static void fp_uninit_context(struct verbs_device *vdev, struct ibv_context *c)
@@ -342,13 +349,7 @@ static struct ibv_context *fp_legacy_alloc_context(struct ibv_device *ibdev, int
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = fp__op_begin(FP_OP_OPEN_DEVICE);
-	if (!err)
-		err = fp_ctx_setup(ctx, dev, -1);
-	if (!err)
-		*ibv_legacy_context_ops(&ctx->vctx.context) = fp_legacy_ctx_ops;
-	fp__op_end(err ? NULL : ctx, FP_OP_OPEN_DEVICE, FP_SUBJ_NONE, NULL, err,
-		   "dev=%s mode=legacy", ibdev->name);
+	err = fp_ctx_open(ctx, dev, -1, true);
 	if (err) {
 		free(ctx);
 		errno = err;

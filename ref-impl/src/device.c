@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "fk_ufile.h"
 #include "ri.h"
 
 static int ri_init_extended(struct verbs_context *vctx)
@@ -87,15 +88,14 @@ RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
  * The device a file belongs to. libibverbs reads a uverbs file's character
  * device number and finds the device with it in sysfs (rdma-core v44.0
  * libibverbs/device.c:386-400); ibvct's files are sockets of the fake
- * kernel, whose end answers getpeername() with an abstract name that starts
- * with the device's name (fake-provider/uapi/proto.h FK_UFILE_NAME_FMT: keep
- * the two in step). 0 and the name, or -1: not such a file.
+ * kernel, whose end answers getpeername() with an abstract name: its
+ * interface's FK_UFILE_PREFIX, then the device's name (fake-provider/uapi/
+ * fk_ufile.h, the one header of the fake kernel this library includes).
+ * 0 and the name, or -1: not such a file.
  */
-#define RI_VERBS_FILE_PREFIX "ibvct-verbs:"
-
 static int ri_file_device(int fd, char *name, size_t len)
 {
-	const size_t plen = sizeof(RI_VERBS_FILE_PREFIX) - 1;
+	const size_t plen = sizeof(FK_UFILE_PREFIX) - 1;
 	struct sockaddr_un sa;
 	socklen_t sl = sizeof(sa);
 	const char *p, *q, *end;
@@ -103,7 +103,7 @@ static int ri_file_device(int fd, char *name, size_t len)
 	memset(&sa, 0, sizeof(sa));
 	if (getpeername(fd, (struct sockaddr *)&sa, &sl) || sa.sun_family != AF_UNIX ||
 	    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen || sa.sun_path[0] != '\0' ||
-	    memcmp(sa.sun_path + 1, RI_VERBS_FILE_PREFIX, plen))
+	    memcmp(sa.sun_path + 1, FK_UFILE_PREFIX, plen))
 		return -1;
 	p = sa.sun_path + 1 + plen;
 	end = (const char *)&sa + sl;

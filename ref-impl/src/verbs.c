@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Entry points for the device, its ports, GIDs and P_Keys, and the simple
- * objects: PD, MR, MW, AH, multicast. Each checks its arguments at the
- * boundary (EINVAL before the provider is called), dispatches through the
- * context's ops table and fills the core-owned fields of what comes back.
+ * objects: PD, MR (and the import of a PD, an MR or device memory by its
+ * handle), MW, AH, multicast. Each checks its arguments at the boundary
+ * (EINVAL before the provider is called), dispatches through the context's
+ * ops table and fills the core-owned fields of what comes back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,6 +418,57 @@ RI_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			return IBV_REREG_MR_ERR_DO_FORK_OLD;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Import of a PD or an MR of the context's file by its handle: the op
+ * alone, as rdma-core v44.0 libibverbs/verbs.c:353-379 (ibv_import_device
+ * is in device.c). The provider's kernel resolves the handle; the core
+ * sets what restates the call (the context, the MR's pd), as for
+ * alloc_pd and reg_mr (ibv_cmd_query_mr sets them there:
+ * libibverbs/cmd_mr.c:110-113). A driver without the ops answers from
+ * the stubs (dummy_ops.c:298-310 EOPNOTSUPP; :486-490 nothing). */
+
+RI_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
+				       uint32_t pd_handle)
+{
+	struct ibv_pd *pd = ri__priv(context)->ops.import_pd(context, pd_handle);
+
+	if (pd)
+		pd->context = context;
+	return pd;
+}
+
+RI_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	ri__priv(pd->context)->ops.unimport_pd(pd);
+}
+
+RI_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct ibv_mr *mr = ri__priv(pd->context)->ops.import_mr(pd, mr_handle);
+
+	if (mr) {
+		mr->context = pd->context;
+		mr->pd = pd;
+	}
+	return mr;
+}
+
+RI_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	ri__priv(mr->context)->ops.unimport_mr(mr);
+}
+
+RI_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
+				       uint32_t dm_handle)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+RI_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
 }
 
 /* ------------------------------------------------------------------ */

@@ -390,6 +390,26 @@ long fkt_objects(struct fk_client *m)
 	return fkt_objects_once(m, true);
 }
 
+long fkt_objects_now(void)
+{
+	char *d = fkt_dump();
+	long n = fkt_field(d, "objects");
+
+	assert_int_equal(fkt_field(d, "problems"), 0);
+	free(d);
+	return n;
+}
+
+long fkt_objects_reach(long want)
+{
+	long long end = fkt_ms() + 5000 * fkt_mult();
+	long n;
+
+	while ((n = fkt_objects_now()) != want && fkt_ms() < end)
+		usleep(10000);
+	return n;
+}
+
 /* End of a test: nothing left in the daemon, and it exits once the monitor
  * (its last connection) goes. */
 void fkt_end_clean(struct fk_client *mon)
