@@ -194,6 +194,12 @@ struct fe_upcalls {
 	int (*fk_ring_set)(struct fk_client *fk, int memfd);
 	int (*fk_route)(struct fk_client *fk, int kind, uint32_t num, uint32_t srqn,
 			uint32_t flags, struct fk_route *out);
+	/* Another host (a second fake host on the fabric, IBVCT_FABRIC): the
+	 * daemon connection to the host whose port has the address ah names,
+	 * its ring set to this process's (fe_xport_memfd), in *out; NULL when
+	 * the address is this host's own (or there is no fabric). ENOENT: no
+	 * host on the fabric has it, and the packet is lost, as on a wire. */
+	int (*fk_wire)(struct fe_qp *qp, const struct ibv_ah_attr *ah, struct fk_client **out);
 };
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
@@ -528,8 +534,15 @@ struct fe_peer;
 bool fe_xport_mine(const struct fe_xport *xp);	/* this process's (not inherited through fork) */
 /* The peer behind a QPN, through the daemon (XRC: its gate, kept while the
  * daemon's route epoch holds). */
-struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, uint32_t qpn, bool xrc,
-			       uint32_t srqn, unsigned quirks, struct fk_route *out, bool *cached);
+/* via: the connection to another host's daemon (fk_wire), NULL for this
+ * host's (fk): routes are kept per host, QP numbers being each host's own */
+struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, struct fk_client *via,
+			       uint32_t qpn, bool xrc, uint32_t srqn, unsigned quirks,
+			       struct fk_route *out, bool *cached);
+/* The memfd of this process's ring of the device (-1: none): what a
+ * connection to another host's daemon registers (RING_SET) so that the
+ * answers find it there. */
+int fe_xport_memfd(const struct fe_xport *xp);
 bool fe_peer_self(const struct fe_peer *p);
 /* Into the peer's inbox: 0 or an errno. Without want, as soon as there is
  * room; with want, at once or EAGAIN (full), and *id names the request

@@ -231,6 +231,7 @@ struct fe_req {
 	struct fp_packet xrc_pkt;
 	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP (NULL: XRC) */
 	struct fe_peer *peer, *was;	/* ROUTE: where to; where the last try went */
+	struct fk_client *via;		/* GET_DEST: another host's daemon (fk_wire), NULL: ours */
 	uint32_t seg_done;		/* the bytes of a long message already there */
 	uint64_t id;
 	struct fp_response resp;
@@ -290,9 +291,20 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 	sent->id = 0;
 	sent->cached = false;
 	sent->seg_done = 0;
+	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+	c->via = NULL;
+	if (fe_up->fk_wire && !fp__quirk(FP_Q_GID_IGNORED)) {
+		/* the host the address names: QP numbers are each host's own */
+		const struct ibv_ah_attr *ah = c->r->type == IBV_QPT_UD ? c->w->s.ah
+								       : &c->r->attr.ah_attr;
+
+		if (ah && ah->is_global && fe_up->fk_wire(c->r, ah, &c->via)) /* @rule HOST-01 */
+			return REQ_ANSWERED;	/* no host has it: lost on the wire */
+		if (c->via)
+			return REQ_ROUTE;
+	}
 	if (!c->xrc && (c->dq = fe_qp_find(c->dev, c->out->dst_qpn)))
 		return REQ_EXECUTE_HERE;
-	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
 	return REQ_ROUTE;
 }
 
@@ -434,7 +446,7 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 
 	if (!fe_xport_mine(xp))
 		return REQ_ANSWERED;
-	c->peer = fe_xport_route(xp, c->r->fk, pkt->dst_qpn, c->xrc, pkt->xrc_srqn,
+	c->peer = fe_xport_route(xp, c->r->fk, c->via, pkt->dst_qpn, c->xrc, pkt->xrc_srqn,
 				 fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
 				 &rt, &c->w->sent.cached);
 	if (!c->peer) {
@@ -469,7 +481,8 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 
 	if (c->peer != c->was)
 		c->seg_done = 0;
-	err = fe_xport_send(xp, c->peer, c->out, fe_up->fk_conn_id(c->r->fk), c->reliable, &c->id,
+	err = fe_xport_send(xp, c->peer, c->out, fe_up->fk_conn_id(c->via ? c->via : c->r->fk),
+			    c->reliable, &c->id,
 			    &c->seg_done);
 	sent->id = c->id;
 	if (err == EAGAIN) {

@@ -145,10 +145,26 @@ FE_STATE enum fe_resp_state fe_resp_local_error(struct fe_resp *c, enum ibv_wc_s
 	return RESP_ACKNOWLEDGE;
 }
 
-/* The IB UD GRH (40 bytes) a receive buffer starts with when one came. */
+/*
+ * The IB UD GRH (40 bytes) a receive buffer starts with when one came. A
+ * RoCE v2 packet between IPv4-mapped GIDs carries an IPv4 header instead,
+ * which the receive holds in the last 20 of the 40 bytes (linux v6.1
+ * include/rdma/ib_verbs.h union rdma_network_hdr; rxe_resp.c:894-899
+ * execute copies it there): source and destination address at 32 and 36.
+ */
 static void fe_grh(const struct fp_packet *pkt, unsigned char grh[FP_UD_GRH_LEN])
 {
+	static const unsigned char v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
 	memset(grh, 0, FP_UD_GRH_LEN);
+	if (!memcmp(pkt->sgid.raw, v4, sizeof(v4)) && !memcmp(pkt->dgid.raw, v4, sizeof(v4))) {
+		grh[20] = 0x45;		/* IPv4, 5 words */
+		grh[28] = 64;		/* TTL */
+		grh[29] = 17;		/* UDP */
+		memcpy(grh + 32, pkt->sgid.raw + 12, 4);
+		memcpy(grh + 36, pkt->dgid.raw + 12, 4);
+		return;
+	}
 	grh[0] = 0x60;		/* IPVer 6 */
 	grh[6] = 0x1b;		/* next header: IBA */
 	grh[7] = 64;		/* hop limit */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "th.h"
+#include "th_host.h"
 
 #ifndef TH_SRCDIR
 #define TH_SRCDIR "."
@@ -831,4 +832,197 @@ out:
 		ibv_destroy_cq(cq);
 	free(own);
 	return ret;
+}
+
+/* ---- two hosts: the suite's hooks around th_host.c's --------------------------- */
+static char th_prog[64];
+
+static enum tr_verdict th2_start(const char *base, char *why, size_t len)
+{
+	char mine[1024] = "";
+	enum tr_verdict v;
+
+	if (th_host_start(th_prog, why, len))
+		return TR_SKIP;		/* no peer: nothing ran, the run has no result */
+	v = th_start(base, mine, sizeof(mine));
+	/* a host for the run (not one per test): the fabric's entries and
+	 * the other host's wires name its run dir */
+	if (v == TR_RUN && th_fk_base[0]) {
+		char fk[sizeof(th_fk_base) + 8];
+
+		snprintf(fk, sizeof(fk), "%s/host", th_fk_base);
+		if (!mkdir(fk, 0700))
+			setenv("IBVCT_RUNDIR", fk, 1);
+	}
+	v = th_host_decide("(start)", v, mine, sizeof(mine), 0);
+	if (v != TR_RUN)
+		snprintf(why, len, "%s", mine);
+	return v;
+}
+
+static enum tr_verdict th2_decide(const struct tr_test *rt, const char **todo, char *why,
+				  size_t len)
+{
+	enum tr_verdict v = th_decide(rt, todo, why, len);
+
+	return th_host_decide(rt->name, v, why, len, 1);
+}
+
+static void th2_enter(const struct tr_test *rt)
+{
+	th_host_enter();
+	th_c.dev_name = th_dev.dev;
+	th_c.port = th_dev.port;
+	th_c.dir = tr_dir();
+	th_c.ctx = th_open();
+	(void)rt;
+}
+
+static enum tr_verdict th2_settle(const struct tr_test *rt, enum tr_verdict v, char *why,
+				  size_t len)
+{
+	(void)rt;
+	return th_host_settle(tr_dir(), v, why, len);
+}
+
+static int th2_finish(int failed)
+{
+	int rc = th_host_finish();
+
+	return th_finish(failed) || rc;
+}
+
+static int th2_run(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	/* static: still reachable in forked children that _exit (valgrind) */
+	static struct tr_test *rt;
+	struct tr_suite s = {
+		.name = "suite", .env_help = "IBVCT_ROLE, IBVCT_PEER, IBVCT_PEER_PORT, "
+		"IBVCT_RUN_ID (two hosts), IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
+		"IBVCT_EXPECT, IBVCT_DRIVER",
+		.start = th2_start, .banner = th_banner, .decide = th2_decide, .enter = th2_enter,
+		.leave = th_leave, .settle = th2_settle, .finish = th2_finish,
+		.todo_fixed = th_fixed,
+	};
+	int rc;
+
+	rt = calloc(n ? n : 1, sizeof(*rt));
+	if (!rt)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		rt[i].name = tests[i].name;
+		rt[i].ids = tests[i].ids;
+		rt[i].fn = th_run_fn;
+		rt[i].state = (void *)&tests[i];
+	}
+	s.tests = rt;
+	s.n = n;
+	rc = tr_run(&s, argc, argv);
+	free(rt);
+	return rc;
+}
+
+#ifdef TH_TARGET_REF
+/* Without a role on the reference target: this program is host A, and a
+ * second process of it host B, each on a fake host of its own, the two on
+ * one fabric, meeting on 127.0.0.1. Host B's TAP is kept in the scratch
+ * dir and shown when it failed (each of host A's verdicts holds both
+ * halves anyway). */
+static int th2_pair(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	char base[64] = "/tmp/ibvct-2h.XXXXXX", path[128], buf[64];
+	const char *tmp = getenv("TMPDIR");
+	int rc, st = 0, fd, i;
+	pid_t pid;
+
+	(void)tmp;
+	if (!mkdtemp(base)) {
+		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/fabric", base);
+	mkdir(path, 0700);
+	setenv("IBVCT_FABRIC", path, 1);
+	snprintf(path, sizeof(path), "%s/port", base);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		printf("Bail out! fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/b.tap", base);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			close(fd);
+		}
+		snprintf(path, sizeof(path), "%s/port", base);
+		setenv("IBVCT_ROLE", "server", 1);
+		setenv("IBVCT_PEER_PORT", "0", 1);
+		setenv("IBVCT_PEER_PORT_FILE", path, 1);
+		setenv("IBVCT_TWOHOST_SIDE", "b", 1);
+		unsetenv("IBVCT_PEER");
+		_exit(th2_run(argc, argv, tests, n));
+	}
+	/* host B's port, once it listens (or it ended: then nothing listens) */
+	buf[0] = 0;
+	for (i = 0; i < 600 * tr_timeout_mult(); i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		if (buf[0] || waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		usleep(100000);
+	}
+	snprintf(path, sizeof(path), "127.0.0.1:%ld", strtol(buf, NULL, 10));
+	setenv("IBVCT_ROLE", "client", 1);
+	setenv("IBVCT_PEER", path, 1);
+	setenv("IBVCT_TWOHOST_SIDE", "a", 1);
+	rc = th2_run(argc, argv, tests, n);
+	if (waitpid(pid, &st, 0) != pid)
+		st = 1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		FILE *f;
+		char line[512];
+
+		snprintf(path, sizeof(path), "%s/b.tap", base);
+		printf("# host B (the target side) ended %s %d; its TAP:\n",
+		       WIFEXITED(st) ? "with status" : "by signal",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			printf("#   %s", line);
+		if (f)
+			fclose(f);
+		rc = rc ? rc : 1;
+	}
+	for (i = 0; i < 40 && nftw(base, th_rm_one, 16, FTW_DEPTH | FTW_PHYS); i++)
+		usleep(50000);
+	return rc;
+}
+#endif
+
+int th_main_twohost(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	const char *slash = strrchr(argv[0], '/');
+
+	snprintf(th_prog, sizeof(th_prog), "%s", slash ? slash + 1 : argv[0]);
+	th_prog[strcspn(th_prog, ".")] = 0;
+	if (argc > 1 && (!strcmp(argv[1], "-l") || !strcmp(argv[1], "-h") ||
+			 !strcmp(argv[1], "--help")))
+		return th2_run(argc, argv, tests, n);
+	if (getenv("IBVCT_ROLE") && getenv("IBVCT_ROLE")[0])
+		return th2_run(argc, argv, tests, n);
+#ifdef TH_TARGET_REF
+	return th2_pair(argc, argv, tests, n);
+#else
+	printf("1..0 # SKIP two hosts: no peer host (IBVCT_ROLE=server|client and "
+	       "IBVCT_PEER=HOST; ibvct conformance --peer HOST)\n");
+	return 0;
+#endif
 }

@@ -402,6 +402,36 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 	/* a check that failed in any process of the test fails it */
 	skipped = !nfail && !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == TR_SKIP_STATUS;
 	pass = !nfail && !timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (s->settle) {
+		char sk[1024] = "";
+		enum tr_verdict v = skipped ? TR_SKIP : pass ? TR_RUN : TR_FAIL, nv;
+
+		if (skipped) {
+			char *l = strstr(notes, "S ");
+
+			while (l && l != notes && l[-1] != '\n')
+				l = strstr(l + 1, "S ");
+			snprintf(sk, sizeof(sk), "%s", l ? l + 2 : "skipped");
+			sk[strcspn(sk, "\n")] = 0;
+		}
+		nv = s->settle(t, v, sk, sizeof(sk));
+		if (nv != v || (skipped && nv == TR_SKIP) || (nv == TR_FAIL && sk[0])) {
+			if (nv == TR_SKIP) {
+				tr_tap_line(1, num, t, "SKIP", sk);
+				pass = 0;
+				skipped = 1;
+				goto notes;
+			}
+			if (nv == TR_FAIL) {
+				tr_tap_line(0, num, t, todo ? "TODO" : NULL, todo);
+				printf("# %s: %s\n", t->name, sk);
+				pass = skipped = 0;
+				if (v == TR_FAIL)
+					goto diag;
+				goto notes;
+			}
+		}
+	}
 	if (skipped) {
 		char *sk = strstr(notes, "S ");
 
@@ -417,6 +447,7 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 			       s->todo_fixed ? s->todo_fixed : "");
 	} else {
 		tr_tap_line(0, num, t, todo ? "TODO" : NULL, todo);
+diag:
 		if (timed_out)
 			printf("# %s: timeout: killed after %lld s (limit %lld s%s)\n", t->name,
 			       tr_clock_wall_s(&clk), tr_timeout_ms(s) / 1000,
@@ -437,6 +468,7 @@ static int tr_run_one(const struct tr_suite *s, size_t num, const struct tr_test
 		tr_print_file(path, TR_DIAG_MAX);
 		printf("# %s: scratch dir kept: %s\n", t->name, dir);
 	}
+notes:
 	/* notes, whatever the result */
 	for (char *l = strtok(notes, "\n"); l; l = strtok(NULL, "\n"))
 		if (l[0] == 'N' && l[1] == ' ')
