@@ -7,6 +7,9 @@
  * on the reference target, a fresh fake provider).
  */
 #include <ctype.h>
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <sys/utsname.h>
 #include <ftw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -562,11 +565,151 @@ static void th_expect_load(void)
 	fclose(f);
 }
 
+static const char *th_issue_todo(const char *name);
+
 static const char *th_expect_todo(const char *name)
 {
 	for (size_t i = 0; i < th_nexp; i++)
 		if (!strcmp(th_exp[i].name, name))
 			return th_exp[i].reason;
+	return th_issue_todo(name);
+}
+
+/* ---- a lab's known issues (IBVCT_KNOWN_ISSUES) ------------------------------ */
+/*
+ * The waiver form of openQA and SUSE's QA: a listed failure is a known
+ * deviation with its reason, where the conditions of its line hold. One
+ * line an issue:
+ *   TEST [KEY=GLOB]... : REASON
+ * KEY: kernel (uname -r), rdma-core (the version of the libibverbs
+ * loaded: 44.0 from libibverbs.so.1.14.44.0; "ref" for the reference
+ * library), provider (the expectations key: rxe, mlx5, fake, ...),
+ * transport (RC, UC, UD or XRC: the test's name starts with it, else
+ * "-"); GLOB as the shell's (fnmatch). TEST may be a glob too. A line
+ * without conditions holds everywhere.
+ */
+struct th_issue {
+	char test[128];
+	char *cond;			/* "KEY=GLOB ..." */
+	char *reason;
+};
+
+static struct th_issue *th_issues;
+static size_t th_nissues;
+static char th_fact_kernel[128], th_fact_rdma[64];
+
+static void th_facts(void)
+{
+	struct utsname u;
+	Dl_info di;
+	char real[PATH_MAX];
+	const char *base, *v;
+
+	snprintf(th_fact_kernel, sizeof(th_fact_kernel), "%s", uname(&u) ? "-" : u.release);
+	snprintf(th_fact_rdma, sizeof(th_fact_rdma), "ref");
+	if (dladdr((void *)ibv_get_device_list, &di) && di.dli_fname &&
+	    realpath(di.dli_fname, real)) {
+		base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+		/* libibverbs.so.1.ABI.MAJOR.MINOR: rdma-core MAJOR.MINOR */
+		if (!strncmp(base, "libibverbs.so.1.", 16) && (v = strchr(base + 16, '.')))
+			snprintf(th_fact_rdma, sizeof(th_fact_rdma), "%s", v + 1);
+	}
+}
+
+static const char *th_transport(const char *name)
+{
+	if (!strncmp(name, "rc_", 3))
+		return "RC";
+	if (!strncmp(name, "uc_", 3))
+		return "UC";
+	if (!strncmp(name, "ud_", 3))
+		return "UD";
+	if (!strncmp(name, "xrc_", 4))
+		return "XRC";
+	return "-";
+}
+
+static void th_issues_load(void)
+{
+	const char *path = getenv("IBVCT_KNOWN_ISSUES");
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!path || !path[0])
+		return;
+	f = fopen(path, "r");
+	if (!f) {
+		printf("# known issues: %s: %s\n", path, strerror(errno));
+		return;
+	}
+	th_facts();
+	while (getline(&line, &cap, f) > 0) {
+		char *colon, *p = line;
+		struct th_issue *more;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		colon = strstr(p, " : ");
+		if (*p == '#' || !*p || !colon)
+			continue;
+		more = realloc(th_issues, (th_nissues + 1) * sizeof(*th_issues));
+		if (!more)
+			break;
+		th_issues = more;
+		if (sscanf(p, "%127s%n", th_issues[th_nissues].test, &n) != 1)
+			continue;
+		*colon = 0;
+		th_issues[th_nissues].cond = strdup(p + n);
+		th_issues[th_nissues].reason = strdup(colon + 3);
+		th_nissues++;
+	}
+	free(line);
+	fclose(f);
+	printf("# known issues: %s (kernel %s, rdma-core %s, provider %s)\n", path, th_fact_kernel,
+	       th_fact_rdma, th_dev.provider);
+}
+
+/* Whether every KEY=GLOB of cond holds for the test. */
+static int th_issue_holds(const char *cond, const char *name)
+{
+	char c[1024], *tok, *save = NULL;
+
+	snprintf(c, sizeof(c), "%s", cond);
+	for (tok = strtok_r(c, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *fact;
+
+		if (!eq)
+			return 0;
+		*eq = 0;
+		if (!strcmp(tok, "kernel"))
+			fact = th_fact_kernel;
+		else if (!strcmp(tok, "rdma-core"))
+			fact = th_fact_rdma;
+		else if (!strcmp(tok, "provider"))
+			fact = th_dev.provider;
+		else if (!strcmp(tok, "transport"))
+			fact = th_transport(name);
+		else
+			return 0;	/* a key this release does not know: not ours */
+		if (fnmatch(eq + 1, fact, 0))
+			return 0;
+	}
+	return 1;
+}
+
+static const char *th_issue_todo(const char *name)
+{
+	static char reason[1024];
+
+	for (size_t i = 0; i < th_nissues; i++)
+		if (!fnmatch(th_issues[i].test, name, 0) && th_issue_holds(th_issues[i].cond, name)) {
+			snprintf(reason, sizeof(reason), "known issue: %s", th_issues[i].reason);
+			return reason;
+		}
 	return NULL;
 }
 
@@ -594,6 +737,7 @@ static enum tr_verdict th_start(const char *base, char *why, size_t len)
 	if (th_probe(why, len, base))
 		return TR_SKIP;
 	th_expect_load();
+	th_issues_load();
 	snprintf(th_fixed, sizeof(th_fixed), "remove it from fixtures/expect/%s.txt",
 		 th_dev.provider);
 	if (getenv("IBVCT_RUNDIR")) {
@@ -682,6 +826,11 @@ static int th_finish(int failed)
 	th__ref_cleanup();
 	while (th_nexp)
 		free(th_exp[--th_nexp].reason);
+	while (th_nissues) {
+		free(th_issues[--th_nissues].cond);
+		free(th_issues[th_nissues].reason);
+	}
+	free(th_issues);
 	free(th_exp);
 	return 0;
 }
@@ -963,6 +1112,8 @@ static int th2_pair(int argc, char **argv, const struct th_test *tests, size_t n
 		setenv("IBVCT_PEER_PORT_FILE", path, 1);
 		setenv("IBVCT_TWOHOST_SIDE", "b", 1);
 		unsetenv("IBVCT_PEER");
+		/* one host of the machine reports to a lab's engine: A */
+		unsetenv("IBVCT_RESULT_CMD");
 		_exit(th2_run(argc, argv, tests, n));
 	}
 	/* host B's port, once it listens (or it ended: then nothing listens) */
