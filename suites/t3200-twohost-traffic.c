@@ -675,10 +675,12 @@ static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
 
 /* HOST-11: a SEND longer than host B's receive: the invalid request NAK,
  * IBV_WC_REM_INV_REQ_ERR at host A (IBA vol 1 9.7.5.2.2, table 58 class C;
- * rxe_resp.c RESPST_ERR_LENGTH), and B's receive ends in error, with
+ * rxe_resp.c:1422 RESPST_ERR_LENGTH), and B's receive ends in error, with
  * IBV_WC_LOC_LEN_ERR (the spec's, the reference's strict profile) or
- * IBV_WC_REM_INV_REQ_ERR (what rxe's responder completes it with, the
- * same NAK's status: rxe_resp.c:1422-1427). */
+ * IBV_WC_REM_INV_REQ_ERR (what that class C path of rxe completes it
+ * with, rxe_resp.c:1422-1427). rxe takes such a SEND for a malformed
+ * receive instead (class A: IBV_WC_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR;
+ * rxe_resp.c:556): a known deviation (fixtures/expect/rxe.txt). */
 static void send_longer_than_the_receive_is_rem_inv_req_err(struct th_ctx *t)
 {
 	struct half h;

@@ -167,6 +167,10 @@ struct fe_qp {
 	 * its requester stops there: sq_stalled (the driver profile's: rxe,
 	 * verbs/profile.c fp_prof_retry_reruns_binds) */
 	bool retry_reruns_binds, sq_stalled;
+	/* a SEND longer than the receive is a malformed receive: the remote
+	 * operational error NAK and LOC_QP_OP_ERR, not the invalid request NAK
+	 * and LOC_LEN_ERR (the driver profile's: rxe, fp_prof_send_too_long_is_op_err) */
+	bool too_long_is_op_err;
 	/* the inbox of the last request of this QP that may still sit there
 	 * unexecuted while its requester waits no more for its answer (given
 	 * up as lost, sent back to WAIT, or unreliable and done when pushed:

@@ -536,6 +536,8 @@ fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
 	case RESP_ERR_LKEY:
 		return fe_resp_local_error(c, IBV_WC_LOC_PROT_ERR, FP_NAK_REM_OP);
 	case RESP_ERR_LENGTH:
+		if (c->d.qp && c->d.qp->too_long_is_op_err)
+			return fe_resp_local_error(c, IBV_WC_LOC_QP_OP_ERR, FP_NAK_REM_OP);
 		return fe_resp_local_error(c, IBV_WC_LOC_LEN_ERR, FP_NAK_INV_REQ);
 	case RESP_ERR_INVALIDATE:
 		return fe_resp_local_error(c, IBV_WC_REM_INV_REQ_ERR, FP_NAK_INV_REQ);

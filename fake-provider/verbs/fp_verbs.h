@@ -400,6 +400,7 @@ bool fp_prof_mw_range_is_the_region(void);
 bool fp_prof_mw_bind_rxe(void);
 unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
+bool fp_prof_send_too_long_is_op_err(void);
 bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
 int fp_prof_wrx_full_errno(void);
