@@ -40,8 +40,14 @@ static struct {
 } th_dev;
 
 /* Fake-kernel run dirs live under a short path of their own: a Unix socket
- * path holds at most 107 bytes, scratch dirs nest deeper than that. */
+ * path holds at most 107 bytes, scratch dirs nest deeper than that. It is
+ * under TMPDIR when that is short enough, else under /tmp: `ibvct
+ * conformance` sets TMPDIR to a scratch dir it removes however its
+ * programs ended, so that the dirs of a program killed mid-run (a host
+ * that vanished) go with it. */
 static char th_fk_base[64];
+#define TH_FK_NAME "ibvct-fk.XXXXXX"
+
 static unsigned th_fk_seq;
 /* IBVCT_KEEP=1: every scratch and fake-kernel run dir is kept (and named in
  * the TAP), so that a caller can read test logs and the daemons' logs. */
@@ -173,7 +179,9 @@ static int th_rm_one(const char *p, const struct stat *st, int flag, struct FTW 
 /* Only our own mkdtemp() dir of fake-kernel run dirs. */
 static int th_rm_fk_base(void)
 {
-	if (strncmp(th_fk_base, "/tmp/ibvct-fk.", 14))
+	const char *b = strrchr(th_fk_base, '/');
+
+	if (th_fk_base[0] != '/' || !b || strncmp(b + 1, TH_FK_NAME, sizeof(TH_FK_NAME) - 7))
 		return -1;
 	return nftw(th_fk_base, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -741,7 +749,12 @@ static enum tr_verdict th_start(const char *base, char *why, size_t len)
 	snprintf(th_fixed, sizeof(th_fixed), "remove it from fixtures/expect/%s.txt",
 		 th_dev.provider);
 	if (getenv("IBVCT_RUNDIR")) {
-		snprintf(th_fk_base, sizeof(th_fk_base), "/tmp/ibvct-fk.XXXXXX");
+		const char *tmp = getenv("TMPDIR");
+
+		if (!tmp || tmp[0] != '/' ||
+		    strlen(tmp) + sizeof("/" TH_FK_NAME) > sizeof(th_fk_base))
+			tmp = "/tmp";
+		snprintf(th_fk_base, sizeof(th_fk_base), "%s/" TH_FK_NAME, tmp);
 		if (!mkdtemp(th_fk_base))
 			th_fk_base[0] = 0;
 	}
