@@ -421,6 +421,7 @@ $(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(
 
 $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/tr.o \
 		$(B)/obj/suites/ref/lib/tf.o \
+		$(B)/obj/suites/ref/lib/th_host.o \
 		$(B)/obj/suites/ref/lib/th_ref.o \
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
@@ -428,6 +429,7 @@ $(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/o
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
 $(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
 		$(B)/obj/suites/system/lib/tf.o \
+		$(B)/obj/suites/system/lib/th_host.o \
 		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)

@@ -181,6 +181,11 @@ struct fe_qp {
 	 * move its RC QP to ERR, a QP access it lacks is an invalid request,
 	 * a key SEND_WITH_INV cannot revoke fails the receive only (responder.c) */
 	bool rxe_rules;
+	/* a SEND (RC, UC) longer than the receive is a malformed receive:
+	 * the remote operational error NAK and LOC_QP_OP_ERR, not the
+	 * invalid request NAK and LOC_LEN_ERR (the driver profile's: rxe,
+	 * verbs/profile.c fp_prof_send_too_long_is_op_err; responder.c) */
+	bool too_long_is_op_err;
 	/* the inbox of the last request of this QP that may still sit there
 	 * unexecuted while its requester waits no more for its answer (given
 	 * up as lost, sent back to WAIT, or unreliable and done when pushed:
@@ -208,6 +213,12 @@ struct fe_upcalls {
 	int (*fk_ring_set)(struct fk_client *fk, int memfd);
 	int (*fk_route)(struct fk_client *fk, int kind, uint32_t num, uint32_t srqn,
 			uint32_t flags, struct fk_route *out);
+	/* Another host (a second fake host on the fabric, IBVCT_FABRIC): the
+	 * daemon connection to the host whose port has the address ah names,
+	 * its ring set to this process's (fe_xport_memfd), in *out; NULL when
+	 * the address is this host's own (or there is no fabric). ENOENT: no
+	 * host on the fabric has it, and the packet is lost, as on a wire. */
+	int (*fk_wire)(struct fe_qp *qp, const struct ibv_ah_attr *ah, struct fk_client **out);
 };
 void fe_set_upcalls(const struct fe_upcalls *up);
 extern const struct fe_upcalls *fe_up;
@@ -229,6 +240,11 @@ struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
 /* 1 + the highest index of a device this process attached (fe_dev_xport_at
  * is NULL past it). */
 int fe_dev_span(void);
+/* The memfd of this process's ring of a device's transport (-1: none, or
+ * the parent's, inherited through fork): what a connection to another
+ * host's daemon registers (RING_SET) so that the answers find it there
+ * (transport.c; the fabric's fk_wire, verbs/fabric.c). */
+int fe_xport_memfd(const struct fe_xport *xp);
 
 void fe_qp_add(struct fe_dev *dev, struct fe_qp *qp, uint32_t qpn);
 void fe_qp_del(struct fe_qp *qp);

@@ -244,6 +244,7 @@ struct fe_req {
 	struct fe_qp *dq;		/* EXECUTE_HERE: the destination QP GET_DEST found */
 	struct fe_xport *xp;		/* ROUTE: this process's transport for the device */
 	struct fe_peer *peer, *was;	/* ROUTE: where to; where the last try went */
+	struct fk_client *via;		/* GET_DEST: another host's daemon (fk_wire), NULL: ours */
 	uint32_t seg_done;		/* the bytes of a long message already there */
 	uint64_t id;
 	struct fp_response resp;
@@ -316,9 +317,20 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 	sent->id = 0;
 	sent->cached = false;
 	sent->seg_done = 0;
+	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
+	c->via = NULL;
+	if (fe_up->fk_wire && !fp__quirk(FP_Q_GID_IGNORED)) {
+		/* the host the address names: QP numbers are each host's own */
+		const struct ibv_ah_attr *ah = c->r->type == IBV_QPT_UD ? c->w->s.ah
+								       : &c->r->attr.ah_attr;
+
+		if (ah && ah->is_global && fe_up->fk_wire(c->r, ah, &c->via)) /* @rule HOST-01 */
+			return REQ_ANSWERED;	/* no host has it: lost on the wire */
+		if (c->via)
+			return REQ_ROUTE;
+	}
 	if (!c->xrc && (c->dq = fe_qp_find(c->dev, c->out->dst_qpn)))
 		return REQ_EXECUTE_HERE;
-	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
 	return REQ_ROUTE;
 }
 
@@ -459,6 +471,7 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 	struct fe_route to = {
 		.qpn = pkt->dst_qpn, .xrc = c->xrc, .srqn = pkt->xrc_srqn,
 		.quirks = fp__quirk(FP_Q_XRC_IGNORE_REMOTE_SRQN) ? FK_Q_XRC_IGNORE_REMOTE_SRQN : 0,
+		.via = c->via,
 	};
 	const struct fk_route *rt = &to.rt;
 
@@ -500,7 +513,9 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 	sent->peer = c->peer;
 	sent->id = c->id;
 	sent->seg_done = c->peer == c->was ? c->seg_done : 0;
-	err = fe_xport_send(c->xp, sent, c->out, c->r->fk, c->reliable);
+	/* from this host's connection, or the one to the other host's daemon
+	 * (its numbers: the answer comes back through it) */
+	err = fe_xport_send(c->xp, sent, c->out, c->via ? c->via : c->r->fk, c->reliable);
 	if (err == EAGAIN) {
 		c->resp.status = FP_ACK_BUSY;	/* the part in the inbox stays */
 		return REQ_ANSWERED;

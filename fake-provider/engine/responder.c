@@ -153,10 +153,26 @@ FE_STATE enum fe_resp_state fe_resp_local_error(struct fe_resp *c, enum ibv_wc_s
 	return RESP_ACKNOWLEDGE;
 }
 
-/* The IB UD GRH (40 bytes) a receive buffer starts with when one came. */
+/*
+ * The IB UD GRH (40 bytes) a receive buffer starts with when one came. A
+ * RoCE v2 packet between IPv4-mapped GIDs carries an IPv4 header instead,
+ * which the receive holds in the last 20 of the 40 bytes (linux v6.1
+ * include/rdma/ib_verbs.h union rdma_network_hdr; rxe_resp.c:894-899
+ * execute copies it there): source and destination address at 32 and 36.
+ */
 static void fe_grh(const struct fp_packet *pkt, unsigned char grh[FP_UD_GRH_LEN])
 {
+	static const unsigned char v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
 	memset(grh, 0, FP_UD_GRH_LEN);
+	if (!memcmp(pkt->sgid.raw, v4, sizeof(v4)) && !memcmp(pkt->dgid.raw, v4, sizeof(v4))) {
+		grh[20] = 0x45;		/* IPv4, 5 words */
+		grh[28] = 64;		/* TTL */
+		grh[29] = 17;		/* UDP */
+		memcpy(grh + 32, pkt->sgid.raw + 12, 4);
+		memcpy(grh + 36, pkt->dgid.raw + 12, 4);
+		return;
+	}
 	grh[0] = 0x60;		/* IPVer 6 */
 	grh[6] = 0x1b;		/* next header: IBA */
 	grh[7] = 64;		/* hop limit */
@@ -652,8 +668,9 @@ fe_resp_step(struct fe_resp *c, enum fe_resp_state s, struct fe_qp *qp)
 	case RESP_ERR_LENGTH:
 		/* rxe: the copy into the receive WQE fails, a malformed WQE
 		 * (linux v6.1 and v6.12 rxe_resp.c send_data_in: copy_data
-		 * -EINVAL; class A: LOC_QP_OP_ERR, the requester REM_OP_ERR) */
-		if (c->d.qp && c->d.qp->rxe_rules && c->d.type != IBV_QPT_UD)
+		 * -EINVAL; class A: LOC_QP_OP_ERR, the requester REM_OP_ERR;
+		 * HOST-11's known deviation, the profile's rule) */
+		if (c->d.qp && c->d.qp->too_long_is_op_err && c->d.type != IBV_QPT_UD)
 			return fe_resp_local_error(c, IBV_WC_LOC_QP_OP_ERR, FP_NAK_REM_OP);
 		return fe_resp_local_error(c, IBV_WC_LOC_LEN_ERR, FP_NAK_INV_REQ);
 	case RESP_ERR_INVALIDATE:

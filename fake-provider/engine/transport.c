@@ -167,6 +167,7 @@ struct fp_route_ent {
 	struct fp_route_ent *next;
 	uint32_t key;			/* a QPN, or a connection id */
 	bool conn;
+	const struct fk_client *via;	/* another host's daemon (its numbers), NULL: ours */
 	struct fe_peer *peer;
 	/* XRC: the target QP's gate for this SRQ number, good while the
 	 * daemon's route epoch is the one read before asking */
@@ -417,12 +418,13 @@ static struct fe_peer *fp_peer_get(struct fe_xport *xp, int fd)
 	return p;
 }
 
-static struct fp_route_ent *fp_route_find(struct fe_xport *xp, uint32_t key, bool conn)
+static struct fp_route_ent *fp_route_find(struct fe_xport *xp, uint32_t key, bool conn,
+					  const struct fk_client *via)
 {
 	struct fp_route_ent *e;
 
 	for (e = xp->routes; e; e = e->next)
-		if (e->key == key && e->conn == conn && !e->xrc)
+		if (e->key == key && e->conn == conn && !e->xrc && e->via == via)
 			return e;
 	return NULL;
 }
@@ -430,12 +432,14 @@ static struct fp_route_ent *fp_route_find(struct fe_xport *xp, uint32_t key, boo
 /* The XRC gate learned for (qpn, srqn), if the epoch still holds; a stale
  * one is forgotten. */
 static struct fp_route_ent *fp_route_find_xrc(struct fe_xport *xp, uint32_t qpn, uint32_t srqn,
-					      unsigned quirks, uint64_t epoch)
+					      unsigned quirks, uint64_t epoch,
+					      const struct fk_client *via)
 {
 	struct fp_route_ent **pp, *e;
 
 	for (pp = &xp->routes; (e = *pp); pp = &e->next) {
-		if (!e->xrc || e->key != qpn || e->srqn != srqn || e->quirks != quirks)
+		if (!e->xrc || e->key != qpn || e->srqn != srqn || e->quirks != quirks ||
+		    e->via != via)
 			continue;
 		if (epoch && e->epoch == epoch)
 			return e;
@@ -468,15 +472,21 @@ static struct fk_client *fp_xport_fk(struct fe_xport *xp)
  * The peer for a key through the daemon, remembered: an XRC answer (the
  * target QP's gate for an SRQ number) while the daemon's route epoch holds,
  * any other until the transport drops it; out receives the gate's verdict.
+ * via: another host's daemon, asked instead of fk (its numbers are its own).
  */
-static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int kind,
-				uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
+static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, struct fk_client *via,
+				int kind, uint32_t num, bool xrc, uint32_t srqn, unsigned quirks,
 				struct fk_route *out, bool *cached)
 {
 	bool conn = kind == FK_ROUTE_CONN;
-	uint64_t epoch = xrc ? fe_up->fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
-	struct fp_route_ent *e = xrc ? fp_route_find_xrc(xp, num, srqn, quirks, epoch)
-				     : fp_route_find(xp, num, conn);
+	uint64_t epoch;
+	struct fp_route_ent *e;
+
+	if (via)
+		fk = via;
+	epoch = xrc ? fe_up->fk_epoch(fk) : 0;	/* before asking: see fk_epoch */
+	e = xrc ? fp_route_find_xrc(xp, num, srqn, quirks, epoch, via)
+		: fp_route_find(xp, num, conn, via);
 	struct fe_peer *p;
 
 	memset(out, 0, sizeof(*out));
@@ -498,6 +508,7 @@ static struct fe_peer *fp_route(struct fe_xport *xp, struct fk_client *fk, int k
 	if (e) {
 		e->key = num;
 		e->conn = conn;
+		e->via = via;
 		e->peer = p;
 		e->xrc = xrc;
 		e->srqn = srqn;
@@ -677,7 +688,7 @@ static void fp_handle_req(struct fe_xport *xp, struct fp_rec *h)
 	if (xp->ack.on && xp->ack.conn == h->from)
 		p = xp->ack.to;
 	else
-		p = fp_route(xp, fp_xport_fk(xp), FK_ROUTE_CONN, h->from, false, 0, 0, &rt,
+		p = fp_route(xp, fp_xport_fk(xp), NULL, FK_ROUTE_CONN, h->from, false, 0, 0, &rt,
 			     NULL);
 	if (!p)
 		goto out;			/* the requester is gone */
@@ -851,10 +862,15 @@ struct fe_peer *fe_xport_route(struct fe_xport *xp, struct fk_client *fk, struct
 		to->rt.fd = -1;
 		return NULL;
 	}
-	to->peer = fp_route(xp, fk, FK_ROUTE_QPN, to->qpn, to->xrc, to->srqn, to->quirks, &to->rt,
-			    &to->cached);
+	to->peer = fp_route(xp, fk, to->via, FK_ROUTE_QPN, to->qpn, to->xrc, to->srqn, to->quirks,
+			    &to->rt, &to->cached);
 	to->self = to->peer && to->peer->self;
 	return to->peer;
+}
+
+int fe_xport_memfd(const struct fe_xport *xp)
+{
+	return xp && xp->pid == fp_self_pid() ? xp->memfd : -1;
 }
 
 /* The requester's check on the target's published tables, as this peer maps

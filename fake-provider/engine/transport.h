@@ -47,6 +47,10 @@ struct fe_route {
 	uint32_t qpn, srqn;
 	bool xrc;
 	unsigned quirks;		/* FK_Q_* of the gate */
+	/* the connection to another host's daemon (fk_wire), asked instead
+	 * of fk; NULL: this host's. Routes are kept per host, QP numbers
+	 * being each host's own. */
+	struct fk_client *via;
 	struct fe_peer *peer;		/* NULL: nowhere (not joined here, no such QP,
 					 * the gate said no: rt.gate) */
 	bool self;			/* this process's own inbox */

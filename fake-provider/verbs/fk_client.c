@@ -268,13 +268,20 @@ static int fk_sock_connect(const struct sockaddr_un *sa, int *out)
 	return 0;
 }
 
-/* Connected socket to the run dir's daemon, started if need be. */
-static int fk_reach(int *out, const char *script)
+/* Connected socket to the run dir's daemon, started if need be; another
+ * host's (remote: its run dir), never started. */
+static int fk_reach(int *out, const char *script, const char *remote)
 {
 	char rundir[108], lock_path[PATH_MAX];
 	struct sockaddr_un sa;
 	int err, lockfd;
 
+	if (remote) {
+		if (strlen(remote) + sizeof("/" FK_SOCK_NAME) > sizeof(rundir))
+			return ENAMETOOLONG;
+		err = fk_proto_addr(&sa, remote);
+		return err ? err : fk_sock_connect(&sa, out);
+	}
 	err = fk_proto_rundir(rundir, sizeof(rundir));
 	if (!err)
 		err = fk_proto_addr(&sa, rundir);
@@ -540,7 +547,8 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 
 	memset(&hello, 0, sizeof(hello));
 	if ((lifetime != FK_LIFETIME_CURRENT && lifetime != FK_LIFETIME_SEED) ||
-	    (opts && (opts->flags & ~FK_CONNECT_MONITOR)) ||
+	    (opts && (opts->flags & ~(FK_CONNECT_MONITOR | FK_CONNECT_REMOTE))) ||
+	    (opts && (opts->flags & FK_CONNECT_REMOTE) && !opts->rundir) ||
 	    (opts && (opts->hello_flags & ~FK_HELLO_DEVICE_FLAGS)))
 		return EINVAL;
 	if (!monitor) {
@@ -570,7 +578,8 @@ int fk_connect(const char *devname, int lifetime, const struct fk_connect_opts *
 		err = ENOMEM;
 		goto err_free;
 	}
-	err = fk_reach(&c->fd, opts ? opts->script : NULL);
+	err = fk_reach(&c->fd, opts ? opts->script : NULL,
+		       opts && (opts->flags & FK_CONNECT_REMOTE) ? opts->rundir : NULL);
 	if (err)
 		goto err_free;
 	err = fk_hello(c->fd, &hello, &c->conn_id, &c->daemon_pid, &epoch_fd);

@@ -47,6 +47,9 @@ struct fk_event {
 typedef void (*fk_event_fn)(void *arg, const struct fk_event *ev);
 
 #define FK_CONNECT_MONITOR	0x1u	/* no device: fk_dump only (tests, tools) */
+/* Another fake host's daemon (opts->rundir), never started here: one that
+ * does not answer is a host that is down (ECONNREFUSED, ENOENT). */
+#define FK_CONNECT_REMOTE	0x2u
 
 struct fk_connect_opts {
 	const struct fk_qp_limits *limits;	/* NULL: one port, P_Key table of 1 */
@@ -63,6 +66,8 @@ struct fk_connect_opts {
 	/* FK_HELLO_DEVICE_FLAGS: the kernel the device's daemon plays and the
 	 * device's flush capability (proto.h) */
 	unsigned hello_flags;
+	/* FK_CONNECT_REMOTE: the run dir of that host (NULL: this host's) */
+	const char *rundir;
 };
 
 /*

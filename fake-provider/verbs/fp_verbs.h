@@ -295,6 +295,14 @@ static inline bool fp__op_quiet(void)
 	} while (0)
 /* The engine's upcalls, once at load. */
 void fp__install_upcalls(void);
+/* The fabric of fake hosts (fabric.c): on when IBVCT_FABRIC names its
+ * directory; a context publishes its device's GIDs there; the engine's
+ * fk_wire upcall; the wires of a device whose ring goes. */
+bool fp__fabric_on(void);
+void fp__fabric_publish(const struct fp_dev_spec *spec);
+int fp__fabric_wire(struct fe_qp *qp, const struct ibv_ah_attr *ah, struct fk_client **out);
+void fp__fabric_drop(int devidx);
+void fp__ctx_limits(const struct fp_dev_spec *spec, struct fk_qp_limits *lim);
 
 /* Async events on the context's pipe (element: object pointer or port). */
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element);
@@ -392,6 +400,7 @@ bool fp_prof_mw_range_is_the_region(void);
 bool fp_prof_mw_bind_rxe(void);
 unsigned int fp_prof_wc_with_inv(void);
 bool fp_prof_retry_reruns_binds(void);
+bool fp_prof_send_too_long_is_op_err(void);
 bool fp_prof_cq_poll_overrun(void);
 bool fp_prof_inline_list_unsummed(void);
 int fp_prof_wrx_full_errno(void);

@@ -170,7 +170,21 @@ static const struct fe_upcalls fp_upcalls = {
 	.fk_route = fk_route,
 };
 
+/* With a fabric (IBVCT_FABRIC), packets may go to other hosts: the same
+ * upcalls and the wire; without one the engine never asks. */
+static const struct fe_upcalls fp_upcalls_fabric = {
+	.cq_notify = fp_up_cq_notify,
+	.cq_overrun = fp_up_cq_overrun,
+	.srq_limit = fp_up_srq_limit,
+	.qp_event = fp_up_qp_event,
+	.fk_conn_id = fk_conn_id,
+	.fk_epoch = fk_epoch,
+	.fk_ring_set = fk_ring_set,
+	.fk_route = fk_route,
+	.fk_wire = fp__fabric_wire,
+};
+
 void fp__install_upcalls(void)
 {
-	fe_set_upcalls(&fp_upcalls);
+	fe_set_upcalls(fp__fabric_on() ? &fp_upcalls_fabric : &fp_upcalls);
 }

@@ -778,6 +778,19 @@ bool fp_prof_retry_reruns_binds(void)
 	return fp_prof() == FP_PROF_RXE;	/* @rule MW-07 @driver rxe */
 }
 
+/* A SEND (RC, UC) longer than the receive WQE: rxe's copy_data answers
+ * -EINVAL (linux v6.1 drivers/infiniband/sw/rxe/rxe_mr.c:383, length >
+ * resid), and send_data_in takes only -ENOSPC for a length error
+ * (rxe_resp.c:556), so the receive is "malformed": class A, the remote
+ * operational error NAK (rxe_resp.c:1439), the receive completed
+ * IB_WC_LOC_QP_OP_ERR, the sender's WQE IB_WC_REM_OP_ERR (rxe_comp.c:324);
+ * the spec's invalid request NAK (IBA vol 1 9.7.5.2.2) never comes. The
+ * same in v6.12. Known deviation (HOST-11). */
+bool fp_prof_send_too_long_is_op_err(void)
+{
+	return fp_prof() == FP_PROF_RXE;	/* @rule HOST-11 @driver rxe */
+}
+
 /* Extended CQ polling: cq_next_poll, finding no more, stores the consumer
  * index past the last CQE itself, and cq_end_poll, which ibv_create_cq_ex.3
  * says to call after that ENOENT too, advances it once more

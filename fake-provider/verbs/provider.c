@@ -98,6 +98,21 @@ static void fp_fk_event(void *arg, const struct fk_event *ev)
 		return;		/* a full pipe loses the event, as fp__event_raise does */
 }
 
+/* The device's ports and limits as the daemon checks them (HELLO). */
+void fp__ctx_limits(const struct fp_dev_spec *spec, struct fk_qp_limits *lim)
+{
+	int i;
+
+	memset(lim, 0, sizeof(*lim));
+	lim->nports = (uint32_t)spec->nports;
+	lim->max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
+			   ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0;
+	lim->max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
+				? (uint32_t)spec->attr.max_qp_rd_atom : 0;
+	for (i = 0; i < spec->nports && i < FP_MAX_PORTS; i++)
+		lim->pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
+}
+
 static int fp_ctx_connect(struct fp_context *ctx)
 {
 	const struct fp_dev_spec *spec = ctx->spec;
@@ -112,17 +127,8 @@ static int fp_ctx_connect(struct fp_context *ctx)
 		/* the kernel of the release the core plays (ibvct-release.def) */
 		.hello_flags = fp_prof_kernel_flags(),
 	};
-	int i;
-
 	/* once per context: modify_qp checks against the same figures */
-	memset(lim, 0, sizeof(*lim));
-	lim->nports = (uint32_t)spec->nports;
-	lim->max_rd_atom = spec->attr.max_qp_init_rd_atom > 0
-			   ? (uint32_t)spec->attr.max_qp_init_rd_atom : 0;
-	lim->max_dest_rd_atom = spec->attr.max_qp_rd_atom > 0
-				? (uint32_t)spec->attr.max_qp_rd_atom : 0;
-	for (i = 0; i < spec->nports && i < FP_MAX_PORTS; i++)
-		lim->pkey_tbl_len[i] = spec->port[i].attr.pkey_tbl_len;
+	fp__ctx_limits(spec, lim);
 	/* FK_LIFETIME_* and FP_LIFE_* have the same values. */
 	return fk_connect(spec->name, (int)fp__script->lifetime, &opts, &ctx->fk);
 }
@@ -201,6 +207,9 @@ static int fp_ctx_setup(struct fp_context *ctx, struct fp_device *dev, int impor
 		close(p[1]);
 		return err;
 	}
+	/* its ports' addresses, for the other hosts of the fabric */
+	if (fp__fabric_on())
+		fp__fabric_publish(ctx->spec);
 	fp_list_init(&ctx->pds);
 	fp_list_init(&ctx->mrs);
 	fp_list_init(&ctx->cqs);
@@ -254,6 +263,9 @@ static void fp_ctx_teardown(struct fp_context *ctx)
 	fe_dev_detach(ctx->hca);
 	ctx->hca = NULL;
 	fp_trace(fp__script, "close_device(%s)", ctx->spec->name);
+	/* the ring goes: so do the wires that answered into it (fabric.c) */
+	if (xp)
+		fp__fabric_drop(ctx->dev->devidx);
 	fe_unlock();
 	fe_xport_stop(xp);		/* its thread takes the lock: not under it */
 

@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <link.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "th.h"
+#include "th_host.h"
 
 #ifndef TH_SRCDIR
 #define TH_SRCDIR "."
@@ -39,8 +41,14 @@ static struct {
 } th_dev;
 
 /* Fake-kernel run dirs live under a short path of their own: a Unix socket
- * path holds at most 107 bytes, scratch dirs nest deeper than that. */
+ * path holds at most 107 bytes, scratch dirs nest deeper than that. It is
+ * under TMPDIR when that is short enough, else under /tmp: `ibvct
+ * conformance` sets TMPDIR to a scratch dir it removes however its
+ * programs ended, so that the dirs of a program killed mid-run (a host
+ * that vanished) go with it. */
 static char th_fk_base[64];
+#define TH_FK_NAME "ibvct-fk.XXXXXX"
+
 static unsigned th_fk_seq;
 /* IBVCT_KEEP=1: every scratch and fake-kernel run dir is kept (and named in
  * the TAP), so that a caller can read test logs and the daemons' logs. */
@@ -172,7 +180,9 @@ static int th_rm_one(const char *p, const struct stat *st, int flag, struct FTW 
 /* Only our own mkdtemp() dir of fake-kernel run dirs. */
 static int th_rm_fk_base(void)
 {
-	if (strncmp(th_fk_base, "/tmp/ibvct-fk.", 14))
+	const char *b = strrchr(th_fk_base, '/');
+
+	if (th_fk_base[0] != '/' || !b || strncmp(b + 1, TH_FK_NAME, sizeof(TH_FK_NAME) - 7))
 		return -1;
 	return nftw(th_fk_base, th_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -665,11 +675,151 @@ static void th_expect_load(void)
 	fclose(f);
 }
 
+static const char *th_issue_todo(const char *name);
+
 static const char *th_expect_todo(const char *name)
 {
 	for (size_t i = 0; i < th_nexp; i++)
 		if (!strcmp(th_exp[i].name, name))
 			return th_exp[i].reason;
+	return th_issue_todo(name);
+}
+
+/* ---- a lab's known issues (IBVCT_KNOWN_ISSUES) ------------------------------ */
+/*
+ * The waiver form of openQA and SUSE's QA: a listed failure is a known
+ * deviation with its reason, where the conditions of its line hold. One
+ * line an issue:
+ *   TEST [KEY=GLOB]... : REASON
+ * KEY: kernel (uname -r), rdma-core (the version of the libibverbs
+ * loaded: 44.0 from libibverbs.so.1.14.44.0; "ref" for the reference
+ * library), provider (the expectations key: rxe, mlx5, fake, ...),
+ * transport (RC, UC, UD or XRC: the test's name starts with it, else
+ * "-"); GLOB as the shell's (fnmatch). TEST may be a glob too. A line
+ * without conditions holds everywhere.
+ */
+struct th_issue {
+	char test[128];
+	char *cond;			/* "KEY=GLOB ..." */
+	char *reason;
+};
+
+static struct th_issue *th_issues;
+static size_t th_nissues;
+static char th_fact_kernel[128], th_fact_rdma[64];
+
+static void th_facts(void)
+{
+	struct utsname u;
+	Dl_info di;
+	char real[PATH_MAX];
+	const char *base, *v;
+
+	snprintf(th_fact_kernel, sizeof(th_fact_kernel), "%s", uname(&u) ? "-" : u.release);
+	snprintf(th_fact_rdma, sizeof(th_fact_rdma), "ref");
+	if (dladdr((void *)ibv_get_device_list, &di) && di.dli_fname &&
+	    realpath(di.dli_fname, real)) {
+		base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+		/* libibverbs.so.1.ABI.MAJOR.MINOR: rdma-core MAJOR.MINOR */
+		if (!strncmp(base, "libibverbs.so.1.", 16) && (v = strchr(base + 16, '.')))
+			snprintf(th_fact_rdma, sizeof(th_fact_rdma), "%s", v + 1);
+	}
+}
+
+static const char *th_transport(const char *name)
+{
+	if (!strncmp(name, "rc_", 3))
+		return "RC";
+	if (!strncmp(name, "uc_", 3))
+		return "UC";
+	if (!strncmp(name, "ud_", 3))
+		return "UD";
+	if (!strncmp(name, "xrc_", 4))
+		return "XRC";
+	return "-";
+}
+
+static void th_issues_load(void)
+{
+	const char *path = getenv("IBVCT_KNOWN_ISSUES");
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!path || !path[0])
+		return;
+	f = fopen(path, "r");
+	if (!f) {
+		printf("# known issues: %s: %s\n", path, strerror(errno));
+		return;
+	}
+	th_facts();
+	while (getline(&line, &cap, f) > 0) {
+		char *colon, *p = line;
+		struct th_issue *more;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		colon = strstr(p, " : ");
+		if (*p == '#' || !*p || !colon)
+			continue;
+		more = realloc(th_issues, (th_nissues + 1) * sizeof(*th_issues));
+		if (!more)
+			break;
+		th_issues = more;
+		if (sscanf(p, "%127s%n", th_issues[th_nissues].test, &n) != 1)
+			continue;
+		*colon = 0;
+		th_issues[th_nissues].cond = strdup(p + n);
+		th_issues[th_nissues].reason = strdup(colon + 3);
+		th_nissues++;
+	}
+	free(line);
+	fclose(f);
+	printf("# known issues: %s (kernel %s, rdma-core %s, provider %s)\n", path, th_fact_kernel,
+	       th_fact_rdma, th_dev.provider);
+}
+
+/* Whether every KEY=GLOB of cond holds for the test. */
+static int th_issue_holds(const char *cond, const char *name)
+{
+	char c[1024], *tok, *save = NULL;
+
+	snprintf(c, sizeof(c), "%s", cond);
+	for (tok = strtok_r(c, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *fact;
+
+		if (!eq)
+			return 0;
+		*eq = 0;
+		if (!strcmp(tok, "kernel"))
+			fact = th_fact_kernel;
+		else if (!strcmp(tok, "rdma-core"))
+			fact = th_fact_rdma;
+		else if (!strcmp(tok, "provider"))
+			fact = th_dev.provider;
+		else if (!strcmp(tok, "transport"))
+			fact = th_transport(name);
+		else
+			return 0;	/* a key this release does not know: not ours */
+		if (fnmatch(eq + 1, fact, 0))
+			return 0;
+	}
+	return 1;
+}
+
+static const char *th_issue_todo(const char *name)
+{
+	static char reason[1024];
+
+	for (size_t i = 0; i < th_nissues; i++)
+		if (!fnmatch(th_issues[i].test, name, 0) && th_issue_holds(th_issues[i].cond, name)) {
+			snprintf(reason, sizeof(reason), "known issue: %s", th_issues[i].reason);
+			return reason;
+		}
 	return NULL;
 }
 
@@ -698,10 +848,16 @@ static enum tr_verdict th_start(const char *base, char *why, size_t len)
 		return TR_SKIP;
 	th_release_learn();
 	th_expect_load();
+	th_issues_load();
 	snprintf(th_fixed, sizeof(th_fixed), "remove it from fixtures/expect/%s.txt",
 		 th_dev.provider);
 	if (getenv("IBVCT_RUNDIR")) {
-		snprintf(th_fk_base, sizeof(th_fk_base), "/tmp/ibvct-fk.XXXXXX");
+		const char *tmp = getenv("TMPDIR");
+
+		if (!tmp || tmp[0] != '/' ||
+		    strlen(tmp) + sizeof("/" TH_FK_NAME) > sizeof(th_fk_base))
+			tmp = "/tmp";
+		snprintf(th_fk_base, sizeof(th_fk_base), "%s/" TH_FK_NAME, tmp);
 		if (!mkdtemp(th_fk_base))
 			th_fk_base[0] = 0;
 	}
@@ -788,6 +944,11 @@ static int th_finish(int failed)
 	th__ref_cleanup();
 	while (th_nexp)
 		free(th_exp[--th_nexp].reason);
+	while (th_nissues) {
+		free(th_issues[--th_nissues].cond);
+		free(th_issues[th_nissues].reason);
+	}
+	free(th_issues);
 	free(th_exp);
 	return 0;
 }
@@ -938,4 +1099,199 @@ out:
 		ibv_destroy_cq(cq);
 	free(own);
 	return ret;
+}
+
+/* ---- two hosts: the suite's hooks around th_host.c's --------------------------- */
+static char th_prog[64];
+
+static enum tr_verdict th2_start(const char *base, char *why, size_t len)
+{
+	char mine[1024] = "";
+	enum tr_verdict v;
+
+	if (th_host_start(th_prog, why, len))
+		return TR_SKIP;		/* no peer: nothing ran, the run has no result */
+	v = th_start(base, mine, sizeof(mine));
+	/* a host for the run (not one per test): the fabric's entries and
+	 * the other host's wires name its run dir */
+	if (v == TR_RUN && th_fk_base[0]) {
+		char fk[sizeof(th_fk_base) + 8];
+
+		snprintf(fk, sizeof(fk), "%s/host", th_fk_base);
+		if (!mkdir(fk, 0700))
+			setenv("IBVCT_RUNDIR", fk, 1);
+	}
+	v = th_host_decide("(start)", v, mine, sizeof(mine), 0);
+	if (v != TR_RUN)
+		snprintf(why, len, "%s", mine);
+	return v;
+}
+
+static enum tr_verdict th2_decide(const struct tr_test *rt, const char **todo, char *why,
+				  size_t len)
+{
+	enum tr_verdict v = th_decide(rt, todo, why, len);
+
+	return th_host_decide(rt->name, v, why, len, 1);
+}
+
+static void th2_enter(const struct tr_test *rt)
+{
+	th_host_enter();
+	th_c.dev_name = th_dev.dev;
+	th_c.port = th_dev.port;
+	th_c.dir = tr_dir();
+	th_c.ctx = th_open();
+	(void)rt;
+}
+
+static enum tr_verdict th2_settle(const struct tr_test *rt, enum tr_verdict v, char *why,
+				  size_t len)
+{
+	(void)rt;
+	return th_host_settle(tr_dir(), v, why, len);
+}
+
+static int th2_finish(int failed)
+{
+	int rc = th_host_finish();
+
+	return th_finish(failed) || rc;
+}
+
+static int th2_run(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	/* static: still reachable in forked children that _exit (valgrind) */
+	static struct tr_test *rt;
+	struct tr_suite s = {
+		.name = "suite", .env_help = "IBVCT_ROLE, IBVCT_PEER, IBVCT_PEER_PORT, "
+		"IBVCT_RUN_ID (two hosts), IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
+		"IBVCT_EXPECT, IBVCT_DRIVER",
+		.start = th2_start, .banner = th_banner, .decide = th2_decide, .enter = th2_enter,
+		.leave = th_leave, .settle = th2_settle, .finish = th2_finish,
+		.todo_fixed = th_fixed,
+	};
+	int rc;
+
+	rt = calloc(n ? n : 1, sizeof(*rt));
+	if (!rt)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		rt[i].name = tests[i].name;
+		rt[i].ids = tests[i].ids;
+		rt[i].fn = th_run_fn;
+		rt[i].state = (void *)&tests[i];
+	}
+	s.tests = rt;
+	s.n = n;
+	rc = tr_run(&s, argc, argv);
+	free(rt);
+	return rc;
+}
+
+#ifdef TH_TARGET_REF
+/* Without a role on the reference target: this program is host A, and a
+ * second process of it host B, each on a fake host of its own, the two on
+ * one fabric, meeting on 127.0.0.1. Host B's TAP is kept in the scratch
+ * dir and shown when it failed (each of host A's verdicts holds both
+ * halves anyway). */
+static int th2_pair(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	char base[64] = "/tmp/ibvct-2h.XXXXXX", path[128], buf[64];
+	const char *tmp = getenv("TMPDIR");
+	int rc, st = 0, fd, i;
+	pid_t pid;
+
+	(void)tmp;
+	if (!mkdtemp(base)) {
+		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/fabric", base);
+	mkdir(path, 0700);
+	setenv("IBVCT_FABRIC", path, 1);
+	snprintf(path, sizeof(path), "%s/port", base);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		printf("Bail out! fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/b.tap", base);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			close(fd);
+		}
+		snprintf(path, sizeof(path), "%s/port", base);
+		setenv("IBVCT_ROLE", "server", 1);
+		setenv("IBVCT_PEER_PORT", "0", 1);
+		setenv("IBVCT_PEER_PORT_FILE", path, 1);
+		setenv("IBVCT_TWOHOST_SIDE", "b", 1);
+		unsetenv("IBVCT_PEER");
+		/* one host of the machine reports to a lab's engine: A */
+		unsetenv("IBVCT_RESULT_CMD");
+		_exit(th2_run(argc, argv, tests, n));
+	}
+	/* host B's port, once it listens (or it ended: then nothing listens) */
+	buf[0] = 0;
+	for (i = 0; i < 600 * tr_timeout_mult(); i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		if (buf[0] || waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		usleep(100000);
+	}
+	snprintf(path, sizeof(path), "127.0.0.1:%ld", strtol(buf, NULL, 10));
+	setenv("IBVCT_ROLE", "client", 1);
+	setenv("IBVCT_PEER", path, 1);
+	setenv("IBVCT_TWOHOST_SIDE", "a", 1);
+	rc = th2_run(argc, argv, tests, n);
+	if (waitpid(pid, &st, 0) != pid)
+		st = 1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		FILE *f;
+		char line[512];
+
+		snprintf(path, sizeof(path), "%s/b.tap", base);
+		printf("# host B (the target side) ended %s %d; its TAP:\n",
+		       WIFEXITED(st) ? "with status" : "by signal",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			printf("#   %s", line);
+		if (f)
+			fclose(f);
+		rc = rc ? rc : 1;
+	}
+	for (i = 0; i < 40 && nftw(base, th_rm_one, 16, FTW_DEPTH | FTW_PHYS); i++)
+		usleep(50000);
+	return rc;
+}
+#endif
+
+int th_main_twohost(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	const char *slash = strrchr(argv[0], '/');
+
+	snprintf(th_prog, sizeof(th_prog), "%s", slash ? slash + 1 : argv[0]);
+	th_prog[strcspn(th_prog, ".")] = 0;
+	if (argc > 1 && (!strcmp(argv[1], "-l") || !strcmp(argv[1], "-h") ||
+			 !strcmp(argv[1], "--help")))
+		return th2_run(argc, argv, tests, n);
+	if (getenv("IBVCT_ROLE") && getenv("IBVCT_ROLE")[0])
+		return th2_run(argc, argv, tests, n);
+#ifdef TH_TARGET_REF
+	return th2_pair(argc, argv, tests, n);
+#else
+	printf("1..0 # SKIP two hosts: no peer host (IBVCT_ROLE=server|client and "
+	       "IBVCT_PEER=HOST; ibvct conformance --peer HOST)\n");
+	return 0;
+#endif
 }

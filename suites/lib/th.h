@@ -141,6 +141,26 @@ void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *a
 #define th_rc_qp_ex	tf_rc_qp_ex
 #define th_post_send_ex	tf_post_send_ex
 
+/* ---- two hosts (th_host.c) ---------------------------------------------------
+ * A two-host suite runs each test as two halves, one on each host, over TCP
+ * (th_host.c says how the hosts meet; without IBVCT_ROLE the reference
+ * target plays both, two fake hosts on one machine). */
+int th_main_twohost(int argc, char **argv, const struct th_test *tests, size_t n);
+/* 'a' on the initiator's host (the client, host A), 'b' on the target's
+ * (the server, host B). */
+char th_host_side(void);
+/* Send len bytes of mine and receive as many of the other half's into
+ * theirs (both halves call it at one point of the test). A half that is
+ * gone ends this one: the test then takes the other half's verdict. */
+void th_xchg(const void *mine, void *theirs, size_t len);
+/* Both halves at the same point (its name, which must be the same). */
+void th_sync(const char *point);
+/* Until the other half has ended (its connection closed). */
+void th_peer_end(void);
+/* Ends this half when the other one has ended already (a wait for what
+ * that half would have done need not run out). */
+void th_peer_check(void);
+
 /* For th_ref.c / th_ref_stub.c */
 int th__ref_setup(char *err, size_t errlen);
 int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,

@@ -18,6 +18,28 @@
 static struct fp_script th_script;
 static char th_scratch[PATH_MAX];
 
+/*
+ * Two fake hosts (th_host.c): IBVCT_TWOHOST_SIDE a or b names this
+ * process's host, whose device has an Ethernet port with that host's
+ * addresses, as rxe0 has on the guests of tools/vm/ibvct-vm pair (host B
+ * the server, 10.9.0.1; host A the client, 10.9.0.2): the link-local IPv6
+ * GID of its MAC at index 0 and the IPv4-mapped GID at index 1, RoCE v2
+ * both (rxe makes only those: linux v6.1 drivers/infiniband/core/
+ * roce_gid_mgmt.c adds one a type, and rxe has UDP encapsulation alone).
+ */
+static const char *th_port_lines(void)
+{
+	const char *side = getenv("IBVCT_TWOHOST_SIDE");
+
+	if (side && !strcmp(side, "b"))
+		return "\tport 1 state active link_layer ethernet mtu 1024\n"
+		       "\tgid 1 0 fe80::5054:ff:fe49:4201\n\tgid 1 1 ::ffff:10.9.0.1\n";
+	if (side && !strcmp(side, "a"))
+		return "\tport 1 state active link_layer ethernet mtu 1024\n"
+		       "\tgid 1 0 fe80::5054:ff:fe49:4202\n\tgid 1 1 ::ffff:10.9.0.2\n";
+	return "\tport 1 state active\n";
+}
+
 int th__ref_setup(char *err, size_t errlen)
 {
 	const char *path = getenv("IBVCT_SCRIPT");
@@ -35,7 +57,12 @@ int th__ref_setup(char *err, size_t errlen)
 	}
 	if (path ? fp_script_load(path, &th_script, err, errlen) : (fp_script_default(&th_script), 0))
 		return -1;
-	return fp_env_setup(path, prov, NULL, th_scratch, sizeof(th_scratch), err, errlen);
+	if (fp_env_setup(path, prov, NULL, th_scratch, sizeof(th_scratch), err, errlen))
+		return -1;
+	/* one of two fake hosts: the script again, with this host's port */
+	if (getenv("IBVCT_TWOHOST_SIDE"))
+		return th__ref_reenv(th_scratch, NULL, -1, NULL, 1, err, errlen);
+	return 0;
 }
 
 void th__ref_cleanup(void)
@@ -94,9 +121,9 @@ int th__ref_reenv(const char *dir, const char *mode, int xrc, const char *extra,
 		fprintf(f, "trace %s\n", th_script.trace_path);
 	if (extra)
 		fprintf(f, "%s\n", extra);
-	fprintf(f, "device %s\n\t%s xrc\n\tport 1 state active\n", d->name,
+	fprintf(f, "device %s\n\t%s xrc\n%s", d->name,
 		xrc < 0 ? ((d->attr.device_cap_flags & IBV_DEVICE_XRC) ? "cap" : "nocap")
-			: xrc ? "cap" : "nocap");
+			: xrc ? "cap" : "nocap", th_port_lines());
 	/* its completion clock (a driver profile's mask is its own) */
 	if (d->clock_khz && (th_script.profile == FP_PROF_MLX5 || th_script.profile == FP_PROF_MLX4))
 		fprintf(f, "\tclock %llu\n", (unsigned long long)d->clock_khz);

@@ -72,6 +72,11 @@ struct tr_suite {
 	 * setup (inside the cmocka group), leave after the group */
 	void (*enter)(const struct tr_test *t);
 	void (*leave)(const struct tr_test *t, int failed);
+	/* parent, after the test's process, before its TAP line: its result
+	 * (TR_RUN passed, TR_SKIP, TR_FAIL), which the hook may change, saying
+	 * why in why (a two-host suite: the peer host's half, th_host.c) */
+	enum tr_verdict (*settle)(const struct tr_test *t, enum tr_verdict v, char *why,
+				  size_t len);
 	/* parent, after the last test; failed: any test failed. Non-zero fails
 	 * the program (a finding no test's line could carry) */
 	int (*finish)(int failed);
