@@ -397,7 +397,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibvct-vm-watch: %s: %s\n", reason, strerror(errno));
 		return 125;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_APPEND: QEMU's lines and the snapshot of its threads never overwrite each other */
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "ibvct-vm-watch: %s: %s\n", log, strerror(errno));
 		return 125;
