@@ -90,12 +90,30 @@ struct vw_quiet {
 	struct tr_clock load;	/* without schedstat */
 };
 
-/* Thread t of pid: runnable now, its CPU time and run-queue time (ns). */
-static bool vw_thread(pid_t pid, long t, bool *runnable, unsigned long long *run, unsigned long long *wait)
+/* Thread t of pid: its state letter (R, S, D, ...), '?' when gone. */
+static char vw_state(pid_t pid, long t)
 {
 	char path[64], buf[512];
 	const char *p;
 	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, t);
+	f = fopen(path, "re");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "TID (COMM) S ...": COMM may hold anything, the state follows its last ')' */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+/* Thread t of pid: runnable now, its CPU time and run-queue time (ns). */
+static bool vw_thread(pid_t pid, long t, bool *runnable, unsigned long long *run, unsigned long long *wait)
+{
+	char path[64];
 	FILE *f;
 	int ok;
 
@@ -107,16 +125,7 @@ static bool vw_thread(pid_t pid, long t, bool *runnable, unsigned long long *run
 	fclose(f);
 	if (!ok)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, t);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "TID (COMM) S ...": COMM may hold anything, the state follows its last ')' */
-	p = strrchr(buf, ')');
-	*runnable = p && p[1] == ' ' && p[2] == 'R';
+	*runnable = vw_state(pid, t) == 'R';
 	return true;
 }
 
@@ -192,6 +201,59 @@ static bool vw_quiet_tick(struct vw_quiet *q, pid_t pid)
 	q->starved_ms += starved;
 	q->used_ms += (double)dw - starved;
 	return q->used_ms >= (double)q->limit_ms;
+}
+
+/*
+ * What QEMU's threads were doing when the guest was found silent, appended
+ * to LOG: one line a thread (its name, state, kernel wait channel, CPU and
+ * run-queue seconds), so that a stuck guest's report says whether QEMU
+ * spun, slept or waited on the host.
+ */
+static void vw_snapshot(const char *log, pid_t pid)
+{
+	char path[96], comm[64], wchan[64];
+	struct dirent *d;
+	FILE *out, *f;
+	DIR *dir;
+
+	out = fopen(log, "ae");
+	if (!out)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir) {
+		fclose(out);
+		return;
+	}
+	fprintf(out, "ibvct-vm-watch: QEMU's threads when the guest was found silent:\n");
+	while ((d = readdir(dir))) {
+		long t = strtol(d->d_name, NULL, 10);
+		unsigned long long run = 0, wait = 0;
+		bool runnable;
+		size_t n;
+
+		if (t <= 0 || !vw_thread(pid, t, &runnable, &run, &wait))
+			continue;
+		comm[0] = wchan[0] = '\0';
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)pid, t);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/wchan", (int)pid, t);
+		f = fopen(path, "re");
+		if (f) {
+			n = fread(wchan, 1, sizeof(wchan) - 1, f);
+			wchan[n] = '\0';
+			fclose(f);
+		}
+		fprintf(out, "  %ld %s: state %c, waits in %s, %.1f s on a CPU, %.1f s waiting for one\n", t, comm,
+			vw_state(pid, t), wchan[0] && strcmp(wchan, "0") ? wchan : "-", run / 1e9, wait / 1e9);
+	}
+	closedir(dir);
+	fclose(out);
 }
 
 /* What the guest's silence was, for REASON. */
@@ -335,7 +397,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibvct-vm-watch: %s: %s\n", reason, strerror(errno));
 		return 125;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_APPEND: QEMU's lines and the snapshot of its threads never overwrite each other */
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "ibvct-vm-watch: %s: %s\n", log, strerror(errno));
 		return 125;
@@ -392,6 +455,7 @@ int main(int argc, char **argv)
 			con_size = size;
 			vw_quiet_start(&quiet, silence * 1000LL, child);
 		} else if (quiet_out) {
+			vw_snapshot(log, child);
 			vw_end_guest(child);
 			vw_quiet_what(&quiet, con_size > 0, what, sizeof(what));
 			vw_reason(reason, "silent", what);
