@@ -16,7 +16,15 @@
 #include "sq.h"
 #include "transport.h"
 
-#define FP_RESP_WAIT_MS		10000		/* no response by then (times IBVCT_TIMEOUT_MULT): lost */
+/*
+ * No response by then (times IBVCT_TIMEOUT_MULT) from a peer that lives:
+ * the request is lost. A peer's progress thread answers at once on an
+ * idle machine; under make check (two cores, QEMU guests) one did not
+ * answer within 10 s, and an rc_pingpong of 3 MiB messages ended in
+ * IBV_WC_RETRY_EXC_ERR (t6030). A peer that is gone is known at once
+ * (fe_peer_alive), whatever this is.
+ */
+#define FP_RESP_WAIT_MS		60000
 
 /* ---- requester ---------------------------------------------------------------- */
 static uint32_t fp_mtu_bytes(enum ibv_mtu mtu)
