@@ -45,6 +45,8 @@ test_expect_success 'every system-built suite ran on ixrc0, judged by fixtures/e
 	ok=1 n=0
 	for s in "$build"/suites/system/t*.t; do
 		t=$rep/tap/$(basename "$s" .t).system.tap
+		# a two-host suite has no peer in one guest: its whole skip says so
+		grep -q "^1\.\.0 # SKIP two hosts: no peer host " "$t" 2>/dev/null && continue
 		n=$((n + 1))
 		grep -q "^# expectations: fixtures/expect/ixrc\.txt (no driver in sysfs, node_desc: ixrc)$" "$t" ||
 			{ echo "$t: no ixrc expectations line"; ok=0; }
