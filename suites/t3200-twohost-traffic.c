@@ -22,7 +22,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,6 +173,21 @@ static void half_connect(struct half *h)
 	half_connect_o(h, &tf_qp_default);
 }
 
+/* The first steps of most tests: the half with a QP of type (o: its
+ * connection's options), both halves told, the QP connected to the peer's. */
+static void half_up_o(struct th_ctx *t, struct half *h, enum ibv_qp_type type,
+		      const struct tf_qp_opts *o)
+{
+	half_open(t, h, type, ACC_REMOTE);
+	half_xchg(h);
+	half_connect_o(h, o);
+}
+
+static void half_up(struct th_ctx *t, struct half *h, enum ibv_qp_type type)
+{
+	half_up_o(t, h, type, &tf_qp_default);
+}
+
 static void post_recv(struct half *h, uint64_t id, uint32_t off, uint32_t len, uint32_t lkey)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)h->buf + off, .length = len, .lkey = lkey };
@@ -217,6 +234,26 @@ static void expect_ok(struct half *h, uint64_t id, struct ibv_wc *wc)
 	assert_int_equal(wc->wr_id, id);
 }
 
+static void expect_status(struct half *h, struct ibv_wc *wc, enum ibv_wc_status want,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A completion within LIMIT_MS whose status is want; if another comes, the
+ * test fails naming the WR (fmt, as printf's) and both statuses. */
+static void expect_status(struct half *h, struct ibv_wc *wc, enum ibv_wc_status want,
+			  const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	poll_one(h, wc);
+	if (wc->status == want)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	th_fail("%s: %s, want %s", what, ibv_wc_status_str(wc->status), ibv_wc_status_str(want));
+}
+
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
@@ -224,6 +261,17 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 
 	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
 	return a.qp_state;
+}
+
+/* A WR of this half (what, for the failure's message) that the other host
+ * refused: its completion is want, and this RC requester's QP is then in
+ * the error state. */
+static void expect_refused(struct half *h, enum ibv_wc_status want, const char *what)
+{
+	struct ibv_wc wc;
+
+	expect_status(h, &wc, want, "%s", what);
+	assert_int_equal(qp_state(h->qp), IBV_QPS_ERR);
 }
 
 /* ---- sends of every transport ------------------------------------------------ */
@@ -235,9 +283,7 @@ static void rc_send_and_send_imm_cross_hosts(struct th_ctx *t)
 	struct half h;
 	struct ibv_wc wc;
 
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
+	half_up(t, &h, IBV_QPT_RC);
 	if (th_host_side() == 'b') {
 		post_recv(&h, 1, 0, 512, h.mr->lkey);
 		post_recv(&h, 2, 512, 512, h.mr->lkey);
@@ -270,9 +316,7 @@ static void uc_send_and_write_cross_hosts(struct th_ctx *t)
 	struct half h;
 	struct ibv_wc wc;
 
-	half_open(t, &h, IBV_QPT_UC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
+	half_up(t, &h, IBV_QPT_UC);
 	if (th_host_side() == 'b') {
 		post_recv(&h, 1, 0, 512, h.mr->lkey);
 		th_sync("receive posted");
@@ -498,11 +542,8 @@ static void rc_send_with_inv_invalidates_a_window_of_the_other_host(struct th_ct
 		expect_ok(&h, 2, &wc);
 		th_sync("invalidated");
 		post_send(&h, 3, IBV_WR_RDMA_WRITE, 0, 64, h.peer.addr, h.peer.mw_rkey, 0);
-		poll_one(&h, &wc);
-		if (wc.status != IBV_WC_REM_ACCESS_ERR)
-			th_fail("a WRITE through the invalidated window: %s, want %s",
-				ibv_wc_status_str(wc.status),
-				ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+		expect_status(&h, &wc, IBV_WC_REM_ACCESS_ERR,
+			      "a WRITE through the invalidated window");
 		th_sync("done");
 	}
 	half_close(&h);
@@ -516,9 +557,7 @@ static void rc_message_of_several_mtus_arrives_whole(struct th_ctx *t)
 	struct half h;
 	struct ibv_wc wc;
 
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
+	half_up(t, &h, IBV_QPT_RC);
 	if (th_host_side() == 'b') {
 		post_recv(&h, 1, 0, LONG_LEN, h.mr->lkey);
 		th_sync("ready");
@@ -553,12 +592,11 @@ static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct half h;
 	struct ibv_wc wc;
+	char what[64];
 
 	o.min_rnr_timer = 1;		/* 0.01 ms: the retries run at once */
 	o.rnr_retry = rnr_retry;
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect_o(&h, &o);
+	half_up_o(t, &h, IBV_QPT_RC, &o);
 	if (th_host_side() == 'b') {
 		th_sync("no receive");
 		if (rnr_retry == 7) {
@@ -577,12 +615,8 @@ static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 			th_sync("sent");
 			expect_ok(&h, 1, &wc);
 		} else {
-			poll_one(&h, &wc);
-			if (wc.status != IBV_WC_RNR_RETRY_EXC_ERR)
-				th_fail("rnr_retry %u with no receive: %s, want %s", rnr_retry,
-					ibv_wc_status_str(wc.status),
-					ibv_wc_status_str(IBV_WC_RNR_RETRY_EXC_ERR));
-			assert_int_equal(qp_state(h.qp), IBV_QPS_ERR);
+			snprintf(what, sizeof(what), "rnr_retry %u with no receive", rnr_retry);
+			expect_refused(&h, IBV_WC_RNR_RETRY_EXC_ERR, what);
 		}
 		th_sync("done");
 	}
@@ -615,13 +649,10 @@ static void retry_exceeded_when_the_peer_host_is_gone(struct th_ctx *t)
 {
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct half h;
-	struct ibv_wc wc;
 
 	o.timeout = 12;			/* 16.8 ms */
 	o.retry_cnt = 2;
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect_o(&h, &o);
+	half_up_o(t, &h, IBV_QPT_RC, &o);
 	th_sync("connected");
 	if (th_host_side() == 'b') {
 		/* the QP first, then the process: as a host that dies */
@@ -632,11 +663,86 @@ static void retry_exceeded_when_the_peer_host_is_gone(struct th_ctx *t)
 	th_peer_end();
 	fill(h.buf, 100, 13);
 	post_send(&h, 1, IBV_WR_SEND, 0, 100, 0, 0, 0);
-	poll_one(&h, &wc);
-	if (wc.status != IBV_WC_RETRY_EXC_ERR)
-		th_fail("a SEND to a host that is gone: %s, want %s", ibv_wc_status_str(wc.status),
-			ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
-	assert_int_equal(qp_state(h.qp), IBV_QPS_ERR);
+	expect_refused(&h, IBV_WC_RETRY_EXC_ERR, "a SEND to a host that is gone");
+	half_close(&h);
+}
+
+/* HOST-10..12: host B refuses the one WR of host A. B posts a receive (or
+ * none), then A the WR, whose completion must be the case's status, A's
+ * QP then in error; B's receive must end in error too (in one of the
+ * statuses the case lists, when it lists any), and with no receive, B's
+ * memory stays as it was. */
+struct refusal {
+	const char *what, *recv_what;	/* A's WR, B's receive: for the failures */
+	enum ibv_wr_opcode op;		/* A's WR: a SEND, or a WRITE to B's buffer */
+	uint32_t len, rkey_flip;	/* its length, the bits of B's rkey it flips */
+	uint32_t recv_len, lkey_flip;	/* B's receive (0: none), the bits of its lkey flipped */
+	enum ibv_wc_status want;	/* A's completion */
+	int n_recv_want;		/* B's receive: one of recv_want[], or any error (0) */
+	enum ibv_wc_status recv_want[2];
+};
+
+enum { BAD_RKEY, SEND_TOO_LONG, BAD_LKEY };
+
+static const struct refusal refusals[] = {
+	[BAD_RKEY] = { .what = "a WRITE with a bad rkey", .op = IBV_WR_RDMA_WRITE, .len = 256,
+		       .rkey_flip = 0x80000, .want = IBV_WC_REM_ACCESS_ERR },
+	[SEND_TOO_LONG] = { .what = "a SEND longer than the receive",
+			    .recv_what = "the receive of a SEND too long for it",
+			    .op = IBV_WR_SEND, .len = 200, .recv_len = 64,
+			    .want = IBV_WC_REM_INV_REQ_ERR, .n_recv_want = 2,
+			    .recv_want = { IBV_WC_LOC_LEN_ERR, IBV_WC_REM_INV_REQ_ERR } },
+	[BAD_LKEY] = { .what = "a SEND into a receive with a bad key",
+		       .recv_what = "a receive with a bad key", .op = IBV_WR_SEND, .len = 100,
+		       .recv_len = 256, .lkey_flip = 0x80000, .want = IBV_WC_REM_OP_ERR },
+};
+
+/* B's receive of case c ended (wc): in error, as c wants. */
+static void check_recv_refused(const struct refusal *c, const struct ibv_wc *wc)
+{
+	assert_int_equal(wc->wr_id, 1);
+	if (!c->n_recv_want) {
+		if (wc->status == IBV_WC_SUCCESS)
+			th_fail("%s: %s, want an error", c->recv_what,
+				ibv_wc_status_str(wc->status));
+		return;
+	}
+	for (int i = 0; i < c->n_recv_want; i++)
+		if (wc->status == c->recv_want[i])
+			return;
+	th_fail("%s: %s, want %s%s%s", c->recv_what, ibv_wc_status_str(wc->status),
+		ibv_wc_status_str(c->recv_want[0]), c->n_recv_want > 1 ? " or " : "",
+		c->n_recv_want > 1 ? ibv_wc_status_str(c->recv_want[1]) : "");
+}
+
+static void refusal_case(struct th_ctx *t, const struct refusal *c)
+{
+	struct half h;
+	struct ibv_wc wc;
+
+	half_up(t, &h, IBV_QPT_RC);
+	if (th_host_side() == 'b') {
+		if (c->recv_len)
+			post_recv(&h, 1, 0, c->recv_len, h.mr->lkey ^ c->lkey_flip);
+		th_sync("ready");
+		if (c->recv_len) {
+			poll_one(&h, &wc);
+			check_recv_refused(c, &wc);
+		}
+		th_sync("done");
+		if (!c->recv_len)
+			for (uint32_t i = 0; i < c->len; i++)
+				assert_int_equal(h.buf[i], 0);
+	} else {
+		int write = c->op == IBV_WR_RDMA_WRITE;
+
+		th_sync("ready");
+		fill(h.buf, c->len, 14);
+		post_send(&h, 1, c->op, 0, c->len, write ? h.peer.addr : 0,
+			  write ? h.peer.rkey ^ c->rkey_flip : 0, 0);
+		expect_refused(&h, c->want, c->what);
+		th_sync("done");
+	}
 	half_close(&h);
 }
 
@@ -646,31 +752,7 @@ static void retry_exceeded_when_the_peer_host_is_gone(struct th_ctx *t)
  * it was. */
 static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
 {
-	struct half h;
-	struct ibv_wc wc;
-
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
-	if (th_host_side() == 'b') {
-		th_sync("ready");
-		th_sync("done");
-		for (int i = 0; i < 256; i++)
-			assert_int_equal(h.buf[i], 0);
-	} else {
-		th_sync("ready");
-		fill(h.buf, 256, 14);
-		post_send(&h, 1, IBV_WR_RDMA_WRITE, 0, 256, h.peer.addr, h.peer.rkey ^ 0x80000,
-			  0);
-		poll_one(&h, &wc);
-		if (wc.status != IBV_WC_REM_ACCESS_ERR)
-			th_fail("a WRITE with a bad rkey: %s, want %s",
-				ibv_wc_status_str(wc.status),
-				ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
-		assert_int_equal(qp_state(h.qp), IBV_QPS_ERR);
-		th_sync("done");
-	}
-	half_close(&h);
+	refusal_case(t, &refusals[BAD_RKEY]);
 }
 
 /* HOST-11: a SEND longer than host B's receive: the invalid request NAK,
@@ -683,34 +765,7 @@ static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
  * rxe_resp.c:556): a known deviation (fixtures/expect/rxe.txt). */
 static void send_longer_than_the_receive_is_rem_inv_req_err(struct th_ctx *t)
 {
-	struct half h;
-	struct ibv_wc wc;
-
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
-	if (th_host_side() == 'b') {
-		post_recv(&h, 1, 0, 64, h.mr->lkey);
-		th_sync("ready");
-		poll_one(&h, &wc);
-		assert_int_equal(wc.wr_id, 1);
-		if (wc.status != IBV_WC_LOC_LEN_ERR && wc.status != IBV_WC_REM_INV_REQ_ERR)
-			th_fail("the receive of a SEND too long for it: %s, want %s or %s",
-				ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_LOC_LEN_ERR),
-				ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
-		th_sync("done");
-	} else {
-		th_sync("ready");
-		post_send(&h, 1, IBV_WR_SEND, 0, 200, 0, 0, 0);
-		poll_one(&h, &wc);
-		if (wc.status != IBV_WC_REM_INV_REQ_ERR)
-			th_fail("a SEND longer than the receive: %s, want %s",
-				ibv_wc_status_str(wc.status),
-				ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
-		assert_int_equal(qp_state(h.qp), IBV_QPS_ERR);
-		th_sync("done");
-	}
-	half_close(&h);
+	refusal_case(t, &refusals[SEND_TOO_LONG]);
 }
 
 /* HOST-12: a receive of host B whose key is bad: the remote operation error
@@ -718,30 +773,7 @@ static void send_longer_than_the_receive_is_rem_inv_req_err(struct th_ctx *t)
  * rxe_resp.c RESPST_ERR_MALFORMED_WQE), B's receive in error. */
 static void receive_with_a_bad_lkey_is_rem_op_err(struct th_ctx *t)
 {
-	struct half h;
-	struct ibv_wc wc;
-
-	half_open(t, &h, IBV_QPT_RC, ACC_REMOTE);
-	half_xchg(&h);
-	half_connect(&h);
-	if (th_host_side() == 'b') {
-		post_recv(&h, 1, 0, 256, h.mr->lkey ^ 0x80000);
-		th_sync("ready");
-		poll_one(&h, &wc);
-		assert_int_equal(wc.wr_id, 1);
-		assert_true(wc.status != IBV_WC_SUCCESS);
-		th_sync("done");
-	} else {
-		th_sync("ready");
-		post_send(&h, 1, IBV_WR_SEND, 0, 100, 0, 0, 0);
-		poll_one(&h, &wc);
-		if (wc.status != IBV_WC_REM_OP_ERR)
-			th_fail("a SEND into a receive with a bad key: %s, want %s",
-				ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_REM_OP_ERR));
-		assert_int_equal(qp_state(h.qp), IBV_QPS_ERR);
-		th_sync("done");
-	}
-	half_close(&h);
+	refusal_case(t, &refusals[BAD_LKEY]);
 }
 
 /* ---- XRC across hosts ------------------------------------------------------------ */

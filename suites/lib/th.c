@@ -953,16 +953,13 @@ static int th_finish(int failed)
 	return 0;
 }
 
-int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
+/* The runner's tests for the suite's, run with the hooks of s (one host's
+ * or two hosts'). */
+static int th_run_suite(struct tr_suite *s, int argc, char **argv, const struct th_test *tests,
+			size_t n)
 {
 	/* static: still reachable in forked children that _exit (valgrind) */
 	static struct tr_test *rt;
-	struct tr_suite s = {
-		.name = "suite", .env_help = "IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
-		"IBVCT_EXPECT, IBVCT_DRIVER, IBVCT_LIFETIME (system target)",
-		.start = th_start, .banner = th_banner, .decide = th_decide, .enter = th_enter,
-		.leave = th_leave, .finish = th_finish, .todo_fixed = th_fixed,
-	};
 	int rc;
 
 	rt = calloc(n ? n : 1, sizeof(*rt));
@@ -974,11 +971,23 @@ int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
 		rt[i].fn = th_run_fn;
 		rt[i].state = (void *)&tests[i];
 	}
-	s.tests = rt;
-	s.n = n;
-	rc = tr_run(&s, argc, argv);
+	s->tests = rt;
+	s->n = n;
+	rc = tr_run(s, argc, argv);
 	free(rt);
 	return rc;
+}
+
+int th_main(int argc, char **argv, const struct th_test *tests, size_t n)
+{
+	struct tr_suite s = {
+		.name = "suite", .env_help = "IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
+		"IBVCT_EXPECT, IBVCT_DRIVER, IBVCT_LIFETIME (system target)",
+		.start = th_start, .banner = th_banner, .decide = th_decide, .enter = th_enter,
+		.leave = th_leave, .finish = th_finish, .todo_fixed = th_fixed,
+	};
+
+	return th_run_suite(&s, argc, argv, tests, n);
 }
 
 /* ---- verbs helpers: tf.c, but for this one --------------------------------- */
@@ -1161,8 +1170,6 @@ static int th2_finish(int failed)
 
 static int th2_run(int argc, char **argv, const struct th_test *tests, size_t n)
 {
-	/* static: still reachable in forked children that _exit (valgrind) */
-	static struct tr_test *rt;
 	struct tr_suite s = {
 		.name = "suite", .env_help = "IBVCT_ROLE, IBVCT_PEER, IBVCT_PEER_PORT, "
 		"IBVCT_RUN_ID (two hosts), IBVCT_DEVICE, IBVCT_SCRIPT (TARGET=ref), "
@@ -1171,22 +1178,8 @@ static int th2_run(int argc, char **argv, const struct th_test *tests, size_t n)
 		.leave = th_leave, .settle = th2_settle, .finish = th2_finish,
 		.todo_fixed = th_fixed,
 	};
-	int rc;
 
-	rt = calloc(n ? n : 1, sizeof(*rt));
-	if (!rt)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		rt[i].name = tests[i].name;
-		rt[i].ids = tests[i].ids;
-		rt[i].fn = th_run_fn;
-		rt[i].state = (void *)&tests[i];
-	}
-	s.tests = rt;
-	s.n = n;
-	rc = tr_run(&s, argc, argv);
-	free(rt);
-	return rc;
+	return th_run_suite(&s, argc, argv, tests, n);
 }
 
 #ifdef TH_TARGET_REF
