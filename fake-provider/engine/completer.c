@@ -137,7 +137,7 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 		/* a bind already done runs again with its old key: it fails */
 		if (r->retry_reruns_binds && n->state == FP_SWQE_DONE &&
 		    n->s.opcode == IBV_WR_BIND_MW && n->result == IBV_WC_SUCCESS) {
-			n->result = IBV_WC_MW_BIND_ERR;
+			n->result = r->req_err_flushes ? IBV_WC_WR_FLUSH_ERR : IBV_WC_MW_BIND_ERR;
 			r->sq_stalled = true;
 		}
 	}

@@ -172,6 +172,12 @@ struct fe_qp {
 	 * completes with IBV_WC_LOC_QP_OP_ERR, as rxe on 6.1 knows no such
 	 * opcode */
 	bool ext_ops;
+	/* a WQE the requester fails (REQ_ERR_LOCAL, a failed local WQE)
+	 * completes with IBV_WC_WR_FLUSH_ERR: rxe on Linux 6.12, whose
+	 * requester moves the QP to error and whose completer then flushes
+	 * the queue, that WQE included (verbs/profile.c
+	 * fp_prof_req_err_flushes) */
+	bool req_err_flushes;
 	/* Linux rxe's own data-path rules (the profile's, verbs/profile.c
 	 * fp_prof_rxe_rules), each where it applies: a send completion of an
 	 * IMM operation flagged IBV_WC_WITH_IMM (completer.c); outbound data

@@ -18,6 +18,10 @@
  *   MR_ACCESS_CHECK  reg_mr with the flush bits (6.1: EINVAL; 6.12:
  *                 the device's capability, else EOPNOTSUPP) and with
  *                 on-demand paging (EINVAL, EOPNOTSUPP)
+ *   REQ_ERROR_FLUSHES  a bind rxe's requester fails and a SEND whose lkey
+ *                 fails: their own status on 6.1 (MW_BIND_ERR,
+ *                 LOC_QP_OP_ERR), IBV_WC_WR_FLUSH_ERR on 6.12; mlx5 keeps
+ *                 its statuses on either
  *   PORT_ACTIVE_SPEED_EX, CQ_EX_POLL_OVERRUN are t0022's and the suites'.
  * And the crash the rows came from: ibv_wr_atomic_write on profile rxe no
  * longer calls a NULL builder.
@@ -371,6 +375,71 @@ static void flush_is_rxe_s_since_45_and_6_2(void **state)
 	assert_int_equal(tr_peer_wait(&p), 0);
 }
 
+/* ---- REQ_ERROR_FLUSHES --------------------------------------------------------- */
+struct ref_case { const char *prof; int rel; enum ibv_wc_status bind, send; };
+
+static void build_send_bad_lkey(struct pair *p, void *arg)
+{
+	ibv_wr_send(p->x);
+	ibv_wr_set_sge(p->x, p->mr->lkey + 0x100, (uintptr_t)p->buf, 64);
+}
+
+/* A type 2 bind to a region without MW_BIND, past its end, then (a new pair) a SEND
+ * whose local key is no key: each WQE's status, the QP in error after it. */
+static void ref_peer(struct tr_peer *self, void *arg)
+{
+	const struct ref_case *c = arg;
+	struct ibv_mw_bind_info bi;
+	struct ibv_wc wc;
+	struct ibv_mw *mw;
+	struct pair p;
+	int n;
+
+	host_up(c->prof, c->rel);
+	TR_ASSERT(pair_up(&p, IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND, ACC_ALL, ACC_ALL) == 0);
+	mw = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2);
+	TR_ASSERT(mw);
+	bi = (struct ibv_mw_bind_info){ .mr = p.mr, .addr = (uintptr_t)p.buf, .length = 8192,
+					.mw_access_flags = IBV_ACCESS_REMOTE_READ };
+	ibv_wr_start(p.x);
+	p.x->wr_id = 9;
+	p.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(p.x, mw, ibv_inc_rkey(mw->rkey), &bi);
+	TR_ASSERT(ibv_wr_complete(p.x) == 0);
+	n = tf_poll(p.cq, &wc);
+	TR_EXPECT_MSG(n == 1 && wc.wr_id == 9 && wc.status == c->bind,
+		      "%s, rdma-core %d: the failing bind completed %d (%s), want %s", c->prof,
+		      c->rel, n == 1 ? (int)wc.status : -1, n == 1 ? ibv_wc_status_str(wc.status) : "none",
+		      ibv_wc_status_str(c->bind));
+	TR_EXPECT(qp_state(p.a) == IBV_QPS_ERR);
+	TR_EXPECT(ibv_dealloc_mw(mw) == 0);
+	pair_down(&p);
+
+	TR_ASSERT(pair_up(&p, IBV_QP_EX_WITH_SEND, ACC_ALL, ACC_ALL) == 0);
+	TR_EXPECT(one(&p, &wc, build_send_bad_lkey, NULL) == 0);
+	TR_EXPECT_MSG(wc.status == c->send, "%s, rdma-core %d: a SEND with no such lkey: %s, want %s",
+		      c->prof, c->rel, ibv_wc_status_str(wc.status), ibv_wc_status_str(c->send));
+	TR_EXPECT(qp_state(p.a) == IBV_QPS_ERR);
+	pair_down(&p);
+}
+
+static void requester_errors_are_flushed_by_6_12_s_rxe(void **state)
+{
+	static const struct ref_case cases[] = {
+		{ "rxe", 44, IBV_WC_MW_BIND_ERR, IBV_WC_LOC_QP_OP_ERR },
+		{ "rxe", 56, IBV_WC_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR },
+		/* a driver row of rxe's kernel only: mlx5 keeps each status */
+		{ "mlx5", 56, IBV_WC_MW_BIND_ERR, IBV_WC_LOC_PROT_ERR },
+	};
+	struct tr_peer p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tr_peer_start(&p, ref_peer, (void *)&cases[i]);
+		assert_int_equal(tr_peer_wait(&p), 0);
+	}
+}
+
 /* ---- MR_ACCESS_CHECK ------------------------------------------------------------- */
 struct acc_case { const char *prof; int rel; int access; int want; };
 
@@ -426,6 +495,7 @@ int main(int argc, char **argv)
 		TR_TEST(atomic_write_reaches_another_process),
 		TR_TEST(flush_is_rxe_s_since_45_and_6_2),
 		TR_TEST(mr_access_is_checked_as_the_release_s_kernel_does),
+		TR_TEST(requester_errors_are_flushed_by_6_12_s_rxe),
 	};
 
 	return tr_main(argc, argv, tests, TR_N(tests));

@@ -895,6 +895,14 @@ uint64_t fp_prof_cap_flags_ex(uint64_t flags)
 	return flags;
 }
 
+/* Whether a WQE rxe's requester fails completes flushed, its own status
+ * lost (engine: fe_qp's req_err_flushes): the kernel's rxe of Linux 6.12
+ * (ibvct-release.def REQ_ERROR_FLUSHES). */
+bool fp_prof_req_err_flushes(void)
+{
+	return fp_prof() == FP_PROF_RXE && ibvct_release_is_56(IBVCT_REL_REQ_ERROR_FLUSHES);
+}
+
 /* Whether the HCA executes ATOMIC_WRITE and FLUSH WQEs (engine: fe_qp's
  * ext_ops): rxe on Linux 6.12 (ATOMIC_WRITE, WR_FLUSH); on 6.1 they
  * complete with IBV_WC_LOC_QP_OP_ERR. Only rxe's builders make them. */

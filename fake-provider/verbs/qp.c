@@ -259,6 +259,7 @@ static struct fp_qp *fp_qp_new(struct fp_context *ctx, struct ibv_qp_init_attr_e
 	r->e.fk = ctx->fk;
 	r->e.retry_reruns_binds = fp_prof_retry_reruns_binds();
 	r->e.ext_ops = fp_prof_ext_ops();
+	r->e.req_err_flushes = fp_prof_req_err_flushes();
 	r->e.rxe_rules = fp_prof_rxe_rules();
 	r->e.too_long_is_op_err = fp_prof_send_too_long_is_op_err();
 	r->e.pd = fp__pd_ident(r->pd);
