@@ -22,6 +22,8 @@
  *                 fails: their own status on 6.1 (MW_BIND_ERR,
  *                 LOC_QP_OP_ERR), IBV_WC_WR_FLUSH_ERR on 6.12; mlx5 keeps
  *                 its statuses on either
+ *   MW_BIND_PD    a type 2 bind to a region of another PD: bound on 6.1,
+ *                 refused on 6.12
  *   PORT_ACTIVE_SPEED_EX, CQ_EX_POLL_OVERRUN are t0022's and the suites'.
  * And the crash the rows came from: ibv_wr_atomic_write on profile rxe no
  * longer calls a NULL builder.
@@ -440,6 +442,55 @@ static void requester_errors_are_flushed_by_6_12_s_rxe(void **state)
 	}
 }
 
+/* ---- MW_BIND_PD ---------------------------------------------------------------- */
+/* A type 2 window of the QP's PD bound to a region of another PD: bound on
+ * 6.1's rxe, refused (and flushed) on 6.12's. */
+static void mwpd_peer(struct tr_peer *self, void *arg)
+{
+	int rel = (int)(intptr_t)arg;
+	struct ibv_mw_bind_info bi;
+	struct ibv_pd *pd2;
+	struct ibv_mr *mr2;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	struct pair p;
+	enum ibv_wc_status want = rel == 44 ? IBV_WC_SUCCESS : IBV_WC_WR_FLUSH_ERR;
+
+	host_up("rxe", rel);
+	TR_ASSERT(pair_up(&p, IBV_QP_EX_WITH_BIND_MW, ACC_ALL, ACC_ALL) == 0);
+	pd2 = ibv_alloc_pd(p.ctx);
+	TR_ASSERT(pd2);
+	mr2 = ibv_reg_mr(pd2, p.buf + 256, 1024, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	TR_ASSERT(mr2);
+	mw = ibv_alloc_mw(p.pd, IBV_MW_TYPE_2);
+	TR_ASSERT(mw);
+	bi = (struct ibv_mw_bind_info){ .mr = mr2, .addr = (uintptr_t)(p.buf + 256), .length = 64,
+					.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	ibv_wr_start(p.x);
+	p.x->wr_id = 11;
+	p.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(p.x, mw, ibv_inc_rkey(mw->rkey), &bi);
+	TR_ASSERT(ibv_wr_complete(p.x) == 0);
+	TR_ASSERT(tf_poll(p.cq, &wc) == 1);
+	TR_EXPECT_MSG(wc.status == want, "rdma-core %d: a type 2 bind to a region of another PD: %s, "
+		      "want %s", rel, ibv_wc_status_str(wc.status), ibv_wc_status_str(want));
+	TR_EXPECT(qp_state(p.a) == (rel == 44 ? IBV_QPS_RTS : IBV_QPS_ERR));
+	TR_EXPECT(ibv_dealloc_mw(mw) == 0);
+	TR_EXPECT(ibv_dereg_mr(mr2) == 0);
+	TR_EXPECT(ibv_dealloc_pd(pd2) == 0);
+	pair_down(&p);
+}
+
+static void a_bind_s_pds_are_compared_by_6_12_s_rxe(void **state)
+{
+	struct tr_peer p;
+
+	tr_peer_start(&p, mwpd_peer, (void *)(intptr_t)44);
+	assert_int_equal(tr_peer_wait(&p), 0);
+	tr_peer_start(&p, mwpd_peer, (void *)(intptr_t)56);
+	assert_int_equal(tr_peer_wait(&p), 0);
+}
+
 /* ---- MR_ACCESS_CHECK ------------------------------------------------------------- */
 struct acc_case { const char *prof; int rel; int access; int want; };
 
@@ -496,6 +547,7 @@ int main(int argc, char **argv)
 		TR_TEST(flush_is_rxe_s_since_45_and_6_2),
 		TR_TEST(mr_access_is_checked_as_the_release_s_kernel_does),
 		TR_TEST(requester_errors_are_flushed_by_6_12_s_rxe),
+		TR_TEST(a_bind_s_pds_are_compared_by_6_12_s_rxe),
 	};
 
 	return tr_main(argc, argv, tests, TR_N(tests));

@@ -410,6 +410,7 @@ bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s);
  * FLUSH, mlx5's data-in-order answer. */
 unsigned fp_prof_kernel_flags(void);
 bool fp_prof_req_err_flushes(void);
+bool fp_prof_mw_bind_pd_checked(void);
 uint64_t fp_prof_cap_flags_ex(uint64_t flags);
 bool fp_prof_ext_ops(void);
 int fp_prof_data_in_order(enum ibv_qp_state state, uint32_t flags);

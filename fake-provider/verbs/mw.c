@@ -119,7 +119,15 @@ void fp__mw_cleanup_ctx(struct fp_context *ctx)
  * window itself (rxe.c:180, fp_bind_mw). Seen on Debian 12's rxe0
  * (ibvct-verbs-gen seed 1): a type 2 bind of length 0 completes
  * MW_BIND_ERR, a zero-based one of the region's length or less SUCCESS.
+ * Linux 6.12's rxe compares the PDs as C10-72 says (MW_BIND_PD below).
  */
+/* The window access rxe 6.12 takes (rxe_verbs.h RXE_ACCESS_SUPPORTED_MW:
+ * its region set and zero-based; IB_ACCESS_OPTIONAL is libibverbs' range) */
+#define FP_RXE_MW_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+			  IBV_ACCESS_ON_DEMAND | IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT | \
+			  IBV_ACCESS_OPTIONAL_RANGE)
+
 static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const struct fp_mw *mw,
 					       const struct ibv_mw_bind_info *b)
 {
@@ -130,11 +138,19 @@ static enum ibv_wc_status fp_mw_bind_check_rxe(const struct fe_qp *r, const stru
 	if (mw->e.type == IBV_MW_TYPE_2 &&
 	    (mw->e.pd != r->pd || !b->mr || !b->length))
 		return IBV_WC_MW_BIND_ERR;
+	/* Linux 6.12 (ibvct-release.def MW_BIND_PD): C10-72 for a type 1
+	 * window too, and access bits it does not know fail the bind */
+	if (fp_prof_mw_bind_pd_checked() &&
+	    (mw->e.pd != r->pd || (b->mw_access_flags & ~FP_RXE_MW_ACCESS)))
+		return IBV_WC_MW_BIND_ERR;
 	if (!b->length)
 		return IBV_WC_SUCCESS;
 	if (!b->mr)
 		return IBV_WC_MW_BIND_ERR;
 	mr = &to_fp_mr(b->mr)->e;
+	/* Linux 6.12: the region's PD is the QP's too (MW_BIND_PD) */
+	if (mr->pd != r->pd && fp_prof_mw_bind_pd_checked())
+		return IBV_WC_MW_BIND_ERR;
 	if ((mr->access & IBV_ACCESS_ZERO_BASED) || !(mr->access & IBV_ACCESS_MW_BIND))
 		return IBV_WC_MW_BIND_ERR;
 	if ((b->mw_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&

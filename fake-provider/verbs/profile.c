@@ -741,6 +741,13 @@ bool fp_prof_mw_bind_rxe(void)
 	return fp_prof() == FP_PROF_RXE;
 }
 
+/* rxe on Linux 6.12: a bind compares every window's PD and the region's
+ * with the QP's (ibvct-release.def MW_BIND_PD; verbs/mw.c). */
+bool fp_prof_mw_bind_pd_checked(void)
+{
+	return fp_prof() == FP_PROF_RXE && ibvct_release_is_56(IBVCT_REL_MW_BIND_PD);
+}
+
 /* check_rkey: a request through a window is checked against the range of
  * the window's region, not of the window (rxe_resp.c:485 mr = mw->mr,
  * :508 mr_check_range): the whole region is reachable by the window's key.
