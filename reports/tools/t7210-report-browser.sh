@@ -114,7 +114,9 @@ frames.forEach(function (n) {
 EOF
 
 # ---- chromium ---------------------------------------------------------------
-mkdir -p "$tmp/home" "$tmp/chromium-tmp"
+# its TMPDIR short: chromium puts a socket there, whose path may not be
+# longer than 107 bytes (sockaddr_un), and the scratch dir may be deep
+mkdir -p "$tmp/home" "$tmp/c"
 real_home=${HOME:-/nonexistent}
 touch "$tmp/stamp"
 limit=$((120 * mult))
@@ -125,7 +127,7 @@ else
 	set -- timeout -k 10 "$limit"
 fi
 env HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_CACHE_HOME="$tmp/home/.cache" \
-	TMPDIR="$tmp/chromium-tmp" \
+	TMPDIR="$tmp/c" \
 	"$@" chromium --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
 	--user-data-dir="$tmp/profile" --no-first-run --window-size=1280,800 \
 	--virtual-time-budget=5000 --dump-dom "file://$tmp/probe.html" \
