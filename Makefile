@@ -44,16 +44,17 @@ TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 # The fake provider's trees, from the ground up: common (what both sides of
 # the fake kernel's socket share), script (the script language), uapi (the
-# fake kernel's interface: its protocol and message table, the modify-QP
-# rules both sides apply), then on it kernel (the daemon) and engine (the
-# fake HCA), and verbs (the provider ops and the daemon's client) on top. An object is compiled with the include dirs
-# of the trees below its own and no others (the per-tree lines after each
+# top-level uapi/: the fake kernel's interface, its protocol and message
+# table, the modify-QP rules both sides apply; ref-impl sees it too), then
+# on it kernel (the daemon) and engine (the fake HCA), and verbs (the
+# provider ops and the daemon's client) on top. An object is compiled with
+# the include dirs of the trees below its own and no others (the per-tree lines after each
 # tree's definitions), so that a header of a tree above it does not compile;
 # FP_INC, all of them, is for the tests, the fuzz harnesses and the tools'
 # users of the script.
 FP_COMMON_INC := -I$(TOP)/fake-provider/common
 FP_SCRIPT_INC := -I$(TOP)/fake-provider/script
-FP_UAPI_INC   := -I$(TOP)/fake-provider/uapi
+FP_UAPI_INC   := -I$(TOP)/uapi
 FP_KERNEL_INC := -I$(TOP)/fake-provider/kernel
 FP_ENGINE_INC := -I$(TOP)/fake-provider/engine
 FP_VERBS_INC  := -I$(TOP)/fake-provider/verbs
@@ -167,10 +168,10 @@ $(B)/obj/ref-impl/src/release.o: DEFS += -DRI_RDMA_CORE_DEFAULT=$(REF_RELEASE)
 FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c fake-provider/common/*.c))
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
-# fp_uapi.a: the fake kernel's interface (fake-provider/uapi): message
+# fp_uapi.a: the fake kernel's interface (uapi): message
 # names and sizes from its table, the modify-QP rules; linked by the daemon,
 # the plugin and the tests that speak to the daemon.
-FP_UAPI_SRCS    := $(sort $(wildcard fake-provider/uapi/*.c))
+FP_UAPI_SRCS    := $(sort $(wildcard uapi/*.c))
 FP_UAPI_OBJS    := $(FP_UAPI_SRCS:%.c=$(B)/obj/%.o)
 FP_UAPI_LIB     := $(B)/lib/fp_uapi.a
 # The plugin: the fake HCA engine (fake-provider/engine) and the verbs
@@ -186,7 +187,7 @@ FKD      := $(B)/bin/ibvct-fkd
 # Per-tree include dirs (see FP_INC): each tree sees the trees below it.
 $(B)/obj/fake-provider/common/%.o: FP_INC :=
 $(B)/obj/fake-provider/script/%.o: FP_INC := $(FP_COMMON_INC)
-$(B)/obj/fake-provider/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+$(B)/obj/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 $(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
 $(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
 # The plugin's engine and verbs are one program on the data path: link-time
@@ -206,7 +207,7 @@ TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t
 # quality runs, packaging, the report tools and each of tools/. Which test
 # numbers each folder of tests holds: quality/test-numbers.txt.
 TOOL_TEST_DIRS := ci quality pkg reports/tools $(patsubst %/,%,$(sort $(wildcard tools/*/)))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh \
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh ixrc/tests/t[0-9]*.sh \
 	$(addsuffix /t[0-9]*.sh,$(TOOL_TEST_DIRS))))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
@@ -327,6 +328,10 @@ $(B)/t/%.t: ref-impl/tests/%.sh
 	$(Q)cp $< $@ && chmod +x $@
 
 $(B)/t/%.t: fake-provider/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+$(B)/t/%.t: ixrc/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
@@ -528,7 +533,7 @@ coverage: | $(DEPS_FIRST)
 		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
 		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
-		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/uapi/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/fake-provider/script/*' '$(TOP)/uapi/*' '$(TOP)/fake-provider/kernel/*' \
 		'$(TOP)/fake-provider/common/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
@@ -648,7 +653,7 @@ FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
 FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provider/script/*.h fake-provider/script/*.def \
-	fake-provider/uapi/*.h fake-provider/uapi/*.def fake-provider/kernel/*.h)
+	uapi/*.h uapi/*.def fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_UAPI_SRCS) $(FP_SCRIPT_SRCS)
 FZ_RUN := sh quality/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
@@ -833,7 +838,7 @@ release-check: | $(DEPS_FIRST)
 release-matrix: all suites tests kmod $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(IXRC_RNR) | $(DEPS_FIRST)
 	$(TEST_ENV) sh tools/vm/release-matrix
 
-# ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
+# ---- the xrc-vm target: ibvct's soft XRC device (ixrc) ------
 # Its rdma-core provider is part of `all`: built against the system's
 # <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
 # as libibverbs 44 loads an RDMAV_DRIVERS path (PATH + "-rdmav34.so").
@@ -848,7 +853,7 @@ IXRC_PROV := $(IXRC_DIR)/libibvct-ixrc-rdmav34.so
 IXRC_ROUTE := $(IXRC_DIR)/ixrc-xrc-route
 IXRC_RNR := $(IXRC_DIR)/ixrc-rnr
 IXRC_KO   := $(B)/kmod/ixrc.ko
-IXRC_SRC  := fake-provider/kmod
+IXRC_SRC  := ixrc
 KMOD_ABI   = $(shell apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n 1)
 KDIR      ?= /usr/src/linux-headers-$(KMOD_ABI)-amd64
 

@@ -261,7 +261,7 @@ static void th_driver_key(const char *dev, char *out, size_t len, char *how, siz
 		snprintf(how, howlen, "no driver in sysfs, a parent netdev: rxe");
 		goto out;
 	}
-	/* ibvct's soft XRC device (fake-provider/kmod, ixrc_main.c) has no bus
+	/* ibvct's soft XRC device (ixrc, ixrc_main.c) has no bus
 	 * device and no parent netdev either: its node description names it,
 	 * whatever the device is called (rdma dev set NAME name) */
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/node_desc",

@@ -34,7 +34,7 @@ prov=$build/lib/ixrc/libibvct-ixrc
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 # the module for 6.12, in the Debian 13 root
-run_cmd sh "$rr" -q kbuild --release 13 --src "$src/fake-provider/kmod" --out "$tl_tmp/kmod"
+run_cmd sh "$rr" -q kbuild --release 13 --src "$src/ixrc" --out "$tl_tmp/kmod"
 test_expect_success 'ixrc.ko builds against Debian 13 kernel headers (6.12) in its root' '
 	rc_is 0 && [ -f "$tl_tmp/kmod/ixrc.ko" ] && grep -q "^6\.12\." "$tl_tmp/kmod/kernel.abi"
 '
@@ -42,8 +42,8 @@ test_expect_success 'its vermagic is the 6.12 kernel the guest boots' '
 	readelf -p .modinfo "$tl_tmp/kmod/ixrc.ko" | grep -q "vermagic=$(cat "$tl_tmp/kmod/kernel.abi") "
 '
 test_expect_success 'the range it was checked on is the one ixrc_main.c states (6.1 and 6.12)' '
-	grep -q "checked on 6.1 (Debian 12" "$src/fake-provider/kmod/ixrc_main.c" &&
-		grep -q "and 6.12 (Debian 13" "$src/fake-provider/kmod/ixrc_main.c"
+	grep -q "checked on 6.1 (Debian 12" "$src/ixrc/ixrc_main.c" &&
+		grep -q "and 6.12 (Debian 13" "$src/ixrc/ixrc_main.c"
 '
 
 # Debian 12's ibv_devinfo, carried into the guest through the shared /tmp

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libibvct-ixrc.so: the rdma-core provider of ibvct's soft XRC device
- * (fake-provider/kmod), for Debian's own libibverbs 44: loaded by absolute
+ * (ixrc), for Debian's own libibverbs 44: loaded by absolute
  * path from RDMAV_DRIVERS, it registers with verbs_register_driver_34 and
  * matches the devices named ixrc* (the module's driver id is
  * RDMA_DRIVER_UNKNOWN, which libibverbs never matches by id).

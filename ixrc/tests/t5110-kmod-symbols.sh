@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t5110: the soft XRC module (fake-provider/kmod) says which kernels it builds
+# t5110: the soft XRC module (ixrc) says which kernels it builds
 # against, and a kernel that lacks part of its interface is named by the
-# missing symbol: fake-provider/kmod/Kbuild's IXRC_NEEDS holds every ib_core
+# missing symbol: ixrc/Kbuild's IXRC_NEEDS holds every ib_core
 # symbol the built ixrc.ko imports, and a build against a kernel that does
 # not export one of them stops before compiling, naming it. The module must
 # be built (make kmod; the guest kernel's headers: ci/install-deps kmod).
@@ -11,7 +11,7 @@ src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
 . "$src/ci/test-lib.sh"
 ko=${IBVCT_XRC_KO:-$build/kmod/ixrc.ko}
-kbuild=$src/fake-provider/kmod/Kbuild
+kbuild=$src/ixrc/Kbuild
 
 test_expect_success "the module is built ($ko)" '
 	[ -f "$ko" ] || echo "no $ko: make kmod (it needs the guest kernel'\''s headers: ci/install-deps kmod)"
@@ -27,7 +27,7 @@ test_expect_success 'Kbuild lists every ib_core symbol ixrc.ko imports (IXRC_NEE
 	[ "$ok" = 1 ]
 '
 test_expect_success 'the module source names the kernels it builds against' '
-	grep -q "LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)" "$src/fake-provider/kmod/ixrc_main.c" &&
+	grep -q "LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)" "$src/ixrc/ixrc_main.c" &&
 	grep -q "Linux 5.15 to 6.12)" "$kbuild"
 '
 # the kernel build tree of the module's kernel, from its vermagic
@@ -37,7 +37,7 @@ rel_re=$(printf '%s' "$rel" | sed 's/[].[*^$+?(){}|\\]/\\&/g')
 kdir=/usr/src/linux-headers-$rel
 if [ -f "$kdir/Module.symvers" ]; then
 	mkdir -p "$tl_tmp/m"
-	cp "$src"/fake-provider/kmod/*.c "$src"/fake-provider/kmod/*.h "$tl_tmp/m/"
+	cp "$src"/ixrc/*.c "$src"/ixrc/*.h "$tl_tmp/m/"
 	sed 's/^IXRC_NEEDS := /IXRC_NEEDS := ib_no_such_export /' "$kbuild" >"$tl_tmp/m/Kbuild"
 	run_cmd make -C "$kdir" M="$tl_tmp/m" modules
 	test_expect_success "against $rel without one of them: the build stops naming the symbol, nothing compiled" '
