@@ -199,14 +199,16 @@ $(B)/obj/fake-provider/engine/%.o: CFLAGS_COMMON += $(FP_LTO)
 $(B)/obj/fake-provider/verbs/%.o: CFLAGS_COMMON += $(FP_LTO)
 $(B)/obj/fake-provider/verbs/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) \
 	$(FP_ENGINE_INC)
-$(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+# ibvct-run and ibvct-bench (tools/run, tools/bench) write scripts: the script
+# language and what it rests on, no other tree of the fake provider.
+$(B)/obj/tools/run/%.o $(B)/obj/tools/bench/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
 # The folders of tools whose tests sit beside them (tNNNN-*.sh): CI glue,
-# quality runs, packaging, the report tools and each of tools/. Which test
+# quality runs, packaging, and each of tools/ (the report tools among them). Which test
 # numbers each folder of tests holds: quality/test-numbers.txt.
-TOOL_TEST_DIRS := ci quality pkg reports/tools $(patsubst %/,%,$(sort $(wildcard tools/*/)))
+TOOL_TEST_DIRS := ci quality pkg $(patsubst %/,%,$(sort $(wildcard tools/*/)))
 TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh ixrc/tests/t[0-9]*.sh \
 	$(addsuffix /t[0-9]*.sh,$(TOOL_TEST_DIRS))))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
@@ -257,7 +259,7 @@ $(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) fake-
 		-o $@ $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -pthread
 
-$(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
+$(IBVCT_RUN): $(B)/obj/tools/run/ibvct-run.o $(FP_SCRIPT_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -ldl -pthread
@@ -307,8 +309,8 @@ $(B)/t/t5302-mem-tables.t: $(TEST_OBJS_t5302-mem-tables)
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040
 # runs it tiny in `make check`). BENCH_ITERS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_SCRIPT
 # change its counts, time bound, rounds and script; rows also in reports/bench/.
-BENCH_OBJS  := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/tools/bench_*.c)) \
-	fake-provider/tools/ibvct-bench.c)
+BENCH_OBJS  := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard tools/bench/bench_*.c)) \
+	tools/bench/ibvct-bench.c)
 IBVCT_BENCH := $(B)/bin/ibvct-bench
 $(IBVCT_BENCH): $(BENCH_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
 	@mkdir -p $(dir $@)
@@ -625,13 +627,13 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 	{ lcov $(LCOV_RC) --summary $(COV_INFO) 2>&1; \
 	  sh quality/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || true; } \
 		>$(REPORT_DIR)/coverage/summary.txt && \
-	{ test ! -f $(REPORT_DIR)/summary.txt || perl reports/tools/report-html $(REPORT_DIR); } && \
+	{ test ! -f $(REPORT_DIR)/summary.txt || perl tools/report/report-html $(REPORT_DIR); } && \
 	echo "coverage: also in $(REPORT_DIR)/coverage/"
 
 # make certify TARGET=system DEVICE=mlx5_0 [WAIVERS=file]: the conformance
 # run (its failures do not stop this), then the vendor bundle
-# reports/<run>.tar.gz with a SHA-256 manifest (reports/tools/certify), checked by
-# reports/tools/verify-bundle: this target fails when the bundle would be rejected.
+# reports/<run>.tar.gz with a SHA-256 manifest (tools/report/certify), checked by
+# tools/report/verify-bundle: this target fails when the bundle would be rejected.
 # `tools/ibvct/ibvct certify` does it all, as the installed `ibvct certify`.
 certify: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DATE=$(REPORT_DATE) \
@@ -725,11 +727,11 @@ abi-baseline: all | $(DEPS_FIRST)
 #     t/                        the conformance run's interop tests
 #   $(PREFIX)/share/ibvct/      laid out as the checkout is, for tools/ibvct/ibvct:
 #     tools/ibvct/, tools/abi/, the scripts of the ibvct commands, the
-#     tools/vm/, reports/tools/, report tools and the CI glue they run
+#     tools/vm/, tools/report/, report tools and the CI glue they run
 #     ci/                       (INST_SCRIPTS)
 #     fixtures/                 ABI tables, expectations, requirement
 #                               catalogue, mandatory list, example scripts
-#     VERSION                   ci/version's answer at install time
+#     VERSION                   tools/ibvct/version's answer at install time
 #     build -> $(LIBDIR)/ibvct, ref-impl/include -> $(PREFIX)/include/ibvct
 #   $(PREFIX)/bin/ibvct         tools/ibvct/ibvct, which finds share/ibvct beside it
 #   $(PREFIX)/bin/ibvct-run     -> $(LIBDIR)/ibvct/bin/ibvct-run
@@ -746,10 +748,10 @@ endif
 # installed executable, anything else not).
 INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk tools/abi/*.suppr) \
-	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
+	$(addprefix tools/report/,report-all report-fingerprint report-html report-junit \
 		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
 	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
-	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
+	tools/ibvct/version tools/vm/rxe-setup $(addprefix ci/,test-exec test-lib.sh)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/*.findings \
 	fixtures/abi/waivers.txt \
@@ -778,7 +780,7 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 	for f in $(INST_FIXTURES:fixtures/%=%); do \
 		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
 	done
-	sh ci/version >$(DESTDIR)$(INST_SHARE)/VERSION
+	sh tools/ibvct/version >$(DESTDIR)$(INST_SHARE)/VERSION
 	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
 	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
 	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
@@ -790,7 +792,7 @@ install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(
 
 # ---- Debian package -------------------------------------------------------
 # make deb: build/deb/ibvct_<version>_<arch>.deb (pkg/deb-build; the version
-# is ci/version's), from the install tree of PREFIX=/usr and the multiarch
+# is tools/ibvct/version's), from the install tree of PREFIX=/usr and the multiarch
 # LIBDIR, staged in build-inst/deb-root/; then lintian, which must report no
 # error and no warning. make deb-package: the same without lintian (t6050
 # runs it on the package). build-inst/ is rebuilt from scratch when its
@@ -833,7 +835,7 @@ release-check: | $(DEPS_FIRST)
 # make release-matrix: the suites on {12, 13} x {ref, rxe-vm, xrc-vm} and the
 # agreement tests (t6110, t6111) on each release, then one report of which
 # verdicts differ between the releases and why (tools/vm/release-matrix,
-# reports/tools/report-matrix, fixtures/release-diffs.txt): HTML and
+# tools/report/report-matrix, fixtures/release-diffs.txt): HTML and
 # matrix.tsv in reports/<date>-release-matrix/. Not in make check (an hour).
 release-matrix: all suites tests kmod $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(IXRC_RNR) | $(DEPS_FIRST)
 	$(TEST_ENV) sh tools/vm/release-matrix
@@ -928,7 +930,7 @@ help:
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/, fails under COVERAGE_MIN (90)"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
-	@echo "                      the suites on a real device (ci/rxe-setup makes an rxe one)"
+	@echo "                      the suites on a real device (tools/vm/rxe-setup makes an rxe one)"
 	@echo "make suites           build the suites for both targets (build/suites/{ref,system})"
 	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
 	@echo "make fuzz             AFL++ on the script parser and the daemon protocol, FUZZ_EXECS="

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t6050: the Debian package. make check builds it first when this test is
 # to run (make deb-package, into $IBVCT_BUILD/deb/). lintian reports no
-# error and no warning; the control fields name ibvct at ci/version's
+# error and no warning; the control fields name ibvct at tools/ibvct/version's
 # version; unpacked with dpkg-deb -x into a scratch root (nothing
 # installed), the tree holds the reference library only in its private dir,
 # both targets' suites, the ABI tables and a man page per command, and its
@@ -37,7 +37,7 @@ run_cmd env TMPDIR="$tl_tmp/lintian" lintian --fail-on error,warning "$deb"
 test_expect_success "lintian: no error and no warning" '
 	rc_is 0 && ! grep -E "^[EW]: " "$tl_out"
 '
-version=$(sh "$src/ci/version")
+version=$(sh "$src/tools/ibvct/version")
 test_expect_success "control: package ibvct, version $version, Depends with ibverbs-utils" '
 	[ "$(dpkg-deb -f "$deb" Package)" = ibvct ] &&
 	[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] &&
@@ -67,8 +67,8 @@ test_expect_success "plugin, daemon, launcher; suites of both targets as built h
 test_expect_success "ABI tables, expectations and report tools in share/ibvct" '
 	for f in fixtures/abi/rdma-core-44.table fixtures/abi/rdma-core-44.symbols \
 		fixtures/expect/mlx5.txt fixtures/requirements.txt fixtures/mustpass.txt \
-		reports/tools/report-lib.pm reports/tools/certify reports/tools/compare-runs \
-		reports/tools/verify-bundle reports/tools/report-html tools/ibvct/conformance \
+		tools/report/report-lib.pm tools/report/certify tools/report/compare-runs \
+		tools/report/verify-bundle tools/report/report-html tools/ibvct/conformance \
 		tools/abi/abi-gate ci/test-exec; do
 		[ -f "$root/usr/share/ibvct/$f" ] || { echo "missing: $f"; exit 1; }
 	done

@@ -15,18 +15,18 @@ test_expect_success "the tree's tests are in their folders' ranges, numbers uniq
 	'"$lint" "$src"'
 
 mkdir -p "$tmp/quality" "$tmp/ref-impl/tests" "$tmp/fake-provider/tests" "$tmp/suites/xrc" \
-	"$tmp/build/t" "$tmp/reports/20260101-ref-fake0" "$tmp/reports/tools"
+	"$tmp/build/t" "$tmp/reports/20260101-ref-fake0" "$tmp/tools/report"
 cat >"$tmp/quality/test-numbers.txt" <<'TABLE'
 # folder        ranges
 ref-impl/tests  2000-2001 2003-2099
 fake-provider   5000-5999
 suites          2002-2002 5002-5099  # two ranges
-reports/tools   7200-7299
+tools/report    7200-7299
 TABLE
 : >"$tmp/ref-impl/tests/t2001-xrcd-open.c"
 : >"$tmp/fake-provider/tests/t5001-parse.c"
 : >"$tmp/suites/xrc/t2002-srq.c"
-: >"$tmp/reports/tools/t7201-report.sh"
+: >"$tmp/tools/report/t7201-report.sh"
 # build output and generated reports are not test programs
 : >"$tmp/build/t/t9999-Built.t"
 : >"$tmp/reports/20260101-ref-fake0/t9998-Tap.tap"

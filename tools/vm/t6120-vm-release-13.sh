@@ -78,7 +78,7 @@ IBVCT_DEVICE=ixrc0 $build/suites/system/t1000-send-wr.t >\$t/out/t1000.tap 2>\$t
 echo "t1000.rc=\$?"
 IBVCT_DEVICE=ixrc0 $build/suites/system/t0101-legacy-struct-sizes.t >\$t/out/t0101.tap 2>\$t/out/t0101.err
 echo "t0101.rc=\$?"
-sh $src/reports/tools/report-fingerprint \$t/out system ixrc0 >/dev/null 2>&1
+sh $src/tools/report/report-fingerprint \$t/out system ixrc0 >/dev/null 2>&1
 echo done
 EOF
 IBVCT_XRC_KO=$tl_tmp/kmod/ixrc.ko
@@ -116,7 +116,7 @@ test_expect_success 'the suites built on Debian 12 pass on ixrc0 there, the new 
 		grep -q "^ok [0-9]* - qp_to_qp_ex_only_for_qps_made_with_send_ops_flags " "$tl_tmp/out/t1000.tap" &&
 		grep -q "^ok [0-9]* - wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names " "$tl_tmp/out/t1000.tap"
 '
-run_cmd perl "$src/reports/tools/report-ranon" "$tl_tmp/out"
+run_cmd perl "$src/tools/report/report-ranon" "$tl_tmp/out"
 test_expect_success 'a report of that guest names Debian 13, its kernel and rdma-core 56 first' '
 	out_has "^Debian 13 \(trixie\), kernel 6\.12\.[^ ]*, rdma-core 56\."
 '

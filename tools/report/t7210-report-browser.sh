@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t7210: the report page answers "did it pass, and what failed" on its first
 # screen, as Debian's chromium (headless, 1280x800) lays it out. A probe page
-# in the scratch dir loads reports of reports/tools/report-testdata.sh in same-origin
+# in the scratch dir loads reports of tools/report/report-testdata.sh in same-origin
 # iframes of 1280x800 and writes what getBoundingClientRect and
 # getComputedStyle measure into its DOM, which --dump-dom prints:
 #   - the verdict, the first entry of "Failures and known deviations" (or
@@ -22,7 +22,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 # As every optional tool of the tests: `make check` installs it first
 # (ci/install-deps browser) or stops; a skip only when run by hand.
@@ -31,11 +31,11 @@ mult=${IBVCT_TIMEOUT_MULT:-1}
 
 # ---- the reports ------------------------------------------------------------
 rt_run_configs "$tmp/cfg"
-perl "$src/reports/tools/report-html" "$tmp/cfg" 2>"$tmp/err.cfg"
+perl "$src/tools/report/report-html" "$tmp/cfg" 2>"$tmp/err.cfg"
 rt_run_mustpass "$tmp/pass"
-perl "$src/reports/tools/report-html" "$tmp/pass" 2>"$tmp/err.pass"
+perl "$src/tools/report/report-html" "$tmp/pass" 2>"$tmp/err.pass"
 [ -s "$tmp/cfg/index.html" ] && [ -s "$tmp/pass/index.html" ] ||
-	test_bail "reports/tools/report-html wrote no page: $(cat "$tmp/err.cfg" "$tmp/err.pass")"
+	test_bail "tools/report/report-html wrote no page: $(cat "$tmp/err.cfg" "$tmp/err.pass")"
 : >"$tmp/unmade"
 # broken NAME PERL-SUBSTITUTION: cfg's page with one thing broken, in NAME/
 broken() {

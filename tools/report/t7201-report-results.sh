@@ -1,22 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t7201: the report tools read the suites' TAP convention right. A synthetic
-# run with one of each result goes through reports/tools/report-html (results.tsv) and
-# reports/tools/report-summary: pass, fail, skip with its reason, known deviation (not
+# run with one of each result goes through tools/report/report-html (results.tsv) and
+# tools/report/report-summary: pass, fail, skip with its reason, known deviation (not
 # ok # TODO), fixed (ok # TODO), several IDs on one test, the worst result
 # winning for an ID named twice, program problems (exit status, plan), and
-# an ID outside the catalogue; and reports/tools/report-all (other runners' entry).
+# an ID outside the catalogue; and tools/report/report-all (other runners' entry).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 has() { grep -qxF -- "$1" "$2" || { echo "missing line in $2: $1" | tr '\t' '|'; return 1; }; }
 tmp=$tl_tmp
 tab=$(printf '\t')
 
 rt_run_mixed "$tmp/run"
-test_expect_success "report-html runs on a mixed run" 'perl "$src/reports/tools/report-html" "$tmp/run"'
+test_expect_success "report-html runs on a mixed run" 'perl "$src/tools/report/report-html" "$tmp/run"'
 r=$tmp/run/results.tsv
 test_expect_success "pass" 'has "req${tab}XRCD-01${tab}pass${tab}mandatory${tab}" "$r"'
 test_expect_success "fail, also when a passing test names the ID too" 'has "req${tab}XRCD-02${tab}fail${tab}mandatory${tab}" "$r"'
@@ -33,7 +33,7 @@ test_expect_success "one row per catalogue ID" '
 test_expect_success "exit status and short plan make a program fail" 'has "program${tab}t9003-crash${tab}FAIL${tab}exit 139; planned 3, ran 1" "$r"'
 test_expect_success "a skipped program is ok" 'has "program${tab}t9002-skipall${tab}ok${tab}" "$r"'
 
-perl "$src/reports/tools/report-summary" --detail "$tmp/run" >"$tmp/sum" 2>&1
+perl "$src/tools/report/report-summary" --detail "$tmp/run" >"$tmp/sum" 2>&1
 test_expect_success "summary counts the catalogue" '
 	cat "$tmp/sum"
 	grep -q "^requirements: $(grep -c "^[A-Z]" "$src/fixtures/requirements.txt") in the catalogue: 1 FAIL, 1 known deviation, 2 fixed, 2 pass, 1 not supported (skip), " "$tmp/sum"
@@ -56,9 +56,9 @@ test_expect_success "summary lists IDs outside the catalogue" '
 
 rt_run_mixed "$tmp/run2"
 echo "ok t9001-mixed.system 8 tests" >"$tmp/run2/suites-summary.txt"
-sh "$src/reports/tools/report-all" "$tmp/run2" system >"$tmp/all" 2>&1
+sh "$src/tools/report/report-all" "$tmp/run2" system >"$tmp/all" 2>&1
 rc=$?
-test_expect_success "reports/tools/report-all makes the whole report for another runner's TAP" '
+test_expect_success "tools/report/report-all makes the whole report for another runner's TAP" '
 	cat "$tmp/all"
 	[ -s "$tmp/run2/junit.xml" ] && [ -s "$tmp/run2/index.html" ] &&
 		grep -q "^ok t9001-mixed.system 8 tests\$" "$tmp/run2/summary.txt" &&
@@ -69,12 +69,12 @@ test_expect_success "reports/tools/report-all makes the whole report for another
 # a folder used again: the summary and the fingerprint are the new run's
 sed -i "s/^target=ref\$/target=old-run/" "$tmp/run2/fingerprint.txt"
 echo "stale line of an earlier summary" >>"$tmp/run2/summary.txt"
-sh "$src/reports/tools/report-all" "$tmp/run2" system >"$tmp/all2" 2>&1
+sh "$src/tools/report/report-all" "$tmp/run2" system >"$tmp/all2" 2>&1
 test_expect_success "report-all writes the summary and the fingerprint anew, never keeps an earlier run's" '
 	! grep -q "stale line" "$tmp/run2/summary.txt" && grep -qx "target=system" "$tmp/run2/fingerprint.txt"
 '
 sed -i "s/^target=system\$/target=a-guest/" "$tmp/run2/fingerprint.txt"
-sh "$src/reports/tools/report-all" -k "$tmp/run2" system >"$tmp/all3" 2>&1
+sh "$src/tools/report/report-all" -k "$tmp/run2" system >"$tmp/all3" 2>&1
 test_expect_success "report-all -k keeps the fingerprint there (the guest one)" '
 	grep -qx "target=a-guest" "$tmp/run2/fingerprint.txt"
 '

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7206: reports/tools/compare-runs OLD NEW. Identical runs: no change, exit 0. An
+# t7206: tools/report/compare-runs OLD NEW. Identical runs: no change, exit 0. An
 # injected regression (pass -> fail, pass -> known deviation, a program
 # that now crashes, a program gone) exits 1 and names each; fixes, skip ->
 # run and run -> skip are reported without failing; tests are matched by
@@ -10,10 +10,10 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 . "$src/ci/test-lib.sh"
 tmp=$tl_tmp
-cmp_runs() { perl "$src/reports/tools/compare-runs" "$@" >"$tmp/out" 2>&1; rc=$?; }
+cmp_runs() { perl "$src/tools/report/compare-runs" "$@" >"$tmp/out" 2>&1; rc=$?; }
 show() { echo "exit $rc"; cat "$tmp/out"; }
 # run DIR: a small clean run; the caller then edits its TAP.
 run() {

@@ -29,7 +29,7 @@ fam="($fams)-[0-9]{2}"
 # that the catalogue lacks, as "ID file" lines.
 unknown_ids() {
 	(cd "$1" && find suites ref-impl/tests fake-provider/tests fake-provider/script fixtures/expect \
-		ci quality pkg reports/tools tools/abi tools/ibvct \
+		ci quality pkg tools/report tools/abi tools/ibvct \
 		-type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.def' \
 		-o -name '*.txt' -o -name '*.expect' -o -name '*.fps' \) 2>/dev/null |
 		LC_ALL=C sort | tr '\n' '\0' | xargs -0 -r grep -oHE "\\b$fam\\b" |

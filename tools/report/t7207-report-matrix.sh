@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7207: reports/tools/report-matrix DIR, the release matrix, on synthetic
+# t7207: tools/report/report-matrix DIR, the release matrix, on synthetic
 # cells (report folders made by report-html from TAP, as make
 # release-matrix's are): the same verdicts on both releases differ nowhere;
 # a difference that fixtures/release-diffs.txt explains is classed and
@@ -23,14 +23,14 @@ cell() {
 	case "$3$4" in *not*) echo 1 ;; *) echo 0 ;; esac >"$1/tap/t3104-fork.rc"
 	printf 'target=rxe-vm\ndevice=rxe0\nos=Debian GNU/Linux %s\nkernel=k%s\nrdma-core.package=r%s\n' \
 		"$2" "$2" "$2" >"$1/fingerprint.txt"
-	perl "$src/reports/tools/report-html" "$1" >/dev/null 2>&1
-	echo "ibvct conformance report: ran on $(perl "$src/reports/tools/report-ranon" "$1")" >"$1/summary.txt"
+	perl "$src/tools/report/report-html" "$1" >/dev/null 2>&1
+	echo "ibvct conformance report: ran on $(perl "$src/tools/report/report-ranon" "$1")" >"$1/summary.txt"
 }
 
 # the same verdicts on both releases
 cell "$tmp/same/12-rxe-vm" 12 ok ok
 cell "$tmp/same/13-rxe-vm" 13 ok ok
-run_cmd perl "$src/reports/tools/report-matrix" "$tmp/same"
+run_cmd perl "$src/tools/report/report-matrix" "$tmp/same"
 test_expect_success 'the same verdicts on both releases: nothing differs, exit 0' '
 	cat "$tl_out"
 	rc_is 0 && out_has "^rxe-vm: 0 requirements differ between Debian 12 and 13$" &&
@@ -45,7 +45,7 @@ test_expect_success 'every report of it names what each release ran on first' '
 # FORK-01 differs: a version fact of fixtures/release-diffs.txt
 cell "$tmp/expl/12-rxe-vm" 12 ok ok
 cell "$tmp/expl/13-rxe-vm" 13 "not ok" ok
-run_cmd perl "$src/reports/tools/report-matrix" "$tmp/expl"
+run_cmd perl "$src/tools/report/report-matrix" "$tmp/expl"
 test_expect_success 'an explained difference: classed, sourced, exit 0' '
 	cat "$tl_out"
 	rc_is 0 && out_has "^rxe-vm: 1 requirement differ" &&
@@ -59,7 +59,7 @@ test_expect_success 'compare-runs reads the two cells: the regression it names' 
 # QPX-09 differs: nothing explains it
 cell "$tmp/unex/12-rxe-vm" 12 ok ok
 cell "$tmp/unex/13-rxe-vm" 13 ok "not ok"
-run_cmd perl "$src/reports/tools/report-matrix" "$tmp/unex"
+run_cmd perl "$src/tools/report/report-matrix" "$tmp/unex"
 test_expect_success 'an unexplained difference fails the matrix (exit 1) and is named' '
 	cat "$tl_out"
 	rc_is 1 && out_has "QPX-09 .*UNEXPLAINED" && out_has "^verdict: FAIL: 1 unexplained" &&
@@ -70,11 +70,11 @@ test_expect_success 'an unexplained difference fails the matrix (exit 1) and is 
 cell "$tmp/miss/12-rxe-vm" 12 ok ok
 cell "$tmp/miss/13-rxe-vm" 13 ok ok
 cell "$tmp/miss/12-xrc-vm" 12 ok ok
-run_cmd perl "$src/reports/tools/report-matrix" "$tmp/miss"
+run_cmd perl "$src/tools/report/report-matrix" "$tmp/miss"
 test_expect_success 'a missing cell fails the matrix and is named' '
 	rc_is 1 && out_has "missing cells: .*13-xrc-vm"
 '
-run_cmd perl "$src/reports/tools/report-matrix" "$tmp/nothing-here"
+run_cmd perl "$src/tools/report/report-matrix" "$tmp/nothing-here"
 test_expect_success 'a folder without two releases is a usage error (exit 2)' '
 	rc_is 2
 '

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7203: reports/tools/report-junit's junit.xml validates against reports/tools/report-junit.xsd
+# t7203: tools/report/report-junit's junit.xml validates against tools/report/report-junit.xsd
 # (xmllint --schema) and counts right: one testcase per TAP test line (plus
 # one for a skipped program and one for a non-zero exit), <skipped> with the
 # reason for SKIP and for a known deviation, a failure for "not ok", a plain
@@ -9,9 +9,9 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
-xsd=$src/reports/tools/report-junit.xsd
+xsd=$src/tools/report/report-junit.xsd
 x() { xmllint --xpath "$1" "$j" 2>/dev/null; }
 # is XPATH WANT: the XPath expression's value is WANT
 is() {
@@ -20,7 +20,7 @@ is() {
 }
 
 rt_run_mixed "$tmp/run"
-perl "$src/reports/tools/report-junit" "$tmp/run" 2>"$tmp/err"
+perl "$src/tools/report/report-junit" "$tmp/run" 2>"$tmp/err"
 j=$tmp/run/junit.xml
 test_expect_success "junit.xml validates against the JUnit schema" '
 	cat "$tmp/err"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Shared by the report tools of reports/tools/ (report-*, compare-runs,
+# Shared by the report tools of tools/report/ (report-*, compare-runs,
 # verify-bundle, certify): reads a run directory's TAP into per-test and per-requirement
 # results, and the requirement catalogue, must-pass list and waivers.
 # Loaded with `require`; Perl core modules and TAP::Parser only.
@@ -357,7 +357,7 @@ sub reason_of {
 sub device_hint {
 	my ($src) = @_;
 	my $root = Cwd::abs_path($src) // $src;
-	my $setup = -f "$root/Makefile" ? "ci/rxe-setup" : "$root/ci/rxe-setup";
+	my $setup = -f "$root/Makefile" ? "tools/vm/rxe-setup" : "$root/tools/vm/rxe-setup";
 	return "no RDMA device: is ib_uverbs loaded, and the device's driver? "
 		. "sh $setup makes a soft-RoCE device, or run the guest target: ibvct conformance --target rxe-vm";
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t6001: ibvct-run (fake-provider/tools/ibvct-run.c): script errors exit 2
+# t6001: ibvct-run (tools/run/ibvct-run.c): script errors exit 2
 # with "file:line: why", --print-env, the environment a program sees, exit
 # status passing, and with --private the scratch dir: removed on success,
 # kept on failure or with --keep. Without it, programs share a fake host:

@@ -16,11 +16,11 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 
 rt_run_mixed "$tmp/run"
-perl "$src/reports/tools/report-html" "$tmp/run" 2>"$tmp/err"
+perl "$src/tools/report/report-html" "$tmp/run" 2>"$tmp/err"
 h=$tmp/run/index.html
 x() { xmllint --xpath "$1" "$h" 2>/dev/null; }
 test_expect_success "index.html written" 'cat "$tmp/err"; test -s "$h"'
@@ -123,7 +123,7 @@ test_expect_success "self-contained: no script, no stylesheet link, no URL" '
 
 # ---- two configurations ---------------------------------------------------------
 rt_run_configs "$tmp/cfg"
-perl "$src/reports/tools/report-html" "$tmp/cfg" 2>"$tmp/err"
+perl "$src/tools/report/report-html" "$tmp/cfg" 2>"$tmp/err"
 h=$tmp/cfg/index.html
 test_expect_success "two configurations: well-formed" 'cat "$tmp/err"; xmllint --noout "$h"'
 heads=$(x '//table[@class="configs"]/tr[1]/th' | sed 's/<wbr\/>//g; s/<[^>]*>/ /g' | tr -s ' \n' '  ')
@@ -160,7 +160,7 @@ test_expect_success "failures list: the requirement failing in one configuration
 '
 # the same run with a waiver of XRCD-02: its cells and its entry say so
 echo "XRCD-02 firmware 1.2 refuses it later, vendor ticket 42" >"$tmp/cfg/waivers.txt"
-perl "$src/reports/tools/report-html" "$tmp/cfg"
+perl "$src/tools/report/report-html" "$tmp/cfg"
 got="$(cells XRCD-02)|$(ctext XRCD-02)"
 entry=$(x '//ul[@class="failures"]/li[1]' | sed 's/<br\/>/|/g; s/<[^>]*>//g')
 test_expect_success "a waiver turns the cell and the entry into waived, with its reason" '
@@ -173,7 +173,7 @@ rm "$tmp/cfg/waivers.txt"
 # tests): their own column, last
 printf '1..1\nok 1 - interop [XRCD-08]\n' >"$tmp/cfg/tap/t6030-interop.tap"
 echo 0 >"$tmp/cfg/tap/t6030-interop.rc"
-perl "$src/reports/tools/report-html" "$tmp/cfg"
+perl "$src/tools/report/report-html" "$tmp/cfg"
 heads=$(x '//table[@class="configs"]/tr[1]/th' | sed 's/<wbr\/>//g; s/<[^>]*>/ /g' | tr -s ' \n' '  ')
 test_expect_success "programs without a configuration get the last column, default" '
 	echo "header: $heads $(cells XRCD-08)"
@@ -183,7 +183,7 @@ test_expect_success "programs without a configuration get the last column, defau
 
 # ---- a failure's reason: the check's own message, never the runner's banner -----
 rt_run_asserts "$tmp/asserts"
-perl "$src/reports/tools/report-html" "$tmp/asserts" 2>"$tmp/err"
+perl "$src/tools/report/report-html" "$tmp/asserts" 2>"$tmp/err"
 h=$tmp/asserts/index.html
 fails=$(x '//ul[@class="failures"]/li' | sed 's/<[^>]*>//g')
 printf "%s\n" "$fails" >"$tmp/afails"
@@ -211,21 +211,21 @@ test_expect_success "no reason is a line of cmocka's banner" '
 
 # ---- nothing failed: PASS, no list ----------------------------------------------
 rt_run_mustpass "$tmp/pass"
-perl "$src/reports/tools/report-html" "$tmp/pass"
+perl "$src/tools/report/report-html" "$tmp/pass"
 h=$tmp/pass/index.html
 got="$(x 'string(//p[@id="verdict"]/strong)'),$(x 'count(//ul[@class="failures"])'),$(x 'string(//p[@class="nofail"])')"
 test_expect_success "a run without failures: PASS, and no failure list but its words" '
 	echo "verdict, lists, text: $got"; test "$got" = "PASS,0,no failures, no known deviations"
 '
 RT_DEV="XRCD-01" rt_run_mustpass "$tmp/dev"
-perl "$src/reports/tools/report-html" "$tmp/dev"
+perl "$src/tools/report/report-html" "$tmp/dev"
 h=$tmp/dev/index.html
 got="$(x 'string(//p[@id="verdict"]/strong)'),$(x 'count(//ul[@class="failures"]/li)')"
 test_expect_success "a known deviation alone: PASS, and listed" '
 	echo "verdict, entries: $got"; test "$got" = "PASS,1"
 '
 mkdir "$tmp/empty"
-perl "$src/reports/tools/report-html" "$tmp/empty"
+perl "$src/tools/report/report-html" "$tmp/empty"
 h=$tmp/empty/index.html
 got=$(x 'string(//p[@id="verdict"])')
 test_expect_success "a folder without TAP: NO RESULT, no TAP, the cause said" '
@@ -235,7 +235,7 @@ test_expect_success "a folder without TAP: NO RESULT, no TAP, the cause said" '
 '
 # every mandatory requirement skipped: nothing was tested
 RT_SKIP="$(grep -E "^[A-Z]+-[0-9]+$" "$src/fixtures/mustpass.txt" | tr "\n" " ")" rt_run_mustpass "$tmp/skipped"
-perl "$src/reports/tools/report-html" "$tmp/skipped"
+perl "$src/tools/report/report-html" "$tmp/skipped"
 h=$tmp/skipped/index.html
 got="$(x 'string(//p[@id="verdict"]/strong)')|$(x 'string(//p[@id="noresult"])')"
 test_expect_success "every mandatory requirement skipped: NO RESULT, not PASS, with the skip's reason" '
@@ -247,7 +247,7 @@ h=$tmp/run/index.html
 mkdir -p "$tmp/run/coverage"
 echo '<html/>' >"$tmp/run/coverage/index.html"
 printf 'Summary coverage rate:\n  lines......: 91.0%% (10 of 11 lines)\n' >"$tmp/run/coverage/summary.txt"
-perl "$src/reports/tools/report-html" "$tmp/run"
+perl "$src/tools/report/report-html" "$tmp/run"
 test_expect_success "coverage/ is linked with its line rate when present" '
 	grep -q "href=\"coverage/index.html\"" "$h" && grep -q "lines......: 91.0%" "$h"
 '

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t6040: ibvct-bench (`make bench`, fake-provider/tools/ibvct-bench.c), run
+# t6040: ibvct-bench (`make bench`, tools/bench/ibvct-bench.c), run
 # with tiny counts: every row of the report (the raw baselines, the fake
 # HCA's figures, the machine's load) is in the table with a number, in
 # order; the TSV has the same rows and values, the timestamped file and

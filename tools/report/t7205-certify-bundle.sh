@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7205: reports/tools/certify packs a run into a bundle (manifest, fingerprint,
+# t7205: tools/report/certify packs a run into a bundle (manifest, fingerprint,
 # statement template, catalogue, versioned must-pass list, waivers) that
-# reports/tools/verify-bundle accepts; and verify-bundle rejects a tampered bundle (a
+# tools/report/verify-bundle accepts; and verify-bundle rejects a tampered bundle (a
 # TAP file changed, a file added, a file removed, the manifest edited) and
 # a run where a mandatory requirement failed, was not run or was skipped
 # without a reason, while it accepts "not supported" skips, known
@@ -11,11 +11,11 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 # certify/verify ARGS...: the tool's output in $tmp/out, its status in rc
-certify() { perl "$src/reports/tools/certify" "$@" >"$tmp/out" 2>&1; rc=$?; }
-verify() { perl "$src/reports/tools/verify-bundle" "$@" >"$tmp/out" 2>&1; rc=$?; }
+certify() { perl "$src/tools/report/certify" "$@" >"$tmp/out" 2>&1; rc=$?; }
+verify() { perl "$src/tools/report/verify-bundle" "$@" >"$tmp/out" 2>&1; rc=$?; }
 # show: the last tool's status and output, for a failed check
 show() { echo "exit $rc"; head -n 20 "$tmp/out"; }
 # expect_reject NAME PATTERN BUNDLE: verify-bundle exits 1 and says PATTERN.

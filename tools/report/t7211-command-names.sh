@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t7211: what a user reads names the commands a user types. The report
 # tools are run as `ibvct compare`, `ibvct certify` and `ibvct verify`
-# (installed, there is no reports/tools/ to type): their usage and error
+# (installed, there is no tools/report/ to type): their usage and error
 # messages, the page, the bundle's statement, the README and the man pages
 # name those, never a checkout path to run; `ibvct compare-runs` and
 # `ibvct verify-bundle`, the old names, say which command it is.
@@ -10,9 +10,9 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/ci/test-lib.sh"
-. "$src/reports/tools/report-testdata.sh"
+. "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
-t=$src/reports/tools
+t=$src/tools/report
 
 # usage CMD TOOL: run with no argument, TOOL's usage names CMD
 usage() {
@@ -54,18 +54,18 @@ tar -xzf "$tmp/bundles/run.tar.gz" -C "$tmp/bundles"
 test_expect_success "the page and the bundle's statement name ibvct verify, not a checkout path" '
 	grep -q "<code>ibvct verify</code> decides certification" "$tmp/bundles/run/index.html" &&
 	grep -q "\`ibvct verify\` rejects a bundle" "$tmp/bundles/run/STATEMENT.md" &&
-	! grep -n "reports/tools/\(compare-runs\|verify-bundle\|certify\)" "$tmp/bundles/run/index.html" \
+	! grep -n "tools/report/\(compare-runs\|verify-bundle\|certify\)" "$tmp/bundles/run/index.html" \
 		"$tmp/bundles/run/STATEMENT.md"
 '
 
-# the README and the man pages: no reports/tools/ command to type (a
+# the README and the man pages: no tools/report/ command to type (a
 # command line, a code span with arguments); naming the file that does a
 # job, as a layout does, is fine
-test_expect_success "the README tells to run ibvct compare, verify and certify, not reports/tools/" '
-	! grep -nE "(^|\`|perl |sh )(reports/tools|\\\$src/reports/tools)/(compare-runs|verify-bundle|certify) +[A-Za-z<./\$-]" \
+test_expect_success "the README tells to run ibvct compare, verify and certify, not tools/report/" '
+	! grep -nE "(^|\`|perl |sh )(tools/report|\\\$src/tools/report)/(compare-runs|verify-bundle|certify) +[A-Za-z<./\$-]" \
 		"$src/README.md" "$src/reports/README.md"
 '
 test_expect_success "the man pages name no checkout path of a report tool" '
-	! grep -n "reports/tools/\(compare-runs\|verify-bundle\|certify\)" "$src"/doc/man/*.1
+	! grep -n "tools/report/\(compare-runs\|verify-bundle\|certify\)" "$src"/doc/man/*.1
 '
 test_done
