@@ -37,8 +37,8 @@ SAN     += --coverage
 endif
 CFLAGS_COMMON := $(CSTD) $(OPT) $(WARN) $(SAN) -fPIC -D_GNU_SOURCE -pthread
 # COVERAGE=1: test and suite programs dump the counters in _exit() too, or
-# forked test children would count for nothing (ci/gcov-exit.c).
-COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
+# forked test children would count for nothing (testkit/runner/gcov-exit.c).
+COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/testkit/runner/gcov-exit.o)
 COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
@@ -206,23 +206,24 @@ $(B)/obj/tools/run/%.o $(B)/obj/tools/bench/%.o: FP_INC := $(FP_COMMON_INC) $(FP
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
 # The folders of tools whose tests sit beside them (tNNNN-*.sh): CI glue,
-# quality runs, packaging, and each of tools/ (the report tools among them). Which test
-# numbers each folder of tests holds: quality/test-numbers.txt.
-TOOL_TEST_DIRS := ci quality pkg $(patsubst %/,%,$(sort $(wildcard tools/*/)))
+# quality runs, packaging, the test runner's shell half and each of tools/. Which test
+# numbers each folder of tests holds: testkit/test-numbers.txt.
+TOOL_TEST_DIRS := ci quality pkg testkit/sh $(patsubst %/,%,$(sort $(wildcard tools/*/)))
 TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh ixrc/tests/t[0-9]*.sh \
 	$(addsuffix /t[0-9]*.sh,$(TOOL_TEST_DIRS))))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
-# takes the members it uses): the runner of every C test (suites/lib/tr.h)
-# and their fixtures (tf.h),
-# the helpers of */tests/helpers/, and the fake kernel's client library,
-# which the daemon tests speak through (a part of the plugin otherwise).
-TEST_HELPERS := suites/lib/tr.c suites/lib/tf.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
+# takes the members it uses): the runner of every C test (testkit/runner/tr.h)
+# and their fixtures (tf.h), the fixtures of the fake provider's and
+# ref-impl's tests (testkit/fixtures/), and the fake kernel's client
+# library, which the daemon tests speak through (a part of the plugin
+# otherwise).
+TEST_HELPERS := testkit/runner/tr.c testkit/runner/tf.c $(sort $(wildcard testkit/fixtures/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/verbs/fk_client.o
 TEST_LIB := $(B)/lib/ibvct-test.a
 # Tools of the test runs (rules below): the environment fingerprint, and the
-# runner every test program goes through (ci/test-exec).
+# runner every test program goes through (testkit/sh/test-exec).
 FINGERPRINT := $(B)/bin/ibvct-fingerprint
 REAP        := $(B)/bin/ibvct-reap
 
@@ -272,8 +273,9 @@ $(FKD): $(FKD_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB)
 $(TEST_LIB): $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-# A test's objects find tr.h.
-$(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+# A test's objects find the runner (tr.h) and the fixtures (fp_test.h, rt_env.h).
+$(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o $(B)/obj/testkit/fixtures/%.o: \
+	CFLAGS_COMMON += -I$(TOP)/testkit/runner -I$(TOP)/testkit/fixtures
 
 $(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
@@ -364,7 +366,7 @@ tests: $(VERBS_GEN)
 tests: all $(TEST_C_BINS) $(TEST_SH_BINS)
 
 # ---- running the tests ----------------------------------------------------
-# Environment every test gets. Every test runs through ci/test-exec, which
+# Environment every test gets. Every test runs through testkit/sh/test-exec, which
 # applies the per-program time limit and, with IBVCT_VALGRIND=1, valgrind
 # (C tests only). IBVCT_PRELOAD is what a test must put in LD_PRELOAD when it
 # runs a foreign (non-sanitized) binary such as Debian's ibv_devinfo against
@@ -392,7 +394,7 @@ TEST_BINS := $(sort $(TEST_C_BINS) $(TEST_SH_BINS))
 
 # ---- conformance suites (suites/): one source, two targets ----------------
 # TARGET=ref: our verbs.h, our library (rpath), fake provider set up by
-# suites/lib/th_ref.c. TARGET=system: the system's verbs.h and library
+# testkit/runner/th_ref.c. TARGET=system: the system's verbs.h and library
 # through pkg-config, never fp_script.a. Both get the layout table of the
 # installed rdma-core header (th_layout_sys) to compare with (ABI-*).
 SUITE_SRCS     := $(sort $(wildcard suites/t[0-9]*.c))
@@ -402,42 +404,47 @@ SUITE_SYS_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/system/$(basename $(notd
 SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 SYS_VERBS_CFLAGS = $(shell pkg-config --cflags libibverbs 2>/dev/null)
 SYS_VERBS_LIBS   = $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
-SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
+SUITE_CFLAGS := $(CFLAGS_COMMON) -Itestkit/runner -DTH_SRCDIR='"$(TOP)"'
 # Per-tree flags: the suites are held to -Wmissing-prototypes; of the ref
-# target's objects only lib/th_ref.c (it writes the fake host's script)
-# includes a fake-provider header.
+# target's objects only the runner's th_ref.c (it writes the fake host's
+# script) includes a fake-provider header. The suites' runner
+# (testkit/runner/) is compiled for each target beside the suites.
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -Wmissing-prototypes
 $(B)/obj/suites/ref/%.o: FP_INC :=
-$(B)/obj/suites/ref/lib/th_ref.o: FP_INC := $(FP_SCRIPT_INC)
+$(B)/obj/suites/ref/runner/th_ref.o: FP_INC := $(FP_SCRIPT_INC)
 
-$(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
-		-DTH_PROVIDER='"$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $< -o $@
-$(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(SUITE_CFLAGS) $(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $< -o $@
+define suite_obj_rules
+$$(B)/obj/suites/ref/$(1)%.o: $(2)%.c testkit/runner/th.h | $$(DEPS_FIRST)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$@")
+	$$(Q)$$(CC) $$(SUITE_CFLAGS) $$(REF_INC) $$(FP_INC) -DTH_TARGET_REF \
+		-DTH_PROVIDER='"$$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $$< -o $$@
+$$(B)/obj/suites/system/$(1)%.o: $(2)%.c testkit/runner/th.h | $$(DEPS_FIRST)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$@")
+	$$(Q)$$(CC) $$(SUITE_CFLAGS) $$(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $$< -o $$@
+endef
+$(eval $(call suite_obj_rules,,suites/))
+$(eval $(call suite_obj_rules,runner/,testkit/runner/))
 # layout-app: our header; layout-sys: the system's; layout-appsys: the
 # system's again under the app name (the system build has only that one).
-$(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(DEPS_FIRST)
+$(B)/obj/suites/layout-%.o: testkit/runner/th_layout.c testkit/runner/th_layout.def | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SUITE_CFLAGS) $(if $(filter app,$*),$(REF_INC)) $(SYS_VERBS_CFLAGS) \
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
-$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/tr.o \
-		$(B)/obj/suites/ref/lib/tf.o \
-		$(B)/obj/suites/ref/lib/th_host.o \
-		$(B)/obj/suites/ref/lib/th_ref.o \
+$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/runner/th.o $(B)/obj/suites/ref/runner/tr.o \
+		$(B)/obj/suites/ref/runner/tf.o \
+		$(B)/obj/suites/ref/runner/th_host.o \
+		$(B)/obj/suites/ref/runner/th_ref.o \
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
-$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
-		$(B)/obj/suites/system/lib/tf.o \
-		$(B)/obj/suites/system/lib/th_host.o \
-		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
+$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/runner/th.o $(B)/obj/suites/system/runner/tr.o \
+		$(B)/obj/suites/system/runner/tf.o \
+		$(B)/obj/suites/system/runner/th_host.o \
+		$(B)/obj/suites/system/runner/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o,$^)) $(TEST_LDEXTRA) \
@@ -451,12 +458,12 @@ suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
 tests: suites
 TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 # make check and make failed: each test must leave nothing in /tmp or
-# /dev/shm and no process running (ci/test-exec, IBVCT_LITTER_CHECK); and
+# /dev/shm and no process running (testkit/sh/test-exec, IBVCT_LITTER_CHECK); and
 # they run under a pool of guests (tools/vm/vm-pool.sh): the tests that run
 # a command in an rxe-vm or xrc-vm guest share one boot of each kind (two,
 # when two tests want one at once), stopped when prove ends.
 PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 sh $(TOP)/tools/vm/ibvct-vm pool -- $(PROVE) -j$(JOBS) \
-	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/ci/test-exec"
+	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/testkit/sh/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
 # t6104 and t6105 boot a guest with the soft XRC device: make kmod first.
@@ -597,10 +604,10 @@ $(FINGERPRINT): $(B)/obj/tools/ibvct/ibvct-fingerprint.o $(REF_LIB)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< -L$(B)/lib -l:libibverbs.so.1 -ldl -pthread
 tests: $(FINGERPRINT)
 
-# ibvct-reap: ci/test-exec runs every test program under it (time limit, and
+# ibvct-reap: testkit/sh/test-exec runs every test program under it (time limit, and
 # every process the test started ends with it, whatever its process group).
-# It shares the stretched clock of the suites' runner (suites/lib/tr_clock.h).
-$(B)/obj/tools/ibvct/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+# It shares the stretched clock of the suites' runner (testkit/runner/tr_clock.h).
+$(B)/obj/tools/ibvct/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/testkit/runner
 $(REAP): $(B)/obj/tools/ibvct/ibvct-reap.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -612,7 +619,7 @@ tests: $(REAP)
 # has it.
 VM_WATCH := $(B)/bin/ibvct-vm-watch
 $(B)/obj/tools/vm/%.o: FP_INC :=
-$(B)/obj/tools/vm/ibvct-vm-watch.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+$(B)/obj/tools/vm/ibvct-vm-watch.o: CFLAGS_COMMON += -I$(TOP)/testkit/runner
 $(VM_WATCH): $(B)/obj/tools/vm/ibvct-vm-watch.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -751,7 +758,7 @@ INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
 	$(addprefix tools/report/,report-all report-fingerprint report-html report-junit \
 		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
 	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
-	tools/ibvct/version tools/vm/rxe-setup $(addprefix ci/,test-exec test-lib.sh)
+	tools/ibvct/version tools/vm/rxe-setup $(addprefix testkit/sh/,test-exec test-lib.sh)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/*.findings \
 	fixtures/abi/waivers.txt \

@@ -12,7 +12,7 @@
 # of the checkout's run (tools/ibvct/ibvct conformance, what make conformance runs).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 : "${IBVCT_BUILD:?run through make check}"
 deb=$(ls "$IBVCT_BUILD"/deb/ibvct_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || test_bail "no package in $IBVCT_BUILD/deb/ (make check makes it: make deb-package)"
@@ -69,7 +69,7 @@ test_expect_success "ABI tables, expectations and report tools in share/ibvct" '
 		fixtures/expect/mlx5.txt fixtures/requirements.txt fixtures/mustpass.txt \
 		tools/report/report-lib.pm tools/report/certify tools/report/compare-runs \
 		tools/report/verify-bundle tools/report/report-html tools/ibvct/conformance \
-		tools/abi/abi-gate ci/test-exec; do
+		tools/abi/abi-gate testkit/sh/test-exec; do
 		[ -f "$root/usr/share/ibvct/$f" ] || { echo "missing: $f"; exit 1; }
 	done
 '

@@ -12,7 +12,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR

@@ -755,7 +755,7 @@ bool fp_prof_mw_range_is_the_region(void)
  * user space (rxe_resp.c:997), and rxe_poll_cq copies it as it is
  * (rxe.c:569): the application reads IBV_WC_IP_CSUM_OK (1 << 2), never
  * IBV_WC_WITH_INV (1 << 3). Known deviation (MW-05). No rule site: on rxe
- * the test fails anyway, at the step it must not send there (suites/lib/th.c
+ * the test fails anyway, at the step it must not send there (testkit/runner/th.c
  * th_crash_guard), so no verdict turns on this alone. */
 unsigned int fp_prof_wc_with_inv(void)
 {

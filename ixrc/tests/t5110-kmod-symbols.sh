@@ -9,7 +9,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 ko=${IBVCT_XRC_KO:-$build/kmod/ixrc.ko}
 kbuild=$src/ixrc/Kbuild
 

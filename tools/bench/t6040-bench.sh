@@ -14,7 +14,7 @@
 # gives now.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 setup_ibvct_run
 
 BENCH=$IBVCT_BUILD/bin/ibvct-bench

@@ -9,7 +9,7 @@
 # binary loads the system's libibverbs (no rpath to ours).
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 fp=$tmp/a/fingerprint.txt
 val() { sed -n "s/^$1=//p" "$2" | head -n 1; }

@@ -15,7 +15,7 @@
 # device" is made real with libibverbs' SYSFS_PATH pointing at an empty dir.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 ibvct="sh $IBVCT_SRC/tools/ibvct/ibvct"
 

@@ -177,7 +177,7 @@ sub parse_program {
 }
 
 # Why a plain failure (a `not ok` without directive) failed: the check's own
-# message, from the `# ` lines under it. The C runner (suites/lib/tr.c)
+# message, from the `# ` lines under it. The C runner (testkit/runner/tr.c)
 # writes "NAME: exit status N" (or "NAME: timeout: killed after N s",
 # "NAME: killed by signal ..."), then the test's log: cmocka's banner
 # ("[==========] Running 1 test(s).", "[ RUN      ] NAME", ...), what the
@@ -188,7 +188,7 @@ sub parse_program {
 # printed just before it, its context), or that last line; a timeout or a
 # signal says so first. The runner's status line alone, or else the
 # program's stderr (STDERR, a path), only when the log says nothing. A
-# shell test's (ci/test-lib.sh) check prints what matters first: its first
+# shell test's (testkit/sh/test-lib.sh) check prints what matters first: its first
 # two lines. Never a banner line.
 our $CMOCKA_BANNER = qr/^\[\s*(?:=+|RUN|OK|FAILED|PASSED|SKIPPED)\s*\]|^\d+ FAILED TEST\(S\)$/;
 sub failure_reason {

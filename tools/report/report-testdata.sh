@@ -95,7 +95,7 @@ EOF2
 	printf 'target=ref\ndevice=fake0\nlibrary.path=/x/libibverbs.so.1\nkernel=6.1.0\n' >"$1/fingerprint.txt"
 }
 
-# rt_run_asserts DIR: a suite's failures as the C runner (suites/lib/tr.c)
+# rt_run_asserts DIR: a suite's failures as the C runner (testkit/runner/tr.c)
 # writes them, each with its status line, cmocka's banner and the test's
 # log under the `not ok`, one program, t9401-asserts (exit 1):
 #   WR-03    a cmocka assertion, after a line the test printed

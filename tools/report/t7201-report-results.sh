@@ -9,7 +9,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 . "$src/tools/report/report-testdata.sh"
 has() { grep -qxF -- "$1" "$2" || { echo "missing line in $2: $1" | tr '\t' '|'; return 1; }; }
 tmp=$tl_tmp

@@ -12,7 +12,7 @@
 # whose rules sit in two layers) with a source reference.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 req=$src/fixtures/requirements.txt
 mp=$src/fixtures/mustpass.txt

@@ -10,7 +10,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 . "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 # certify/verify ARGS...: the tool's output in $tmp/out, its status in rc

@@ -11,7 +11,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
 . "$src/tools/report/report-testdata.sh"
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 cmp_runs() { perl "$src/tools/report/compare-runs" "$@" >"$tmp/out" 2>&1; rc=$?; }
 show() { echo "exit $rc"; cat "$tmp/out"; }

@@ -11,7 +11,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 
 # cell DIR RELEASE FORK01 QPX09: a report folder of one cell, FORK-01's and

@@ -21,7 +21,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 . "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 # As every optional tool of the tests: `make check` installs it first

@@ -9,7 +9,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 IBVCT_SRC=$src
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 . "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 t=$src/tools/report

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 : "${IBVCT_BUILD:=$(dirname "$here")}" "${IBVCT_SRC:=$(dirname "$(dirname "$here")")}"
 : "${IBVCT_LIBDIR:=$IBVCT_BUILD/lib}"
 export IBVCT_LIBDIR
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 RUN=$IBVCT_BUILD/bin/ibvct-run
 SCRIPTS=$IBVCT_SRC/fixtures/scripts
 # a private TMPDIR: every scratch dir lands here, so leaks are visible

@@ -8,7 +8,7 @@
 # rejected. Synthetic runs (tools/report/report-testdata.sh), no guest.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 . "$src/tools/report/report-testdata.sh"
 tmp=$tl_tmp
 

@@ -20,7 +20,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 # its guest is its own, never a pool's (make check runs under one): the
 # module it builds for 6.12 is in its own /tmp, which a pool's guest, booted
 # outside this test's mount namespace, would not find

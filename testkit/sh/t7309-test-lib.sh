@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7309: ci/test-lib.sh, the harness of every shell test, does what the
+# t7309: testkit/sh/test-lib.sh, the harness of every shell test, does what the
 # tests rely on. Stand-in tests that source it are run and their TAP read
 # with TAP::Parser (what prove uses): ok and not ok lines numbered in
 # order, the plan last and only there, the body's output as "# " lines
@@ -12,7 +12,7 @@
 # test_parallel; run_cmd and what a failed check shows of it.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 # the stand-ins' own scratch dirs land here
 st=$tmp/st
@@ -22,7 +22,7 @@ mkdir "$st"
 standin() {
 	name=$1
 	shift
-	{ printf '#!/bin/sh\nset -u\n. "%s/ci/test-lib.sh"\n' "$src"; printf '%s\n' "$@"; } >"$tmp/$name.t"
+	{ printf '#!/bin/sh\nset -u\n. "%s/testkit/sh/test-lib.sh"\n' "$src"; printf '%s\n' "$@"; } >"$tmp/$name.t"
 	chmod +x "$tmp/$name.t"
 }
 # run_standin NAME: runs it; stdout in $tmp/NAME.out, stderr .err, status .rc

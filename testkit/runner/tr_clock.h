@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A time limit that the machine's load stretches, for the two that end a
- * hung test: the runner's per-test limit (tr.c) and ci/test-exec's
+ * hung test: the runner's per-test limit (tr.c) and testkit/sh/test-exec's
  * per-program one (tools/ibvct/ibvct-reap.c). Header-only: the reaper links nothing
  * of the suites.
  *

@@ -9,7 +9,7 @@
 #
 #	set -u
 #	src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-#	. "$src/ci/test-lib.sh"
+#	. "$src/testkit/sh/test-lib.sh"
 #	run_cmd "$src/ci/lint-foo" "$src"
 #	test_expect_success 'the tree passes the lint' 'rc_is 0'
 #	test_done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7305: ci/test-exec, prove's --exec for every test, does what make check,
+# t7305: testkit/sh/test-exec, prove's --exec for every test, does what make check,
 # make valgrind and make conformance rely on: passes output and exit status
 # through, kills a test (and what it forked) at the time limit, keeps TAP,
 # stderr and status under IBVCT_TAP_DIR, and with IBVCT_VALGRIND=1 runs
@@ -13,8 +13,8 @@
 # named, and what it left goes; a clean one passes and leaves nothing.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
-te="sh $src/ci/test-exec"
+. "$src/testkit/sh/test-lib.sh"
+te="sh $src/testkit/sh/test-exec"
 # Keep the outer run's settings out of the cases below.
 unset IBVCT_VALGRIND IBVCT_TAP_DIR IBVCT_TEST_TIMEOUT IBVCT_TIMEOUT_MULT IBVCT_REAP_GRACE LD_PRELOAD
 tmp=$tl_tmp
@@ -96,7 +96,7 @@ test_expect_success "a helper that ends within the grace period is not a failure
 	[ "$rc" = 0 ]
 '
 
-# The machine's load stretches the limit (suites/lib/tr_clock.h), up to
+# The machine's load stretches the limit (testkit/runner/tr_clock.h), up to
 # IBVCT_STRETCH_MAX times; the load read from a stand-in /proc/stat: one
 # with 1000 runnable processes (a stretch of the most), one idle.
 reap=${IBVCT_BUILD:+$IBVCT_BUILD/bin/ibvct-reap}
@@ -160,7 +160,7 @@ chmod +x "$tmp/t-litter.t"
 lc litter "$tmp/t-litter.t"
 test_expect_success "a test that leaves a file in its TMPDIR fails, the file named and kept for a look" '
 	echo "exit $lc_rc"; cat "$tmp/litter.err"
-	[ "$lc_rc" = 1 ] && grep -q "^ci/test-exec: t-litter left in /tmp: t5101-xrcd-left\$" "$tmp/litter.err" &&
+	[ "$lc_rc" = 1 ] && grep -q "^testkit/sh/test-exec: t-litter left in /tmp: t5101-xrcd-left\$" "$tmp/litter.err" &&
 	kept=$(sed -n "s/.*what it left in its \/tmp is kept in \(.*\)\$/\1/p" "$tmp/litter.err") &&
 	[ -f "$kept/t5101-xrcd-left" ] && [ "$(ls "$tmp/lc")" = "$(basename "$(dirname "$kept")")" ]
 '
@@ -177,7 +177,7 @@ chmod +x "$tmp/t-tagged.t"
 tpid=$(cat "$tmp/tag.pid")
 test_expect_success "a process it leaves anywhere fails it, named, and is ended" '
 	echo "exit $(cat "$tmp/tagged.rc")"; cat "$tmp/tagged.err"
-	[ "$(cat "$tmp/tagged.rc")" = 1 ] && grep -q "^ci/test-exec: t-tagged left processes running: $tpid ([a-z]*)\$" "$tmp/tagged.err" &&
+	[ "$(cat "$tmp/tagged.rc")" = 1 ] && grep -q "^testkit/sh/test-exec: t-tagged left processes running: $tpid ([a-z]*)\$" "$tmp/tagged.err" &&
 	gone "$tpid"
 '
 gone "$tpid" || kill "$tpid" 2>/dev/null
@@ -190,8 +190,8 @@ if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
 	(cd / && lc mounts /bin/sh -c "echo 1..1; : >/dev/shm/$shm; : >/tmp/$shm; echo ok 1"; echo "$lc_rc" >"$tmp/mounts.rc")
 	test_expect_success "its own /tmp and /dev/shm: what it left there is named, and never reaches the machine's" '
 		echo "exit $(cat "$tmp/mounts.rc")"; cat "$tmp/mounts.err"
-		[ "$(cat "$tmp/mounts.rc")" = 1 ] && grep -q "^ci/test-exec: sh left in /tmp: $shm\$" "$tmp/mounts.err" &&
-		grep -q "^ci/test-exec: sh left in /dev/shm: $shm\$" "$tmp/mounts.err" &&
+		[ "$(cat "$tmp/mounts.rc")" = 1 ] && grep -q "^testkit/sh/test-exec: sh left in /tmp: $shm\$" "$tmp/mounts.err" &&
+		grep -q "^testkit/sh/test-exec: sh left in /dev/shm: $shm\$" "$tmp/mounts.err" &&
 		[ ! -e "/dev/shm/$shm" ] && [ ! -e "/tmp/$shm" ]
 	'
 else
