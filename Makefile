@@ -723,19 +723,22 @@ abi-baseline: all | $(DEPS_FIRST)
 
 # ---- install --------------------------------------------------------------
 # A separate build (build-inst/) whose compiled-in paths point at the
-# install tree (INST_LIB, INST_SHARE above), installed as:
+# install tree (INST_LIB, INST_SHARE above). What goes where is stated once,
+# in INSTALL_MAP below: install-files does what it says and nothing else,
+# `make install-map` prints it, and t6050 holds the Debian package to it.
 #   $(LIBDIR)/ibvct/            laid out as build/ is, so that everything that
 #     bin/ibvct-run, ibvct-fkd,  looks beside itself finds the rest: ibvct-run
 #       ibvct-fingerprint,       its lib/, the plugin its daemon in ../../bin,
-#       ibvct-reap               the suites the library through their rpath
+#       ibvct-reap, -vm-watch    the suites the library through their rpath
 #     lib/libibverbs.so.1 (+ .so)  the reference library, in this private
 #     lib/ibvct/libibvct-fake.so   dir only (never over the system's)
 #     suites/ref/, suites/system/  the prebuilt suites of both targets
 #     t/                        the conformance run's interop tests
-#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for tools/ibvct/ibvct:
-#     tools/ibvct/, tools/abi/, the scripts of the ibvct commands, the
-#     tools/vm/, tools/report/, report tools and the CI glue they run
-#     ci/                       (INST_SCRIPTS)
+#   $(PREFIX)/share/ibvct/      the scripts the ibvct commands run, at the
+#     tools/<family>/           paths below share/ibvct that they have below
+#     testkit/sh/               the checkout (they find each other so, from
+#                               either): the commands' tools/ and the test
+#                               runner they run programs under (INST_SCRIPTS)
 #     fixtures/                 ABI tables, expectations, requirement
 #                               catalogue, mandatory list, example scripts
 #     VERSION                   tools/ibvct/version's answer at install time
@@ -750,52 +753,79 @@ ifeq ($(INSTALL_BUILD),1)
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
 endif
 # The scripts of the ibvct commands, by their checkout paths: the command and
-# its runners, the ABI gate, the report tools, the rxe-vm target's guest
-# runner and the guest's /init, and the CI glue they run (a shell script is
-# installed executable, anything else not).
-INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
+# its runners and version, the ABI gate, the report tools, the VM targets'
+# guest runner, the guest's /init and rxe-setup, and the test runner they
+# run programs under.
+INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run version) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk tools/abi/*.suppr) \
 	$(addprefix tools/report/,report-all report-fingerprint report-html report-junit \
 		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
-	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
-	tools/ibvct/version tools/vm/rxe-setup $(addprefix testkit/sh/,test-exec test-lib.sh)
+	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root \
+		rxe-setup) \
+	$(addprefix testkit/sh/,test-exec test-lib.sh)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/*.findings \
 	fixtures/abi/waivers.txt \
 	fixtures/scripts/*.fps)
+INST_HEADERS := $(wildcard ref-impl/include/infiniband/*.h ref-impl/include/infiniband/*.def)
 INST_MAN := $(wildcard doc/man/*.1)
-# ln -s from $(1) to $(2), both install-tree paths, as a relative link
-inst_ln = ln -sfn "$$(realpath -ms --relative-to=$(dir $(1)) $(2))" $(DESTDIR)$(1)
+# The install layout, one row per installed path: MODE:SOURCE:INSTALLED.
+# MODE x: installed 0755; r: 0644; s: a script, 0755 when it starts with
+# #!, else 0644; o: the file is what SOURCE prints (run by sh); l: a
+# relative symlink to the installed path SOURCE. inst_in MODE,FILES,DIR:
+# each file in DIR by its own name; inst_at MODE,FILES,DIR: each at its
+# checkout path below DIR.
+inst_in = $(foreach f,$(2),$(1):$(f):$(3)/$(notdir $(f)))
+inst_at = $(foreach f,$(2),$(1):$(f):$(3)/$(f))
+INSTALL_MAP = \
+	$(call inst_in,x,$(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(VM_WATCH),$(INST_LIB)/bin) \
+	r:$(REF_LIB):$(INST_LIB)/lib/libibverbs.so.1 \
+	l:$(INST_LIB)/lib/libibverbs.so.1:$(INST_LIB)/lib/libibverbs.so \
+	r:$(FP_PLUGIN):$(INST_LIB)/lib/ibvct/libibvct-fake.so \
+	$(call inst_in,x,$(SUITE_REF_BINS),$(INST_LIB)/suites/ref) \
+	$(call inst_in,x,$(SUITE_SYS_BINS),$(INST_LIB)/suites/system) \
+	$(call inst_in,x,$(INTEROP_BINS) $(VM_BINS),$(INST_LIB)/t) \
+	$(call inst_at,s,$(INST_SCRIPTS),$(INST_SHARE)) \
+	$(call inst_at,r,$(INST_FIXTURES),$(INST_SHARE)) \
+	o:tools/ibvct/version:$(INST_SHARE)/VERSION \
+	l:$(INST_LIB):$(INST_SHARE)/build \
+	l:$(PREFIX)/include/ibvct:$(INST_SHARE)/ref-impl/include \
+	x:tools/ibvct/ibvct:$(PREFIX)/bin/ibvct \
+	l:$(INST_LIB)/bin/ibvct-run:$(PREFIX)/bin/ibvct-run \
+	$(call inst_in,r,$(INST_HEADERS),$(PREFIX)/include/ibvct/infiniband) \
+	$(call inst_in,r,$(INST_MAN),$(PREFIX)/share/man/man1)
+define inst_newline
+
+
+endef
+# The map as text, a row a line: MODE SOURCE INSTALLED.
+inst_map_text = $(subst $(inst_newline) ,$(inst_newline),$(foreach r,$(INSTALL_MAP),$(subst :, ,$(r))$(inst_newline)))
 install: | $(DEPS_FIRST)
 	$(Q)$(call inst_paths,$(PREFIX),$(LIBDIR))
 	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
+# make install-map [PREFIX=] [LIBDIR=]: the table (MODE SOURCE INSTALLED);
+# with INSTALL_BUILD=1 its sources are those install-files takes.
+install-map:
+	$(info $(inst_map_text))@:
+
+# The map is written to $(B)/install.map (a few hundred rows: too long for
+# one command line), then installed a row at a time.
 install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
-		$(addprefix $(DESTDIR)$(INST_SHARE)/,ref-impl $(sort $(dir $(INST_SCRIPTS) $(INST_FIXTURES)))) \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
-		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(VM_WATCH) $(DESTDIR)$(INST_LIB)/bin/
-	install -m 0644 $(REF_LIB) $(DESTDIR)$(INST_LIB)/lib/libibverbs.so.1
-	ln -sfn libibverbs.so.1 $(DESTDIR)$(INST_LIB)/lib/libibverbs.so
-	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
-	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
-	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
-	install -m 0755 $(INTEROP_BINS) $(VM_BINS) $(DESTDIR)$(INST_LIB)/t/
-	$(foreach f,$(INST_SCRIPTS),install -m $$(head -c 2 $(f) | grep -q '^#!' && echo 0755 || echo 0644) \
-		$(f) $(DESTDIR)$(INST_SHARE)/$(f) && ) :
-	for f in $(INST_FIXTURES:fixtures/%=%); do \
-		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
-	done
-	sh tools/ibvct/version >$(DESTDIR)$(INST_SHARE)/VERSION
-	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
-	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
-	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
-	install -m 0755 tools/ibvct/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
-	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
-	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h ref-impl/include/infiniband/*.def) \
-		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
-	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	$(file >$(B)/install.map,$(inst_map_text))
+	$(Q)while read -r mode from to; do \
+		[ -n "$$mode" ] || continue; \
+		dest=$(DESTDIR)$$to; mkdir -p "$${dest%/*}" || exit 1; \
+		case $$mode in \
+		x) install -m 0755 "$$from" "$$dest" ;; \
+		r) install -m 0644 "$$from" "$$dest" ;; \
+		s) if [ "$$(head -c 2 "$$from")" = '#!' ]; then m=0755; else m=0644; fi; \
+			install -m $$m "$$from" "$$dest" ;; \
+		o) sh "$$from" >"$$dest" && chmod 0644 "$$dest" ;; \
+		l) ln -sfn "$$(realpath -ms --relative-to="$${to%/*}" "$$from")" "$$dest" ;; \
+		*) echo "install-files: bad row: $$mode $$from $$to" >&2; false ;; \
+		esac || exit 1; \
+	done <$(B)/install.map
 
 # ---- Debian package -------------------------------------------------------
 # make deb: build/deb/ibvct_<version>_<arch>.deb (pkg/deb-build; the version
@@ -959,6 +989,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -10,6 +10,7 @@
 # ibv_devices` on the package's own library and plugin, `ibvct abi-check`
 # with the checkout's findings, and `ibvct conformance` with the verdicts
 # of the checkout's run (tools/ibvct/ibvct conformance, what make conformance runs).
+# And the package is the Makefile's install map (make install-map), no more.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/testkit/sh/test-lib.sh"
@@ -77,6 +78,44 @@ test_expect_success "a man page for ibvct and each command" '
 	for m in ibvct $(printf "ibvct-%s " $cmds); do
 		[ -f "$root/usr/share/man/man1/$m.1.gz" ] || { echo "missing: $m.1.gz"; exit 1; }
 	done
+'
+
+# ---- the install map -----------------------------------------------------------
+# The Makefile states the install layout once (INSTALL_MAP; make install-map
+# prints it: MODE SOURCE INSTALLED a row). The package is that table: every
+# row in place with its mode (man pages gzipped by pkg/deb-build), the
+# checkout's files as they are, and nothing else but the doc dir
+# pkg/deb-build adds. Checked before anything runs from the tree.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$src" NODEPS=1 \
+	INSTALL_BUILD=1 PREFIX=/usr LIBDIR="/usr/lib/$ma" install-map >"$tl_tmp/map" 2>"$tl_tmp/map.err"
+map_rc=$?
+test_expect_success "every row of the install map is in the package, with its mode and content" '
+	[ "$map_rc" = 0 ] && [ "$(grep -c . "$tl_tmp/map")" -gt 50 ] ||
+		{ echo "make install-map: status $map_rc"; cat "$tl_tmp/map.err"; exit 1; }
+	while read -r mode from to; do
+		[ -n "$mode" ] || continue
+		p=$root$to
+		case $to in */man/man1/*.1) p=$p.gz ;; esac
+		case $mode in
+		x) [ -f "$p" ] && [ -x "$p" ] ;;
+		r) [ -f "$p" ] && [ ! -x "$p" ] ;;
+		s) [ -f "$p" ] && if [ "$(head -c 2 "$src/$from")" = "#!" ]; then [ -x "$p" ]; else [ ! -x "$p" ]; fi ;;
+		o) [ -f "$p" ] ;;
+		l) [ -L "$p" ] && [ "$(readlink -f "$p")" = "$(readlink -f "$root$from")" ] ;;
+		*) false ;;
+		esac || { echo "not as the map says: $mode $from $to"; exit 1; }
+		case $mode:$from in
+		[rs]:build*|*.1) ;;
+		[rs]:*) cmp "$src/$from" "$p" || exit 1 ;;
+		esac
+	done <"$tl_tmp/map"
+'
+test_expect_success "the package holds nothing the install map does not name (but its doc dir)" '
+	awk "NF == 3 { print \$3 }" "$tl_tmp/map" | LC_ALL=C sort >"$tl_tmp/map.paths" &&
+	(cd "$root" && find . ! -type d) | sed "s|^\.||; s|\(/man/man1/.*\.1\)\.gz\$|\1|" |
+		grep -v "^/usr/share/doc/ibvct/" | LC_ALL=C sort >"$tl_tmp/pkg.paths" &&
+	extra=$(LC_ALL=C comm -13 "$tl_tmp/map.paths" "$tl_tmp/pkg.paths") &&
+	{ [ -z "$extra" ] || { echo "not in the map: $extra"; exit 1; }; }
 '
 
 # ---- ibvct in place ------------------------------------------------------------
