@@ -37,23 +37,24 @@ SAN     += --coverage
 endif
 CFLAGS_COMMON := $(CSTD) $(OPT) $(WARN) $(SAN) -fPIC -D_GNU_SOURCE -pthread
 # COVERAGE=1: test and suite programs dump the counters in _exit() too, or
-# forked test children would count for nothing (ci/gcov-exit.c).
-COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/ci/gcov-exit.o)
+# forked test children would count for nothing (testkit/runner/gcov-exit.c).
+COV_EXIT := $(if $(filter 1,$(COVERAGE)),$(B)/obj/testkit/runner/gcov-exit.o)
 COV_WRAP := -Wl,--wrap=_exit
 TEST_LDEXTRA := $(if $(COV_EXIT),$(COV_EXIT) $(COV_WRAP))
 REF_INC := -I$(TOP)/ref-impl/include
 # The fake provider's trees, from the ground up: common (what both sides of
 # the fake kernel's socket share), script (the script language), uapi (the
-# fake kernel's interface: its protocol and message table, the modify-QP
-# rules both sides apply), then on it kernel (the daemon) and engine (the
-# fake HCA), and verbs (the provider ops and the daemon's client) on top. An object is compiled with the include dirs
-# of the trees below its own and no others (the per-tree lines after each
+# top-level uapi/: the fake kernel's interface, its protocol and message
+# table, the modify-QP rules both sides apply; ref-impl sees it too), then
+# on it kernel (the daemon) and engine (the fake HCA), and verbs (the
+# provider ops and the daemon's client) on top. An object is compiled with
+# the include dirs of the trees below its own and no others (the per-tree lines after each
 # tree's definitions), so that a header of a tree above it does not compile;
 # FP_INC, all of them, is for the tests, the fuzz harnesses and the tools'
 # users of the script.
 FP_COMMON_INC := -I$(TOP)/fake-provider/common
 FP_SCRIPT_INC := -I$(TOP)/fake-provider/script
-FP_UAPI_INC   := -I$(TOP)/fake-provider/uapi
+FP_UAPI_INC   := -I$(TOP)/uapi
 FP_KERNEL_INC := -I$(TOP)/fake-provider/kernel
 FP_ENGINE_INC := -I$(TOP)/fake-provider/engine
 FP_VERBS_INC  := -I$(TOP)/fake-provider/verbs
@@ -167,10 +168,10 @@ $(B)/obj/ref-impl/src/release.o: DEFS += -DRI_RDMA_CORE_DEFAULT=$(REF_RELEASE)
 FP_SCRIPT_SRCS  := $(sort $(wildcard fake-provider/script/*.c fake-provider/common/*.c))
 FP_SCRIPT_OBJS  := $(FP_SCRIPT_SRCS:%.c=$(B)/obj/%.o)
 FP_SCRIPT_LIB   := $(B)/lib/fp_script.a
-# fp_uapi.a: the fake kernel's interface (fake-provider/uapi): message
+# fp_uapi.a: the fake kernel's interface (uapi): message
 # names and sizes from its table, the modify-QP rules; linked by the daemon,
 # the plugin and the tests that speak to the daemon.
-FP_UAPI_SRCS    := $(sort $(wildcard fake-provider/uapi/*.c))
+FP_UAPI_SRCS    := $(sort $(wildcard uapi/*.c))
 FP_UAPI_OBJS    := $(FP_UAPI_SRCS:%.c=$(B)/obj/%.o)
 FP_UAPI_LIB     := $(B)/lib/fp_uapi.a
 # The plugin: the fake HCA engine (fake-provider/engine) and the verbs
@@ -186,7 +187,7 @@ FKD      := $(B)/bin/ibvct-fkd
 # Per-tree include dirs (see FP_INC): each tree sees the trees below it.
 $(B)/obj/fake-provider/common/%.o: FP_INC :=
 $(B)/obj/fake-provider/script/%.o: FP_INC := $(FP_COMMON_INC)
-$(B)/obj/fake-provider/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+$(B)/obj/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 $(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
 $(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
 # The plugin's engine and verbs are one program on the data path: link-time
@@ -198,28 +199,31 @@ $(B)/obj/fake-provider/engine/%.o: CFLAGS_COMMON += $(FP_LTO)
 $(B)/obj/fake-provider/verbs/%.o: CFLAGS_COMMON += $(FP_LTO)
 $(B)/obj/fake-provider/verbs/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) \
 	$(FP_ENGINE_INC)
-$(B)/obj/fake-provider/tools/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
+# ibvct-run and ibvct-bench (tools/run, tools/bench) write scripts: the script
+# language and what it rests on, no other tree of the fake provider.
+$(B)/obj/tools/run/%.o $(B)/obj/tools/bench/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 
 # ---- tests ----------------------------------------------------------------
 TEST_C_SRCS  := $(sort $(wildcard ref-impl/tests/t[0-9]*.c fake-provider/tests/t[0-9]*.c))
 # The folders of tools whose tests sit beside them (tNNNN-*.sh): CI glue,
-# quality runs, packaging, the report tools and each of tools/. Which test
-# numbers each folder of tests holds: quality/test-numbers.txt.
-TOOL_TEST_DIRS := ci quality pkg reports/tools $(patsubst %/,%,$(sort $(wildcard tools/*/)))
-TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh \
+# quality runs, packaging, the test runner's shell half and each of tools/. Which test
+# numbers each folder of tests holds: testkit/test-numbers.txt.
+TOOL_TEST_DIRS := ci quality pkg testkit/sh $(patsubst %/,%,$(sort $(wildcard tools/*/)))
+TEST_SH_SRCS := $(sort $(wildcard ref-impl/tests/t[0-9]*.sh fake-provider/tests/t[0-9]*.sh ixrc/tests/t[0-9]*.sh \
 	$(addsuffix /t[0-9]*.sh,$(TOOL_TEST_DIRS))))
 TEST_C_BINS  := $(foreach s,$(TEST_C_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 TEST_SH_BINS := $(foreach s,$(TEST_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 # What the C tests link besides their own object, as one archive (a test
-# takes the members it uses): the runner of every C test (suites/lib/tr.h)
-# and their fixtures (tf.h),
-# the helpers of */tests/helpers/, and the fake kernel's client library,
-# which the daemon tests speak through (a part of the plugin otherwise).
-TEST_HELPERS := suites/lib/tr.c suites/lib/tf.c $(sort $(wildcard ref-impl/tests/helpers/*.c fake-provider/tests/helpers/*.c))
+# takes the members it uses): the runner of every C test (testkit/runner/tr.h)
+# and their fixtures (tf.h), the fixtures of the fake provider's and
+# ref-impl's tests (testkit/fixtures/), and the fake kernel's client
+# library, which the daemon tests speak through (a part of the plugin
+# otherwise).
+TEST_HELPERS := testkit/runner/tr.c testkit/runner/tf.c $(sort $(wildcard testkit/fixtures/*.c))
 TEST_HELPER_OBJS := $(TEST_HELPERS:%.c=$(B)/obj/%.o) $(B)/obj/fake-provider/verbs/fk_client.o
 TEST_LIB := $(B)/lib/ibvct-test.a
 # Tools of the test runs (rules below): the environment fingerprint, and the
-# runner every test program goes through (ci/test-exec).
+# runner every test program goes through (testkit/sh/test-exec).
 FINGERPRINT := $(B)/bin/ibvct-fingerprint
 REAP        := $(B)/bin/ibvct-reap
 
@@ -256,7 +260,7 @@ $(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) fake-
 		-o $@ $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -pthread
 
-$(IBVCT_RUN): $(B)/obj/fake-provider/tools/ibvct-run.o $(FP_SCRIPT_LIB)
+$(IBVCT_RUN): $(B)/obj/tools/run/ibvct-run.o $(FP_SCRIPT_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^ -ldl -pthread
@@ -269,8 +273,9 @@ $(FKD): $(FKD_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB)
 $(TEST_LIB): $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-# A test's objects find tr.h.
-$(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+# A test's objects find the runner (tr.h) and the fixtures (fp_test.h, rt_env.h).
+$(B)/obj/ref-impl/tests/%.o $(B)/obj/fake-provider/tests/%.o $(B)/obj/testkit/fixtures/%.o: \
+	CFLAGS_COMMON += -I$(TOP)/testkit/runner -I$(TOP)/testkit/fixtures
 
 $(B)/t/%.t: $(B)/obj/ref-impl/tests/%.o $(TEST_LIB) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
@@ -306,8 +311,8 @@ $(B)/t/t5302-mem-tables.t: $(TEST_OBJS_t5302-mem-tables)
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040
 # runs it tiny in `make check`). BENCH_ITERS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_SCRIPT
 # change its counts, time bound, rounds and script; rows also in reports/bench/.
-BENCH_OBJS  := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/tools/bench_*.c)) \
-	fake-provider/tools/ibvct-bench.c)
+BENCH_OBJS  := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard tools/bench/bench_*.c)) \
+	tools/bench/ibvct-bench.c)
 IBVCT_BENCH := $(B)/bin/ibvct-bench
 $(IBVCT_BENCH): $(BENCH_OBJS) $(FP_SCRIPT_LIB) $(REF_LIB)
 	@mkdir -p $(dir $@)
@@ -327,6 +332,10 @@ $(B)/t/%.t: ref-impl/tests/%.sh
 	$(Q)cp $< $@ && chmod +x $@
 
 $(B)/t/%.t: fake-provider/tests/%.sh
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+$(B)/t/%.t: ixrc/tests/%.sh
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@ && chmod +x $@
 
@@ -357,7 +366,7 @@ tests: $(VERBS_GEN)
 tests: all $(TEST_C_BINS) $(TEST_SH_BINS)
 
 # ---- running the tests ----------------------------------------------------
-# Environment every test gets. Every test runs through ci/test-exec, which
+# Environment every test gets. Every test runs through testkit/sh/test-exec, which
 # applies the per-program time limit and, with IBVCT_VALGRIND=1, valgrind
 # (C tests only). IBVCT_PRELOAD is what a test must put in LD_PRELOAD when it
 # runs a foreign (non-sanitized) binary such as Debian's ibv_devinfo against
@@ -385,7 +394,7 @@ TEST_BINS := $(sort $(TEST_C_BINS) $(TEST_SH_BINS))
 
 # ---- conformance suites (suites/): one source, two targets ----------------
 # TARGET=ref: our verbs.h, our library (rpath), fake provider set up by
-# suites/lib/th_ref.c. TARGET=system: the system's verbs.h and library
+# testkit/runner/th_ref.c. TARGET=system: the system's verbs.h and library
 # through pkg-config, never fp_script.a. Both get the layout table of the
 # installed rdma-core header (th_layout_sys) to compare with (ABI-*).
 SUITE_SRCS     := $(sort $(wildcard suites/t[0-9]*.c))
@@ -395,42 +404,47 @@ SUITE_SYS_BINS := $(foreach s,$(SUITE_SRCS),$(B)/suites/system/$(basename $(notd
 SUITE_SH_BINS  := $(foreach s,$(SUITE_SH_SRCS),$(B)/t/$(basename $(notdir $(s))).t)
 SYS_VERBS_CFLAGS = $(shell pkg-config --cflags libibverbs 2>/dev/null)
 SYS_VERBS_LIBS   = $(or $(shell pkg-config --libs libibverbs 2>/dev/null),-libverbs)
-SUITE_CFLAGS := $(CFLAGS_COMMON) -Isuites/lib -DTH_SRCDIR='"$(TOP)"'
+SUITE_CFLAGS := $(CFLAGS_COMMON) -Itestkit/runner -DTH_SRCDIR='"$(TOP)"'
 # Per-tree flags: the suites are held to -Wmissing-prototypes; of the ref
-# target's objects only lib/th_ref.c (it writes the fake host's script)
-# includes a fake-provider header.
+# target's objects only the runner's th_ref.c (it writes the fake host's
+# script) includes a fake-provider header. The suites' runner
+# (testkit/runner/) is compiled for each target beside the suites.
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -Wmissing-prototypes
 $(B)/obj/suites/ref/%.o: FP_INC :=
-$(B)/obj/suites/ref/lib/th_ref.o: FP_INC := $(FP_SCRIPT_INC)
+$(B)/obj/suites/ref/runner/th_ref.o: FP_INC := $(FP_SCRIPT_INC)
 
-$(B)/obj/suites/ref/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(SUITE_CFLAGS) $(REF_INC) $(FP_INC) -DTH_TARGET_REF \
-		-DTH_PROVIDER='"$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $< -o $@
-$(B)/obj/suites/system/%.o: suites/%.c suites/lib/th.h | $(DEPS_FIRST)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(SUITE_CFLAGS) $(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $< -o $@
+define suite_obj_rules
+$$(B)/obj/suites/ref/$(1)%.o: $(2)%.c testkit/runner/th.h | $$(DEPS_FIRST)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$@")
+	$$(Q)$$(CC) $$(SUITE_CFLAGS) $$(REF_INC) $$(FP_INC) -DTH_TARGET_REF \
+		-DTH_PROVIDER='"$$(REF_DRIVER_DIR)/libibvct-fake.so"' -MMD -MP -c $$< -o $$@
+$$(B)/obj/suites/system/$(1)%.o: $(2)%.c testkit/runner/th.h | $$(DEPS_FIRST)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$@")
+	$$(Q)$$(CC) $$(SUITE_CFLAGS) $$(SYS_VERBS_CFLAGS) -DTH_TARGET_SYSTEM -MMD -MP -c $$< -o $$@
+endef
+$(eval $(call suite_obj_rules,,suites/))
+$(eval $(call suite_obj_rules,runner/,testkit/runner/))
 # layout-app: our header; layout-sys: the system's; layout-appsys: the
 # system's again under the app name (the system build has only that one).
-$(B)/obj/suites/layout-%.o: suites/lib/th_layout.c suites/lib/th_layout.def | $(DEPS_FIRST)
+$(B)/obj/suites/layout-%.o: testkit/runner/th_layout.c testkit/runner/th_layout.def | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SUITE_CFLAGS) $(if $(filter app,$*),$(REF_INC)) $(SYS_VERBS_CFLAGS) \
 		-DTH_LAYOUT_NAME=th_layout_$(if $(filter sys,$*),sys,app) -c $< -o $@
 
-$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/lib/th.o $(B)/obj/suites/ref/lib/tr.o \
-		$(B)/obj/suites/ref/lib/tf.o \
-		$(B)/obj/suites/ref/lib/th_host.o \
-		$(B)/obj/suites/ref/lib/th_ref.o \
+$(B)/suites/ref/%.t: $(B)/obj/suites/ref/%.o $(B)/obj/suites/ref/runner/th.o $(B)/obj/suites/ref/runner/tr.o \
+		$(B)/obj/suites/ref/runner/tf.o \
+		$(B)/obj/suites/ref/runner/th_host.o \
+		$(B)/obj/suites/ref/runner/th_ref.o \
 		$(B)/obj/suites/layout-app.o $(B)/obj/suites/layout-sys.o $(FP_SCRIPT_LIB) $(REF_LIB) $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o %.a,$^)) $(TEST_LDEXTRA) \
 		-L$(B)/lib -l:libibverbs.so.1 -Wl,-rpath,$(SUITE_RPATH) -lcmocka -pthread
-$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/lib/th.o $(B)/obj/suites/system/lib/tr.o \
-		$(B)/obj/suites/system/lib/tf.o \
-		$(B)/obj/suites/system/lib/th_host.o \
-		$(B)/obj/suites/system/lib/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
+$(B)/suites/system/%.t: $(B)/obj/suites/system/%.o $(B)/obj/suites/system/runner/th.o $(B)/obj/suites/system/runner/tr.o \
+		$(B)/obj/suites/system/runner/tf.o \
+		$(B)/obj/suites/system/runner/th_host.o \
+		$(B)/obj/suites/system/runner/th_ref_stub.o $(B)/obj/suites/layout-appsys.o \
 		$(B)/obj/suites/layout-sys.o $(COV_EXIT)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $(filter-out $(COV_EXIT),$(filter %.o,$^)) $(TEST_LDEXTRA) \
@@ -444,12 +458,12 @@ suites: all $(SUITE_REF_BINS) $(SUITE_SYS_BINS) $(SUITE_SH_BINS)
 tests: suites
 TEST_BINS += $(SUITE_REF_BINS) $(SUITE_SH_BINS)
 # make check and make failed: each test must leave nothing in /tmp or
-# /dev/shm and no process running (ci/test-exec, IBVCT_LITTER_CHECK); and
+# /dev/shm and no process running (testkit/sh/test-exec, IBVCT_LITTER_CHECK); and
 # they run under a pool of guests (tools/vm/vm-pool.sh): the tests that run
 # a command in an rxe-vm or xrc-vm guest share one boot of each kind (two,
 # when two tests want one at once), stopped when prove ends.
 PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 sh $(TOP)/tools/vm/ibvct-vm pool -- $(PROVE) -j$(JOBS) \
-	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/ci/test-exec"
+	--statefile=$(TOP)/$(B)/.prove --exec "sh $(TOP)/testkit/sh/test-exec"
 
 # t6050 checks the Debian package that `make deb-package` leaves in $(B)/deb/.
 # t6104 and t6105 boot a guest with the soft XRC device: make kmod first.
@@ -528,7 +542,7 @@ coverage: | $(DEPS_FIRST)
 		{ cat $(COV_DIR)/lcov.log >&2; exit 1; }; \
 	lcov -q $(LCOV_RC) --extract $(COV_DIR)/coverage.all.info \
 		'$(TOP)/ref-impl/src/*' '$(TOP)/fake-provider/engine/*' '$(TOP)/fake-provider/verbs/*' \
-		'$(TOP)/fake-provider/script/*' '$(TOP)/fake-provider/uapi/*' '$(TOP)/fake-provider/kernel/*' \
+		'$(TOP)/fake-provider/script/*' '$(TOP)/uapi/*' '$(TOP)/fake-provider/kernel/*' \
 		'$(TOP)/fake-provider/common/*' \
 		--output-file $(COV_INFO) && \
 	rm -rf reports/coverage && \
@@ -590,10 +604,10 @@ $(FINGERPRINT): $(B)/obj/tools/ibvct/ibvct-fingerprint.o $(REF_LIB)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< -L$(B)/lib -l:libibverbs.so.1 -ldl -pthread
 tests: $(FINGERPRINT)
 
-# ibvct-reap: ci/test-exec runs every test program under it (time limit, and
+# ibvct-reap: testkit/sh/test-exec runs every test program under it (time limit, and
 # every process the test started ends with it, whatever its process group).
-# It shares the stretched clock of the suites' runner (suites/lib/tr_clock.h).
-$(B)/obj/tools/ibvct/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+# It shares the stretched clock of the suites' runner (testkit/runner/tr_clock.h).
+$(B)/obj/tools/ibvct/ibvct-reap.o: CFLAGS_COMMON += -I$(TOP)/testkit/runner
 $(REAP): $(B)/obj/tools/ibvct/ibvct-reap.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -605,7 +619,7 @@ tests: $(REAP)
 # has it.
 VM_WATCH := $(B)/bin/ibvct-vm-watch
 $(B)/obj/tools/vm/%.o: FP_INC :=
-$(B)/obj/tools/vm/ibvct-vm-watch.o: CFLAGS_COMMON += -I$(TOP)/suites/lib
+$(B)/obj/tools/vm/ibvct-vm-watch.o: CFLAGS_COMMON += -I$(TOP)/testkit/runner
 $(VM_WATCH): $(B)/obj/tools/vm/ibvct-vm-watch.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -620,13 +634,13 @@ COV_INTO_REPORT = mkdir -p $(REPORT_DIR) && rm -rf $(REPORT_DIR)/coverage && \
 	{ lcov $(LCOV_RC) --summary $(COV_INFO) 2>&1; \
 	  sh quality/coverage-summary $(COV_INFO) $(TOP) $(COVERAGE_MIN) || true; } \
 		>$(REPORT_DIR)/coverage/summary.txt && \
-	{ test ! -f $(REPORT_DIR)/summary.txt || perl reports/tools/report-html $(REPORT_DIR); } && \
+	{ test ! -f $(REPORT_DIR)/summary.txt || perl tools/report/report-html $(REPORT_DIR); } && \
 	echo "coverage: also in $(REPORT_DIR)/coverage/"
 
 # make certify TARGET=system DEVICE=mlx5_0 [WAIVERS=file]: the conformance
 # run (its failures do not stop this), then the vendor bundle
-# reports/<run>.tar.gz with a SHA-256 manifest (reports/tools/certify), checked by
-# reports/tools/verify-bundle: this target fails when the bundle would be rejected.
+# reports/<run>.tar.gz with a SHA-256 manifest (tools/report/certify), checked by
+# tools/report/verify-bundle: this target fails when the bundle would be rejected.
 # `tools/ibvct/ibvct certify` does it all, as the installed `ibvct certify`.
 certify: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
 	$(Q)$(TEST_ENV) PROVE="$(PROVE)" JOBS=$(JOBS) IBVCT_REPORT_DATE=$(REPORT_DATE) \
@@ -648,7 +662,7 @@ FUZZ_DIR     := build-fuzz
 FZ_AFL_CFLAGS := $(CSTD) -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	$(REF_INC) $(FP_INC) $(FZ_INC)
 FZ_HDRS := $(wildcard fake-provider/fuzz/*.h fake-provider/common/*.h fake-provider/script/*.h fake-provider/script/*.def \
-	fake-provider/uapi/*.h fake-provider/uapi/*.def fake-provider/kernel/*.h)
+	uapi/*.h uapi/*.def fake-provider/kernel/*.h)
 FZ_SCRIPT_SRCS := fake-provider/fuzz/fz-script.c $(FP_SCRIPT_SRCS)
 FZ_FKD_SRCS := fake-provider/fuzz/fz-fkd.c $(filter-out %/main.c,$(FKD_SRCS)) $(FP_UAPI_SRCS) $(FP_SCRIPT_SRCS)
 FZ_RUN := sh quality/fuzz-run $(if $(FUZZ_SECONDS),-e 0 -s $(FUZZ_SECONDS),-e $(FUZZ_EXECS))
@@ -709,22 +723,25 @@ abi-baseline: all | $(DEPS_FIRST)
 
 # ---- install --------------------------------------------------------------
 # A separate build (build-inst/) whose compiled-in paths point at the
-# install tree (INST_LIB, INST_SHARE above), installed as:
+# install tree (INST_LIB, INST_SHARE above). What goes where is stated once,
+# in INSTALL_MAP below: install-files does what it says and nothing else,
+# `make install-map` prints it, and t6050 holds the Debian package to it.
 #   $(LIBDIR)/ibvct/            laid out as build/ is, so that everything that
 #     bin/ibvct-run, ibvct-fkd,  looks beside itself finds the rest: ibvct-run
 #       ibvct-fingerprint,       its lib/, the plugin its daemon in ../../bin,
-#       ibvct-reap               the suites the library through their rpath
+#       ibvct-reap, -vm-watch    the suites the library through their rpath
 #     lib/libibverbs.so.1 (+ .so)  the reference library, in this private
 #     lib/ibvct/libibvct-fake.so   dir only (never over the system's)
 #     suites/ref/, suites/system/  the prebuilt suites of both targets
 #     t/                        the conformance run's interop tests
-#   $(PREFIX)/share/ibvct/      laid out as the checkout is, for tools/ibvct/ibvct:
-#     tools/ibvct/, tools/abi/, the scripts of the ibvct commands, the
-#     tools/vm/, reports/tools/, report tools and the CI glue they run
-#     ci/                       (INST_SCRIPTS)
+#   $(PREFIX)/share/ibvct/      the scripts the ibvct commands run, at the
+#     tools/<family>/           paths below share/ibvct that they have below
+#     testkit/sh/               the checkout (they find each other so, from
+#                               either): the commands' tools/ and the test
+#                               runner they run programs under (INST_SCRIPTS)
 #     fixtures/                 ABI tables, expectations, requirement
 #                               catalogue, mandatory list, example scripts
-#     VERSION                   ci/version's answer at install time
+#     VERSION                   tools/ibvct/version's answer at install time
 #     build -> $(LIBDIR)/ibvct, ref-impl/include -> $(PREFIX)/include/ibvct
 #   $(PREFIX)/bin/ibvct         tools/ibvct/ibvct, which finds share/ibvct beside it
 #   $(PREFIX)/bin/ibvct-run     -> $(LIBDIR)/ibvct/bin/ibvct-run
@@ -736,56 +753,83 @@ ifeq ($(INSTALL_BUILD),1)
 $(B)/obj/suites/%.o: SUITE_CFLAGS += -UTH_SRCDIR -DTH_SRCDIR='"$(INST_SHARE)"'
 endif
 # The scripts of the ibvct commands, by their checkout paths: the command and
-# its runners, the ABI gate, the report tools, the rxe-vm target's guest
-# runner and the guest's /init, and the CI glue they run (a shell script is
-# installed executable, anything else not).
-INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run) \
+# its runners and version, the ABI gate, the report tools, the VM targets'
+# guest runner, the guest's /init and rxe-setup, and the test runner they
+# run programs under.
+INST_SCRIPTS := $(addprefix tools/ibvct/,ibvct conformance suites-run version) \
 	$(addprefix tools/abi/,abi-gate abi-table abi-dwarf abi-release) $(wildcard tools/abi/*.awk tools/abi/*.suppr) \
-	$(addprefix reports/tools/,report-all report-fingerprint report-html report-junit \
+	$(addprefix tools/report/,report-all report-fingerprint report-html report-junit \
 		report-summary report-verdict report-lib.pm report-ranon certify compare-runs verify-bundle) \
-	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root) \
-	$(addprefix ci/,version test-exec test-lib.sh rxe-setup)
+	$(addprefix tools/vm/,ibvct-vm vm-pool.sh guest-init guest-conformance release-root rdma-core-root \
+		rxe-setup) \
+	$(addprefix testkit/sh/,test-exec test-lib.sh)
 INST_FIXTURES := fixtures/requirements.txt fixtures/mustpass.txt $(wildcard fixtures/expect/*.txt \
 	fixtures/abi/*.table fixtures/abi/*.symbols fixtures/abi/*.abi fixtures/abi/*.findings \
 	fixtures/abi/waivers.txt \
 	fixtures/scripts/*.fps)
+INST_HEADERS := $(wildcard ref-impl/include/infiniband/*.h ref-impl/include/infiniband/*.def)
 INST_MAN := $(wildcard doc/man/*.1)
-# ln -s from $(1) to $(2), both install-tree paths, as a relative link
-inst_ln = ln -sfn "$$(realpath -ms --relative-to=$(dir $(1)) $(2))" $(DESTDIR)$(1)
+# The install layout, one row per installed path: MODE:SOURCE:INSTALLED.
+# MODE x: installed 0755; r: 0644; s: a script, 0755 when it starts with
+# #!, else 0644; o: the file is what SOURCE prints (run by sh); l: a
+# relative symlink to the installed path SOURCE. inst_in MODE,FILES,DIR:
+# each file in DIR by its own name; inst_at MODE,FILES,DIR: each at its
+# checkout path below DIR.
+inst_in = $(foreach f,$(2),$(1):$(f):$(3)/$(notdir $(f)))
+inst_at = $(foreach f,$(2),$(1):$(f):$(3)/$(f))
+INSTALL_MAP = \
+	$(call inst_in,x,$(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(VM_WATCH),$(INST_LIB)/bin) \
+	r:$(REF_LIB):$(INST_LIB)/lib/libibverbs.so.1 \
+	l:$(INST_LIB)/lib/libibverbs.so.1:$(INST_LIB)/lib/libibverbs.so \
+	r:$(FP_PLUGIN):$(INST_LIB)/lib/ibvct/libibvct-fake.so \
+	$(call inst_in,x,$(SUITE_REF_BINS),$(INST_LIB)/suites/ref) \
+	$(call inst_in,x,$(SUITE_SYS_BINS),$(INST_LIB)/suites/system) \
+	$(call inst_in,x,$(INTEROP_BINS) $(VM_BINS),$(INST_LIB)/t) \
+	$(call inst_at,s,$(INST_SCRIPTS),$(INST_SHARE)) \
+	$(call inst_at,r,$(INST_FIXTURES),$(INST_SHARE)) \
+	o:tools/ibvct/version:$(INST_SHARE)/VERSION \
+	l:$(INST_LIB):$(INST_SHARE)/build \
+	l:$(PREFIX)/include/ibvct:$(INST_SHARE)/ref-impl/include \
+	x:tools/ibvct/ibvct:$(PREFIX)/bin/ibvct \
+	l:$(INST_LIB)/bin/ibvct-run:$(PREFIX)/bin/ibvct-run \
+	$(call inst_in,r,$(INST_HEADERS),$(PREFIX)/include/ibvct/infiniband) \
+	$(call inst_in,r,$(INST_MAN),$(PREFIX)/share/man/man1)
+define inst_newline
+
+
+endef
+# The map as text, a row a line: MODE SOURCE INSTALLED.
+inst_map_text = $(subst $(inst_newline) ,$(inst_newline),$(foreach r,$(INSTALL_MAP),$(subst :, ,$(r))$(inst_newline)))
 install: | $(DEPS_FIRST)
 	$(Q)$(call inst_paths,$(PREFIX),$(LIBDIR))
 	$(Q)$(MAKE) --no-print-directory INSTALL_BUILD=1 PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) install-files
 
+# make install-map [PREFIX=] [LIBDIR=]: the table (MODE SOURCE INSTALLED);
+# with INSTALL_BUILD=1 its sources are those install-files takes.
+install-map:
+	$(info $(inst_map_text))@:
+
+# The map is written to $(B)/install.map (a few hundred rows: too long for
+# one command line), then installed a row at a time.
 install-files: all suites $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) | $(DEPS_FIRST)
-	install -d $(addprefix $(DESTDIR)$(INST_LIB)/,bin lib/ibvct suites/ref suites/system t) \
-		$(addprefix $(DESTDIR)$(INST_SHARE)/,ref-impl $(sort $(dir $(INST_SCRIPTS) $(INST_FIXTURES)))) \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ibvct/infiniband \
-		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(IBVCT_RUN) $(FKD) $(FINGERPRINT) $(REAP) $(VM_WATCH) $(DESTDIR)$(INST_LIB)/bin/
-	install -m 0644 $(REF_LIB) $(DESTDIR)$(INST_LIB)/lib/libibverbs.so.1
-	ln -sfn libibverbs.so.1 $(DESTDIR)$(INST_LIB)/lib/libibverbs.so
-	install -m 0644 $(FP_PLUGIN) $(DESTDIR)$(INST_LIB)/lib/ibvct/libibvct-fake.so
-	install -m 0755 $(SUITE_REF_BINS) $(DESTDIR)$(INST_LIB)/suites/ref/
-	install -m 0755 $(SUITE_SYS_BINS) $(DESTDIR)$(INST_LIB)/suites/system/
-	install -m 0755 $(INTEROP_BINS) $(VM_BINS) $(DESTDIR)$(INST_LIB)/t/
-	$(foreach f,$(INST_SCRIPTS),install -m $$(head -c 2 $(f) | grep -q '^#!' && echo 0755 || echo 0644) \
-		$(f) $(DESTDIR)$(INST_SHARE)/$(f) && ) :
-	for f in $(INST_FIXTURES:fixtures/%=%); do \
-		install -m 0644 fixtures/$$f $(DESTDIR)$(INST_SHARE)/fixtures/$$f || exit 1; \
-	done
-	sh ci/version >$(DESTDIR)$(INST_SHARE)/VERSION
-	chmod 0644 $(DESTDIR)$(INST_SHARE)/VERSION
-	$(call inst_ln,$(INST_SHARE)/build,$(INST_LIB))
-	$(call inst_ln,$(INST_SHARE)/ref-impl/include,$(PREFIX)/include/ibvct)
-	install -m 0755 tools/ibvct/ibvct $(DESTDIR)$(PREFIX)/bin/ibvct
-	$(call inst_ln,$(PREFIX)/bin/ibvct-run,$(INST_LIB)/bin/ibvct-run)
-	install -m 0644 $(wildcard ref-impl/include/infiniband/*.h ref-impl/include/infiniband/*.def) \
-		$(DESTDIR)$(PREFIX)/include/ibvct/infiniband/
-	$(if $(INST_MAN),install -m 0644 $(INST_MAN) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	$(file >$(B)/install.map,$(inst_map_text))
+	$(Q)while read -r mode from to; do \
+		[ -n "$$mode" ] || continue; \
+		dest=$(DESTDIR)$$to; mkdir -p "$${dest%/*}" || exit 1; \
+		case $$mode in \
+		x) install -m 0755 "$$from" "$$dest" ;; \
+		r) install -m 0644 "$$from" "$$dest" ;; \
+		s) if [ "$$(head -c 2 "$$from")" = '#!' ]; then m=0755; else m=0644; fi; \
+			install -m $$m "$$from" "$$dest" ;; \
+		o) sh "$$from" >"$$dest" && chmod 0644 "$$dest" ;; \
+		l) ln -sfn "$$(realpath -ms --relative-to="$${to%/*}" "$$from")" "$$dest" ;; \
+		*) echo "install-files: bad row: $$mode $$from $$to" >&2; false ;; \
+		esac || exit 1; \
+	done <$(B)/install.map
 
 # ---- Debian package -------------------------------------------------------
 # make deb: build/deb/ibvct_<version>_<arch>.deb (pkg/deb-build; the version
-# is ci/version's), from the install tree of PREFIX=/usr and the multiarch
+# is tools/ibvct/version's), from the install tree of PREFIX=/usr and the multiarch
 # LIBDIR, staged in build-inst/deb-root/; then lintian, which must report no
 # error and no warning. make deb-package: the same without lintian (t6050
 # runs it on the package). build-inst/ is rebuilt from scratch when its
@@ -828,12 +872,12 @@ release-check: | $(DEPS_FIRST)
 # make release-matrix: the suites on {12, 13} x {ref, rxe-vm, xrc-vm} and the
 # agreement tests (t6110, t6111) on each release, then one report of which
 # verdicts differ between the releases and why (tools/vm/release-matrix,
-# reports/tools/report-matrix, fixtures/release-diffs.txt): HTML and
+# tools/report/report-matrix, fixtures/release-diffs.txt): HTML and
 # matrix.tsv in reports/<date>-release-matrix/. Not in make check (an hour).
 release-matrix: all suites tests kmod $(INTEROP_BINS) $(VM_BINS) $(FINGERPRINT) $(REAP) $(IXRC_RNR) | $(DEPS_FIRST)
 	$(TEST_ENV) sh tools/vm/release-matrix
 
-# ---- the xrc-vm target: ibvct's soft XRC device (fake-provider/kmod) ------
+# ---- the xrc-vm target: ibvct's soft XRC device (ixrc) ------
 # Its rdma-core provider is part of `all`: built against the system's
 # <infiniband/verbs.h> and linked to its libibverbs (never ref-impl's), named
 # as libibverbs 44 loads an RDMAV_DRIVERS path (PATH + "-rdmav34.so").
@@ -848,7 +892,7 @@ IXRC_PROV := $(IXRC_DIR)/libibvct-ixrc-rdmav34.so
 IXRC_ROUTE := $(IXRC_DIR)/ixrc-xrc-route
 IXRC_RNR := $(IXRC_DIR)/ixrc-rnr
 IXRC_KO   := $(B)/kmod/ixrc.ko
-IXRC_SRC  := fake-provider/kmod
+IXRC_SRC  := ixrc
 KMOD_ABI   = $(shell apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n 1)
 KDIR      ?= /usr/src/linux-headers-$(KMOD_ABI)-amd64
 
@@ -923,7 +967,7 @@ help:
 	@echo "make coverage         check with --coverage, HTML in reports/coverage/, fails under COVERAGE_MIN (90)"
 	@echo "make conformance      smoke, tests and the four suites (both modes, both models)"
 	@echo "                      report in reports/<date>-ref-fake0/; TARGET=system DEVICE=mlx5_0:"
-	@echo "                      the suites on a real device (ci/rxe-setup makes an rxe one)"
+	@echo "                      the suites on a real device (tools/vm/rxe-setup makes an rxe one)"
 	@echo "make suites           build the suites for both targets (build/suites/{ref,system})"
 	@echo "make certify          TARGET= DEVICE= [WAIVERS=file]: conformance + vendor bundle .tar.gz"
 	@echo "make fuzz             AFL++ on the script parser and the daemon protocol, FUZZ_EXECS="
@@ -945,6 +989,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

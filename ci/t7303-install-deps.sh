@@ -12,7 +12,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 deps=$src/ci/install-deps
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 bin=$tmp/bin
 mkdir -p "$bin"

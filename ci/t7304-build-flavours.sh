@@ -7,7 +7,7 @@
 # goals asked for. Reads `make -nB` plans only; builds nothing.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 plan() {	# plan VARS...: the commands `make all` would run, one per line
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u COVERAGE -u VALGRIND -u NODEPS -u INSTALL_BUILD make -nB -C "$src" --no-print-directory "$@" all 2>&1
 }

@@ -7,7 +7,7 @@
 # exists in the Makefile.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 gh=$src/ci/templates/github-actions.yml
 gl=$src/ci/templates/gitlab-ci.yml
 # yq FILE PERL-EXPR: evaluates EXPR with $y = the parsed document.

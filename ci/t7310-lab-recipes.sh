@@ -11,7 +11,7 @@
 # caught.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 t=$src/ci/templates
 help=$(sh "$src/tools/ibvct/ibvct" conformance --help 2>&1)
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t6050: the Debian package. make check builds it first when this test is
 # to run (make deb-package, into $IBVCT_BUILD/deb/). lintian reports no
-# error and no warning; the control fields name ibvct at ci/version's
+# error and no warning; the control fields name ibvct at tools/ibvct/version's
 # version; unpacked with dpkg-deb -x into a scratch root (nothing
 # installed), the tree holds the reference library only in its private dir,
 # both targets' suites, the ABI tables and a man page per command, and its
@@ -10,9 +10,10 @@
 # ibv_devices` on the package's own library and plugin, `ibvct abi-check`
 # with the checkout's findings, and `ibvct conformance` with the verdicts
 # of the checkout's run (tools/ibvct/ibvct conformance, what make conformance runs).
+# And the package is the Makefile's install map (make install-map), no more.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 : "${IBVCT_BUILD:?run through make check}"
 deb=$(ls "$IBVCT_BUILD"/deb/ibvct_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || test_bail "no package in $IBVCT_BUILD/deb/ (make check makes it: make deb-package)"
@@ -37,7 +38,7 @@ run_cmd env TMPDIR="$tl_tmp/lintian" lintian --fail-on error,warning "$deb"
 test_expect_success "lintian: no error and no warning" '
 	rc_is 0 && ! grep -E "^[EW]: " "$tl_out"
 '
-version=$(sh "$src/ci/version")
+version=$(sh "$src/tools/ibvct/version")
 test_expect_success "control: package ibvct, version $version, Depends with ibverbs-utils" '
 	[ "$(dpkg-deb -f "$deb" Package)" = ibvct ] &&
 	[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] &&
@@ -67,9 +68,9 @@ test_expect_success "plugin, daemon, launcher; suites of both targets as built h
 test_expect_success "ABI tables, expectations and report tools in share/ibvct" '
 	for f in fixtures/abi/rdma-core-44.table fixtures/abi/rdma-core-44.symbols \
 		fixtures/expect/mlx5.txt fixtures/requirements.txt fixtures/mustpass.txt \
-		reports/tools/report-lib.pm reports/tools/certify reports/tools/compare-runs \
-		reports/tools/verify-bundle reports/tools/report-html tools/ibvct/conformance \
-		tools/abi/abi-gate ci/test-exec; do
+		tools/report/report-lib.pm tools/report/certify tools/report/compare-runs \
+		tools/report/verify-bundle tools/report/report-html tools/ibvct/conformance \
+		tools/abi/abi-gate testkit/sh/test-exec; do
 		[ -f "$root/usr/share/ibvct/$f" ] || { echo "missing: $f"; exit 1; }
 	done
 '
@@ -77,6 +78,44 @@ test_expect_success "a man page for ibvct and each command" '
 	for m in ibvct $(printf "ibvct-%s " $cmds); do
 		[ -f "$root/usr/share/man/man1/$m.1.gz" ] || { echo "missing: $m.1.gz"; exit 1; }
 	done
+'
+
+# ---- the install map -----------------------------------------------------------
+# The Makefile states the install layout once (INSTALL_MAP; make install-map
+# prints it: MODE SOURCE INSTALLED a row). The package is that table: every
+# row in place with its mode (man pages gzipped by pkg/deb-build), the
+# checkout's files as they are, and nothing else but the doc dir
+# pkg/deb-build adds. Checked before anything runs from the tree.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$src" NODEPS=1 \
+	INSTALL_BUILD=1 PREFIX=/usr LIBDIR="/usr/lib/$ma" install-map >"$tl_tmp/map" 2>"$tl_tmp/map.err"
+map_rc=$?
+test_expect_success "every row of the install map is in the package, with its mode and content" '
+	[ "$map_rc" = 0 ] && [ "$(grep -c . "$tl_tmp/map")" -gt 50 ] ||
+		{ echo "make install-map: status $map_rc"; cat "$tl_tmp/map.err"; exit 1; }
+	while read -r mode from to; do
+		[ -n "$mode" ] || continue
+		p=$root$to
+		case $to in */man/man1/*.1) p=$p.gz ;; esac
+		case $mode in
+		x) [ -f "$p" ] && [ -x "$p" ] ;;
+		r) [ -f "$p" ] && [ ! -x "$p" ] ;;
+		s) [ -f "$p" ] && if [ "$(head -c 2 "$src/$from")" = "#!" ]; then [ -x "$p" ]; else [ ! -x "$p" ]; fi ;;
+		o) [ -f "$p" ] ;;
+		l) [ -L "$p" ] && [ "$(readlink -f "$p")" = "$(readlink -f "$root$from")" ] ;;
+		*) false ;;
+		esac || { echo "not as the map says: $mode $from $to"; exit 1; }
+		case $mode:$from in
+		[rs]:build*|*.1) ;;
+		[rs]:*) cmp "$src/$from" "$p" || exit 1 ;;
+		esac
+	done <"$tl_tmp/map"
+'
+test_expect_success "the package holds nothing the install map does not name (but its doc dir)" '
+	awk "NF == 3 { print \$3 }" "$tl_tmp/map" | LC_ALL=C sort >"$tl_tmp/map.paths" &&
+	(cd "$root" && find . ! -type d) | sed "s|^\.||; s|\(/man/man1/.*\.1\)\.gz\$|\1|" |
+		grep -v "^/usr/share/doc/ibvct/" | LC_ALL=C sort >"$tl_tmp/pkg.paths" &&
+	extra=$(LC_ALL=C comm -13 "$tl_tmp/map.paths" "$tl_tmp/pkg.paths") &&
+	{ [ -z "$extra" ] || { echo "not in the map: $extra"; exit 1; }; }
 '
 
 # ---- ibvct in place ------------------------------------------------------------

@@ -1,32 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t7001: every test program's number is in a range of its folder
-# (quality/test-numbers.txt) and used once (quality/lint-test-numbers), and
+# (testkit/test-numbers.txt) and used once (quality/lint-test-numbers), and
 # the lint can fail: it must refuse a scratch tree with a reused number, a
 # bad name, a number outside its folder's ranges, a test in no folder of
 # the table, and a malformed table.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 lint=$src/quality/lint-test-numbers
 tmp=$tl_tmp/tree
 
 test_expect_success "the tree's tests are in their folders' ranges, numbers unique, names well-formed" \
 	'"$lint" "$src"'
 
-mkdir -p "$tmp/quality" "$tmp/ref-impl/tests" "$tmp/fake-provider/tests" "$tmp/suites/xrc" \
-	"$tmp/build/t" "$tmp/reports/20260101-ref-fake0" "$tmp/reports/tools"
-cat >"$tmp/quality/test-numbers.txt" <<'TABLE'
+mkdir -p "$tmp/testkit" "$tmp/ref-impl/tests" "$tmp/fake-provider/tests" "$tmp/suites/xrc" \
+	"$tmp/build/t" "$tmp/reports/20260101-ref-fake0" "$tmp/tools/report"
+cat >"$tmp/testkit/test-numbers.txt" <<'TABLE'
 # folder        ranges
 ref-impl/tests  2000-2001 2003-2099
 fake-provider   5000-5999
 suites          2002-2002 5002-5099  # two ranges
-reports/tools   7200-7299
+tools/report    7200-7299
 TABLE
 : >"$tmp/ref-impl/tests/t2001-xrcd-open.c"
 : >"$tmp/fake-provider/tests/t5001-parse.c"
 : >"$tmp/suites/xrc/t2002-srq.c"
-: >"$tmp/reports/tools/t7201-report.sh"
+: >"$tmp/tools/report/t7201-report.sh"
 # build output and generated reports are not test programs
 : >"$tmp/build/t/t9999-Built.t"
 : >"$tmp/reports/20260101-ref-fake0/t9998-Tap.tap"
@@ -60,21 +60,21 @@ rm -f "$tmp/suites/t5100-other-topic.sh"
 mkdir -p "$tmp/tools/new"
 : >"$tmp/tools/new/t6300-new-tool.sh"
 test_expect_success "a test in no folder of the table is reported" \
-	'refused "test outside every folder of quality/test-numbers.txt: tools/new/t6300-new-tool.sh"'
+	'refused "test outside every folder of testkit/test-numbers.txt: tools/new/t6300-new-tool.sh"'
 rm -rf "$tmp/tools"
 
 test_expect_success "the clean scratch tree passes again" '"$lint" "$tmp"'
 
-printf 'suites 5000-49\n' >>"$tmp/quality/test-numbers.txt"
+printf 'suites 5000-49\n' >>"$tmp/testkit/test-numbers.txt"
 test_expect_success "a malformed range in the table stops the lint (status 2)" '
 	"$lint" "$tmp" >"$tl_tmp/out" 2>&1; rc=$?
 	[ $rc = 2 ] && grep -q "test-numbers.txt:6: bad range 5000-49" "$tl_tmp/out" ||
 		{ echo "status $rc"; cat "$tl_tmp/out"; false; }
 '
-rm -f "$tmp/quality/test-numbers.txt"
+rm -f "$tmp/testkit/test-numbers.txt"
 test_expect_success "a tree without the table stops the lint (status 2)" '
 	"$lint" "$tmp" >"$tl_tmp/out" 2>&1; rc=$?
-	[ $rc = 2 ] && grep -q "no quality/test-numbers.txt" "$tl_tmp/out" ||
+	[ $rc = 2 ] && grep -q "no testkit/test-numbers.txt" "$tl_tmp/out" ||
 		{ echo "status $rc"; cat "$tl_tmp/out"; false; }
 '
 test_done

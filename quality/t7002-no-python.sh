@@ -5,7 +5,7 @@
 # interpreter line and a python invocation.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 lint=$src/quality/lint-no-python
 tmp=$tl_tmp/tree
 # refuses WHAT EXPECTED-LINE: the lint must fail on $tmp, saying EXPECTED-LINE

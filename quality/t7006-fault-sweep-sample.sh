@@ -9,7 +9,7 @@
 # a clean fail, and the sweep must exit non-zero for them.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 fs="sh $IBVCT_SRC/quality/fault-sweep"
 show() { head -n 40 "$1"; }
 unset IBVCT_TAP_DIR IBVCT_KEEP IBVCT_RUNDIR IBVCT_SCRIPT

@@ -12,7 +12,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 lint=$src/quality/lint-deps
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 
 test_expect_success "every command, module and goal of the tree is covered by ci/install-deps" '

@@ -11,7 +11,7 @@
 # checked, and the source tree is left as it was.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR

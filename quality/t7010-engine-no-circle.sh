@@ -8,7 +8,7 @@
 # the same loop opened makes none.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 graph=$src/quality/import-graph
 objs=$(ls "${IBVCT_BUILD:-$src/build}"/obj/fake-provider/engine/*.o 2>/dev/null)
 

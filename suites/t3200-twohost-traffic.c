@@ -3,7 +3,7 @@
  * t3200: traffic between two hosts (HOST-): each test has a half on host A
  * (the initiator) and a half on host B (the target), which meet over TCP
  * and tell each other their QP numbers, GIDs, keys and addresses, as the
- * pingpongs of ibverbs-utils do (suites/lib/th_host.c). Every connection
+ * pingpongs of ibverbs-utils do (testkit/runner/th_host.c). Every connection
  * is addressed by the peer's GID (RoCE v2: the IPv4-mapped GID of its
  * address, or the IPv6 one), the QP numbers being each host's own. On the
  * reference target the program plays both hosts, two fake hosts on one

@@ -16,7 +16,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 table=$src/suites/break-matrix.txt
 jobs=${IBVCT_MATRIX_JOBS:-4}
 tmp=$tl_tmp

@@ -9,7 +9,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 run=$build/bin/ibvct-run
 tmp=$tl_tmp
 TMPDIR=$tmp

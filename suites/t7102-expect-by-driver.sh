@@ -12,7 +12,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR
@@ -81,7 +81,7 @@ expect "system build: rxe_eth0, no driver link but a parent netdev, loads rxe.tx
 	"$tmp/o7" $? rxe "no driver in sysfs, a parent netdev: rxe" "^ok 1 - $test \[SRQX-05\]\$"
 case $scratch in /*ibvct.*) rm -rf "$scratch" ;; esac
 
-# ibvct's soft XRC device (fake-provider/kmod) has neither a driver link nor
+# ibvct's soft XRC device (ixrc) has neither a driver link nor
 # a parent netdev: its node description makes it ixrc, whatever its name
 fps strict ib7 >"$tmp/ixrc.fps"
 "$build/bin/ibvct-run" --private --script "$tmp/ixrc.fps" --print-env -- true >"$envf" 2>"$tmp/env.err"

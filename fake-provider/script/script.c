@@ -533,7 +533,7 @@ static const struct {
 	[FP_PROF_MLX5] = { "mlx5", "mlx5_core" },
 	[FP_PROF_MLX4] = { "mlx4", "mlx4_core" },
 	[FP_PROF_RXE] = { "rxe", "rdma_rxe" },
-	/* ibvct's soft XRC device (fake-provider/kmod): registered with no bus
+	/* ibvct's soft XRC device (ixrc): registered with no bus
 	 * device, so no driver is bound in sysfs (ixrc_main.c ib_register_device
 	 * with no dma_device, no dev.parent) */
 	[FP_PROF_IXRC] = { "ixrc", "" },
@@ -1225,7 +1225,7 @@ static int fp_finish(struct fp_pctx *c)
 			}
 			/* ibvct's soft XRC device: one GID, one P_Key, messages of
 			 * IXRC_MAX_MSG, one VL, no capability flags, no subnet
-			 * timeout (fake-provider/kmod/ixrc_main.c ixrc_query_port,
+			 * timeout (ixrc/ixrc_main.c ixrc_query_port,
 			 * ixrc_get_port_immutable; ibv_devinfo -v of ixrc0 in the
 			 * xrc-vm guest) */
 			if (s->profile == FP_PROF_IXRC) {

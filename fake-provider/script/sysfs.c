@@ -242,8 +242,8 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	PUT("class/infiniband/%s/sys_image_guid", "%s\n", sysguid);
 	PUT("class/infiniband/%s/fw_ver", "%s\n", d->attr.fw_ver);
 	/* ibvct's soft XRC device (profile ixrc: no kernel driver named) has the
-	 * node description its module gives (fake-provider/kmod/ixrc_main.c), by
-	 * which the suites know it (suites/lib/th.c th_driver_key) */
+	 * node description its module gives (ixrc/ixrc_main.c), by
+	 * which the suites know it (testkit/runner/th.c th_driver_key) */
 	if (!kdriver[0])
 		PUT("class/infiniband/%s/node_desc", "%s\n", "ibvct soft XRC device");
 	else
@@ -255,7 +255,7 @@ static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx
 	}
 	/* ibvct's soft XRC device (profile ixrc, no kernel driver named) has no
 	 * bus device either, and no parent: the core's attributes alone
-	 * (fake-provider/kmod/ixrc_main.c: ib_register_device with no DMA
+	 * (ixrc/ixrc_main.c: ib_register_device with no DMA
 	 * device, no driver attribute group) */
 	if (!kdriver[0]) {
 		ret = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * t5002: the modify-QP table (fake-provider/uapi/qp_modify.c) against spec
+ * t5002: the modify-QP table (uapi/qp_modify.c) against spec
  * section 3b, restated here independently: QPX-06 required/optional bits
  * per transition and type, rules (a)-(c), RESET/ERR from anywhere, a mask
  * without STATE as a cur->cur change, and the QPX-07 uverbs mask strip.

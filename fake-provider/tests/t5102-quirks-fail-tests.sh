@@ -13,7 +13,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 def=$src/fake-provider/script/fp_quirks.def
 table=$src/fake-provider/tests/quirk-tests.txt
 jobs=${IBVCT_QUIRK_JOBS:-4}

@@ -11,7 +11,7 @@
  */
 #include <fcntl.h>
 
-#include "../../ref-impl/tests/rt_env.h"
+#include "rt_env.h"
 
 static const char *const ops[] = {
 	"alloc_pd", "attach_mcast", "close_xrcd", "create_ah", "create_cq",

@@ -6,7 +6,7 @@
 # its socket and pid file.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "${IBVCT_SRC:-$(dirname "$(dirname "$here")")}/ci/test-lib.sh"
+. "${IBVCT_SRC:-$(dirname "$(dirname "$here")")}/testkit/sh/test-lib.sh"
 setup_ibvct_run
 FKD=$IBVCT_BUILD/bin/ibvct-fkd
 mult=${IBVCT_TIMEOUT_MULT:-1}

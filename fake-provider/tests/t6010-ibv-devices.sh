@@ -7,7 +7,7 @@
 # the reason appears on stderr as file:line.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 skip_all_unless_utils ibv_devices
 setup_ibvct_run
 

@@ -7,7 +7,7 @@
 # our library; a bad script gives no device and file:line on stderr.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 skip_all_unless_utils ibv_devinfo
 setup_ibvct_run
 

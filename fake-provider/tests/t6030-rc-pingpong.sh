@@ -10,7 +10,7 @@
 # The client must reach the server's QPs, not its own.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 skip_all_unless_utils ibv_rc_pingpong
 setup_ibvct_run
 

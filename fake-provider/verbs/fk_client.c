@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake kernel's client library (see fk_client.h): finds or starts the
- * daemon of the run dir, speaks the protocol of fake-provider/uapi/proto.h
+ * daemon of the run dir, speaks the protocol of uapi/proto.h
  * over one SOCK_SEQPACKET connection per device context, and runs one
  * reader thread per connection that hands replies to the waiting caller
  * and runs the event callback for pushed events, in arrival order.

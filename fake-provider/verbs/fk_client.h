@@ -2,7 +2,7 @@
 /*
  * The fake kernel's client library: what the fake provider calls for the
  * device-wide objects the daemon (ibvct-fkd, fake-provider/kernel/) owns,
- * over the protocol of fake-provider/uapi/proto.h.
+ * over the protocol of uapi/proto.h.
  * One connection per open device context, like a uverbs fd: when it closes,
  * or its process dies, the daemon releases what it held (XRCD-17, LIFE-04/05).
  *

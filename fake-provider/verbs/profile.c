@@ -165,7 +165,7 @@ int fp_prof_qp_ex_mask(const struct ibv_qp_init_attr_ex *a)
 		break;
 	case FP_PROF_IXRC:
 		/* ixrc_create_qp_ex checks the new post-send API's operations
-		 * before anything else (fake-provider/kmod/provider/ixrc.c
+		 * before anything else (ixrc/provider/ixrc.c
 		 * ixrc_send_ops: what the kernel's ixrc_post_one carries) */
 		if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 		    (fp_prof_send_ops(a->qp_type, &sup) || (a->send_ops_flags & ~sup)))
@@ -406,7 +406,7 @@ void fp_prof_destroy_opened_qp(void)
 int fp_prof_srq_num(enum ibv_srq_type type)
 {
 	/* mlx4_get_srq_num: EOPNOTSUPP for an SRQ without an XRC domain, and
-	 * ixrc_get_srq_num too (fake-provider/kmod/provider/ixrc.c: the kernel
+	 * ixrc_get_srq_num too (ixrc/provider/ixrc.c: the kernel
 	 * answers a basic SRQ's create with no number, linux v6.1
 	 * drivers/infiniband/core/uverbs_cmd.c:3453 __uverbs_create_xsrq); rxe
 	 * has no get_srq_num op at all (the core's stub answers EOPNOTSUPP);
@@ -443,7 +443,7 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
 {
 	/* ixrc: what its kernel's ixrc_post_one carries (RC and XRC_SEND
 	 * sends, writes, read, atomics; UC sends and writes; UD sends), no
-	 * invalidation, window or atomic write (fake-provider/kmod/provider/ixrc.c
+	 * invalidation, window or atomic write (ixrc/provider/ixrc.c
 	 * ixrc_send_ops, ixrc_data.c ixrc_post_one) */
 	const uint64_t ixrc_uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 				 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
@@ -499,7 +499,7 @@ int fp_prof_send_ops(enum ibv_qp_type type, uint64_t *sup)
  * (rdma-core v44.0 providers/rxe/rxe.c:1803 rxe_ctx_ops) nor query_rt_values;
  * mlx4 no thread or parent domains (providers/mlx4/mlx4.c:86 mlx4_ctx_ops);
  * ixrc none of them but the new post-send API and extended CQs
- * (fake-provider/kmod/provider/ixrc.c ixrc_ctx_ops).
+ * (ixrc/provider/ixrc.c ixrc_ctx_ops).
  */
 bool fp_prof_lacks(unsigned x)
 {
@@ -510,7 +510,7 @@ bool fp_prof_lacks(unsigned x)
 		return x & FP_X_PARENT_DOMAIN;
 	case FP_PROF_IXRC:
 		/* ixrc_ctx_ops: the generic commands, query_device_ex, the new
-		 * post-send API and create_cq_ex (fake-provider/kmod/provider/ixrc.c) */
+		 * post-send API and create_cq_ex (ixrc/provider/ixrc.c) */
 		return x & (FP_X_REREG_MR | FP_X_MW | FP_X_PARENT_DOMAIN | FP_X_QUERY_RT_VALUES);
 	default:
 		return false;
@@ -762,7 +762,7 @@ bool fp_prof_mw_range_is_the_region(void)
  * user space (rxe_resp.c:997), and rxe_poll_cq copies it as it is
  * (rxe.c:569): the application reads IBV_WC_IP_CSUM_OK (1 << 2), never
  * IBV_WC_WITH_INV (1 << 3). Known deviation (MW-05). No rule site: on rxe
- * the test fails anyway, at the step it must not send there (suites/lib/th.c
+ * the test fails anyway, at the step it must not send there (testkit/runner/th.c
  * th_crash_guard), so no verdict turns on this alone. */
 unsigned int fp_prof_wc_with_inv(void)
 {
@@ -862,7 +862,7 @@ bool fp_prof_post_refuses_misaligned_atomic(const struct fp_swr *s)
  * (providers/rxe/rxe.c) have none, so libibverbs answers EOPNOTSUPP:
  * ibv_import_device for a file of theirs (libibverbs/device.c:404), the
  * others from its stubs (libibverbs/dummy_ops.c:298-310). ixrc: ibvct's
- * own rdma-core provider of its XRC module (fake-provider/kmod/provider)
+ * own rdma-core provider of its XRC module (ixrc/provider)
  * has them; strict, the spec, has them.
  */
 bool fp_prof_can_import(void)

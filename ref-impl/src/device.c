@@ -89,7 +89,7 @@ RI_EXPORT int ri_v11_close_device(struct ibv_context *context)
  * device number and finds the device with it in sysfs (rdma-core v44.0
  * libibverbs/device.c:386-400); ibvct's files are sockets of the fake
  * kernel, whose end answers getpeername() with an abstract name: its
- * interface's FK_UFILE_PREFIX, then the device's name (fake-provider/uapi/
+ * interface's FK_UFILE_PREFIX, then the device's name (uapi/
  * fk_ufile.h, the one header of the fake kernel this library includes).
  * 0 and the name, or -1: not such a file.
  */

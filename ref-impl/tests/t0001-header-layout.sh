@@ -29,7 +29,7 @@ our_inc=$src/ref-impl/include
 our_hdr=$our_inc/infiniband/verbs.h
 dwarf=$src/tools/abi/abi-dwarf
 table=$src/tools/abi/abi-table
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 
 [ -r "$sys_hdr" ] || skip_all "libibverbs-dev not installed"
 command -v readelf >/dev/null 2>&1 || skip_all "readelf (binutils, ci/install-deps build) not installed"

@@ -8,7 +8,7 @@
 # but ibvct's documented additions. Check 6 proves the comparison can fail.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 LIBDIR=${IBVCT_LIBDIR:-${IBVCT_BUILD:-build}/lib}
 LIB=$LIBDIR/libibverbs.so.1
 SYMFILE=${IBVCT_SYMBOLS_FILE:-/var/lib/dpkg/info/libibverbs1:amd64.symbols}

@@ -14,7 +14,7 @@
 # shellcheck disable=SC2016 # the check bodies are single-quoted on purpose
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 LIBDIR=${IBVCT_LIBDIR:-${IBVCT_BUILD:-build}/lib}
 CC=${CC:-cc}
 tmp=$tl_tmp

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The test library's checks in forked processes (suites/lib/tr.h
+ * The test library's checks in forked processes (testkit/runner/tr.h
  * TR_EXPECT, TR_ASSERT): a check that fails in a child, a grandchild or a
  * peer fails the parent's test with the check's file:line, also when the
  * parent never looks at the child's exit status; TR_EXPECT carries on,

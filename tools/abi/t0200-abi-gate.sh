@@ -14,7 +14,7 @@ gate=$src/tools/abi/abi-gate
 table=$src/tools/abi/abi-table
 sys_lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 
 # The gate's tools (make check installs them: ci/install-deps build abi).
 for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do

@@ -18,7 +18,7 @@ build=${IBVCT_BUILD:-$src/build}
 gate=$src/tools/abi/abi-gate
 CC=${CC:-cc}
 
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 
 # The gate's tools (make check installs them: ci/install-deps build abi).
 for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do

@@ -13,7 +13,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 gate=$src/tools/abi/abi-gate
 table=$src/tools/abi/abi-table
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 
 # hist OLD NEW: the gate with OLD as baseline and NEW's table; $tmp/OLD-NEW, $rc.

@@ -17,7 +17,7 @@ libdir=${IBVCT_LIBDIR:-${IBVCT_BUILD:-$src/build}/lib}
 gate=$src/tools/abi/abi-gate
 our_waivers=$src/fixtures/abi/waivers.txt
 
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 
 # The gate's tools (make check installs them: ci/install-deps build abi).
 for t in readelf:binutils:build objdump:binutils:build abidiff:abigail-tools:abi; do

@@ -17,7 +17,7 @@ set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 dwarf=$src/tools/abi/abi-dwarf
 
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 command -v readelf >/dev/null 2>&1 ||
 	skip_all "readelf not installed (binutils, ci/install-deps build)"
 tmp=$tl_tmp

@@ -20,7 +20,7 @@ src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 gate=$src/tools/abi/abi-gate
 rel=$src/tools/abi/abi-release
 fx=$src/fixtures/abi
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 for t in readelf objdump; do
 	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (binutils, ci/install-deps build)"
 done

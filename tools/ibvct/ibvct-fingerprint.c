@@ -11,7 +11,7 @@
  * Built once against <infiniband/verbs.h> and linked to libibverbs.so.1
  * without an rpath: run directly it fingerprints the system's rdma-core, run
  * under ibvct-run the reference target (the same binary on both is the
- * point). Without a name it picks the device the suites pick (suites/lib/th.c,
+ * point). Without a name it picks the device the suites pick (testkit/runner/th.c,
  * th_probe_child), so that `ibvct conformance --target system` names the
  * device tested. Exits 1 when the device cannot be opened; what it learnt
  * before that is still printed, with error=... lines saying why.

@@ -11,7 +11,7 @@
  *
  * -t  time limit for PROGRAM (default 300; 0: none), in seconds of an
  *     unshared machine: the machine's load stretches it, up to
- *     IBVCT_STRETCH_MAX (4) times (suites/lib/tr_clock.h). When it runs
+ *     IBVCT_STRETCH_MAX (4) times (testkit/runner/tr_clock.h). When it runs
  *     out, every descendant is killed and the exit status is 124 (as
  *     timeout(1)).
  * -g  after PROGRAM exits, how long its descendants may take to end on

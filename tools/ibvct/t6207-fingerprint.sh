@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t6207: the environment fingerprint. reports/tools/report-fingerprint on the reference
+# t6207: the environment fingerprint. tools/report/report-fingerprint on the reference
 # target writes fingerprint.txt with ibvct's version and commit, the kernel,
 # the libibverbs really loaded (ours: dladdr of ibv_get_device_list), its
 # soname, the fake provider plugin and its script's mode and lifetime, the
@@ -9,7 +9,7 @@
 # binary loads the system's libibverbs (no rpath to ours).
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 fp=$tmp/a/fingerprint.txt
 val() { sed -n "s/^$1=//p" "$2" | head -n 1; }
@@ -24,7 +24,7 @@ is() {
 }
 
 unset IBVCT_SCRIPT
-sh "$IBVCT_SRC/reports/tools/report-fingerprint" "$tmp/a" ref fake0
+sh "$IBVCT_SRC/tools/report/report-fingerprint" "$tmp/a" ref fake0
 is "the library is ours, found by dladdr" library.realpath "$(readlink -f "$IBVCT_LIBDIR/libibverbs.so.1")" "$fp"
 is "its soname" library.soname libibverbs.so.1 "$fp"
 is "the provider is the fake plugin" provider.0 "$IBVCT_PROVIDER" "$fp"
@@ -49,7 +49,7 @@ lifetime seed
 device other3
 	port 1 state down
 FPS
-IBVCT_SCRIPT=$tmp/legacy.fps sh "$IBVCT_SRC/reports/tools/report-fingerprint" "$tmp/b" ref other3
+IBVCT_SCRIPT=$tmp/legacy.fps sh "$IBVCT_SRC/tools/report/report-fingerprint" "$tmp/b" ref other3
 f2=$tmp/b/fingerprint.txt
 test_expect_success "IBVCT_SCRIPT's device, mode, lifetime and port state are reported" '
 	cat "$f2"

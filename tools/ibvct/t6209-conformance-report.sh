@@ -9,7 +9,7 @@
 # RESULT with the counts and the folder; and fails when a test fails.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 mkdir -p "$tmp/t"
 cat >"$tmp/t/t9201-pass.t" <<'EOF2'

@@ -15,7 +15,7 @@
 # device" is made real with libibverbs' SYSFS_PATH pointing at an empty dir.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 ibvct="sh $IBVCT_SRC/tools/ibvct/ibvct"
 
@@ -79,7 +79,7 @@ agrees() {
 		grep -q "<strong class=\"word\">$a_word</strong>" "$a_dir/index.html" || { echo "page: not $a_word"; exit 1; }
 		v=$(grep -m1 "^verdict: " "$a_dir/summary.txt")
 		case $v in "verdict: $a_word: "*) ;; *) echo "summary: $v"; exit 1 ;; esac
-		xmllint --noout --schema "$IBVCT_SRC/reports/tools/report-junit.xsd" "$a_dir/junit.xml" 2>&1 || exit 1
+		xmllint --noout --schema "$IBVCT_SRC/tools/report/report-junit.xsd" "$a_dir/junit.xml" 2>&1 || exit 1
 		nr=$(grep -c "<error type=\"NoResult\"" "$a_dir/junit.xml")
 		fl=$(grep -c "<failure" "$a_dir/junit.xml")
 		echo "junit: $nr no-result errors, $fl lines with failures"

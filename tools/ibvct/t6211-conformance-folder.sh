@@ -7,11 +7,11 @@
 # --replace never empties a folder that holds no report. The requirements
 # that deviate are grouped by their reason, each reason whole (never cut)
 # and once, in the output, the summary and on the page; and the suites'
-# own known deviations (suites/lib/th.c reads fixtures/expect/) reach the
+# own known deviations (testkit/runner/th.c reads fixtures/expect/) reach the
 # TAP whole, however long. A stand-in build tree keeps it fast (t6210's).
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 ibvct="sh $IBVCT_SRC/tools/ibvct/ibvct"
 real_build=$IBVCT_BUILD

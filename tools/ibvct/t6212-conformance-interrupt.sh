@@ -13,7 +13,7 @@
 # and `ibvct compare` and `ibvct certify` refuse the folder.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 # the runs own their guests, never a pool's (make check runs under one):
 # what a signal must end is theirs
 unset IBVCT_VM_POOL

@@ -14,7 +14,7 @@
 # the tests it owed with no result: NO RESULT, never a pass.
 set -u
 : "${IBVCT_SRC:?run through make check}" "${IBVCT_BUILD:?}" "${IBVCT_LIBDIR:?}" "${IBVCT_PROVIDER:?}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 ibvct=$IBVCT_SRC/tools/ibvct/ibvct
 IBVCT_FABRIC=$tmp/fabric

@@ -30,7 +30,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 : "${IBVCT_BUILD:=$(dirname "$here")}" "${IBVCT_SRC:=$(dirname "$(dirname "$here")")}"
-. "$IBVCT_SRC/ci/test-lib.sh"
+. "$IBVCT_SRC/testkit/sh/test-lib.sh"
 RUN=$IBVCT_BUILD/bin/ibvct-run
 GEN=$IBVCT_BUILD/bin/ibvct-verbs-gen
 CMP=$IBVCT_SRC/tools/verbs-gen/ibvct-verbs-cmp

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the agreement tests (t6110, t6111) after ci/test-lib.sh, with
+# Sourced by the agreement tests (t6110, t6111) after testkit/sh/test-lib.sh, with
 # src and build set: the reference side of a comparison with a real kernel.
 #
 # agree_ref PROGRAM DIR SCRIPT TAG: one system-built suite PROGRAM on
@@ -12,7 +12,7 @@ agree_ref() {
 	ar_n=$(basename "$1" .t)
 	mkdir -p "$2/tap" "$2/tmp"
 	env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} IBVCT_TAP_DIR=$2/tmp TMPDIR=$2/tmp \
-		sh "$src/ci/test-exec" "$build/bin/ibvct-run" --private --script "$3" -- "$1" \
+		sh "$src/testkit/sh/test-exec" "$build/bin/ibvct-run" --private --script "$3" -- "$1" \
 		>/dev/null 2>&1
 	for ar_e in tap stderr rc; do
 		[ -f "$2/tmp/ibvct-run.$ar_e" ] &&

@@ -23,7 +23,7 @@
  *   128+N       this program got signal N (SIGINT, SIGTERM, SIGHUP): the
  *               guest is killed with it, nothing is left running
  * LIMIT is seconds of an unshared machine: the machine's load stretches it
- * (and SILENCE where schedstat is missing), up to IBVCT_STRETCH_MAX (4) times (suites/lib/tr_clock.h),
+ * (and SILENCE where schedstat is missing), up to IBVCT_STRETCH_MAX (4) times (testkit/runner/tr_clock.h),
  * so a guest that is merely slow on a loaded host is never cut short.
  * Otherwise the exit status is QEMU's (128 + its signal), REASON empty.
  * 2: usage; 125: QEMU could not be started.

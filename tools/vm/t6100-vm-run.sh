@@ -10,7 +10,7 @@
 # never a status of the command. And usage errors, which boot nothing.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 # its guests are its own, never a pool's (make check runs under one)
 unset IBVCT_VM_POOL
 vm=$src/tools/vm/ibvct-vm

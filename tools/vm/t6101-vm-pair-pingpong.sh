@@ -12,7 +12,7 @@
 # 100) messages each.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 skip_all_unless_utils ibv_rc_pingpong
 

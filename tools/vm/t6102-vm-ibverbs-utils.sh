@@ -10,7 +10,7 @@
 # IBVCT_PP_ITERS (100) messages each.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 skip_all_unless_utils ibv_rc_pingpong
 dev=${IBVCT_DEVICE:-}
 [ -n "$dev" ] || skip_all "no device named (IBVCT_DEVICE): the rxe-vm and xrc-vm targets run this in their guests"

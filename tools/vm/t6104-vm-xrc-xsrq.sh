@@ -9,7 +9,7 @@
 # a client process, then between a server and two clients (XRC SRQs shared
 # by the server's target QPs), all on ixrc0; and the device's RC requester
 # gives up after rnr_retry RNR retries (IBV_WC_RNR_RETRY_EXC_ERR) while
-# rnr_retry 7 waits for the receive (fake-provider/kmod/tests/ixrc-rnr.c).
+# rnr_retry 7 waits for the receive (ixrc/tests/ixrc-rnr.c).
 #
 # On the host (make check) it boots one guest for all of it, through
 # `ibvct run --target xrc-vm` (which, without the module, says to make it);
@@ -21,7 +21,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 
 skip_all_unless_utils ibv_xsrq_pingpong
 skip_all_unless_utils ibv_devinfo

@@ -14,7 +14,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 skip_all_unless_utils ibv_xsrq_pingpong
 rep=$tl_tmp/report
 

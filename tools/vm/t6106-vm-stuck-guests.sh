@@ -11,7 +11,7 @@
 # special machine: /dev/null stands in for a /dev/kvm that opens.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 # its guests are its own, never a pool's (make check runs under one)
 unset IBVCT_VM_POOL
 vm=$src/tools/vm/ibvct-vm

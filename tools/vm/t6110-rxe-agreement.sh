@@ -18,7 +18,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 agree=$src/tools/vm/tap-agree
 suites=$(ls "$build"/suites/system/t*.t 2>/dev/null)

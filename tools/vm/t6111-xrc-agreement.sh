@@ -6,7 +6,7 @@
 # unmodified: on ref-impl with fixtures/scripts/ixrc.fps (profile ixrc:
 # ibvct's soft XRC device as its provider answers, lifetime model current,
 # the fake kernel daemon for everything the kernel's core decides) and on
-# ixrc0 in the xrc-vm guest (Debian's kernel with fake-provider/kmod's
+# ixrc0 in the xrc-vm guest (Debian's kernel with ixrc's
 # ixrc.ko, Debian's libibverbs with its provider): the XRCD inode table,
 # shared target QPs, ib_open_qp and the cleanup at exit, crash and close
 # are then the real kernel's. tools/vm/tap-agree compares them test by test,
@@ -20,7 +20,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 agree=$src/tools/vm/tap-agree
 prov=$build/lib/ixrc/libibvct-ixrc

@@ -20,7 +20,7 @@
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${IBVCT_BUILD:-$src/build}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 # its guest is its own, never a pool's (make check runs under one): the
 # module it builds for 6.12 is in its own /tmp, which a pool's guest, booted
 # outside this test's mount namespace, would not find
@@ -34,7 +34,7 @@ prov=$build/lib/ixrc/libibvct-ixrc
 export IBVCT_SRC=$src IBVCT_BUILD=$build
 
 # the module for 6.12, in the Debian 13 root
-run_cmd sh "$rr" -q kbuild --release 13 --src "$src/fake-provider/kmod" --out "$tl_tmp/kmod"
+run_cmd sh "$rr" -q kbuild --release 13 --src "$src/ixrc" --out "$tl_tmp/kmod"
 test_expect_success 'ixrc.ko builds against Debian 13 kernel headers (6.12) in its root' '
 	rc_is 0 && [ -f "$tl_tmp/kmod/ixrc.ko" ] && grep -q "^6\.12\." "$tl_tmp/kmod/kernel.abi"
 '
@@ -42,8 +42,8 @@ test_expect_success 'its vermagic is the 6.12 kernel the guest boots' '
 	readelf -p .modinfo "$tl_tmp/kmod/ixrc.ko" | grep -q "vermagic=$(cat "$tl_tmp/kmod/kernel.abi") "
 '
 test_expect_success 'the range it was checked on is the one ixrc_main.c states (6.1 and 6.12)' '
-	grep -q "checked on 6.1 (Debian 12" "$src/fake-provider/kmod/ixrc_main.c" &&
-		grep -q "and 6.12 (Debian 13" "$src/fake-provider/kmod/ixrc_main.c"
+	grep -q "checked on 6.1 (Debian 12" "$src/ixrc/ixrc_main.c" &&
+		grep -q "and 6.12 (Debian 13" "$src/ixrc/ixrc_main.c"
 '
 
 # Debian 12's ibv_devinfo, carried into the guest through the shared /tmp
@@ -78,7 +78,7 @@ IBVCT_DEVICE=ixrc0 $build/suites/system/t1000-send-wr.t >\$t/out/t1000.tap 2>\$t
 echo "t1000.rc=\$?"
 IBVCT_DEVICE=ixrc0 $build/suites/system/t0101-legacy-struct-sizes.t >\$t/out/t0101.tap 2>\$t/out/t0101.err
 echo "t0101.rc=\$?"
-sh $src/reports/tools/report-fingerprint \$t/out system ixrc0 >/dev/null 2>&1
+sh $src/tools/report/report-fingerprint \$t/out system ixrc0 >/dev/null 2>&1
 echo done
 EOF
 IBVCT_XRC_KO=$tl_tmp/kmod/ixrc.ko
@@ -116,7 +116,7 @@ test_expect_success 'the suites built on Debian 12 pass on ixrc0 there, the new 
 		grep -q "^ok [0-9]* - qp_to_qp_ex_only_for_qps_made_with_send_ops_flags " "$tl_tmp/out/t1000.tap" &&
 		grep -q "^ok [0-9]* - wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names " "$tl_tmp/out/t1000.tap"
 '
-run_cmd perl "$src/reports/tools/report-ranon" "$tl_tmp/out"
+run_cmd perl "$src/tools/report/report-ranon" "$tl_tmp/out"
 test_expect_success 'a report of that guest names Debian 13, its kernel and rdma-core 56 first' '
 	out_has "^Debian 13 \(trixie\), kernel 6\.12\.[^ ]*, rdma-core 56\."
 '

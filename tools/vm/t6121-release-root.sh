@@ -10,7 +10,7 @@
 # apt sources it was given (the host's mirrors, the release's suites).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 rr=$src/tools/vm/release-root
 [ "$(sh "$rr" host)" != 13 ] || skip_all "this is Debian 13: no other root to make"
 

@@ -41,7 +41,7 @@ cmd_pool() {
 	parse_opts "$@"
 	shift $(($# - rest_n))
 	[ $# -gt 0 ] || { usage >&2; die "pool: no command"; }
-	# in the build tree when there is one: a test under ci/test-exec's
+	# in the build tree when there is one: a test under testkit/sh/test-exec's
 	# litter check has a /tmp of its own, and must still see the pool
 	pool_parent=${TMPDIR:-/tmp}
 	[ -n "${IBVCT_BUILD:-}" ] && [ -d "$IBVCT_BUILD" ] && [ -w "$IBVCT_BUILD" ] && pool_parent=$IBVCT_BUILD
@@ -131,7 +131,7 @@ pool_active() {
 	# own per run never did
 	[ -z "$insmods" ] || return 1
 	# a guest made of files in this run's own /tmp (a mount namespace of its
-	# own: ci/test-exec) boots here: the pool's manager, in the host's
+	# own: testkit/sh/test-exec) boots here: the pool's manager, in the host's
 	# namespace, would look for them in vain
 	case $guest_opts in
 	*"'/tmp/"*|*" /tmp/"*)
@@ -407,7 +407,7 @@ job_submit() {
 }
 
 # pool_tmp: tmp_real, the host's path of this run's /tmp when a mount
-# namespace put another dir there (ci/test-exec gives each test a /tmp of
+# namespace put another dir there (testkit/sh/test-exec gives each test a /tmp of
 # its own), empty when it is the host's: the guest then binds that dir on
 # its /tmp for the job, so that the job sees the files of the run. Found by
 # the mount that holds /tmp here (its device and the path within it) and
