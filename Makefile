@@ -308,7 +308,15 @@ $(B)/obj/fake-provider/wire/%.o: FP_INC :=
 $(B)/obj/fake-provider/tests/t59%.o: CFLAGS_COMMON += -I$(TOP)/fake-provider/wire
 TEST_OBJS_t5900-wire-captures := $(FP_WIRE_OBJS)
 TEST_OBJS_t5901-wire-tshark := $(FP_WIRE_OBJS)
-$(B)/t/t5900-wire-captures.t $(B)/t/t5901-wire-tshark.t: $(FP_WIRE_OBJS)
+TEST_OBJS_t5902-wire-udp := $(FP_WIRE_OBJS)
+$(B)/t/t5900-wire-captures.t $(B)/t/t5901-wire-tshark.t $(B)/t/t5902-wire-udp.t: $(FP_WIRE_OBJS)
+# ibvct-wire-ud: ud_pingpong's client on the codec, for real rxe in a guest (t6130)
+WIRE_UD := $(B)/bin/ibvct-wire-ud
+$(B)/obj/fake-provider/tools/ibvct-wire-ud.o: FP_INC := -I$(TOP)/fake-provider/wire
+$(WIRE_UD): $(B)/obj/fake-provider/tools/ibvct-wire-ud.o $(FP_WIRE_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^
+all: $(WIRE_UD)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040

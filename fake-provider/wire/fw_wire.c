@@ -230,6 +230,11 @@ static int refuse(int err, const char **why)
 
 int fw_parse(const void *buf, size_t len, struct fw_pkt *p, const char **why)
 {
+	return fw_parse_on(buf, len, FW_UDP_PORT, p, why);
+}
+
+int fw_parse_on(const void *buf, size_t len, uint16_t port, struct fw_pkt *p, const char **why)
+{
 	const uint8_t *b = buf, *u, *t;
 	size_t ipl, ulen, rest, ext;
 	int h;
@@ -285,7 +290,7 @@ int fw_parse(const void *buf, size_t len, struct fw_pkt *p, const char **why)
 	p->dport = get16(u + 2);
 	ulen = get16(u + 4);
 	p->udp_csum = get16(u + 6);
-	if (p->dport != FW_UDP_PORT || ulen != len - ipl)
+	if (p->dport != port || ulen != len - ipl)
 		return refuse(FW_E_UDP, why);
 	if (p->udp_csum && udp_csum(b, p->ip.version == 6, u, ulen) != p->udp_csum)
 		return refuse(FW_E_UDPCSUM, why);

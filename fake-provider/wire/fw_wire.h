@@ -120,6 +120,8 @@ size_t fw_ext_len(unsigned hdrs);
 /* Parses the IP datagram BUF of LEN bytes into P (payload points into BUF).
  * 0, or an enum fw_err with *WHY (when not NULL) a sentence of the reason. */
 int fw_parse(const void *buf, size_t len, struct fw_pkt *p, const char **why);
+/* The same for a packet to UDP port PORT (a transport's tests on loopback) */
+int fw_parse_on(const void *buf, size_t len, uint16_t port, struct fw_pkt *p, const char **why);
 /* Builds P's packet into BUF (CAP bytes): IP and UDP lengths, the IPv4
  * header checksum and the ICRC computed; the pad bytes zero; the headers
  * are those of P's opcode (P->hdrs is ignored). The packet's length, or
