@@ -10,7 +10,7 @@
  * ICRC's bytes) as built, none where the opcode has no such header. The
  * comparison fails on a field off by one (checked on every packet). The
  * payload heuristics (RPC over RDMA, iSER, ...) are off: they read our
- * bytes as their protocols. Requirement: WIRE-CODEC-4.
+ * bytes as their protocols.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,7 +262,6 @@ static int compare(int i, const struct fw_pkt *p, char *msg, size_t cap)
 	return bad;
 }
 
-/* WIRE-CODEC-4 */
 static void tshark_decodes_every_built_opcode_as_built(void **state)
 {
 	char msg[2048];
@@ -285,7 +284,7 @@ static void tshark_decodes_every_built_opcode_as_built(void **state)
 		tr_note("tshark knows no XRC opcode: %d XRC packets checked on their BTH only", xrc_bth_only);
 }
 
-/* WIRE-CODEC-4: the comparison itself fails on a field off by one */
+/* The comparison itself fails on a field off by one */
 static void a_field_off_by_one_disagrees_with_tshark(void **state)
 {
 	char msg[2048];

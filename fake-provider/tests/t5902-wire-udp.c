@@ -7,7 +7,7 @@
  * every covered field the kernel wrote (IPv4 identification 0 and DF, the
  * addresses, lengths and ports). A datagram whose ICRC was computed for
  * another source port is refused as a bad ICRC. Real rxe on the other end:
- * tools/vm/t6130 in the guests. Requirement: WIRE-UDP-1.
+ * tools/vm/t6130 in the guests.
  */
 #include <arpa/inet.h>
 #include <errno.h>

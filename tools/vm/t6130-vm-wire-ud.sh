@@ -11,7 +11,8 @@
 # P_Key is wrong, and the pingpong would never end) and our parser accepts
 # each of its replies with the ICRC good. IPv6: over IPv4 a UDP socket
 # does not see the identification field the ICRC covers (fw_udp.h).
-# Requirement: WIRE-UDP-2. IBVCT_PP_ITERS (default 3) messages.
+# IBVCT_PP_ITERS (default 3) messages of 62 bytes
+# (a pad of 2) each way.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/ci/test-lib.sh"
@@ -37,7 +38,7 @@ done'
 {
 	echo 'lim=$((120 * ${IBVCT_TIMEOUT_MULT:-1})) out=$1 n=$2'
 	echo "$gid6"
-	echo 'timeout "$lim" ibv_ud_pingpong -g "$g6" -n "$n" -s 64 -p 18515 >"$out/server" 2>&1'
+	echo 'timeout "$lim" ibv_ud_pingpong -g "$g6" -n "$n" -s 62 -p 18515 >"$out/server" 2>&1'
 	echo 'echo $? >"$out/server.rc"'
 } >"$tl_tmp/server.sh"
 {
@@ -46,7 +47,7 @@ done'
 	echo 'ko=$(ls "$cache"/kernels/linux-image-"$(uname -r)"_*/modules/rdma_rxe.ko 2>/dev/null | head -n 1)'
 	echo '[ -n "$ko" ] || { echo "no rdma_rxe.ko of $(uname -r) in $cache" >"$out/client"; exit 1; }'
 	echo 'rdma link delete rxe0 && rmmod rdma_rxe || { echo "cannot take rdma_rxe out" >"$out/client"; exit 1; }'
-	echo 'timeout "$lim" "$wud" -i eth0 -6 -p 18515 -n "$n" -s 64 "$IBVCT_VM_PEER" >"$out/client" 2>&1'
+	echo 'timeout "$lim" "$wud" -i eth0 -6 -p 18515 -n "$n" -s 62 "$IBVCT_VM_PEER" >"$out/client" 2>&1'
 	echo 'rc=$?'
 	echo 'echo "$rc" >"$out/client.rc"'
 	echo 'insmod "$ko" && rdma link add rxe0 type rxe netdev eth0 || exit 1'
@@ -66,10 +67,10 @@ test_expect_success "rxe's ibv_ud_pingpong -n $n takes our UD sends and complete
 	[ "$(cat "$out/server.rc" 2>/dev/null)" = 0 ] &&
 	grep -Eq "^[0-9]+ bytes in [0-9.]+ seconds" "$out/server"
 '
-test_expect_success "ibvct-wire-ud: each of rxe's $n replies parses, ICRC good" '
+test_expect_success "ibvct-wire-ud: each of rxe's $n replies (62 bytes, pad 2) parses, ICRC good" '
 	cat "$out/client" 2>/dev/null
 	[ "$(cat "$out/client.rc" 2>/dev/null)" = 0 ] &&
-	[ "$(grep -c "ICRC good" "$out/client")" = "$n" ] &&
+	[ "$(grep -c "62 bytes, pad 2, ICRC good" "$out/client")" = "$n" ] &&
 	grep -q "^$n UD sends each way over IPv6" "$out/client"
 '
 test_done
