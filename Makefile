@@ -106,7 +106,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb vm kmod
+DEPS_check        := build test browser abi valgrind deb vm kmod wire
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
@@ -122,7 +122,7 @@ DEPS_deb-package  := build deb
 DEPS_deb-chroot-check := $(DEPS_conformance) deb chroot
 DEPS_release-check := build chroot
 DEPS_release-matrix := $(DEPS_conformance) kmod chroot
-DEPS_deps         := build test browser valgrind coverage abi vm
+DEPS_deps         := build test browser valgrind coverage abi vm wire
 DEPS_soak         := $(DEPS_check)
 DEPS_fuzz         := build fuzz
 DEPS_kmod         := build kmod $(if $(filter-out $(HOST_RELEASE),$(RELEASE)),chroot)
@@ -306,6 +306,22 @@ $(B)/t/t5300-mem-engine.t: $(TEST_OBJS_t5300-mem-engine)
 # t5302 reads its own tables as a peer does, with the engine's code.
 TEST_OBJS_t5302-mem-tables := $(TEST_OBJS_t5300-mem-engine)
 $(B)/t/t5302-mem-tables.t: $(TEST_OBJS_t5302-mem-tables)
+# The wire room (fake-provider/wire): the RoCE v2 codec and its pcap files,
+# on nothing of the rest; its tests, t59xx, link its objects.
+FP_WIRE_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/wire/*.c)))
+$(B)/obj/fake-provider/wire/%.o: FP_INC :=
+$(B)/obj/fake-provider/tests/t59%.o: CFLAGS_COMMON += -I$(TOP)/fake-provider/wire
+TEST_OBJS_t5900-wire-captures := $(FP_WIRE_OBJS)
+TEST_OBJS_t5901-wire-tshark := $(FP_WIRE_OBJS)
+TEST_OBJS_t5902-wire-udp := $(FP_WIRE_OBJS)
+$(B)/t/t5900-wire-captures.t $(B)/t/t5901-wire-tshark.t $(B)/t/t5902-wire-udp.t: $(FP_WIRE_OBJS)
+# ibvct-wire-ud: ud_pingpong's client on the codec, for real rxe in a guest (t6130)
+WIRE_UD := $(B)/bin/ibvct-wire-ud
+$(B)/obj/fake-provider/tools/ibvct-wire-ud.o: FP_INC := -I$(TOP)/fake-provider/wire
+$(WIRE_UD): $(B)/obj/fake-provider/tools/ibvct-wire-ud.o $(FP_WIRE_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^
+all: $(WIRE_UD)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040
