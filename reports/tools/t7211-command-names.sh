@@ -54,18 +54,19 @@ tar -xzf "$tmp/bundles/run.tar.gz" -C "$tmp/bundles"
 test_expect_success "the page and the bundle's statement name ibvct verify, not a checkout path" '
 	grep -q "<code>ibvct verify</code> decides certification" "$tmp/bundles/run/index.html" &&
 	grep -q "\`ibvct verify\` rejects a bundle" "$tmp/bundles/run/STATEMENT.md" &&
-	! grep -n "reports/tools/\(compare-runs\|verify-bundle\|certify\)" "$tmp/bundles/run/index.html" \
+	! grep -n "\(reports/tools\|tools/report\)/\(compare-runs\|verify-bundle\|certify\)" "$tmp/bundles/run/index.html" \
 		"$tmp/bundles/run/STATEMENT.md"
 '
 
-# the README and the man pages: no reports/tools/ command to type (a
-# command line, a code span with arguments); naming the file that does a
-# job, as a layout does, is fine
-test_expect_success "the README tells to run ibvct compare, verify and certify, not reports/tools/" '
-	! grep -nE "(^|\`|perl |sh )(reports/tools|\\\$src/reports/tools)/(compare-runs|verify-bundle|certify) +[A-Za-z<./\$-]" \
-		"$src/README.md" "$src/reports/README.md"
+# the README, the manuals and the man pages: no report tool's checkout path
+# as a command to type (a command line, a code span with arguments), at the
+# tools' place before and after their move to tools/report/; naming the
+# file that does a job, as a layout does, is fine
+test_expect_success "the README and the manuals tell to run ibvct compare, verify and certify, not a tool's path" '
+	! grep -nE "(^|\`|perl |sh )((\\\$src/)?(reports/tools|tools/report))/(compare-runs|verify-bundle|certify) +[A-Za-z<./\$-]" \
+		"$src/README.md" "$src/reports/README.md" "$src"/doc/*.md "$src/testkit/README.md"
 '
 test_expect_success "the man pages name no checkout path of a report tool" '
-	! grep -n "reports/tools/\(compare-runs\|verify-bundle\|certify\)" "$src"/doc/man/*.1
+	! grep -n "\(reports/tools\|tools/report\)/\(compare-runs\|verify-bundle\|certify\)" "$src"/doc/man/*.1
 '
 test_done
