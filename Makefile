@@ -317,8 +317,8 @@ TEST_OBJS_t5902-wire-udp := $(FP_WIRE_OBJS)
 $(B)/t/t5900-wire-captures.t $(B)/t/t5901-wire-tshark.t $(B)/t/t5902-wire-udp.t: $(FP_WIRE_OBJS)
 # ibvct-wire-ud: ud_pingpong's client on the codec, for real rxe in a guest (t6130)
 WIRE_UD := $(B)/bin/ibvct-wire-ud
-$(B)/obj/fake-provider/tools/ibvct-wire-ud.o: FP_INC := -I$(TOP)/fake-provider/wire
-$(WIRE_UD): $(B)/obj/fake-provider/tools/ibvct-wire-ud.o $(FP_WIRE_OBJS)
+$(B)/obj/tools/wire/ibvct-wire-ud.o: FP_INC := -I$(TOP)/fake-provider/wire
+$(WIRE_UD): $(B)/obj/tools/wire/ibvct-wire-ud.o $(FP_WIRE_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^
 all: $(WIRE_UD)

@@ -58,12 +58,12 @@ test_expect_success "the page and the bundle's statement name ibvct verify, not 
 		"$tmp/bundles/run/STATEMENT.md"
 '
 
-# the README and the man pages: no tools/report/ command to type (a
-# command line, a code span with arguments); naming the file that does a
-# job, as a layout does, is fine
-test_expect_success "the README tells to run ibvct compare, verify and certify, not tools/report/" '
+# the README, the manuals and the man pages: no tools/report/ command to
+# type (a command line, a code span with arguments); naming the file that
+# does a job, as a layout does, is fine
+test_expect_success "the README and the manuals tell to run ibvct compare, verify and certify, not tools/report/" '
 	! grep -nE "(^|\`|perl |sh )(tools/report|\\\$src/tools/report)/(compare-runs|verify-bundle|certify) +[A-Za-z<./\$-]" \
-		"$src/README.md" "$src/reports/README.md"
+		"$src/README.md" "$src/reports/README.md" "$src"/doc/*.md "$src/testkit/README.md"
 '
 test_expect_success "the man pages name no checkout path of a report tool" '
 	! grep -n "tools/report/\(compare-runs\|verify-bundle\|certify\)" "$src"/doc/man/*.1
