@@ -15,7 +15,7 @@
 # (a pad of 2) each way.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 vm=$src/tools/vm/ibvct-vm
 build=${IBVCT_BUILD:-$src/build}
 skip_all_unless_utils ibv_ud_pingpong
