@@ -429,6 +429,16 @@ static int th_probe(char *why, size_t len, const char *base)
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
+		/* Off the wire: the probe's device is a fake host of its own (a
+		 * run dir and daemon of fp_env_setup's), with the addresses of
+		 * this host's port (th_port_lines). On the fabric it would claim
+		 * them first, and while its daemon is still up (an idle daemon
+		 * exits only once it is scheduled again; a daemon may stay),
+		 * the real host's claim is refused (verbs/fabric.c
+		 * fp__fabric_publish: the first keeps an address), and the
+		 * other host's requests go to the probe's daemon: lost, the
+		 * first test's RC send ends in RETRY_EXC_ERR. */
+		unsetenv("IBVCT_FABRIC");
 		alarm((unsigned)(30 * tr_timeout_mult()));
 		_exit(th_probe_child(pfd[1], base));
 	}
