@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# t7103: the two fake hosts of t3200 (suites/lib/th.c th2_pair) own their
+# t7103: the two fake hosts of t3200 (testkit/runner/th.c th2_pair) own their
 # addresses on the fabric whatever the timing of the other fake hosts the
 # harness makes. Each host's device probe (th_probe) runs on a fake host of
 # its own (fp_env_setup's run dir and daemon) with that host's port and
@@ -16,7 +16,7 @@
 set -u
 src=${IBVCT_SRC:?IBVCT_SRC not set}
 build=${IBVCT_BUILD:?IBVCT_BUILD not set}
-. "$src/ci/test-lib.sh"
+. "$src/testkit/sh/test-lib.sh"
 tmp=$tl_tmp
 TMPDIR=$tmp
 export TMPDIR

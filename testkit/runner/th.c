@@ -1205,7 +1205,10 @@ static int th2_pair(int argc, char **argv, const struct th_test *tests, size_t n
 	int rc, st = 0, fd, i;
 	pid_t pid;
 
-	(void)tmp;
+	/* the run's TMPDIR, as every scratch dir of the runner, where its
+	 * paths fit; /tmp otherwise */
+	if (tmp && tmp[0] == '/' && strlen(tmp) + sizeof("/ibvct-2h.XXXXXX") <= sizeof(base))
+		snprintf(base, sizeof(base), "%s/ibvct-2h.XXXXXX", tmp);
 	if (!mkdtemp(base)) {
 		printf("Bail out! mkdtemp %s: %s\n", base, strerror(errno));
 		return 1;
