@@ -9,9 +9,10 @@
  * lookup); unimport gives back the importer's object alone; the errors of
  * what is not the file (libibverbs/device.c:380 EINVAL, :397 ENODEV; the
  * kernel's ENOENT for a handle of another file, EINVAL for another type);
- * ibv_import_dm EOPNOTSUPP (no device memory). t5102 runs the tests named
- * in quirk-tests.txt under ctx_fd_none, import_pd_copy,
- * import_any_context, import_stale_handle and import_mr_no_keys.
+ * ibv_import_dm EOPNOTSUPP (no device memory). t5102 runs the tests that
+ * suites/break-matrix.txt names for this program under ctx_fd_none,
+ * import_pd_copy, import_any_context, import_stale_handle and
+ * import_mr_no_keys.
  */
 #include <errno.h>
 #include <fcntl.h>

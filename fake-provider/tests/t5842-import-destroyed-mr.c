@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 	const char *script = NULL;
 
 	/* a first argument with a '/' is a script (one with a quirk that must
-	 * make a test here fail, fake-provider/tests/quirk-tests.txt) */
+	 * make a test here fail, suites/break-matrix.txt) */
 	if (argc > 1 && strchr(argv[1], '/')) {
 		script = argv[1];
 		argv[1] = argv[0];
