@@ -211,6 +211,13 @@ static int num_eq(const char *s, uint64_t want)
 	return num_eq_b(s, want, 0);
 }
 
+/* A flag field says B: tshark 4.0 (Debian 12) prints a boolean as 1 or 0,
+ * 4.4 (Debian 13) as True or False */
+static int flag_is(const char *s, int b)
+{
+	return b ? !strcmp(s, "1") || !strcmp(s, "True") : !strcmp(s, "0") || !strcmp(s, "False");
+}
+
 /* The mismatches between tshark's line I and packet P; each named in MSG */
 static int compare(int i, const struct fw_pkt *p, char *msg, size_t cap)
 {
@@ -237,7 +244,7 @@ static int compare(int i, const struct fw_pkt *p, char *msg, size_t cap)
 	WANT(F_PSN, 1, p->bth.psn);
 	WANT(F_PAD, 1, p->bth.pad);
 	WANT(F_PKEY, 1, p->bth.pkey);
-	if (strcmp(v[F_SE], p->bth.se ? "1" : "0") || strcmp(v[F_A], p->bth.ackreq ? "1" : "0")) {
+	if (!flag_is(v[F_SE], p->bth.se) || !flag_is(v[F_A], p->bth.ackreq)) {
 		bad++;
 		o += (size_t)snprintf(msg + o, o < cap ? cap - o : 0, " se/a=%s/%s", v[F_SE], v[F_A]);
 	}
