@@ -137,7 +137,7 @@ static void fp_swqe_go_back(struct fe_qp *r, struct fp_swqe *w)
 		/* a bind already done runs again with its old key: it fails */
 		if (r->retry_reruns_binds && n->state == FP_SWQE_DONE &&
 		    n->s.opcode == IBV_WR_BIND_MW && n->result == IBV_WC_SUCCESS) {
-			n->result = r->req_err_flushes ? IBV_WC_WR_FLUSH_ERR : IBV_WC_MW_BIND_ERR;
+			n->result = fe_req_failed(r, IBV_WC_MW_BIND_ERR);
 			r->sq_stalled = true;
 		}
 	}
@@ -465,6 +465,11 @@ void fe_comp_response(struct fe_qp *r, uint64_t id, const struct fp_response *re
 	fe_comp_retire(r, NULL);
 }
 
+enum ibv_wc_status fe_req_failed(const struct fe_qp *r, enum ibv_wc_status st)
+{
+	return st != IBV_WC_SUCCESS && r->req_err_flushes ? IBV_WC_WR_FLUSH_ERR : st;
+}
+
 /*
  * A local WQE. With nothing outstanding it completes now. Behind WQEs that
  * are not answered yet it waits, answered already, for its turn: the send
@@ -478,6 +483,8 @@ void fe_sq_local(struct fe_qp *r, const struct fp_swr *s, enum ibv_wc_status st)
 	uint64_t seq = ++r->sq_posted;
 	struct fp_swr q = *s;
 	struct fp_swqe *w = NULL;
+
+	st = fe_req_failed(r, st);
 
 	q.num_sge = 0;			/* a local WQE has no data */
 	q.sg_list = NULL;

@@ -318,6 +318,9 @@ void fe_mw_unbind(struct fe_mw *mw);
  * posted before it that are not answered yet (none for a quiet success).
  */
 void fe_sq_local(struct fe_qp *qp, const struct fp_swr *s, enum ibv_wc_status st);
+/* The status a WQE the HCA failed itself (status st) completes with: st,
+ * or IBV_WC_WR_FLUSH_ERR where the QP's req_err_flushes says so */
+enum ibv_wc_status fe_req_failed(const struct fe_qp *qp, enum ibv_wc_status st);
 /*
  * For the responder: the remote invalidation of an arrived SEND_WITH_INV.
  * Only a bound type 2 window can be invalidated so (a type 1 window or a

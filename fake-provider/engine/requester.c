@@ -563,7 +563,7 @@ FE_STATE enum fe_req_state fe_req_answered(struct fe_req *c)
 FE_STATE enum fe_req_state fe_req_err_local(struct fe_req *c)
 {
 	c->w->state = FP_SWQE_DONE;
-	c->w->result = c->r->req_err_flushes ? IBV_WC_WR_FLUSH_ERR : c->w->local;
+	c->w->result = fe_req_failed(c->r, c->w->local);
 	return REQ_DONE;
 }
 

@@ -260,9 +260,6 @@ int fp__post_local(struct fe_qp *r, const struct fp_swr *s, struct ibv_mw *mw,
 		st = r->state == IBV_QPS_ERR || r->state == IBV_QPS_SQE ? IBV_WC_WR_FLUSH_ERR :
 		     fp_mw_do_inv(r, s->imm);
 	}
-	/* rxe on 6.12: the failed WQE is flushed with the rest */
-	if (st != IBV_WC_SUCCESS && r->req_err_flushes)
-		st = IBV_WC_WR_FLUSH_ERR;
 	fe_sq_local(r, s, st);
 	return 0;
 }
