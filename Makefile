@@ -106,7 +106,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
-DEPS_check        := build test browser abi valgrind deb vm kmod wire
+DEPS_check        := build test browser abi valgrind deb vm kmod wire slurm
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
 DEPS_coverage     := $(DEPS_check) coverage
@@ -488,7 +488,7 @@ PROVE_RUN = $(TEST_ENV) IBVCT_LITTER_CHECK=1 sh $(TOP)/tools/vm/ibvct-vm pool --
 # rebuild the tree).
 CHECK_FIRST := $(addprefix $(B)/t/,$(addsuffix .t,t6100-vm-run t6107-vm-pool t6105-vm-xrc-conformance \
 	t6120-vm-release-13 t6106-vm-stuck-guests t6050-deb-package t6111-xrc-agreement t7008-mutate-sample \
-	t7007-deps-lint t7100-quirk-matrix t6110-rxe-agreement t6101-vm-pair-pingpong))
+	t7007-deps-lint t7100-quirk-matrix t6110-rxe-agreement t6140-vm-pair-slurm t6101-vm-pair-pingpong))
 CHECK_BINS := $(filter $(CHECK_FIRST),$(TEST_BINS)) $(filter-out $(CHECK_FIRST),$(TEST_BINS))
 # make check boots a guest of the other Debian release (t6120, t6121): its
 # root and kernel are made before the tests' clocks start (once, kept:

@@ -85,6 +85,10 @@ test_expect_success 'one page: the pair on its first screen, a column per host' 
 		grep -q "hostA-<wbr/>client" "$tmp/ok/a/index.html" &&
 		grep -q "hostB-<wbr/>server" "$tmp/ok/a/index.html"
 '
+test_expect_success 'summary.txt names the pair in its first lines, as the page does' '
+	head -n 8 "$tmp/ok/a/summary.txt"
+	head -n 8 "$tmp/ok/a/summary.txt" | grep -q "^pair:     ok: this host client (.*) with 127.0.0.1 (.*fake0.*)$"
+'
 test_expect_success 'the barriers at the named points, on both hosts' '
 	cat "$tmp/ok/log.a"
 	printf "ibvct-start\nibvct-t3200-twohost-traffic\nibvct-done\n" >"$tmp/want"
