@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -782,7 +783,7 @@ static void receive_with_a_bad_lkey_is_rem_op_err(struct th_ctx *t)
  * then its receives' data. */
 struct xrc_b2 {
 	struct th_ctx *t;
-	char path[64];
+	char path[PATH_MAX];	/* in the test's dir, whose name is long */
 	int no_destroy;		/* mlx5: its destroy of an opened QP kills it (th_crash_guard) */
 };
 
