@@ -617,6 +617,10 @@ FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 	struct fe_qp *qp = c->d.qp;
 
 	c->st = FP_NAK_RNR;
+	/* counted where one is sent: RC and XRC (unreliable ones drop it) */
+	if (c->reliable)
+		fe_up->count(fe_dev_index(c->d.dev), qp && qp->attr.port_num ? qp->attr.port_num : 1,
+			     FE_CNT_SEND_RNR);
 	if (qp && qp->type == IBV_QPT_RC) {
 		qp->rx_blocked = true;
 		qp->rx_block_psn = c->pkt->psn;
