@@ -15,7 +15,8 @@
  * QP, which outlives its creator), RDMA WRITE and READ, both atomics, a
  * SEND_WITH_INV that invalidates a window of host B, a message of several
  * path MTUs; and the errors a requester sees from the other host: RNR NAKs
- * with rnr_retry 0, 3 and 7 (for ever), retry exceeded when the peer's QP
+ * with every rnr_retry, 0..6 each counted to its N + 1 NAKs where the
+ * device counts them, and 7 (for ever), retry exceeded when the peer's QP
  * is gone (the other host died), a bad rkey, a send longer than the
  * receive, a receive with a bad key. Every wait is bounded by the
  * load-stretched clock (tf_poll_for).
@@ -582,22 +583,76 @@ static void rc_message_of_several_mtus_arrives_whole(struct th_ctx *t)
 }
 
 /* ---- errors from the other host ------------------------------------------------ */
+/*
+ * A counter of this half's port, from its hw_counters in sysfs (Linux rxe
+ * keeps them per device: linux v6.1 and v6.12 drivers/infiniband/sw/rxe/
+ * rxe_hw_counters.c; the reference's strict and rxe profiles show them
+ * too). -1 when the device has no such counter: mlx5 counts under names of
+ * its own (linux v6.1 drivers/infiniband/hw/mlx5/counters.c
+ * rnr_nak_retry_err), not taken here. On rxe and the reference it must be
+ * there.
+ */
+static long long port_counter(struct half *h, const char *name)
+{
+	char path[IBV_SYSFS_PATH_MAX + 96];
+	unsigned long long v;
+	const char *drv = th_driver();
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/%s", h->t->ctx->device->ibdev_path,
+		 h->t->port, name);
+	f = fopen(path, "r");
+	if (!f && (!strcmp(drv, "rxe") || !strcmp(drv, "fake")))
+		th_fail("%s: %s (%s keeps this counter)", path, strerror(errno), drv);
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		th_fail("%s: not a number", path);
+	return (long long)v;
+}
+
+/* The RNR NAKs of this half's port: those host A's requester received,
+ * those host B's responder sent (linux v6.1 drivers/infiniband/sw/rxe/
+ * rxe_comp.c:296 check_ack, rxe_resp.c:1383; v6.12 rxe_comp.c:307,
+ * rxe_resp.c:1630). */
+static long long rnr_naks(struct half *h)
+{
+	return port_counter(h, th_host_side() == 'a' ? "rcvd_rnr_err" : "send_rnr_err");
+}
+
 /* A SEND to a QP of host B that has no receive posted: the responder's RNR
  * NAK (IBA vol 1 9.7.5.2.8), retried rnr_retry times after its
  * min_rnr_timer, then IBV_WC_RNR_RETRY_EXC_ERR and the QP in error; 7 is
  * for ever (IBA vol 1 table 105 "RNR Retry Count"; rxe: linux v6.1
  * drivers/infiniband/sw/rxe/rxe_comp.c COMPST_RNR_RETRY, rnr_retry 7 never
- * decremented). */
+ * decremented). With a finite rnr_retry N the SEND meets N + 1 RNR NAKs,
+ * the first and one for each retry, as both hosts count them where their
+ * device does (rnr_naks): rxe's completer takes a NAK's retry from
+ * comp.rnr_retry while it is above 0 and fails the WQE at the NAK that
+ * finds it 0 (linux v6.1 rxe_comp.c:731-751, v6.12 rxe_comp.c:802-822;
+ * reset_retry_counters only at an ACK). The ACK timer (4.3 s) stays out of
+ * the way: on rxe a retransmission it started would meet a NAK of its own.
+ */
 static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 {
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct half h;
 	struct ibv_wc wc;
 	char what[64];
+	long long naks = -1, exceeded = -1;
 
 	o.min_rnr_timer = 1;		/* 0.01 ms: the retries run at once */
 	o.rnr_retry = rnr_retry;
+	o.timeout = 20;
 	half_up_o(t, &h, IBV_QPT_RC, &o);
+	if (rnr_retry != 7) {
+		naks = rnr_naks(&h);
+		if (th_host_side() == 'a')
+			exceeded = port_counter(&h, "retry_rnr_exceeded_err");
+	}
 	if (th_host_side() == 'b') {
 		th_sync("no receive");
 		if (rnr_retry == 7) {
@@ -621,6 +676,20 @@ static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 		}
 		th_sync("done");
 	}
+	/* host A's completion came after the last NAK: both counts are whole */
+	if (naks >= 0) {
+		long long got = rnr_naks(&h) - naks;
+
+		th_note("host %c: %lld RNR NAKs %s with rnr_retry %u", th_host_side() == 'a' ? 'A' : 'B',
+			got, th_host_side() == 'a' ? "received" : "sent", rnr_retry);
+		if (got != rnr_retry + 1)
+			th_fail("rnr_retry %u: host %c %s %lld RNR NAKs, want %u (the first and %u "
+				"retries)", rnr_retry, th_host_side() == 'a' ? 'A' : 'B',
+				th_host_side() == 'a' ? "received" : "sent", got, rnr_retry + 1,
+				rnr_retry);
+	}
+	if (exceeded >= 0)
+		assert_int_equal(port_counter(&h, "retry_rnr_exceeded_err") - exceeded, 1);
 	half_close(&h);
 }
 
@@ -638,6 +707,32 @@ static void rnr_retry_3_runs_out_without_a_receive(struct th_ctx *t)
 static void rnr_retry_7_waits_until_the_receive_is_posted(struct th_ctx *t)
 {
 	rnr_case(t, 7);
+}
+
+/* HOST-08: every finite rnr_retry, each N + 1 RNR NAKs and no more */
+static void rnr_retry_1_runs_out_at_the_second_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 1);
+}
+
+static void rnr_retry_2_runs_out_at_the_third_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 2);
+}
+
+static void rnr_retry_4_runs_out_at_the_fifth_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 4);
+}
+
+static void rnr_retry_5_runs_out_at_the_sixth_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 5);
+}
+
+static void rnr_retry_6_runs_out_at_the_seventh_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 6);
 }
 
 /* HOST-09: host B's QP goes (its process ends, as when the host dies: the
@@ -952,6 +1047,11 @@ static const struct th_test tests[] = {
 	TH_TEST(rnr_retry_0_fails_at_the_first_rnr_nak, "HOST-08", 0),
 	TH_TEST(rnr_retry_3_runs_out_without_a_receive, "HOST-08", 0),
 	TH_TEST(rnr_retry_7_waits_until_the_receive_is_posted, "HOST-08", 0),
+	TH_TEST(rnr_retry_1_runs_out_at_the_second_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_2_runs_out_at_the_third_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_4_runs_out_at_the_fifth_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_5_runs_out_at_the_sixth_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_6_runs_out_at_the_seventh_rnr_nak, "HOST-08", 0),
 	TH_TEST(retry_exceeded_when_the_peer_host_is_gone, "HOST-09", 0),
 	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "HOST-10", 0),
 	TH_TEST(send_longer_than_the_receive_is_rem_inv_req_err, "HOST-11", 0),
