@@ -12,7 +12,8 @@
  *
  * Sends of every transport (RC, UC, UD through an address handle made from
  * the GID; XRC to the SRQs of two processes of host B through one target
- * QP, which outlives its creator), RDMA WRITE and READ, both atomics, a
+ * QP, which outlives its creator), each with an immediate too (and UC's
+ * RDMA WRITE with one), RDMA WRITE and READ, both atomics, a
  * SEND_WITH_INV that invalidates a window of host B, a message of several
  * path MTUs; and the errors a requester sees from the other host: RNR NAKs
  * with every rnr_retry, 0..6 each counted to its N + 1 NAKs where the
@@ -340,6 +341,61 @@ static void uc_send_and_write_cross_hosts(struct th_ctx *t)
 	half_close(&h);
 }
 
+/* An immediate's receive on host B (wc, of the WR id, opcode op): flagged
+ * IBV_WC_WITH_IMM and the value whole, in network order as the requester
+ * put it in its WR (IBA vol 1 9.2.3, the ImmDt header; rdma-core v44.0
+ * libibverbs/man/ibv_poll_cq.3: imm_data, IBV_WC_WITH_IMM). what names the
+ * receive for the failure. */
+static void expect_imm(struct half *h, uint64_t id, enum ibv_wc_opcode op, uint32_t imm,
+		       const char *what, struct ibv_wc *wc)
+{
+	expect_ok(h, id, wc);
+	if (wc->opcode != op)
+		th_fail("%s: opcode %d, want %d", what, wc->opcode, op);
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM))
+		th_fail("%s: no IBV_WC_WITH_IMM (wc_flags %#x)", what, wc->wc_flags);
+	if (be32toh(wc->imm_data) != imm)
+		th_fail("%s: immediate %#x, want %#x", what, be32toh(wc->imm_data), imm);
+}
+
+/* HOST-02: a UC SEND_WITH_IMM and RDMA_WRITE_WITH_IMM cross the hosts with
+ * their immediates: each consumes a receive of host B, the WRITE's as
+ * IBV_WC_RECV_RDMA_WITH_IMM with its data in place (IBA vol 1 9.4.3: a
+ * WRITE with immediate consumes a receive WQE; rdma-core v44.0
+ * libibverbs/man/ibv_post_send.3: both opcodes on UC; linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_resp.c:952 do_complete, :980
+ * IB_WC_RECV_RDMA_WITH_IMM, :992 IB_WC_WITH_IMM and the packet's
+ * immediate; v6.12 :1089, :1118, :1130). */
+static void uc_send_imm_and_write_imm_cross_hosts(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+
+	half_up(t, &h, IBV_QPT_UC);
+	if (th_host_side() == 'b') {
+		post_recv(&h, 1, 0, 512, h.mr->lkey);
+		post_recv(&h, 2, 512, 0, h.mr->lkey);
+		th_sync("receives posted");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0c01, "B's receive of a UC SEND_WITH_IMM", &wc);
+		assert_int_equal(wc.byte_len, 100);
+		assert_int_equal(diff_at(h.buf, 100, 15), 100);
+		expect_imm(&h, 2, IBV_WC_RECV_RDMA_WITH_IMM, 0x5eed0c02,
+			   "B's receive of a UC RDMA_WRITE_WITH_IMM", &wc);
+		assert_int_equal(diff_at(h.buf + 4096, 300, 16), 300);
+	} else {
+		th_sync("receives posted");
+		fill(h.buf, 100, 15);
+		fill(h.buf + 4096, 300, 16);
+		post_send(&h, 1, IBV_WR_SEND_WITH_IMM, 0, 100, 0, 0, 0x5eed0c01);
+		post_send(&h, 2, IBV_WR_RDMA_WRITE_WITH_IMM, 4096, 300, h.peer.addr + 4096,
+			  h.peer.rkey, 0x5eed0c02);
+		expect_ok(&h, 1, &wc);
+		expect_ok(&h, 2, &wc);
+	}
+	th_sync("done");
+	half_close(&h);
+}
+
 /* HOST-03: UD SENDs through address handles made from the peer's GIDs,
  * IPv4-mapped and IPv6; each receive starts with the 40-byte GRH, whose
  * source GID is the sender's (IBA vol 1 11.4.1.2: the GRH of a UD
@@ -403,6 +459,55 @@ static void ud_send_through_ah_from_ipv4_and_ipv6_gids(struct th_ctx *t)
 	for (v6 = 0; v6 < 2; v6++)
 		if (ah[v6])
 			assert_int_equal(ibv_destroy_ah(ah[v6]), 0);
+	half_close(&h);
+}
+
+/* HOST-03: a UD SEND_WITH_IMM through an address handle made from the
+ * peer's IPv4-mapped GID lands after the 40-byte header with its immediate
+ * (IBA vol 1 11.4.1.2; rdma-core v44.0 libibverbs/man/ibv_post_send.3:
+ * SEND_WITH_IMM on UD; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:952
+ * do_complete, :992; v6.12 :1089, :1130). */
+static void ud_send_imm_carries_the_immediate(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah = NULL;
+
+	half_open(t, &h, IBV_QPT_UD, IBV_ACCESS_LOCAL_WRITE);
+	half_xchg(&h);
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = t->port;
+	assert_int_equal(tf_qp_connect_av(h.qp, &aa, 0), 0);
+	if (th_host_side() == 'b') {
+		post_recv(&h, 1, 0, 40 + 256, h.mr->lkey);
+		th_sync("receive posted");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0d01, "B's receive of a UD SEND_WITH_IMM", &wc);
+		assert_int_equal(wc.byte_len, 40 + 64);
+		assert_true(wc.wc_flags & IBV_WC_GRH);
+		assert_int_equal(wc.src_qp, h.peer.qpn);
+		assert_int_equal(diff_at(h.buf + 40, 64, 17), 64);
+	} else {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 64, .lkey = h.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_IMM,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		th_sync("receive posted");
+		peer_ah(&h, 0, &aa);
+		ah = ibv_create_ah(h.pd, &aa);
+		assert_non_null(ah);
+		fill(h.buf, 64, 17);
+		wr.imm_data = htobe32(0x5eed0d01);
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = h.peer.qpn;
+		wr.wr.ud.remote_qkey = QKEY;
+		assert_int_equal(ibv_post_send(h.qp, &wr, &bad), 0);
+		expect_ok(&h, 1, &wc);
+	}
+	th_sync("done");
+	if (ah)
+		assert_int_equal(ibv_destroy_ah(ah), 0);
 	half_close(&h);
 }
 
@@ -1036,10 +1141,83 @@ static void xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator(str
 	half_close(&h);
 }
 
+/* HOST-13: an XRC SEND_WITH_IMM of host A reaches the XRC SRQ of host B it
+ * names with its immediate, on that SRQ's CQ (rdma-core v44.0
+ * libibverbs/man/ibv_post_send.3: SEND_WITH_IMM on XRC_SEND; spec WR-03:
+ * the SRQ remote_srqn names; SRQX-13: its CQ). rxe has no XRC. */
+static void xrc_send_imm_reaches_the_srq_with_its_immediate(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+	struct ibv_xrcd *x = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *tgt = NULL, *ini = NULL;
+	struct ibv_ah_attr ah;
+	char path[PATH_MAX];
+	int fd = -1;
+
+	half_open(t, &h, 0, IBV_ACCESS_LOCAL_WRITE);
+	if (th_host_side() == 'b') {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 256, .lkey = h.mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		snprintf(path, sizeof(path), "%s/xrcd", tr_dir());
+		fd = open(path, O_RDWR | O_CREAT, 0600);
+		assert_true(fd >= 0);
+		x = th_xrcd(t->ctx, fd, O_CREAT);
+		assert_non_null(x);
+		tgt = th_tgt_qp(t->ctx, x);
+		assert_non_null(tgt);
+		srq = th_xsrq(t->ctx, h.pd, x, h.cq, 16);
+		assert_non_null(srq);
+		assert_int_equal(ibv_get_srq_num(srq, &h.me.srqn[0]), 0);
+		assert_int_equal(ibv_post_srq_recv(srq, &wr, &bad), 0);
+		h.me.qpn = tgt->qp_num;
+	} else {
+		ini = th_ini_qp(t->ctx, h.pd, h.cq);
+		assert_non_null(ini);
+		h.me.qpn = ini->qp_num;
+	}
+	half_xchg(&h);
+	peer_ah(&h, 0, &ah);
+	if (th_host_side() == 'b') {
+		assert_int_equal(tf_qp_to_init(tgt, t->port), 0);
+		assert_int_equal(tf_qp_to_rtr_av(tgt, &ah, h.peer.qpn), 0);
+		th_sync("target ready");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0e01, "B's SRQ receive of an XRC SEND_WITH_IMM",
+			   &wc);
+		assert_int_equal(wc.byte_len, 48);
+		assert_int_equal(diff_at(h.buf, 48, 18), 48);
+		th_sync("done");
+		assert_int_equal(ibv_destroy_srq(srq), 0);
+		assert_int_equal(ibv_destroy_qp(tgt), 0);
+		assert_int_equal(ibv_close_xrcd(x), 0);
+		close(fd);
+	} else {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 48, .lkey = h.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_IMM,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		assert_int_equal(tf_qp_connect_av(ini, &ah, h.peer.qpn), 0);
+		th_sync("target ready");
+		fill(h.buf, 48, 18);
+		wr.imm_data = htobe32(0x5eed0e01);
+		wr.qp_type.xrc.remote_srqn = h.peer.srqn[0];
+		assert_int_equal(ibv_post_send(ini, &wr, &bad), 0);
+		expect_ok(&h, 1, &wc);
+		th_sync("done");
+		assert_int_equal(ibv_destroy_qp(ini), 0);
+	}
+	half_close(&h);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(rc_send_and_send_imm_cross_hosts, "HOST-01", 0),
 	TH_TEST(uc_send_and_write_cross_hosts, "HOST-02", 0),
+	TH_TEST(uc_send_imm_and_write_imm_cross_hosts, "HOST-02", 0),
 	TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0),
+	TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0),
 	TH_TEST(rc_write_and_read_cross_hosts, "HOST-04", 0),
 	TH_TEST(rc_atomics_cross_hosts, "HOST-05", 0),
 	TH_TEST(rc_send_with_inv_invalidates_a_window_of_the_other_host, "HOST-06", 0),
@@ -1058,6 +1236,7 @@ static const struct th_test tests[] = {
 	TH_TEST(receive_with_a_bad_lkey_is_rem_op_err, "HOST-12", 0),
 	TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-13",
 		TH_XRC),
+	TH_TEST(xrc_send_imm_reaches_the_srq_with_its_immediate, "HOST-13", TH_XRC),
 };
 
 int main(int argc, char **argv)

@@ -92,7 +92,7 @@ test_expect_success 'the barriers at the named points, on both hosts' '
 '
 test_expect_success 'each test told to the lab as it ended, once a host' '
 	head -n 3 "$tmp/ok/results.a"
-	[ "$(wc -l <"$tmp/ok/results.a")" = 20 ] && [ "$(wc -l <"$tmp/ok/results.b")" = 20 ] &&
+	[ "$(wc -l <"$tmp/ok/results.a")" = 23 ] && [ "$(wc -l <"$tmp/ok/results.b")" = 23 ] &&
 		grep -q "^t3200-twohost-traffic.rc_atomics_cross_hosts PASS$" "$tmp/ok/results.a" &&
 		grep -q "^t3200-twohost-traffic.rnr_retry_3_runs_out_without_a_receive PASS$" "$tmp/ok/results.b"
 '
