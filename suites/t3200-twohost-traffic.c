@@ -696,15 +696,35 @@ static void rc_message_of_several_mtus_arrives_whole(struct th_ctx *t)
  * its own (linux v6.1 drivers/infiniband/hw/mlx5/counters.c
  * rnr_nak_retry_err), not taken here. On rxe and the reference it must be
  * there.
+ *
+ * The kernel shows what it last asked the driver, and asks again only once
+ * that answer is older than the counters' lifespan (hw_counters/lifespan,
+ * in ms; 10 for rxe: RDMA_HW_STATS_DEFAULT_LIFESPAN, linux v6.1
+ * include/rdma/ib_verbs.h:609, drivers/infiniband/core/sysfs.c:815
+ * update_hw_stats; v6.12 ib_verbs.h:614, sysfs.c:819): a read within it of
+ * the last one gives the last one's values, which missed the NAKs of a
+ * short test on Debian 13's rxe0. So each read first waits out the
+ * lifespan twice, and a jiffy more: what it reads is then asked anew, and
+ * holds everything that happened before the wait. The reference's counters
+ * are files, always current: no lifespan, no wait.
  */
 static long long port_counter(struct half *h, const char *name)
 {
 	char path[IBV_SYSFS_PATH_MAX + 96];
 	unsigned long long v;
 	const char *drv = th_driver();
+	long ms;
 	FILE *f;
 	int n;
 
+	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/lifespan",
+		 h->t->ctx->device->ibdev_path, h->t->port);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &ms) == 1 && ms > 0 && ms < 10000)
+			usleep((useconds_t)(2 * ms + 10) * 1000);
+		fclose(f);
+	}
 	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/%s", h->t->ctx->device->ibdev_path,
 		 h->t->port, name);
 	f = fopen(path, "r");
