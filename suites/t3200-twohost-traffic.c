@@ -12,16 +12,19 @@
  *
  * Sends of every transport (RC, UC, UD through an address handle made from
  * the GID; XRC to the SRQs of two processes of host B through one target
- * QP, which outlives its creator), RDMA WRITE and READ, both atomics, a
+ * QP, which outlives its creator), each with an immediate too (and UC's
+ * RDMA WRITE with one), RDMA WRITE and READ, both atomics, a
  * SEND_WITH_INV that invalidates a window of host B, a message of several
  * path MTUs; and the errors a requester sees from the other host: RNR NAKs
- * with rnr_retry 0, 3 and 7 (for ever), retry exceeded when the peer's QP
+ * with every rnr_retry, 0..6 each counted to its N + 1 NAKs where the
+ * device counts them, and 7 (for ever), retry exceeded when the peer's QP
  * is gone (the other host died), a bad rkey, a send longer than the
  * receive, a receive with a bad key. Every wait is bounded by the
  * load-stretched clock (tf_poll_for).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -338,6 +341,61 @@ static void uc_send_and_write_cross_hosts(struct th_ctx *t)
 	half_close(&h);
 }
 
+/* An immediate's receive on host B (wc, of the WR id, opcode op): flagged
+ * IBV_WC_WITH_IMM and the value whole, in network order as the requester
+ * put it in its WR (IBA vol 1 9.2.3, the ImmDt header; rdma-core v44.0
+ * libibverbs/man/ibv_poll_cq.3: imm_data, IBV_WC_WITH_IMM). what names the
+ * receive for the failure. */
+static void expect_imm(struct half *h, uint64_t id, enum ibv_wc_opcode op, uint32_t imm,
+		       const char *what, struct ibv_wc *wc)
+{
+	expect_ok(h, id, wc);
+	if (wc->opcode != op)
+		th_fail("%s: opcode %d, want %d", what, wc->opcode, op);
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM))
+		th_fail("%s: no IBV_WC_WITH_IMM (wc_flags %#x)", what, wc->wc_flags);
+	if (be32toh(wc->imm_data) != imm)
+		th_fail("%s: immediate %#x, want %#x", what, be32toh(wc->imm_data), imm);
+}
+
+/* HOST-02: a UC SEND_WITH_IMM and RDMA_WRITE_WITH_IMM cross the hosts with
+ * their immediates: each consumes a receive of host B, the WRITE's as
+ * IBV_WC_RECV_RDMA_WITH_IMM with its data in place (IBA vol 1 9.4.3: a
+ * WRITE with immediate consumes a receive WQE; rdma-core v44.0
+ * libibverbs/man/ibv_post_send.3: both opcodes on UC; linux v6.1
+ * drivers/infiniband/sw/rxe/rxe_resp.c:952 do_complete, :980
+ * IB_WC_RECV_RDMA_WITH_IMM, :992 IB_WC_WITH_IMM and the packet's
+ * immediate; v6.12 :1089, :1118, :1130). */
+static void uc_send_imm_and_write_imm_cross_hosts(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+
+	half_up(t, &h, IBV_QPT_UC);
+	if (th_host_side() == 'b') {
+		post_recv(&h, 1, 0, 512, h.mr->lkey);
+		post_recv(&h, 2, 512, 0, h.mr->lkey);
+		th_sync("receives posted");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0c01, "B's receive of a UC SEND_WITH_IMM", &wc);
+		assert_int_equal(wc.byte_len, 100);
+		assert_int_equal(diff_at(h.buf, 100, 15), 100);
+		expect_imm(&h, 2, IBV_WC_RECV_RDMA_WITH_IMM, 0x5eed0c02,
+			   "B's receive of a UC RDMA_WRITE_WITH_IMM", &wc);
+		assert_int_equal(diff_at(h.buf + 4096, 300, 16), 300);
+	} else {
+		th_sync("receives posted");
+		fill(h.buf, 100, 15);
+		fill(h.buf + 4096, 300, 16);
+		post_send(&h, 1, IBV_WR_SEND_WITH_IMM, 0, 100, 0, 0, 0x5eed0c01);
+		post_send(&h, 2, IBV_WR_RDMA_WRITE_WITH_IMM, 4096, 300, h.peer.addr + 4096,
+			  h.peer.rkey, 0x5eed0c02);
+		expect_ok(&h, 1, &wc);
+		expect_ok(&h, 2, &wc);
+	}
+	th_sync("done");
+	half_close(&h);
+}
+
 /* HOST-03: UD SENDs through address handles made from the peer's GIDs,
  * IPv4-mapped and IPv6; each receive starts with the 40-byte GRH, whose
  * source GID is the sender's (IBA vol 1 11.4.1.2: the GRH of a UD
@@ -401,6 +459,55 @@ static void ud_send_through_ah_from_ipv4_and_ipv6_gids(struct th_ctx *t)
 	for (v6 = 0; v6 < 2; v6++)
 		if (ah[v6])
 			assert_int_equal(ibv_destroy_ah(ah[v6]), 0);
+	half_close(&h);
+}
+
+/* HOST-03: a UD SEND_WITH_IMM through an address handle made from the
+ * peer's IPv4-mapped GID lands after the 40-byte header with its immediate
+ * (IBA vol 1 11.4.1.2; rdma-core v44.0 libibverbs/man/ibv_post_send.3:
+ * SEND_WITH_IMM on UD; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:952
+ * do_complete, :992; v6.12 :1089, :1130). */
+static void ud_send_imm_carries_the_immediate(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah = NULL;
+
+	half_open(t, &h, IBV_QPT_UD, IBV_ACCESS_LOCAL_WRITE);
+	half_xchg(&h);
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = t->port;
+	assert_int_equal(tf_qp_connect_av(h.qp, &aa, 0), 0);
+	if (th_host_side() == 'b') {
+		post_recv(&h, 1, 0, 40 + 256, h.mr->lkey);
+		th_sync("receive posted");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0d01, "B's receive of a UD SEND_WITH_IMM", &wc);
+		assert_int_equal(wc.byte_len, 40 + 64);
+		assert_true(wc.wc_flags & IBV_WC_GRH);
+		assert_int_equal(wc.src_qp, h.peer.qpn);
+		assert_int_equal(diff_at(h.buf + 40, 64, 17), 64);
+	} else {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 64, .lkey = h.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_IMM,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		th_sync("receive posted");
+		peer_ah(&h, 0, &aa);
+		ah = ibv_create_ah(h.pd, &aa);
+		assert_non_null(ah);
+		fill(h.buf, 64, 17);
+		wr.imm_data = htobe32(0x5eed0d01);
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = h.peer.qpn;
+		wr.wr.ud.remote_qkey = QKEY;
+		assert_int_equal(ibv_post_send(h.qp, &wr, &bad), 0);
+		expect_ok(&h, 1, &wc);
+	}
+	th_sync("done");
+	if (ah)
+		assert_int_equal(ibv_destroy_ah(ah), 0);
 	half_close(&h);
 }
 
@@ -581,22 +688,96 @@ static void rc_message_of_several_mtus_arrives_whole(struct th_ctx *t)
 }
 
 /* ---- errors from the other host ------------------------------------------------ */
+/*
+ * A counter of this half's port, from its hw_counters in sysfs (Linux rxe
+ * keeps them per device: linux v6.1 and v6.12 drivers/infiniband/sw/rxe/
+ * rxe_hw_counters.c; the reference's strict and rxe profiles show them
+ * too). -1 when the device has no such counter: mlx5 counts under names of
+ * its own (linux v6.1 drivers/infiniband/hw/mlx5/counters.c
+ * rnr_nak_retry_err), not taken here. On rxe and the reference it must be
+ * there.
+ *
+ * The kernel shows what it last asked the driver, and asks again only once
+ * that answer is older than the counters' lifespan (hw_counters/lifespan,
+ * in ms; 10 for rxe: RDMA_HW_STATS_DEFAULT_LIFESPAN, linux v6.1
+ * include/rdma/ib_verbs.h:609, drivers/infiniband/core/sysfs.c:815
+ * update_hw_stats; v6.12 ib_verbs.h:614, sysfs.c:819): a read within it of
+ * the last one gives the last one's values, which missed the NAKs of a
+ * short test on Debian 13's rxe0. So each read first waits out the
+ * lifespan twice, and a jiffy more: what it reads is then asked anew, and
+ * holds everything that happened before the wait. The reference's counters
+ * are files, always current: no lifespan, no wait.
+ */
+static long long port_counter(struct half *h, const char *name)
+{
+	char path[IBV_SYSFS_PATH_MAX + 96];
+	unsigned long long v;
+	const char *drv = th_driver();
+	long ms;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/lifespan",
+		 h->t->ctx->device->ibdev_path, h->t->port);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &ms) == 1 && ms > 0 && ms < 10000)
+			usleep((useconds_t)(2 * ms + 10) * 1000);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/ports/%u/hw_counters/%s", h->t->ctx->device->ibdev_path,
+		 h->t->port, name);
+	f = fopen(path, "r");
+	if (!f && (!strcmp(drv, "rxe") || !strcmp(drv, "fake")))
+		th_fail("%s: %s (%s keeps this counter)", path, strerror(errno), drv);
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		th_fail("%s: not a number", path);
+	return (long long)v;
+}
+
+/* The RNR NAKs of this half's port: those host A's requester received,
+ * those host B's responder sent (linux v6.1 drivers/infiniband/sw/rxe/
+ * rxe_comp.c:296 check_ack, rxe_resp.c:1383; v6.12 rxe_comp.c:307,
+ * rxe_resp.c:1630). */
+static long long rnr_naks(struct half *h)
+{
+	return port_counter(h, th_host_side() == 'a' ? "rcvd_rnr_err" : "send_rnr_err");
+}
+
 /* A SEND to a QP of host B that has no receive posted: the responder's RNR
  * NAK (IBA vol 1 9.7.5.2.8), retried rnr_retry times after its
  * min_rnr_timer, then IBV_WC_RNR_RETRY_EXC_ERR and the QP in error; 7 is
  * for ever (IBA vol 1 table 105 "RNR Retry Count"; rxe: linux v6.1
  * drivers/infiniband/sw/rxe/rxe_comp.c COMPST_RNR_RETRY, rnr_retry 7 never
- * decremented). */
+ * decremented). With a finite rnr_retry N the SEND meets N + 1 RNR NAKs,
+ * the first and one for each retry, as both hosts count them where their
+ * device does (rnr_naks): rxe's completer takes a NAK's retry from
+ * comp.rnr_retry while it is above 0 and fails the WQE at the NAK that
+ * finds it 0 (linux v6.1 rxe_comp.c:731-751, v6.12 rxe_comp.c:802-822;
+ * reset_retry_counters only at an ACK). The ACK timer (4.3 s) stays out of
+ * the way: on rxe a retransmission it started would meet a NAK of its own.
+ */
 static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 {
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct half h;
 	struct ibv_wc wc;
 	char what[64];
+	long long naks = -1, exceeded = -1;
 
 	o.min_rnr_timer = 1;		/* 0.01 ms: the retries run at once */
 	o.rnr_retry = rnr_retry;
+	o.timeout = 20;
 	half_up_o(t, &h, IBV_QPT_RC, &o);
+	if (rnr_retry != 7) {
+		naks = rnr_naks(&h);
+		if (th_host_side() == 'a')
+			exceeded = port_counter(&h, "retry_rnr_exceeded_err");
+	}
 	if (th_host_side() == 'b') {
 		th_sync("no receive");
 		if (rnr_retry == 7) {
@@ -620,6 +801,20 @@ static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 		}
 		th_sync("done");
 	}
+	/* host A's completion came after the last NAK: both counts are whole */
+	if (naks >= 0) {
+		long long got = rnr_naks(&h) - naks;
+
+		th_note("host %c: %lld RNR NAKs %s with rnr_retry %u", th_host_side() == 'a' ? 'A' : 'B',
+			got, th_host_side() == 'a' ? "received" : "sent", rnr_retry);
+		if (got != rnr_retry + 1)
+			th_fail("rnr_retry %u: host %c %s %lld RNR NAKs, want %u (the first and %u "
+				"retries)", rnr_retry, th_host_side() == 'a' ? 'A' : 'B',
+				th_host_side() == 'a' ? "received" : "sent", got, rnr_retry + 1,
+				rnr_retry);
+	}
+	if (exceeded >= 0)
+		assert_int_equal(port_counter(&h, "retry_rnr_exceeded_err") - exceeded, 1);
 	half_close(&h);
 }
 
@@ -637,6 +832,32 @@ static void rnr_retry_3_runs_out_without_a_receive(struct th_ctx *t)
 static void rnr_retry_7_waits_until_the_receive_is_posted(struct th_ctx *t)
 {
 	rnr_case(t, 7);
+}
+
+/* HOST-08: every finite rnr_retry, each N + 1 RNR NAKs and no more */
+static void rnr_retry_1_runs_out_at_the_second_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 1);
+}
+
+static void rnr_retry_2_runs_out_at_the_third_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 2);
+}
+
+static void rnr_retry_4_runs_out_at_the_fifth_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 4);
+}
+
+static void rnr_retry_5_runs_out_at_the_sixth_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 5);
+}
+
+static void rnr_retry_6_runs_out_at_the_seventh_rnr_nak(struct th_ctx *t)
+{
+	rnr_case(t, 6);
 }
 
 /* HOST-09: host B's QP goes (its process ends, as when the host dies: the
@@ -782,7 +1003,7 @@ static void receive_with_a_bad_lkey_is_rem_op_err(struct th_ctx *t)
  * then its receives' data. */
 struct xrc_b2 {
 	struct th_ctx *t;
-	char path[64];
+	char path[PATH_MAX];	/* in the test's dir, whose name is long */
 	int no_destroy;		/* mlx5: its destroy of an opened QP kills it (th_crash_guard) */
 };
 
@@ -940,10 +1161,83 @@ static void xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator(str
 	half_close(&h);
 }
 
+/* HOST-13: an XRC SEND_WITH_IMM of host A reaches the XRC SRQ of host B it
+ * names with its immediate, on that SRQ's CQ (rdma-core v44.0
+ * libibverbs/man/ibv_post_send.3: SEND_WITH_IMM on XRC_SEND; spec WR-03:
+ * the SRQ remote_srqn names; SRQX-13: its CQ). rxe has no XRC. */
+static void xrc_send_imm_reaches_the_srq_with_its_immediate(struct th_ctx *t)
+{
+	struct half h;
+	struct ibv_wc wc;
+	struct ibv_xrcd *x = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *tgt = NULL, *ini = NULL;
+	struct ibv_ah_attr ah;
+	char path[PATH_MAX];
+	int fd = -1;
+
+	half_open(t, &h, 0, IBV_ACCESS_LOCAL_WRITE);
+	if (th_host_side() == 'b') {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 256, .lkey = h.mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		snprintf(path, sizeof(path), "%s/xrcd", tr_dir());
+		fd = open(path, O_RDWR | O_CREAT, 0600);
+		assert_true(fd >= 0);
+		x = th_xrcd(t->ctx, fd, O_CREAT);
+		assert_non_null(x);
+		tgt = th_tgt_qp(t->ctx, x);
+		assert_non_null(tgt);
+		srq = th_xsrq(t->ctx, h.pd, x, h.cq, 16);
+		assert_non_null(srq);
+		assert_int_equal(ibv_get_srq_num(srq, &h.me.srqn[0]), 0);
+		assert_int_equal(ibv_post_srq_recv(srq, &wr, &bad), 0);
+		h.me.qpn = tgt->qp_num;
+	} else {
+		ini = th_ini_qp(t->ctx, h.pd, h.cq);
+		assert_non_null(ini);
+		h.me.qpn = ini->qp_num;
+	}
+	half_xchg(&h);
+	peer_ah(&h, 0, &ah);
+	if (th_host_side() == 'b') {
+		assert_int_equal(tf_qp_to_init(tgt, t->port), 0);
+		assert_int_equal(tf_qp_to_rtr_av(tgt, &ah, h.peer.qpn), 0);
+		th_sync("target ready");
+		expect_imm(&h, 1, IBV_WC_RECV, 0x5eed0e01, "B's SRQ receive of an XRC SEND_WITH_IMM",
+			   &wc);
+		assert_int_equal(wc.byte_len, 48);
+		assert_int_equal(diff_at(h.buf, 48, 18), 48);
+		th_sync("done");
+		assert_int_equal(ibv_destroy_srq(srq), 0);
+		assert_int_equal(ibv_destroy_qp(tgt), 0);
+		assert_int_equal(ibv_close_xrcd(x), 0);
+		close(fd);
+	} else {
+		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 48, .lkey = h.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_IMM,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		assert_int_equal(tf_qp_connect_av(ini, &ah, h.peer.qpn), 0);
+		th_sync("target ready");
+		fill(h.buf, 48, 18);
+		wr.imm_data = htobe32(0x5eed0e01);
+		wr.qp_type.xrc.remote_srqn = h.peer.srqn[0];
+		assert_int_equal(ibv_post_send(ini, &wr, &bad), 0);
+		expect_ok(&h, 1, &wc);
+		th_sync("done");
+		assert_int_equal(ibv_destroy_qp(ini), 0);
+	}
+	half_close(&h);
+}
+
 static const struct th_test tests[] = {
 	TH_TEST(rc_send_and_send_imm_cross_hosts, "HOST-01", 0),
 	TH_TEST(uc_send_and_write_cross_hosts, "HOST-02", 0),
+	TH_TEST(uc_send_imm_and_write_imm_cross_hosts, "HOST-02", 0),
 	TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0),
+	TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0),
 	TH_TEST(rc_write_and_read_cross_hosts, "HOST-04", 0),
 	TH_TEST(rc_atomics_cross_hosts, "HOST-05", 0),
 	TH_TEST(rc_send_with_inv_invalidates_a_window_of_the_other_host, "HOST-06", 0),
@@ -951,12 +1245,18 @@ static const struct th_test tests[] = {
 	TH_TEST(rnr_retry_0_fails_at_the_first_rnr_nak, "HOST-08", 0),
 	TH_TEST(rnr_retry_3_runs_out_without_a_receive, "HOST-08", 0),
 	TH_TEST(rnr_retry_7_waits_until_the_receive_is_posted, "HOST-08", 0),
+	TH_TEST(rnr_retry_1_runs_out_at_the_second_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_2_runs_out_at_the_third_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_4_runs_out_at_the_fifth_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_5_runs_out_at_the_sixth_rnr_nak, "HOST-08", 0),
+	TH_TEST(rnr_retry_6_runs_out_at_the_seventh_rnr_nak, "HOST-08", 0),
 	TH_TEST(retry_exceeded_when_the_peer_host_is_gone, "HOST-09", 0),
 	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "HOST-10", 0),
 	TH_TEST(send_longer_than_the_receive_is_rem_inv_req_err, "HOST-11", 0),
 	TH_TEST(receive_with_a_bad_lkey_is_rem_op_err, "HOST-12", 0),
 	TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-13",
 		TH_XRC),
+	TH_TEST(xrc_send_imm_reaches_the_srq_with_its_immediate, "HOST-13", TH_XRC),
 };
 
 int main(int argc, char **argv)

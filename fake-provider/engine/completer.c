@@ -230,10 +230,17 @@ FE_STATE enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 	return COMP_RETRY;
 }
 
+/* An RNR NAK: counted, then retried while rnr_retry lasts (IBA vol 1
+ * 9.7.5.2.8: N retries after the first NAK, N + 1 NAKs in all; 7 for ever). */
 FE_STATE enum fe_comp_state fe_comp_rnr_retry(struct fe_comp *c)
 {
-	if (!c->w->rnr_left)
+	uint8_t port = c->r->attr.port_num ? c->r->attr.port_num : 1;
+
+	fe_up->count(fe_dev_index(c->r->dev), port, FE_CNT_RCVD_RNR);
+	if (!c->w->rnr_left) {	/* @rule HOST-08 */
+		fe_up->count(fe_dev_index(c->r->dev), port, FE_CNT_RNR_RETRY_EXCEEDED);
 		return COMP_WQE_DONE;
+	}
 	c->wait_ns = 1000LL * fp_rnr_us[c->resp->rnr_timer & 31];
 	if (c->w->rnr_left > 0)
 		c->w->rnr_left--;

@@ -205,11 +205,21 @@ struct fe_qp {
 };
 
 /* ---- what the engine tells software (installed by the verbs layer) ----- */
+/* The port's hardware counters (fp_script.h FP_HW_COUNTERS), counted where
+ * Linux rxe counts them (linux v6.1 drivers/infiniband/sw/rxe/rxe_comp.c
+ * check_ack and COMPST_RNR_RETRY, rxe_resp.c RESPST_ERR_RNR; the same in
+ * v6.12): the verbs layer shows them where the driver's are. */
+#define FE_CNT_ENUM(id, file)	FE_CNT_##id,
+enum fe_counter { FP_HW_COUNTERS(FE_CNT_ENUM) FE_CNT__COUNT };
+#undef FE_CNT_ENUM
+
 struct fe_upcalls {
 	void (*cq_notify)(struct fe_cq *cq);		/* an armed CQ got its CQE */
 	void (*cq_overrun)(struct fe_cq *cq);		/* a CQE was lost */
 	void (*srq_limit)(struct fe_srq *srq);		/* the armed limit fired */
 	void (*qp_event)(struct fe_qp *qp, enum ibv_event_type type);
+	/* one more of counter c on port of the device (fe_dev_index) */
+	void (*count)(int devidx, uint8_t port, enum fe_counter c);
 	/* The fake kernel, over the daemon connection a verb hands the engine
 	 * (fe_join): its id, the route epoch, this process's receive ring
 	 * (RING_SET) and where a packet goes (ROUTE); the last two return 0 or

@@ -53,6 +53,10 @@ static int fe_devs_span;		/* 1 + the highest index attached */
 static void fe_no_cq(struct fe_cq *cq) { (void)cq; }
 static void fe_no_srq(struct fe_srq *srq) { (void)srq; }
 static void fe_no_qp(struct fe_qp *qp, enum ibv_event_type type) { (void)qp; (void)type; }
+static void fe_no_count(int devidx, uint8_t port, enum fe_counter c)
+{
+	(void)devidx; (void)port; (void)c;
+}
 /* No verbs layer, no daemon: no route leads anywhere. */
 static uint32_t fe_no_fk_id(const struct fk_client *fk) { (void)fk; return 0; }
 static uint64_t fe_no_fk_epoch(const struct fk_client *fk) { (void)fk; return 0; }
@@ -69,6 +73,7 @@ static const struct fe_upcalls fe_no_upcalls = {
 	.cq_overrun = fe_no_cq,
 	.srq_limit = fe_no_srq,
 	.qp_event = fe_no_qp,
+	.count = fe_no_count,
 	.fk_conn_id = fe_no_fk_id,
 	.fk_epoch = fe_no_fk_epoch,
 	.fk_ring_set = fe_no_fk_ring,

@@ -126,9 +126,13 @@ static void fe_rx_complete(struct fe_dest *d, const struct fp_packet *pkt, uint6
 	wc.slid = pkt->slid;
 	wc.sl = pkt->sl;
 	wc.pkey_index = d->pkey_index;
-	if (pkt->op == FP_PKT_SEND_IMM || pkt->op == FP_PKT_WRITE_IMM) {
+	/* the immediate as it came, in network order (the quirks: lost, or
+	 * turned to host order) */
+	if ((pkt->op == FP_PKT_SEND_IMM || pkt->op == FP_PKT_WRITE_IMM) &&
+	    !fp__quirk(FP_Q_IMM_DROPPED)) {
 		wc.wc_flags |= IBV_WC_WITH_IMM;
-		wc.imm_data = pkt->imm;
+		wc.imm_data = fp__quirk(FP_Q_IMM_BYTE_SWAPPED) ? __builtin_bswap32(pkt->imm)
+							      : pkt->imm;
 	}
 	if (pkt->op == FP_PKT_SEND_INV && st == IBV_WC_SUCCESS) {
 		wc.wc_flags |= IBV_WC_WITH_INV;
@@ -513,7 +517,8 @@ FE_STATE enum fe_resp_state fe_resp_place(struct fe_resp *c)
 			fe_pieces_copy(c->mem, pkt->pieces, pkt->npieces, 0, pkt->len);
 		if (pkt->op == FP_PKT_WRITE)
 			return RESP_ACKNOWLEDGE;
-		c->wc_op = IBV_WC_RECV_RDMA_WITH_IMM;
+		/* the quirk's receive does not say a WRITE consumed it */
+		c->wc_op = fp__quirk(FP_Q_WRITE_IMM_AS_RECV) ? IBV_WC_RECV : IBV_WC_RECV_RDMA_WITH_IMM;
 		c->byte_len = pkt->len;
 		return RESP_COMPLETE;
 	}
@@ -617,6 +622,10 @@ FE_STATE enum fe_resp_state fe_resp_err_rnr(struct fe_resp *c)
 	struct fe_qp *qp = c->d.qp;
 
 	c->st = FP_NAK_RNR;
+	/* counted where one is sent: RC and XRC (unreliable ones drop it) */
+	if (c->reliable)
+		fe_up->count(fe_dev_index(c->d.dev), qp && qp->attr.port_num ? qp->attr.port_num : 1,
+			     FE_CNT_SEND_RNR);
 	if (qp && qp->type == IBV_QPT_RC) {
 		qp->rx_blocked = true;
 		qp->rx_block_psn = c->pkt->psn;

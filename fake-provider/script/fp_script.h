@@ -44,6 +44,21 @@ enum fp_profile {
 	FP_PROF_STRICT = 0, FP_PROF_MLX5, FP_PROF_MLX4, FP_PROF_RXE, FP_PROF_IXRC, FP_PROF__COUNT
 };
 
+/*
+ * The hardware counters the fake HCA keeps, one file each under its ports'
+ * hw_counters/ in sysfs (the profiles of fp_profile_hw_counters), named as
+ * Linux rxe names them (linux v6.1 and v6.12 drivers/infiniband/sw/rxe/
+ * rxe_hw_counters.c rxe_counter_descs): X(ID, "file"). The engine counts
+ * them (enum fe_counter), the verbs layer adds to the files
+ * (verbs/counters.c), the sysfs writer makes them with 0.
+ */
+#define FP_HW_COUNTERS(X)						\
+	X(RCVD_RNR, "rcvd_rnr_err")		/* RNR NAKs the requester received */ \
+	X(SEND_RNR, "send_rnr_err")		/* RNR NAKs the responder sent */ \
+	X(RNR_RETRY_EXCEEDED, "retry_rnr_exceeded_err")	/* rnr_retry used up */
+/* The file of counter i (the order of FP_HW_COUNTERS), NULL past the last. */
+const char *fp_hw_counter_name(int i);
+
 /* Extension ops a script can take away from the provider (`withdraw NAME`),
  * for the "not supported" paths of applications. */
 enum fp_withdraw {
@@ -150,6 +165,9 @@ const char *fp_profile_name(enum fp_profile p);
 /* The kernel driver a profile stands for, as sysfs names it under
  * device/driver (strict: "ibvct_fake"). */
 const char *fp_profile_kdriver(enum fp_profile p);
+/* Whether the profile's ports show the hardware counters (FP_HW_COUNTERS)
+ * in sysfs: strict and rxe, under rxe's names. */
+bool fp_profile_hw_counters(enum fp_profile p);
 const char *fp_quirk_name(enum fp_quirk q);
 int fp_quirk_from_name(const char *name);	/* -1 if unknown */
 /* The errno a fault on op fails with when the script names none. */

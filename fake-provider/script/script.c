@@ -528,15 +528,18 @@ static int fp_d_rdma_core(struct fp_pctx *c, int argc, char **argv)
 static const struct {
 	const char *name;
 	const char *kdriver;	/* the kernel driver sysfs names (device/driver) */
+	bool hw_counters;	/* its ports show FP_HW_COUNTERS under their names */
 } fp_profiles[FP_PROF__COUNT] = {
-	[FP_PROF_STRICT] = { "strict", "ibvct_fake" },
-	[FP_PROF_MLX5] = { "mlx5", "mlx5_core" },
-	[FP_PROF_MLX4] = { "mlx4", "mlx4_core" },
-	[FP_PROF_RXE] = { "rxe", "rdma_rxe" },
+	[FP_PROF_STRICT] = { "strict", "ibvct_fake", true },
+	/* mlx5 and mlx4 count under names of their own (linux v6.1
+	 * drivers/infiniband/hw/mlx5/counters.c), which are not played */
+	[FP_PROF_MLX5] = { "mlx5", "mlx5_core", false },
+	[FP_PROF_MLX4] = { "mlx4", "mlx4_core", false },
+	[FP_PROF_RXE] = { "rxe", "rdma_rxe", true },
 	/* ibvct's soft XRC device (ixrc): registered with no bus
 	 * device, so no driver is bound in sysfs (ixrc_main.c ib_register_device
-	 * with no dma_device, no dev.parent) */
-	[FP_PROF_IXRC] = { "ixrc", "" },
+	 * with no dma_device, no dev.parent); it keeps no counters */
+	[FP_PROF_IXRC] = { "ixrc", "", false },
 };
 
 const char *fp_profile_name(enum fp_profile p)
@@ -547,6 +550,11 @@ const char *fp_profile_name(enum fp_profile p)
 const char *fp_profile_kdriver(enum fp_profile p)
 {
 	return (unsigned)p < FP_PROF__COUNT ? fp_profiles[p].kdriver : "?";
+}
+
+bool fp_profile_hw_counters(enum fp_profile p)
+{
+	return (unsigned)p < FP_PROF__COUNT && fp_profiles[p].hw_counters;
 }
 
 static int fp_d_profile(struct fp_pctx *c, int argc, char **argv)

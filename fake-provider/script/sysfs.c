@@ -161,7 +161,18 @@ static void fp_guid_str(uint64_t g, char *buf, size_t len)
 		 (unsigned)g & 0xffff);
 }
 
-static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n, bool rxe)
+#define FP_HW_COUNTER_FILE(id, file)	file,
+static const char *const fp_hw_counters[] = { FP_HW_COUNTERS(FP_HW_COUNTER_FILE) };
+#undef FP_HW_COUNTER_FILE
+
+const char *fp_hw_counter_name(int i)
+{
+	return i >= 0 && i < (int)(sizeof(fp_hw_counters) / sizeof(fp_hw_counters[0]))
+	       ? fp_hw_counters[i] : NULL;
+}
+
+static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n, bool rxe,
+			 bool counters)
 {
 	const struct fp_port_spec *p = &d->port[n - 1];
 	const struct ibv_port_attr *a = &p->attr;
@@ -210,6 +221,13 @@ static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n,
 		snprintf(name, sizeof(name), "pkeys/%d", i);
 		PUT(name, "0x%04x\n", i < p->npkeys ? p->pkey[i] : 0);
 	}
+	/* the counters start at 0 with the host (verbs/counters.c adds) */
+	for (i = 0; counters && fp_hw_counter_name(i); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "hw_counters/%s", fp_hw_counter_name(i));
+		PUT(name, "0\n");
+	}
 #undef PUT
 	return 0;
 }
@@ -222,7 +240,7 @@ static int fp_sysfs_port(struct fp_sysfs *w, const struct fp_dev_spec *d, int n,
  * drivers/infiniband/sw/rxe/rxe_verbs.c parent_show, rxe_register_device
  * with no dev.parent; as rxe0 shows in the rxe-vm guest). */
 static int fp_sysfs_dev(struct fp_sysfs *w, const struct fp_dev_spec *d, int idx,
-			const char *kdriver, bool soft)
+			const char *kdriver, bool soft, bool counters)
 {
 	char path[256], target[256], guid[32], sysguid[32];
 	int i, ret;
@@ -305,7 +323,7 @@ uverbs:
 		ret = fp_sysfs_symlink(w, target, path);
 	}
 	for (i = 1; !ret && i <= d->nports; i++)
-		ret = fp_sysfs_port(w, d, i, !strcmp(kdriver, "rdma_rxe"));
+		ret = fp_sysfs_port(w, d, i, !strcmp(kdriver, "rdma_rxe"), counters);
 	return ret;
 }
 
@@ -319,6 +337,6 @@ int fp_sysfs_write(const struct fp_script *s, const char *root, char *err, size_
 		ret = fp_put(&w, "class/infiniband_verbs/abi_version", "6\n");
 	for (i = 0; !ret && i < s->ndevs; i++)
 		ret = fp_sysfs_dev(&w, &s->dev[i], i, fp_profile_kdriver(s->profile),
-				   s->profile == FP_PROF_RXE);
+				   s->profile == FP_PROF_RXE, fp_profile_hw_counters(s->profile));
 	return ret;
 }

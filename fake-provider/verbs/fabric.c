@@ -20,6 +20,7 @@
  * process and host reached, dropped with the device's ring (fp__fabric_drop)
  * and remade after a fork. Runs under the plugin lock (the engine's upcall).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -125,10 +126,41 @@ static bool fp_host_up(const char *rundir)
 }
 
 /*
+ * An address this host keeps out of, said once a process for each address
+ * (on stderr, as a kernel says a duplicate address it refused): two hosts
+ * set up with one address is a mistake of their setup (two scripts with the
+ * same GIDs on one fabric), and the packets meant for this host going to
+ * the other one is hard to tell from a fault otherwise.
+ */
+#define FP_FABRIC_SAID	32
+static union ibv_gid fp_said[FP_FABRIC_SAID];
+static unsigned fp_nsaid;
+
+static void fp_fabric_refused(const union ibv_gid *g, const char *other, const char *odev,
+			      const char *rundir, const char *dev)
+{
+	char text[INET6_ADDRSTRLEN];
+	unsigned i;
+
+	for (i = 0; i < fp_nsaid; i++)
+		if (!memcmp(&fp_said[i], g, sizeof(*g)))
+			return;
+	if (fp_nsaid < FP_FABRIC_SAID)
+		fp_said[fp_nsaid++] = *g;
+	if (!inet_ntop(AF_INET6, g->raw, text, sizeof(text)))
+		snprintf(text, sizeof(text), "?");
+	fprintf(stderr, "ibvct fake provider: fabric %s: address %s is held by the host of run "
+		"dir %s (device %s), which is up: this host (run dir %s, device %s) keeps out of "
+		"it, and packets to it go to that host\n", fp_fabric_dir(), text, other, odev,
+		rundir, dev);
+}
+
+/*
  * This host's device on the fabric: an entry per GID of its ports, unless
  * another host that is up has it already (two hosts with one address: the
- * first keeps it, as a duplicate IP address is refused). Written whole
- * (rename), so that a reader never sees half of one.
+ * first keeps it, as a duplicate IP address is refused, and the second
+ * says so: fp_fabric_refused). Written whole (rename), so that a reader
+ * never sees half of one.
  */
 void fp__fabric_publish(const struct fp_dev_spec *spec)
 {
@@ -149,8 +181,10 @@ void fp__fabric_publish(const struct fp_dev_spec *spec)
 			if (fp_gid_zero(g))
 				continue;
 			if (!fp_fabric_read(g, other, sizeof(other), odev, sizeof(odev)) &&
-			    (strcmp(other, rundir) || strcmp(odev, spec->name)) && fp_host_up(other))
+			    (strcmp(other, rundir) || strcmp(odev, spec->name)) && fp_host_up(other)) {
+				fp_fabric_refused(g, other, odev, rundir, spec->name);
 				continue;
+			}
 			fp_gid_hex(g, hex);
 			snprintf(path, sizeof(path), "%s/%s", dir, hex);
 			snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());

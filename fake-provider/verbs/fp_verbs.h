@@ -303,6 +303,10 @@ void fp__fabric_publish(const struct fp_dev_spec *spec);
 int fp__fabric_wire(struct fe_qp *qp, const struct ibv_ah_attr *ah, struct fk_client **out);
 void fp__fabric_drop(int devidx);
 void fp__ctx_limits(const struct fp_dev_spec *spec, struct fk_qp_limits *lim);
+/* The hardware counters (counters.c): where device devidx's sysfs dir is;
+ * the engine's count upcall. */
+void fp__counters_at(int devidx, const char *ibdev_path);
+void fp__count(int devidx, uint8_t port, enum fe_counter c);
 
 /* Async events on the context's pipe (element: object pointer or port). */
 void fp__event_raise(struct fp_context *ctx, enum ibv_event_type type, uint64_t element);

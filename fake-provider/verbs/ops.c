@@ -163,6 +163,7 @@ static const struct fe_upcalls fp_upcalls = {
 	.cq_overrun = fp_up_cq_overrun,
 	.srq_limit = fp_up_srq_limit,
 	.qp_event = fp_up_qp_event,
+	.count = fp__count,
 	/* the fake kernel, for the engine's data path: the daemon client */
 	.fk_conn_id = fk_conn_id,
 	.fk_epoch = fk_epoch,
@@ -177,6 +178,7 @@ static const struct fe_upcalls fp_upcalls_fabric = {
 	.cq_overrun = fp_up_cq_overrun,
 	.srq_limit = fp_up_srq_limit,
 	.qp_event = fp_up_qp_event,
+	.count = fp__count,
 	.fk_conn_id = fk_conn_id,
 	.fk_epoch = fk_epoch,
 	.fk_ring_set = fk_ring_set,

@@ -70,6 +70,7 @@ static struct fp_device *fp_device_new(const char *uverbs_sys_path)
 	rootlen = base ? (size_t)(base - uverbs_sys_path) : 0;
 	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%.*s/../infiniband/%s",
 		 (int)rootlen, uverbs_sys_path, ibdev);
+	fp__counters_at(i, d->ibdev_path);
 	return dev;
 }
 

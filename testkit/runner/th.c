@@ -702,8 +702,9 @@ static const char *th_expect_todo(const char *name)
  * line an issue:
  *   TEST [KEY=GLOB]... : REASON
  * KEY: kernel (uname -r), rdma-core (the version of the libibverbs
- * loaded: 44.0 from libibverbs.so.1.14.44.0; "ref" for the reference
- * library), provider (the expectations key: rxe, mlx5, fake, ...),
+ * loaded: 44.0 from libibverbs.so.1.14.44.0; on the reference library the
+ * release it plays, as that release's library names it: 44.0 or 56.1;
+ * "-" when nothing tells), provider (the expectations key: rxe, mlx5, fake, ...),
  * transport (RC, UC, UD or XRC: the test's name starts with it, else
  * "-"); GLOB as the shell's (fnmatch). TEST may be a glob too. A line
  * without conditions holds everywhere.
@@ -720,13 +721,22 @@ static char th_fact_kernel[128], th_fact_rdma[64];
 
 static void th_facts(void)
 {
+	int (*played)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "verbs_ibvct_release");
 	struct utsname u;
 	Dl_info di;
 	char real[PATH_MAX];
 	const char *base, *v;
 
 	snprintf(th_fact_kernel, sizeof(th_fact_kernel), "%s", uname(&u) ? "-" : u.release);
-	snprintf(th_fact_rdma, sizeof(th_fact_rdma), "ref");
+	snprintf(th_fact_rdma, sizeof(th_fact_rdma), "-");
+	/* the reference core (libibverbs.so.1, no version in its name): the
+	 * release it plays (ibvct-release.def), spelled as that release's
+	 * library file spells it, Debian 12's libibverbs1 44.0-2 and Debian
+	 * 13's 56.1-1, so that one line keys both */
+	if (played) {
+		snprintf(th_fact_rdma, sizeof(th_fact_rdma), "%s", played() >= 56 ? "56.1" : "44.0");
+		return;
+	}
 	if (dladdr((void *)ibv_get_device_list, &di) && di.dli_fname &&
 	    realpath(di.dli_fname, real)) {
 		base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
