@@ -104,7 +104,8 @@ static bool grown_since(size_t i)
 		th_note("%s = %ld, rdma-core %d's", what, got_, got_ == (v56) ? 56 : 44); \
 	} while (0)
 
-static void layouts_match_the_installed_rdma_core_header(struct th_ctx *t)
+TH_TEST(layouts_match_the_installed_rdma_core_header, "ABI-01 ABI-02 ABI-03 ABI-06 ABI-07 WR-01",
+	TH_NO_CTX)
 {
 	size_t i, bad = 0, grown = 0;
 
@@ -134,7 +135,7 @@ static void layouts_match_the_installed_rdma_core_header(struct th_ctx *t)
 			th_layout_app_n);
 }
 
-static void xrc_enum_values(struct th_ctx *t)
+TH_TEST(xrc_enum_values, "ABI-01", TH_NO_CTX)
 {
 	EXPECT("IBV_QPT_XRC_SEND", 9);
 	EXPECT("IBV_QPT_XRC_RECV", 10);
@@ -146,7 +147,7 @@ static void xrc_enum_values(struct th_ctx *t)
 	EXPECT("IBV_QPS_ERR", 6);
 }
 
-static void comp_mask_bit_values(struct th_ctx *t)
+TH_TEST(comp_mask_bit_values, "ABI-02", TH_NO_CTX)
 {
 	EXPECT("IBV_XRCD_INIT_ATTR_FD", 1);
 	EXPECT("IBV_XRCD_INIT_ATTR_OFLAGS", 2);
@@ -168,7 +169,7 @@ static void comp_mask_bit_values(struct th_ctx *t)
 	EXPECT("IBV_QP_OPEN_ATTR_RESERVED", 16);
 }
 
-static void ex_init_attrs_extend_the_legacy_ones(struct th_ctx *t)
+TH_TEST(ex_init_attrs_extend_the_legacy_ones, "ABI-03", TH_NO_CTX)
 {
 	EXPECT("sizeof(struct ibv_srq_init_attr)", 24);
 	EXPECT("offsetof(struct ibv_srq_init_attr_ex, comp_mask)", 20);
@@ -191,7 +192,7 @@ static void ex_init_attrs_extend_the_legacy_ones(struct th_ctx *t)
 	EXPECT("offsetof(struct ibv_qp_attr, rate_limit)", 136);
 }
 
-static void xrcd_and_open_attr_layouts(struct th_ctx *t)
+TH_TEST(xrcd_and_open_attr_layouts, "ABI-04 OPENQP-01 XRCD-18", TH_NO_CTX)
 {
 	EXPECT("sizeof(struct ibv_xrcd)", 8);
 	EXPECT("offsetof(struct ibv_xrcd, context)", 0);
@@ -206,7 +207,7 @@ static void xrcd_and_open_attr_layouts(struct th_ctx *t)
 	EXPECT("offsetof(struct ibv_qp_open_attr, qp_type)", 24);
 }
 
-static void send_wr_layout_keeps_old_offsets(struct th_ctx *t)
+TH_TEST(send_wr_layout_keeps_old_offsets, "ABI-06 WR-01 WR-06", TH_NO_CTX)
 {
 	EXPECT("sizeof(struct ibv_send_wr)", 128);
 	EXPECT("offsetof(struct ibv_send_wr, wr_id)", 0);
@@ -229,7 +230,7 @@ static void send_wr_layout_keeps_old_offsets(struct th_ctx *t)
 	EXPECT("sizeof(struct ibv_recv_wr)", 32);
 }
 
-static void verbs_context_grows_at_the_top(struct th_ctx *t)
+TH_TEST(verbs_context_grows_at_the_top, "ABI-07 COMPAT-01", TH_NO_CTX)
 {
 	EXPECT("sizeof(struct verbs_context)", 648);
 	EXPECT("offsetof(struct verbs_context, context)", 320);
@@ -258,7 +259,7 @@ static long from_context(const char *member)
 	return app(what) - app("offsetof(struct verbs_context, context)");
 }
 
-static void xrc_ops_sit_where_each_commit_prepended_them(struct th_ctx *t)
+TH_TEST(xrc_ops_sit_where_each_commit_prepended_them, "COMPAT-05", TH_NO_CTX)
 {
 	static const struct {
 		const char *op;
@@ -289,7 +290,7 @@ static void xrc_ops_sit_where_each_commit_prepended_them(struct th_ctx *t)
 /* ABI-05: the uverbs write commands XRC added (numbering unchanged since
  * 2013) and their payloads, from Linux's <rdma/ib_user_verbs.h> (rdma-core
  * v44.0 carries the same file as kernel-headers/rdma/ib_user_verbs.h). */
-static void uverbs_xrc_commands_and_payloads(struct th_ctx *t)
+TH_TEST(uverbs_xrc_commands_and_payloads, "ABI-05", TH_NO_CTX)
 {
 	EXPECT("IB_USER_VERBS_CMD_OPEN_XRCD", 37);
 	EXPECT("IB_USER_VERBS_CMD_CLOSE_XRCD", 38);
@@ -341,7 +342,7 @@ static void uverbs_xrc_commands_and_payloads(struct th_ctx *t)
  * ib_uverbs_send_wr ends with its wr union (the atomic member, 32 bytes,
  * the largest), with no member after it (linux uapi; rdma-core v17
  * dropped its own unused copy of the field, 9f43b6fa3). */
-static void kernel_send_wr_has_no_remote_srqn(struct th_ctx *t)
+TH_TEST(kernel_send_wr_has_no_remote_srqn, "WR-05", TH_NO_CTX)
 {
 	EXPECT("offsetof(struct ib_uverbs_send_wr, ex)", 20);
 	EXPECT("offsetof(struct ib_uverbs_send_wr, wr)", 24);
@@ -367,7 +368,7 @@ static long sym_found(void *lib, const char *name, const char *version)
 	return (s ? 1 : 0) + (p && !strcmp(p, name) ? 1 : 0);
 }
 
-static void xrc_verbs_are_inline_not_exported(struct th_ctx *t)
+TH_TEST(xrc_verbs_are_inline_not_exported, "COMPAT-07", TH_NO_CTX)
 {
 	static const char *const inl[] = {
 		"ibv_open_xrcd", "ibv_close_xrcd", "ibv_create_srq_ex",
@@ -403,7 +404,7 @@ static void xrc_verbs_are_inline_not_exported(struct th_ctx *t)
  * ibv_cq_ex, which the application's inlines call (rdma-core 44 offsets,
  * LP64, the same in 56, whose ibv_qp_ex ends with wr_flush); ibv_cq_ex
  * begins as ibv_cq does (ibv_cq_ex_to_cq is a cast). */
-static void qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call(struct th_ctx *t)
+TH_TEST(qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call, "WRX-08 CQX-05", 0)
 {
 	EXPECT_REL("sizeof(struct ibv_qp_ex)", 352, 360);	/* 56: wr_flush appended at 352 */
 	EXPECT("offsetof(struct ibv_qp_ex, qp_base)", 0);
@@ -434,23 +435,7 @@ static void qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call(struct th_ctx *t
 			 offsetof(struct ibv_cq, async_events_completed));
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(layouts_match_the_installed_rdma_core_header,
-		"ABI-01 ABI-02 ABI-03 ABI-06 ABI-07 WR-01", TH_NO_CTX),
-	TH_TEST(xrc_enum_values, "ABI-01", TH_NO_CTX),
-	TH_TEST(comp_mask_bit_values, "ABI-02", TH_NO_CTX),
-	TH_TEST(ex_init_attrs_extend_the_legacy_ones, "ABI-03", TH_NO_CTX),
-	TH_TEST(xrcd_and_open_attr_layouts, "ABI-04 OPENQP-01 XRCD-18", TH_NO_CTX),
-	TH_TEST(send_wr_layout_keeps_old_offsets, "ABI-06 WR-01 WR-06", TH_NO_CTX),
-	TH_TEST(verbs_context_grows_at_the_top, "ABI-07 COMPAT-01", TH_NO_CTX),
-	TH_TEST(xrc_ops_sit_where_each_commit_prepended_them, "COMPAT-05", TH_NO_CTX),
-	TH_TEST(uverbs_xrc_commands_and_payloads, "ABI-05", TH_NO_CTX),
-	TH_TEST(xrc_verbs_are_inline_not_exported, "COMPAT-07", TH_NO_CTX),
-	TH_TEST(kernel_send_wr_has_no_remote_srqn, "WR-05", TH_NO_CTX),
-	TH_TEST(qp_ex_and_cq_ex_pointers_sit_where_the_inlines_call, "WRX-08 CQX-05", 0),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -25,7 +25,7 @@
 #define QP_INIT_EX_118	80
 #define SRQ_INIT_EX_118	56
 
-static void qp_init_attr_of_64_bytes_at_guard_page(struct th_ctx *t)
+TH_TEST(qp_init_attr_of_64_bytes_at_guard_page, "ABI-03", 0)
 {
 	struct ibv_qp_init_attr *a = th_guard_alloc(QP_INIT_1_1), *q = th_guard_alloc(QP_INIT_1_1);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
@@ -56,7 +56,7 @@ static void qp_init_attr_of_64_bytes_at_guard_page(struct th_ctx *t)
 	th_guard_free(q, QP_INIT_1_1);
 }
 
-static void srq_init_attr_of_24_bytes_at_guard_page(struct th_ctx *t)
+TH_TEST(srq_init_attr_of_24_bytes_at_guard_page, "ABI-03", 0)
 {
 	struct ibv_srq_init_attr *a = th_guard_alloc(SRQ_INIT_1_1);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
@@ -75,7 +75,7 @@ static void srq_init_attr_of_24_bytes_at_guard_page(struct th_ctx *t)
 	th_guard_free(a, SRQ_INIT_1_1);
 }
 
-static void qp_attr_of_136_bytes_at_guard_page(struct th_ctx *t)
+TH_TEST(qp_attr_of_136_bytes_at_guard_page, "ABI-03", 0)
 {
 	struct ibv_qp_attr *a = th_guard_alloc(QP_ATTR_OLD);
 	struct ibv_qp_init_attr ia;
@@ -104,7 +104,7 @@ static void qp_attr_of_136_bytes_at_guard_page(struct th_ctx *t)
 	th_guard_free(a, QP_ATTR_OLD);
 }
 
-static void xrc_init_attrs_of_1_1_8_size_at_guard_page(struct th_ctx *t)
+TH_TEST(xrc_init_attrs_of_1_1_8_size_at_guard_page, "ABI-03", TH_XRC)
 {
 	struct ibv_qp_init_attr_ex *qa = th_guard_alloc(QP_INIT_EX_118);
 	struct ibv_srq_init_attr_ex *sa = th_guard_alloc(SRQ_INIT_EX_118);
@@ -141,7 +141,7 @@ static void xrc_init_attrs_of_1_1_8_size_at_guard_page(struct th_ctx *t)
 	th_guard_free(sa, SRQ_INIT_EX_118);
 }
 
-static void guard_page_placement_faults_past_the_end(struct th_ctx *t)
+TH_TEST(guard_page_placement_faults_past_the_end, "ABI-03", TH_NO_CTX)
 {
 	/* the harness itself: the byte before the end is usable, the struct
 	 * ends at the boundary (the next byte is the PROT_NONE page) */
@@ -153,15 +153,7 @@ static void guard_page_placement_faults_past_the_end(struct th_ctx *t)
 	th_guard_free(p, QP_INIT_1_1);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(guard_page_placement_faults_past_the_end, "ABI-03", TH_NO_CTX),
-	TH_TEST(qp_init_attr_of_64_bytes_at_guard_page, "ABI-03", 0),
-	TH_TEST(srq_init_attr_of_24_bytes_at_guard_page, "ABI-03", 0),
-	TH_TEST(qp_attr_of_136_bytes_at_guard_page, "ABI-03", 0),
-	TH_TEST(xrc_init_attrs_of_1_1_8_size_at_guard_page, "ABI-03", TH_XRC),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

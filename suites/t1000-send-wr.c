@@ -284,7 +284,7 @@ static void deliver_ops(struct th_ctx *t, const enum ibv_wr_opcode *ops, size_t 
 	deliver_ops_api(t, ops, nops, 0, NULL);
 }
 
-static void each_send_lands_in_the_srq_remote_srqn_names(struct th_ctx *t)
+TH_TEST(each_send_lands_in_the_srq_remote_srqn_names, "WR-03 QPX-10 SRQX-11 SRQX-13", TH_XRC)
 {
 	static const enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM };
 
@@ -293,7 +293,7 @@ static void each_send_lands_in_the_srq_remote_srqn_names(struct th_ctx *t)
 
 /* The other opcodes XRC allows (QPX-10); WRITE_WITH_IMM consumes a WQE of
  * the named SRQ, the rest reach memory in the SRQ's PD. */
-static void rdma_and_atomics_reach_the_srq_remote_srqn_names(struct th_ctx *t)
+TH_TEST(rdma_and_atomics_reach_the_srq_remote_srqn_names, "WR-03 QPX-10 SRQX-13", TH_XRC)
 {
 	static const enum ibv_wr_opcode ops[] = {
 		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
@@ -305,7 +305,7 @@ static void rdma_and_atomics_reach_the_srq_remote_srqn_names(struct th_ctx *t)
 
 /* The device reads remote_srqn at byte 72 (WR-01): write it through the raw
  * offset of an 80-byte (1.1.8) WR that ends at a guard page. */
-static void remote_srqn_is_read_at_offset_72(struct th_ctx *t)
+TH_TEST(remote_srqn_is_read_at_offset_72, "WR-01 WR-06 ABI-06", TH_XRC)
 {
 	struct ibv_send_wr *wr = th_guard_alloc(WR_1_1_8), *bad;
 	struct ibv_sge sge;
@@ -421,7 +421,7 @@ static void send_through(struct pair *p, struct ibv_send_wr *wr, uint64_t id)
 	assert_int_equal(seen, 3);
 }
 
-static void qp_type_garbage_is_ignored_on_rc_uc_ud(struct th_ctx *t)
+TH_TEST(qp_type_garbage_is_ignored_on_rc_uc_ud, "WR-02", 0)
 {
 	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
 	struct ibv_send_wr *wr72 = th_guard_alloc(WR_1_1), wr;
@@ -442,7 +442,7 @@ static void qp_type_garbage_is_ignored_on_rc_uc_ud(struct th_ctx *t)
 	th_guard_free(wr72, WR_1_1);
 }
 
-static void wr_of_72_bytes_at_guard_page_posts_on_rc(struct th_ctx *t)
+TH_TEST(wr_of_72_bytes_at_guard_page_posts_on_rc, "WR-02 WR-06 ABI-06", 0)
 {
 	struct ibv_send_wr *w1 = th_guard_alloc(WR_1_1), *w2 = th_guard_alloc(WR_1_1), *bad;
 	struct ibv_sge s1, s2;
@@ -550,7 +550,7 @@ static void send_is_refused(struct xrc_rig *r, struct ibv_qp *ini, uint32_t srqn
 /* WR-03: remote_srqn must name an XRC SRQ of the target QP's domain. An SRQ
  * of another domain takes nothing, nor does a number that names no SRQ;
  * the SRQs keep their receive WQEs for the next good send. */
-static void remote_srqn_of_another_domain_or_none_lands_nowhere(struct th_ctx *t)
+TH_TEST(remote_srqn_of_another_domain_or_none_lands_nowhere, "WR-03", TH_XRC)
 {
 	struct ibv_xrcd *y = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_cq *ycq = ibv_create_cq(t->ctx, 8, NULL, NULL, 0);
@@ -613,7 +613,7 @@ static void remote_srqn_of_another_domain_or_none_lands_nowhere(struct th_ctx *t
  * writes any opcode of its table: rdma-core v44.0 providers/mlx5/qp.c
  * _mlx5_post_send), so elsewhere an error completion is accepted too, and
  * noted; neither may deliver anything. */
-static void xrc_send_refuses_an_opcode_xrc_lacks(struct th_ctx *t)
+TH_TEST(xrc_send_refuses_an_opcode_xrc_lacks, "QPX-10", TH_XRC)
 {
 	struct ibv_send_wr wr, *bad = NULL;
 	struct ibv_sge sge;
@@ -685,7 +685,7 @@ static void rig_untouched(struct xrc_rig *r, const char *what)
 	expect_recv_on(r, 3, 0x903, 0);
 }
 
-static void post_recv_on_xrc_qps_fails_and_takes_nothing(struct th_ctx *t)
+TH_TEST(post_recv_on_xrc_qps_fails_and_takes_nothing, "QPX-11", TH_XRC)
 {
 	struct ibv_sge sge;
 	struct ibv_recv_wr w2, w1, *bad;
@@ -718,7 +718,7 @@ static void post_recv_on_xrc_qps_fails_and_takes_nothing(struct th_ctx *t)
 	rig_down(&r);
 }
 
-static void post_send_on_xrc_recv_fails_and_takes_nothing(struct th_ctx *t)
+TH_TEST(post_send_on_xrc_recv_fails_and_takes_nothing, "QPX-12", TH_XRC)
 {
 	struct ibv_send_wr w1, w2, *bad;
 	struct ibv_sge sge;
@@ -756,7 +756,7 @@ static void post_send_on_xrc_recv_fails_and_takes_nothing(struct th_ctx *t)
 /* WR-04, WRX-05, WRX-07: every XRC opcode to each of many SRQs of one domain
  * through ibv_wr_set_xrc_srqn lands in the SRQ it names, and the traffic
  * ends exactly as the same WRs through ibv_post_send and remote_srqn. */
-static void wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names(struct th_ctx *t)
+TH_TEST(wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names, "WR-04 WRX-05 WRX-07", TH_XRC)
 {
 	static const enum ibv_wr_opcode ops[] = {
 		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE,
@@ -866,7 +866,7 @@ static void pair_traffic(struct th_ctx *t, enum ibv_qp_type type, uint64_t ops,
 
 /* WRX-06, WRX-07: the builders of RC, UC and UD (SGE lists, inline data,
  * immediates, RDMA, atomics, the UD address) end as ibv_post_send ends. */
-static void builders_on_rc_uc_ud_end_as_post_send_does(struct th_ctx *t)
+TH_TEST(builders_on_rc_uc_ud_end_as_post_send_does, "WRX-06 WRX-07", 0)
 {
 	static const struct pwr rc[] = {
 		{ IBV_WR_SEND, 2, 0 }, { IBV_WR_SEND, 1, 1 }, { IBV_WR_SEND_WITH_IMM, 1, 0 },
@@ -907,7 +907,7 @@ static void builders_on_rc_uc_ud_end_as_post_send_does(struct th_ctx *t)
 
 /* WRX-01: only a QP made with send_ops_flags has an ibv_qp_ex, and it is
  * the QP itself (the application's inlines call through its pointers). */
-static void qp_to_qp_ex_only_for_qps_made_with_send_ops_flags(struct th_ctx *t)
+TH_TEST(qp_to_qp_ex_only_for_qps_made_with_send_ops_flags, "WRX-01", 0)
 {
 	struct pair p;
 	struct ibv_qp_ex *x;
@@ -945,7 +945,7 @@ static int cq_quiet(struct ibv_cq *cq)
 /* WRX-03, WRX-04: a builder that cannot take its WR (a longer SGE list
  * than max_send_sge; more WRs than the queue holds) fails the batch:
  * wr_complete answers the error and posts none of it; the QP goes on. */
-static void wr_complete_fails_the_whole_batch(struct th_ctx *t)
+TH_TEST(wr_complete_fails_the_whole_batch, "WRX-03 WRX-04", 0)
 {
 	struct pair p;
 	struct ibv_qp_ex *x;
@@ -1058,7 +1058,7 @@ static uint32_t words_landed(const struct pair *p, uint32_t n, uint64_t tag)
  * (ibv_query_qp): a batch that fills it exactly is taken and lands, one
  * WR more is the builders' error and posts nothing; the full batch goes
  * again after it. */
-static void send_queue_takes_exactly_max_send_wr(struct th_ctx *t)
+TH_TEST(send_queue_takes_exactly_max_send_wr, "WRX-04", 0)
 {
 	struct pair p;
 	struct ibv_qp_ex *x;
@@ -1104,7 +1104,7 @@ static void send_queue_takes_exactly_max_send_wr(struct th_ctx *t)
 }
 
 /* WRX-03: wr_abort drops what was built; the next batch posts its own. */
-static void wr_abort_drops_the_batch(struct th_ctx *t)
+TH_TEST(wr_abort_drops_the_batch, "WRX-03", 0)
 {
 	struct pair p;
 	struct ibv_qp_ex *x;
@@ -1145,26 +1145,7 @@ static void wr_abort_drops_the_batch(struct th_ctx *t)
 	pair_down(&p);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(each_send_lands_in_the_srq_remote_srqn_names,
-		"WR-03 QPX-10 SRQX-11 SRQX-13", TH_XRC),
-	TH_TEST(rdma_and_atomics_reach_the_srq_remote_srqn_names, "WR-03 QPX-10 SRQX-13", TH_XRC),
-	TH_TEST(remote_srqn_is_read_at_offset_72, "WR-01 WR-06 ABI-06", TH_XRC),
-	TH_TEST(qp_type_garbage_is_ignored_on_rc_uc_ud, "WR-02", 0),
-	TH_TEST(wr_of_72_bytes_at_guard_page_posts_on_rc, "WR-02 WR-06 ABI-06", 0),
-	TH_TEST(remote_srqn_of_another_domain_or_none_lands_nowhere, "WR-03", TH_XRC),
-	TH_TEST(xrc_send_refuses_an_opcode_xrc_lacks, "QPX-10", TH_XRC),
-	TH_TEST(post_recv_on_xrc_qps_fails_and_takes_nothing, "QPX-11", TH_XRC),
-	TH_TEST(post_send_on_xrc_recv_fails_and_takes_nothing, "QPX-12", TH_XRC),
-	TH_TEST(wr_set_xrc_srqn_lands_each_op_in_the_srq_it_names, "WR-04 WRX-05 WRX-07", TH_XRC),
-	TH_TEST(builders_on_rc_uc_ud_end_as_post_send_does, "WRX-06 WRX-07", 0),
-	TH_TEST(qp_to_qp_ex_only_for_qps_made_with_send_ops_flags, "WRX-01", 0),
-	TH_TEST(wr_complete_fails_the_whole_batch, "WRX-03 WRX-04", 0),
-	TH_TEST(send_queue_takes_exactly_max_send_wr, "WRX-04", 0),
-	TH_TEST(wr_abort_drops_the_batch, "WRX-03", 0),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -52,7 +52,7 @@ static void base_free(struct base *b)
 	} while (0)
 
 /* ---- XRCD ---------------------------------------------------------------- */
-static void xrcd_open_requires_fd_and_oflags_bits(struct th_ctx *t)
+TH_TEST(xrcd_open_requires_fd_and_oflags_bits, "XRCD-01", TH_XRC)
 {
 	struct ibv_xrcd_init_attr a = { .fd = -1, .oflags = O_CREAT };
 	struct ibv_xrcd *x;
@@ -68,7 +68,7 @@ static void xrcd_open_requires_fd_and_oflags_bits(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void xrcd_reserved_mask_bit_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(xrcd_reserved_mask_bit_fails_eopnotsupp, "XRCD-02", TH_XRC)
 {
 	struct ibv_xrcd_init_attr a = { .fd = -1, .oflags = O_CREAT };
 	struct ibv_xrcd *x;
@@ -85,7 +85,7 @@ static void xrcd_reserved_mask_bit_fails_eopnotsupp(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void xrcd_fd_minus_one_makes_private_domains(struct th_ctx *t)
+TH_TEST(xrcd_fd_minus_one_makes_private_domains, "XRCD-03 XRCD-04", TH_XRC)
 {
 	struct ibv_xrcd *a = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_xrcd *b = th_xrcd(t->ctx, -1, 0);		/* XRCD-04: no O_CREAT */
@@ -106,7 +106,7 @@ static void xrcd_fd_minus_one_makes_private_domains(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(a), 0);
 }
 
-static void xrcd_inode_creates_then_shares(struct th_ctx *t)
+TH_TEST(xrcd_inode_creates_then_shares, "XRCD-05 XRCD-08", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 	struct ibv_xrcd *a = th_xrcd(t->ctx, fd, O_CREAT);
@@ -133,7 +133,7 @@ static void xrcd_inode_creates_then_shares(struct th_ctx *t)
 	close(fd);
 }
 
-static void xrcd_unbound_inode_without_creat_fails_eagain(struct th_ctx *t)
+TH_TEST(xrcd_unbound_inode_without_creat_fails_eagain, "XRCD-06", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 	struct ibv_xrcd *x;
@@ -146,7 +146,7 @@ static void xrcd_unbound_inode_without_creat_fails_eagain(struct th_ctx *t)
 	close(fd);
 }
 
-static void xrcd_bound_inode_with_excl_fails_einval(struct th_ctx *t)
+TH_TEST(xrcd_bound_inode_with_excl_fails_einval, "XRCD-07", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 	struct ibv_xrcd *x = th_xrcd(t->ctx, fd, O_CREAT);
@@ -158,7 +158,7 @@ static void xrcd_bound_inode_with_excl_fails_einval(struct th_ctx *t)
 	close(fd);
 }
 
-static void xrcd_closed_fd_fails_ebadf(struct th_ctx *t)
+TH_TEST(xrcd_closed_fd_fails_ebadf, "XRCD-10", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 
@@ -166,7 +166,7 @@ static void xrcd_closed_fd_fails_ebadf(struct th_ctx *t)
 	NULL_ERR(th_xrcd(t->ctx, fd, O_CREAT), EBADF);
 }
 
-static void xrcd_survives_close_of_its_fd(struct th_ctx *t)
+TH_TEST(xrcd_survives_close_of_its_fd, "XRCD-11", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	int fd = th_file("xrcd-file"), fd2;
@@ -196,7 +196,7 @@ static void xrcd_survives_close_of_its_fd(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrcd_close_busy_only_for_its_own_objects(struct th_ctx *t)
+TH_TEST(xrcd_close_busy_only_for_its_own_objects, "XRCD-13 LIFE-10", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	int fd = th_file("xrcd-file");
@@ -225,7 +225,7 @@ static void xrcd_close_busy_only_for_its_own_objects(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrcd_destroyed_with_last_handle(struct th_ctx *t)
+TH_TEST(xrcd_destroyed_with_last_handle, "XRCD-14 XRCD-15", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 	struct ibv_xrcd *a = th_xrcd(t->ctx, fd, O_CREAT), *b2 = th_xrcd(t->ctx, fd, 0), *d;
@@ -253,7 +253,7 @@ static void xrcd_destroyed_with_last_handle(struct th_ctx *t)
 	close(fd);
 }
 
-static void xrcd_new_file_at_same_path_is_a_new_inode(struct th_ctx *t)
+TH_TEST(xrcd_new_file_at_same_path_is_a_new_inode, "XRCD-15", TH_XRC)
 {
 	int fd = th_file("xrcd-file"), fd2;
 	struct ibv_xrcd *x = th_xrcd(t->ctx, fd, O_CREAT);
@@ -267,7 +267,7 @@ static void xrcd_new_file_at_same_path_is_a_new_inode(struct th_ctx *t)
 	close(fd2);
 }
 
-static void xrcd_device_without_xrc_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(xrcd_device_without_xrc_fails_eopnotsupp, "XRCD-12", TH_NOXRC)
 {
 	struct ibv_context *ctx = th_open();
 	struct ibv_device_attr da;
@@ -284,7 +284,7 @@ static void xrcd_device_without_xrc_fails_eopnotsupp(struct th_ctx *t)
 }
 
 /* ---- XRC SRQs ------------------------------------------------------------- */
-static void xrc_srq_with_all_bits_reports_caps_and_number(struct th_ctx *t)
+TH_TEST(xrc_srq_with_all_bits_reports_caps_and_number, "SRQX-01 SRQX-10 SRQX-11", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -318,7 +318,7 @@ static void xrc_srq_with_all_bits_reports_caps_and_number(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void srq_ex_without_pd_bit_fails_einval(struct th_ctx *t)
+TH_TEST(srq_ex_without_pd_bit_fails_einval, "SRQX-02", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -343,7 +343,7 @@ static void srq_ex_without_pd_bit_fails_einval(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_srq_without_xrcd_or_cq_bit_fails_einval(struct th_ctx *t)
+TH_TEST(xrc_srq_without_xrcd_or_cq_bit_fails_einval, "SRQX-03", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -365,7 +365,7 @@ static void xrc_srq_without_xrcd_or_cq_bit_fails_einval(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void srq_type_ignored_without_type_bit(struct th_ctx *t)
+TH_TEST(srq_type_ignored_without_type_bit, "SRQX-04", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -392,7 +392,7 @@ static void srq_type_ignored_without_type_bit(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void srq_reserved_mask_bit_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(srq_reserved_mask_bit_fails_eopnotsupp, "SRQX-05", 0)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_srq_init_attr_ex a;
@@ -427,7 +427,7 @@ static void srq_reserved_mask_bit_fails_eopnotsupp(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void srq_unknown_type_fails_einval(struct th_ctx *t)
+TH_TEST(srq_unknown_type_fails_einval, "SRQX-07", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -567,7 +567,7 @@ static void xsrq_with_foreign(struct ibv_context *local, struct ibv_pd *pd, stru
 	assert_int_equal(ibv_destroy_srq(s), 0);
 }
 
-static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
+TH_TEST(xrc_srq_with_foreign_xrcd_or_cq_fails_einval, "SRQX-08", TH_XRC)
 {
 	struct ibv_context *local = th_open(), *other = th_open();
 	struct ibv_pd *pad[NPAD] = { NULL }, *pd, *v;
@@ -617,7 +617,7 @@ static void xrc_srq_with_foreign_xrcd_or_cq_fails_einval(struct th_ctx *t)
 	assert_int_equal(ibv_close_device(local), 0);
 }
 
-static void xrc_srq_holds_its_xrcd_cq_and_pd(struct th_ctx *t)
+TH_TEST(xrc_srq_holds_its_xrcd_cq_and_pd, "SRQX-09 XRCD-13", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -634,7 +634,7 @@ static void xrc_srq_holds_its_xrcd_cq_and_pd(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_srq_destroy_succeeds_while_tgt_qp_lives(struct th_ctx *t)
+TH_TEST(xrc_srq_destroy_succeeds_while_tgt_qp_lives, "SRQX-15 LIFE-12", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -654,7 +654,7 @@ static void xrc_srq_destroy_succeeds_while_tgt_qp_lives(struct th_ctx *t)
 }
 
 /* ---- XRC QPs ---------------------------------------------------------------- */
-static void xrc_send_with_mask_pd_only_is_created(struct th_ctx *t)
+TH_TEST(xrc_send_with_mask_pd_only_is_created, "QPX-01", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp *q = th_ini_qp(t->ctx, b.pd, b.cq);
@@ -673,7 +673,7 @@ static void xrc_send_with_mask_pd_only_is_created(struct th_ctx *t)
  * an operation no XRC_SEND carries (TSO) and any set on XRC_RECV, which
  * sends nothing, are refused with EOPNOTSUPP (rdma-core v44.0
  * providers/mlx5/qp.c:3623 and :3672 mlx5_qp_fill_wr_pfns). */
-static void send_ops_flags_on_xrc_send_and_xrc_recv(struct th_ctx *t)
+TH_TEST(send_ops_flags_on_xrc_send_and_xrc_recv, "WRX-02", TH_XRC)
 {
 	const uint64_t xrc_ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 				 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
@@ -713,7 +713,7 @@ static void send_ops_flags_on_xrc_send_and_xrc_recv(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_send_without_pd_bit_fails_einval(struct th_ctx *t)
+TH_TEST(xrc_send_without_pd_bit_fails_einval, "QPX-01", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -733,7 +733,7 @@ static void xrc_send_without_pd_bit_fails_einval(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_send_ignores_recv_fields(struct th_ctx *t)
+TH_TEST(xrc_send_ignores_recv_fields, "QPX-02", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_cq *rcq = ibv_create_cq(t->ctx, 4, NULL, NULL, 0);
@@ -772,7 +772,7 @@ static void xrc_send_ignores_recv_fields(struct th_ctx *t)
  * kernel makes no receive queue). mlx5 writes back the receive queue it
  * sized from the request before the command: a known deviation
  * (fixtures/expect/mlx5.txt). */
-static void xrc_send_reports_no_recv_caps(struct th_ctx *t)
+TH_TEST(xrc_send_reports_no_recv_caps, "QPX-02", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp_init_attr_ex a;
@@ -800,7 +800,7 @@ static void xrc_send_reports_no_recv_caps(struct th_ctx *t)
 	assert_int_equal(a.cap.max_recv_sge, 0);
 }
 
-static void xrc_recv_without_xrcd_bit_fails_einval(struct th_ctx *t)
+TH_TEST(xrc_recv_without_xrcd_bit_fails_einval, "QPX-03", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -819,7 +819,7 @@ static void xrc_recv_without_xrcd_bit_fails_einval(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void xrc_recv_is_created_in_reset_with_a_number(struct th_ctx *t)
+TH_TEST(xrc_recv_is_created_in_reset_with_a_number, "QPX-03", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -919,13 +919,13 @@ static void qpx04_refused(struct ibv_context *ctx, enum ibv_qp_type type, const 
 		th_errno_strict(got, EINVAL, what);
 }
 
-static void create_qp_ex_unknown_mask_bit_is_rejected(struct th_ctx *t)
+TH_TEST(create_qp_ex_unknown_mask_bit_is_rejected, "QPX-04", TH_XRC)
 {
 	qpx04_refused(t->ctx, IBV_QPT_XRC_SEND, "create_qp_ex unknown mask bit");
 }
 
 /* the same on an RC QP, which every device has (rxe among them) */
-static void create_qp_ex_unknown_mask_bit_on_rc_is_rejected(struct th_ctx *t)
+TH_TEST(create_qp_ex_unknown_mask_bit_on_rc_is_rejected, "QPX-04", 0)
 {
 	qpx04_refused(t->ctx, IBV_QPT_RC, "create_qp_ex unknown mask bit on RC");
 }
@@ -936,7 +936,7 @@ static void create_qp_ex_unknown_mask_bit_on_rc_is_rejected(struct th_ctx *t)
  * and so do mlx5 and mlx4 once such a bit is set (providers/mlx5/verbs.c:2589,
  * providers/mlx4/verbs.c:992); only a provider without create_qp_ex
  * (legacy, COMPAT-09) refuses it. */
-static void create_qp_ex_create_flags_bit_without_flags_is_taken(struct th_ctx *t)
+TH_TEST(create_qp_ex_create_flags_bit_without_flags_is_taken, "QPX-04", 0)
 {
 	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
 	static const char *const names[] = { "RC", "UC", "UD" };
@@ -972,7 +972,7 @@ static void create_qp_ex_create_flags_bit_without_flags_is_taken(struct th_ctx *
 	base_free(&b);
 }
 
-static void create_qp_ex_unknown_type_fails_einval(struct th_ctx *t)
+TH_TEST(create_qp_ex_unknown_type_fails_einval, "QPX-05", 0)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp_init_attr_ex a;
@@ -1070,7 +1070,7 @@ static void common_tail(struct th_ctx *t, struct ibv_qp *qp)
 				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), EINVAL);
 }
 
-static void modify_table_for_xrc_send(struct th_ctx *t)
+TH_TEST(modify_table_for_xrc_send, "QPX-06", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp *q = th_ini_qp(t->ctx, b.pd, b.cq);
@@ -1085,7 +1085,7 @@ static void modify_table_for_xrc_send(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void modify_table_for_xrc_recv(struct th_ctx *t)
+TH_TEST(modify_table_for_xrc_recv, "QPX-06", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp *q;
@@ -1120,7 +1120,7 @@ static void sqd_and_back(struct th_ctx *t, struct ibv_qp *qp)
 	assert_int_equal(qp->state, IBV_QPS_RTS);
 }
 
-static void modify_sqd_for_xrc_types(struct th_ctx *t)
+TH_TEST(modify_sqd_for_xrc_types, "QPX-06", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -1144,7 +1144,7 @@ static void modify_sqd_for_xrc_types(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void modify_accepts_rc_masks_on_xrc_types(struct th_ctx *t)
+TH_TEST(modify_accepts_rc_masks_on_xrc_types, "QPX-07", TH_XRC)
 {
 	const int rc_rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -1175,7 +1175,7 @@ static void modify_accepts_rc_masks_on_xrc_types(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void modify_other_errors(struct th_ctx *t)
+TH_TEST(modify_other_errors, "QPX-08", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp *q = th_ini_qp(t->ctx, b.pd, b.cq);
@@ -1214,7 +1214,7 @@ static void modify_other_errors(struct th_ctx *t)
 	base_free(&b);
 }
 
-static void qp_state_follows_successful_modify_only(struct th_ctx *t)
+TH_TEST(qp_state_follows_successful_modify_only, "QPX-09", 0)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp *q = th_rc_qp(b.pd, b.cq, IBV_QPT_RC);
@@ -1236,7 +1236,7 @@ static void qp_state_follows_successful_modify_only(struct th_ctx *t)
 }
 
 /* ---- ibv_open_qp ------------------------------------------------------------------- */
-static void open_qp_requires_num_xrcd_and_type_bits(struct th_ctx *t)
+TH_TEST(open_qp_requires_num_xrcd_and_type_bits, "OPENQP-02", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_open_attr a;
@@ -1268,7 +1268,7 @@ static void open_qp_requires_num_xrcd_and_type_bits(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void open_qp_reserved_mask_bit_is_rejected(struct th_ctx *t)
+TH_TEST(open_qp_reserved_mask_bit_is_rejected, "OPENQP-03", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_open_attr a;
@@ -1296,7 +1296,7 @@ static void open_qp_reserved_mask_bit_is_rejected(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void open_qp_type_must_be_xrc_recv(struct th_ctx *t)
+TH_TEST(open_qp_type_must_be_xrc_recv, "OPENQP-04", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_open_attr a;
@@ -1317,7 +1317,7 @@ static void open_qp_type_must_be_xrc_recv(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void open_qp_number_must_be_a_live_tgt_of_the_domain(struct th_ctx *t)
+TH_TEST(open_qp_number_must_be_a_live_tgt_of_the_domain, "OPENQP-05", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT), *y = th_xrcd(t->ctx, -1, O_CREAT);
@@ -1379,7 +1379,7 @@ static void open_with_foreign(struct ibv_context *local, struct ibv_xrcd *x,
 	assert_int_equal(ibv_destroy_qp(o), 0);
 }
 
-static void open_qp_with_foreign_xrcd_fails_einval(struct th_ctx *t)
+TH_TEST(open_qp_with_foreign_xrcd_fails_einval, "OPENQP-06", TH_XRC)
 {
 	struct ibv_context *local = th_open(), *other = th_open();
 	struct ibv_pd *pad[NPAD] = { NULL }, *pd;
@@ -1417,7 +1417,7 @@ static void open_qp_with_foreign_xrcd_fails_einval(struct th_ctx *t)
 	assert_int_equal(ibv_close_device(local), 0);
 }
 
-static void open_qp_returns_a_bare_handle(struct th_ctx *t)
+TH_TEST(open_qp_returns_a_bare_handle, "OPENQP-07", TH_XRC)
 {
 	int fd = th_file("xrcd-file");
 	struct ibv_xrcd *x = th_xrcd(t->ctx, fd, O_CREAT), *y = th_xrcd(t->ctx, fd, 0);
@@ -1447,7 +1447,7 @@ static void open_qp_returns_a_bare_handle(struct th_ctx *t)
 	close(fd);
 }
 
-static void opened_handle_modifies_and_queries_the_real_qp(struct th_ctx *t)
+TH_TEST(opened_handle_modifies_and_queries_the_real_qp, "OPENQP-08 QPX-09", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_init_attr ia;
@@ -1479,7 +1479,7 @@ static void opened_handle_modifies_and_queries_the_real_qp(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void creator_opens_its_own_tgt_qp_again(struct th_ctx *t)
+TH_TEST(creator_opens_its_own_tgt_qp_again, "OPENQP-09 LIFE-01", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_attr a;
@@ -1504,56 +1504,7 @@ static void creator_opens_its_own_tgt_qp_again(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(xrcd_open_requires_fd_and_oflags_bits, "XRCD-01", TH_XRC),
-	TH_TEST(xrcd_reserved_mask_bit_fails_eopnotsupp, "XRCD-02", TH_XRC),
-	TH_TEST(xrcd_fd_minus_one_makes_private_domains, "XRCD-03 XRCD-04", TH_XRC),
-	TH_TEST(xrcd_inode_creates_then_shares, "XRCD-05 XRCD-08", TH_XRC),
-	TH_TEST(xrcd_unbound_inode_without_creat_fails_eagain, "XRCD-06", TH_XRC),
-	TH_TEST(xrcd_bound_inode_with_excl_fails_einval, "XRCD-07", TH_XRC),
-	TH_TEST(xrcd_closed_fd_fails_ebadf, "XRCD-10", TH_XRC),
-	TH_TEST(xrcd_survives_close_of_its_fd, "XRCD-11", TH_XRC),
-	TH_TEST(xrcd_close_busy_only_for_its_own_objects, "XRCD-13 LIFE-10", TH_XRC),
-	TH_TEST(xrcd_destroyed_with_last_handle, "XRCD-14 XRCD-15", TH_XRC),
-	TH_TEST(xrcd_new_file_at_same_path_is_a_new_inode, "XRCD-15", TH_XRC),
-	TH_TEST(xrcd_device_without_xrc_fails_eopnotsupp, "XRCD-12", TH_NOXRC),
-	TH_TEST(xrc_srq_with_all_bits_reports_caps_and_number, "SRQX-01 SRQX-10 SRQX-11", TH_XRC),
-	TH_TEST(srq_ex_without_pd_bit_fails_einval, "SRQX-02", TH_XRC),
-	TH_TEST(xrc_srq_without_xrcd_or_cq_bit_fails_einval, "SRQX-03", TH_XRC),
-	TH_TEST(srq_type_ignored_without_type_bit, "SRQX-04", TH_XRC),
-	TH_TEST(srq_reserved_mask_bit_fails_eopnotsupp, "SRQX-05", 0),
-	TH_TEST(srq_unknown_type_fails_einval, "SRQX-07", TH_XRC),
-	TH_TEST(xrc_srq_with_foreign_xrcd_or_cq_fails_einval, "SRQX-08", TH_XRC),
-	TH_TEST(xrc_srq_holds_its_xrcd_cq_and_pd, "SRQX-09 XRCD-13", TH_XRC),
-	TH_TEST(xrc_srq_destroy_succeeds_while_tgt_qp_lives, "SRQX-15 LIFE-12", TH_XRC),
-	TH_TEST(xrc_send_with_mask_pd_only_is_created, "QPX-01", TH_XRC),
-	TH_TEST(send_ops_flags_on_xrc_send_and_xrc_recv, "WRX-02", TH_XRC),
-	TH_TEST(xrc_send_without_pd_bit_fails_einval, "QPX-01", TH_XRC),
-	TH_TEST(xrc_send_ignores_recv_fields, "QPX-02", TH_XRC),
-	TH_TEST(xrc_send_reports_no_recv_caps, "QPX-02", TH_XRC),
-	TH_TEST(xrc_recv_without_xrcd_bit_fails_einval, "QPX-03", TH_XRC),
-	TH_TEST(xrc_recv_is_created_in_reset_with_a_number, "QPX-03", TH_XRC),
-	TH_TEST(create_qp_ex_unknown_mask_bit_is_rejected, "QPX-04", TH_XRC),
-	TH_TEST(create_qp_ex_unknown_mask_bit_on_rc_is_rejected, "QPX-04", 0),
-	TH_TEST(create_qp_ex_create_flags_bit_without_flags_is_taken, "QPX-04", 0),
-	TH_TEST(create_qp_ex_unknown_type_fails_einval, "QPX-05", 0),
-	TH_TEST(modify_table_for_xrc_send, "QPX-06", TH_XRC),
-	TH_TEST(modify_table_for_xrc_recv, "QPX-06", TH_XRC),
-	TH_TEST(modify_sqd_for_xrc_types, "QPX-06", TH_XRC),
-	TH_TEST(modify_accepts_rc_masks_on_xrc_types, "QPX-07", TH_XRC),
-	TH_TEST(modify_other_errors, "QPX-08", TH_XRC),
-	TH_TEST(qp_state_follows_successful_modify_only, "QPX-09", 0),
-	TH_TEST(open_qp_requires_num_xrcd_and_type_bits, "OPENQP-02", TH_XRC),
-	TH_TEST(open_qp_reserved_mask_bit_is_rejected, "OPENQP-03", TH_XRC),
-	TH_TEST(open_qp_type_must_be_xrc_recv, "OPENQP-04", TH_XRC),
-	TH_TEST(open_qp_number_must_be_a_live_tgt_of_the_domain, "OPENQP-05", TH_XRC),
-	TH_TEST(open_qp_with_foreign_xrcd_fails_einval, "OPENQP-06", TH_XRC),
-	TH_TEST(open_qp_returns_a_bare_handle, "OPENQP-07", TH_XRC),
-	TH_TEST(opened_handle_modifies_and_queries_the_real_qp, "OPENQP-08 QPX-09", TH_XRC),
-	TH_TEST(creator_opens_its_own_tgt_qp_again, "OPENQP-09 LIFE-01", TH_XRC),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -67,7 +67,7 @@ static void reserved_errno(int got, bool soft, const char *what)
 /* XRCD-02: the reserved-mask check comes before the FD/OFLAGS one
  * (rdma-core v44.0 libibverbs/cmd.c:75), so RESERVED alone is EOPNOTSUPP,
  * not the EINVAL of the missing bits. */
-static void xrcd_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(xrcd_reserved_bit_alone_fails_eopnotsupp, "XRCD-02", TH_XRC)
 {
 	struct ibv_xrcd_init_attr a = { .fd = -1, .oflags = O_CREAT };
 	struct ibv_xrcd *x;
@@ -85,7 +85,7 @@ static void xrcd_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
  * the PD bit's (errno set since v30). mlx5 and mlx4 send a request without
  * the TYPE bit down their basic create_srq, which never reads comp_mask
  * (fixtures/expect/mlx5.txt, mlx4.txt). */
-static void srq_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(srq_reserved_bit_alone_fails_eopnotsupp, "SRQX-05", 0)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_srq_init_attr_ex a;
@@ -110,7 +110,7 @@ static void srq_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
 
 /* OPENQP-03: cmd.c:352 before the NUM/XRCD/TYPE check (errno left alone
  * upstream). */
-static void open_qp_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(open_qp_reserved_bit_alone_fails_eopnotsupp, "OPENQP-03", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp_open_attr a;
@@ -141,7 +141,7 @@ static void open_qp_reserved_bit_alone_fails_eopnotsupp(struct th_ctx *t)
  * otherwise (fixtures/profiles/README.md), noted. */
 #define QP_INIT_FIRST_UNKNOWN (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1)
 
-static void create_qp_ex_first_unknown_bit_alone_is_rejected(struct th_ctx *t)
+TH_TEST(create_qp_ex_first_unknown_bit_alone_is_rejected, "QPX-04", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_qp_init_attr_ex a;
@@ -190,7 +190,7 @@ static struct ibv_srq *xsrq_sized(struct ibv_context *ctx, struct base *b, struc
 	return s;
 }
 
-static void xrc_srq_at_the_device_limits(struct th_ctx *t)
+TH_TEST(xrc_srq_at_the_device_limits, "SRQX-10", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -302,7 +302,7 @@ static void over_max_sge(struct ibv_context *ctx, struct base *b, uint32_t msge)
 	assert_int_equal(errno, EINVAL);
 }
 
-static void xrc_send_qp_at_the_device_limits(struct th_ctx *t)
+TH_TEST(xrc_send_qp_at_the_device_limits, "QPX-01", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_device_attr da;
@@ -364,7 +364,7 @@ next:
 	return ctx;
 }
 
-static void xrcd_inode_binding_is_per_device(struct th_ctx *t)
+TH_TEST(xrcd_inode_binding_is_per_device, "XRCD-09", TH_XRC | TH_NO_CTX)
 {
 	struct ibv_context *a, *b;
 	struct ibv_xrcd *xa, *xb, *x;
@@ -410,7 +410,7 @@ static void xrcd_inode_binding_is_per_device(struct th_ctx *t)
 /* Closing it frees it at once when nothing uses it; while its SRQ, its TGT
  * QP or a QP opened through it exists the refcnt check (XRCD-13) answers
  * EBUSY first and the handle stays usable. */
-static void inode_less_xrcd_closes_once_unused(struct th_ctx *t)
+TH_TEST(inode_less_xrcd_closes_once_unused, "XRCD-16 XRCD-13", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
@@ -460,7 +460,7 @@ static int srq_num_want(void)
 	return -1;		/* another driver: any documented answer */
 }
 
-static void get_srq_num_on_a_basic_srq_gives_a_documented_answer(struct th_ctx *t)
+TH_TEST(get_srq_num_on_a_basic_srq_gives_a_documented_answer, "SRQX-12", 0)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
 	struct ibv_srq_init_attr sa;
@@ -537,7 +537,7 @@ static void send_one(struct ibv_qp *ini, struct ibv_cq *scq, struct ibv_mr *mr, 
 	assert_int_equal(wc.wr_id, id);
 }
 
-static void xrc_srq_limit_fires_once_on_the_creating_context(struct th_ctx *t)
+TH_TEST(xrc_srq_limit_fires_once_on_the_creating_context, "SRQX-14", TH_XRC)
 {
 	struct ibv_context *c2 = th_open();		/* the sender's context */
 	struct base b = base_new(t->ctx), b2 = base_new(c2);
@@ -636,7 +636,7 @@ static void xrc_srq_limit_fires_once_on_the_creating_context(struct th_ctx *t)
  * was reused here is noted (that it happens is the spec's inference). */
 #define NLATER 8
 
-static void open_qp_finds_no_later_qp_of_another_kind_or_domain(struct th_ctx *t)
+TH_TEST(open_qp_finds_no_later_qp_of_another_kind_or_domain, "LIFE-11 OPENQP-05", TH_XRC)
 {
 	struct base b = base_new(t->ctx);
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT), *y = th_xrcd(t->ctx, -1, O_CREAT);
@@ -678,21 +678,7 @@ static void open_qp_finds_no_later_qp_of_another_kind_or_domain(struct th_ctx *t
 	base_free(&b);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(xrcd_reserved_bit_alone_fails_eopnotsupp, "XRCD-02", TH_XRC),
-	TH_TEST(srq_reserved_bit_alone_fails_eopnotsupp, "SRQX-05", 0),
-	TH_TEST(open_qp_reserved_bit_alone_fails_eopnotsupp, "OPENQP-03", TH_XRC),
-	TH_TEST(create_qp_ex_first_unknown_bit_alone_is_rejected, "QPX-04", TH_XRC),
-	TH_TEST(xrc_srq_at_the_device_limits, "SRQX-10", TH_XRC),
-	TH_TEST(xrc_send_qp_at_the_device_limits, "QPX-01", TH_XRC),
-	TH_TEST(xrcd_inode_binding_is_per_device, "XRCD-09", TH_XRC | TH_NO_CTX),
-	TH_TEST(inode_less_xrcd_closes_once_unused, "XRCD-16 XRCD-13", TH_XRC),
-	TH_TEST(get_srq_num_on_a_basic_srq_gives_a_documented_answer, "SRQX-12", 0),
-	TH_TEST(xrc_srq_limit_fires_once_on_the_creating_context, "SRQX-14", TH_XRC),
-	TH_TEST(open_qp_finds_no_later_qp_of_another_kind_or_domain, "LIFE-11 OPENQP-05", TH_XRC),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -48,7 +48,7 @@ static void query_state(struct ibv_qp *qp, enum ibv_qp_state want)
 static uint32_t leave_tgt_qp(struct th_ctx *t, int fd, enum ibv_qp_state *state);
 
 /* ---- one process ------------------------------------------------------------ */
-static void owner_destroy_keeps_qp_for_other_handles(struct th_ctx *t)
+TH_TEST(owner_destroy_keeps_qp_for_other_handles, "LIFE-01 LIFE-02", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp *q, *o, *o2;
@@ -72,7 +72,7 @@ static void owner_destroy_keeps_qp_for_other_handles(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void last_explicit_destroy_destroys_real_qp(struct th_ctx *t)
+TH_TEST(last_explicit_destroy_destroys_real_qp, "LIFE-03", TH_XRC)
 {
 	struct ibv_xrcd *x = th_xrcd(t->ctx, -1, O_CREAT);
 	struct ibv_qp *q, *o;
@@ -95,7 +95,8 @@ static void last_explicit_destroy_destroys_real_qp(struct th_ctx *t)
 /* LIFE-04/05 through ibv_close_device: ctx2 creates a TGT QP in the
  * shared domain and closes without destroying it (on mlx5 a process
  * exits instead: leave_tgt_qp). */
-static void tgt_qp_left_at_close_device_follows_model(struct th_ctx *t)
+TH_TEST(tgt_qp_left_at_close_device_follows_model, "LIFE-04 LIFE-05 LIFE-06 XRCD-17",
+	TH_XRC | TH_NO_CTX)
 {
 	int fd = th_file(XFILE);
 	struct ibv_context *c1 = th_open();
@@ -139,7 +140,7 @@ static void tgt_qp_left_at_close_device_follows_model(struct th_ctx *t)
  * (LIFE-04) the QP died at close_device, so LIFE-05 cannot be exercised:
  * the domain goes with the last handle (checked), then the test skips.
  */
-static void leftover_tgt_qp_keeps_its_domain(struct th_ctx *t)
+TH_TEST(leftover_tgt_qp_keeps_its_domain, "LIFE-05 XRCD-15", TH_XRC | TH_NO_CTX)
 {
 	int fd = th_file(XFILE);
 	struct ibv_context *c1 = th_open();
@@ -179,7 +180,7 @@ static void leftover_tgt_qp_keeps_its_domain(struct th_ctx *t)
 	close(fd);
 }
 
-static void srq_lifetime_is_independent_of_tgt_qps(struct th_ctx *t)
+TH_TEST(srq_lifetime_is_independent_of_tgt_qps, "LIFE-12 SRQX-15", TH_XRC)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 8, NULL, NULL, 0);
@@ -218,7 +219,7 @@ static int async_ready(struct ibv_context *ctx, int ms)
 	return poll(&p, 1, ms) > 0;
 }
 
-static void qp_event_reaches_every_handle(struct th_ctx *t)
+TH_TEST(qp_event_reaches_every_handle, "LIFE-08 LIFE-07", TH_XRC | TH_NO_CTX | TH_REF_ONLY)
 {
 	struct ibv_context *c1, *c2;
 	struct ibv_xrcd *x1, *x2;
@@ -270,7 +271,7 @@ static void *destroy_thread(void *arg)
 	return NULL;
 }
 
-static void destroy_waits_for_acked_events(struct th_ctx *t)
+TH_TEST(destroy_waits_for_acked_events, "LIFE-09", TH_XRC | TH_NO_CTX | TH_REF_ONLY)
 {
 	struct ibv_async_event ev;
 	struct ibv_context *c;
@@ -387,7 +388,7 @@ static uint32_t leave_tgt_qp(struct th_ctx *t, int fd, enum ibv_qp_state *state)
 	return qpn;
 }
 
-static void xrcd_is_shared_with_another_process(struct th_ctx *t)
+TH_TEST(xrcd_is_shared_with_another_process, "XRCD-08", TH_XRC | TH_NO_CTX)
 {
 	struct owner_arg oa = { .destroy = 1, .port = t->port };
 	struct th_peer p;
@@ -414,7 +415,7 @@ static void xrcd_is_shared_with_another_process(struct th_ctx *t)
 	close(fd);
 }
 
-static void owner_process_destroy_keeps_qp_for_holder(struct th_ctx *t)
+TH_TEST(owner_process_destroy_keeps_qp_for_holder, "LIFE-02 LIFE-03", TH_XRC | TH_NO_CTX)
 {
 	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 0, .port = t->port };
 	struct th_peer p;
@@ -447,7 +448,7 @@ static void owner_process_destroy_keeps_qp_for_holder(struct th_ctx *t)
 	close(fd);
 }
 
-static void owner_exit_without_destroy_follows_model(struct th_ctx *t)
+TH_TEST(owner_exit_without_destroy_follows_model, "LIFE-04 LIFE-05 LIFE-06", TH_XRC | TH_NO_CTX)
 {
 	struct owner_arg oa = { .destroy = 0, .port = t->port };
 	struct th_peer p;
@@ -478,7 +479,7 @@ static void owner_exit_without_destroy_follows_model(struct th_ctx *t)
 	close(fd);
 }
 
-static void holder_keeps_qp_after_owner_exit(struct th_ctx *t)
+TH_TEST(holder_keeps_qp_after_owner_exit, "LIFE-04 LIFE-05", TH_XRC | TH_NO_CTX)
 {
 	struct owner_arg oa = { .destroy = 0, .port = t->port };
 	struct th_peer p;
@@ -507,7 +508,7 @@ static void holder_keeps_qp_after_owner_exit(struct th_ctx *t)
 	close(fd);
 }
 
-static void xrcd_of_exited_process_is_released(struct th_ctx *t)
+TH_TEST(xrcd_of_exited_process_is_released, "XRCD-17 XRCD-08", TH_XRC | TH_NO_CTX)
 {
 	struct owner_arg oa = { .destroy = 1, .keep_xrcd = 1, .port = t->port };
 	struct th_peer p;
@@ -531,24 +532,7 @@ static void xrcd_of_exited_process_is_released(struct th_ctx *t)
 	close(fd);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(owner_destroy_keeps_qp_for_other_handles, "LIFE-01 LIFE-02", TH_XRC),
-	TH_TEST(last_explicit_destroy_destroys_real_qp, "LIFE-03", TH_XRC),
-	TH_TEST(tgt_qp_left_at_close_device_follows_model, "LIFE-04 LIFE-05 LIFE-06 XRCD-17",
-		TH_XRC | TH_NO_CTX),
-	TH_TEST(leftover_tgt_qp_keeps_its_domain, "LIFE-05 XRCD-15", TH_XRC | TH_NO_CTX),
-	TH_TEST(srq_lifetime_is_independent_of_tgt_qps, "LIFE-12 SRQX-15", TH_XRC),
-	TH_TEST(qp_event_reaches_every_handle, "LIFE-08 LIFE-07", TH_XRC | TH_NO_CTX | TH_REF_ONLY),
-	TH_TEST(destroy_waits_for_acked_events, "LIFE-09", TH_XRC | TH_NO_CTX | TH_REF_ONLY),
-	TH_TEST(xrcd_is_shared_with_another_process, "XRCD-08", TH_XRC | TH_NO_CTX),
-	TH_TEST(owner_process_destroy_keeps_qp_for_holder, "LIFE-02 LIFE-03", TH_XRC | TH_NO_CTX),
-	TH_TEST(owner_exit_without_destroy_follows_model, "LIFE-04 LIFE-05 LIFE-06",
-		TH_XRC | TH_NO_CTX),
-	TH_TEST(holder_keeps_qp_after_owner_exit, "LIFE-04 LIFE-05", TH_XRC | TH_NO_CTX),
-	TH_TEST(xrcd_of_exited_process_is_released, "XRCD-17 XRCD-08", TH_XRC | TH_NO_CTX),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -382,42 +382,34 @@ static void every_order(enum end creator)
 			t.seed);
 }
 
-static void tgt_qp_whose_creator_exits(struct th_ctx *t)
+#define LIFE_IDS "LIFE-02 LIFE-03 LIFE-04 LIFE-05 LIFE-06 XRCD-15 XRCD-17"
+
+TH_TEST(tgt_qp_whose_creator_exits, LIFE_IDS, TH_XRC | TH_NO_CTX)
 {
 	every_order(END_EXIT);
 }
 
-static void tgt_qp_whose_creator_is_killed(struct th_ctx *t)
+TH_TEST(tgt_qp_whose_creator_is_killed, LIFE_IDS, TH_XRC | TH_NO_CTX)
 {
 	every_order(END_KILL);
 }
 
-static void tgt_qp_whose_creator_crashes(struct th_ctx *t)
+TH_TEST(tgt_qp_whose_creator_crashes, LIFE_IDS, TH_XRC | TH_NO_CTX)
 {
 	every_order(END_SEGV);
 }
 
-static void tgt_qp_whose_creator_closes_its_device(struct th_ctx *t)
+TH_TEST(tgt_qp_whose_creator_closes_its_device, LIFE_IDS, TH_XRC | TH_NO_CTX)
 {
 	every_order(END_CLOSE);
 }
 
-static void tgt_qp_destroyed_by_its_creator(struct th_ctx *t)
+TH_TEST(tgt_qp_destroyed_by_its_creator, LIFE_IDS, TH_XRC | TH_NO_CTX)
 {
 	every_order(END_DESTROY);
 }
 
-#define LIFE_IDS "LIFE-02 LIFE-03 LIFE-04 LIFE-05 LIFE-06 XRCD-15 XRCD-17"
-
-static const struct th_test tests[] = {
-	TH_TEST(tgt_qp_whose_creator_exits, LIFE_IDS, TH_XRC | TH_NO_CTX),
-	TH_TEST(tgt_qp_whose_creator_is_killed, LIFE_IDS, TH_XRC | TH_NO_CTX),
-	TH_TEST(tgt_qp_whose_creator_crashes, LIFE_IDS, TH_XRC | TH_NO_CTX),
-	TH_TEST(tgt_qp_whose_creator_closes_its_device, LIFE_IDS, TH_XRC | TH_NO_CTX),
-	TH_TEST(tgt_qp_destroyed_by_its_creator, LIFE_IDS, TH_XRC | TH_NO_CTX),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

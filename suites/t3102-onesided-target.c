@@ -436,12 +436,12 @@ static void write_lands(struct th_ctx *t, enum how how)
 	end_close(&e);
 }
 
-static void write_completes_and_lands_at_a_stopped_target(struct th_ctx *t)
+TH_TEST(write_completes_and_lands_at_a_stopped_target, "RDMA-01", TH_NO_CTX)
 {
 	write_lands(t, STOPPED);
 }
 
-static void write_completes_and_lands_at_a_target_blocked_in_read(struct th_ctx *t)
+TH_TEST(write_completes_and_lands_at_a_target_blocked_in_read, "RDMA-01", TH_NO_CTX)
 {
 	write_lands(t, BLOCKED);
 }
@@ -489,12 +489,12 @@ static void read_answers(struct th_ctx *t, enum how how)
 	end_close(&e);
 }
 
-static void read_returns_the_target_bytes_while_it_is_stopped(struct th_ctx *t)
+TH_TEST(read_returns_the_target_bytes_while_it_is_stopped, "RDMA-02", TH_NO_CTX)
 {
 	read_answers(t, STOPPED);
 }
 
-static void read_returns_the_target_bytes_while_it_is_blocked_in_read(struct th_ctx *t)
+TH_TEST(read_returns_the_target_bytes_while_it_is_blocked_in_read, "RDMA-02", TH_NO_CTX)
 {
 	read_answers(t, BLOCKED);
 }
@@ -567,12 +567,12 @@ static void atomics_run(struct th_ctx *t, enum how how)
 	end_close(&e);
 }
 
-static void atomics_run_at_a_stopped_target_and_return_the_original(struct th_ctx *t)
+TH_TEST(atomics_run_at_a_stopped_target_and_return_the_original, "RDMA-03", TH_NO_CTX)
 {
 	atomics_run(t, STOPPED);
 }
 
-static void atomics_run_at_a_target_blocked_in_read(struct th_ctx *t)
+TH_TEST(atomics_run_at_a_target_blocked_in_read, "RDMA-03", TH_NO_CTX)
 {
 	atomics_run(t, BLOCKED);
 }
@@ -610,7 +610,7 @@ static void second_initiator(struct th_peer *self, void *arg)
 	end_close(&e);
 }
 
-static void fetch_add_from_two_initiators_is_atomic(struct th_ctx *t)
+TH_TEST(fetch_add_from_two_initiators_is_atomic, "RDMA-04", TH_NO_CTX)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x66 };
 	struct ini_arg ia = { .port = t->port };
@@ -712,7 +712,7 @@ static void sends_then_flag(struct end *e, const struct remote *r, struct ibv_se
 	wr[NSEND].wr.rdma.rkey = r->rkey;
 }
 
-static void write_after_send_is_not_placed_before_the_send_data(struct th_ctx *t)
+TH_TEST(write_after_send_is_not_placed_before_the_send_data, "RDMA-05", TH_NO_CTX)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 1, .seed = 0x77,
 			     .nrecv = NSEND, .spin_flag = 1 };
@@ -781,8 +781,8 @@ static int read_on(struct end *e, struct ibv_qp *qp, struct ibv_cq *cq, size_t l
  * check_psn) has executed them in order by then; on either, a WRITE that
  * landed says the SENDs' data did.
  */
-static void
-write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target(struct th_ctx *t)
+TH_TEST(write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target, "RDMA-05",
+	TH_NO_CTX)
 {
 	struct tgt_arg a = { .port = t->port, .mr_access = ACC_ALL, .nqp = 2, .seed = 0x78,
 			     .nrecv = NSEND };
@@ -865,23 +865,23 @@ static void access_error(struct th_ctx *t, unsigned mr_access, enum ibv_wr_opcod
 	end_close(&e);
 }
 
-static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
+TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "RDMA-06", TH_NO_CTX)
 {
 	access_error(t, ACC_ALL, IBV_WR_RDMA_WRITE, 0, 64, 0x5a);
 }
 
-static void write_without_remote_write_access_is_rem_access_err(struct th_ctx *t)
+TH_TEST(write_without_remote_write_access_is_rem_access_err, "RDMA-06", TH_NO_CTX)
 {
 	access_error(t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 		     IBV_WR_RDMA_WRITE, 0, 64, 0);
 }
 
-static void read_past_the_region_is_rem_access_err(struct th_ctx *t)
+TH_TEST(read_past_the_region_is_rem_access_err, "RDMA-06", TH_NO_CTX)
 {
 	access_error(t, ACC_ALL, IBV_WR_RDMA_READ, BUF_LEN - 32, 64, 0);
 }
 
-static void atomic_without_remote_atomic_access_is_rem_access_err(struct th_ctx *t)
+TH_TEST(atomic_without_remote_atomic_access_is_rem_access_err, "RDMA-06", TH_NO_CTX)
 {
 	need_atomics("this check of RDMA-06");
 	access_error(t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
@@ -1006,19 +1006,19 @@ static void misaligned_atomic(struct th_ctx *t, enum ibv_wr_opcode op, int ex)
 	end_close(&e);
 }
 
-static void cmp_swap_at_a_misaligned_address_is_refused(struct th_ctx *t)
+TH_TEST(cmp_swap_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX)
 {
 	need_atomics("RDMA-07");
 	misaligned_atomic(t, IBV_WR_ATOMIC_CMP_AND_SWP, 0);
 }
 
-static void fetch_add_at_a_misaligned_address_is_refused(struct th_ctx *t)
+TH_TEST(fetch_add_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX)
 {
 	need_atomics("RDMA-07");
 	misaligned_atomic(t, IBV_WR_ATOMIC_FETCH_AND_ADD, 0);
 }
 
-static void misaligned_atomics_of_the_new_api_are_rem_inv_req_err(struct th_ctx *t)
+TH_TEST(misaligned_atomics_of_the_new_api_are_rem_inv_req_err, "RDMA-07", TH_NO_CTX)
 {
 	need_atomics("RDMA-07");
 	need_atomics_ex();
@@ -1026,27 +1026,7 @@ static void misaligned_atomics_of_the_new_api_are_rem_inv_req_err(struct th_ctx 
 	misaligned_atomic(t, IBV_WR_ATOMIC_FETCH_AND_ADD, 1);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(write_completes_and_lands_at_a_stopped_target, "RDMA-01", TH_NO_CTX),
-	TH_TEST(write_completes_and_lands_at_a_target_blocked_in_read, "RDMA-01", TH_NO_CTX),
-	TH_TEST(read_returns_the_target_bytes_while_it_is_stopped, "RDMA-02", TH_NO_CTX),
-	TH_TEST(read_returns_the_target_bytes_while_it_is_blocked_in_read, "RDMA-02", TH_NO_CTX),
-	TH_TEST(atomics_run_at_a_stopped_target_and_return_the_original, "RDMA-03", TH_NO_CTX),
-	TH_TEST(atomics_run_at_a_target_blocked_in_read, "RDMA-03", TH_NO_CTX),
-	TH_TEST(fetch_add_from_two_initiators_is_atomic, "RDMA-04", TH_NO_CTX),
-	TH_TEST(write_after_send_is_not_placed_before_the_send_data, "RDMA-05", TH_NO_CTX),
-	TH_TEST(write_after_send_is_not_placed_before_the_send_data_at_a_stopped_target, "RDMA-05",
-		TH_NO_CTX),
-	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "RDMA-06", TH_NO_CTX),
-	TH_TEST(write_without_remote_write_access_is_rem_access_err, "RDMA-06", TH_NO_CTX),
-	TH_TEST(read_past_the_region_is_rem_access_err, "RDMA-06", TH_NO_CTX),
-	TH_TEST(atomic_without_remote_atomic_access_is_rem_access_err, "RDMA-06", TH_NO_CTX),
-	TH_TEST(cmp_swap_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX),
-	TH_TEST(fetch_add_at_a_misaligned_address_is_refused, "RDMA-07", TH_NO_CTX),
-	TH_TEST(misaligned_atomics_of_the_new_api_are_rem_inv_req_err, "RDMA-07", TH_NO_CTX),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

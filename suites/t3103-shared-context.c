@@ -249,18 +249,19 @@ static void share_and_use(struct th_ctx *t, int exec_it)
 	owner_free(&o);
 }
 
-static void forked_child_imports_the_passed_fd_and_uses_pd_and_mr(struct th_ctx *t)
+TH_TEST(forked_child_imports_the_passed_fd_and_uses_pd_and_mr,
+	"IMPORT-03 IMPORT-04 IMPORT-06 IMPORT-07 IMPORT-08", 0)
 {
 	share_and_use(t, 0);
 }
 
-static void execd_program_imports_the_passed_fd_and_uses_pd_and_mr(struct th_ctx *t)
+TH_TEST(execd_program_imports_the_passed_fd_and_uses_pd_and_mr, "IMPORT-03 IMPORT-04 IMPORT-08", 0)
 {
 	share_and_use(t, 1);
 }
 
 /* IMPORT-10: the child deregisters the imported MR: gone for the owner */
-static void dereg_in_the_importer_is_seen_by_the_owner(struct th_ctx *t)
+TH_TEST(dereg_in_the_importer_is_seen_by_the_owner, "IMPORT-10", 0)
 {
 	struct ibv_mr *x;
 	struct owner o;
@@ -286,7 +287,7 @@ static void dereg_in_the_importer_is_seen_by_the_owner(struct th_ctx *t)
 }
 
 /* IMPORT-13, IMPORT-12: the importer closes first; the owner goes on */
-static void importer_closes_first_the_owner_goes_on(struct th_ctx *t)
+TH_TEST(importer_closes_first_the_owner_goes_on, "IMPORT-13 IMPORT-12", 0)
 {
 	struct ibv_context *c;
 	struct ibv_mr *x;
@@ -320,7 +321,7 @@ static void importer_closes_first_the_owner_goes_on(struct th_ctx *t)
 
 /* IMPORT-13: the owner closes its context first; the importer's copy of
  * the file keeps the objects, which it imports and uses after */
-static void owner_closes_first_the_importer_keeps_the_objects(struct th_ctx *t)
+TH_TEST(owner_closes_first_the_importer_keeps_the_objects, "IMPORT-13", 0)
 {
 	struct owner o;
 	int sv[2];
@@ -360,7 +361,7 @@ static void peer_owner(struct th_peer *self, void *arg)
 	pause();		/* killed here */
 }
 
-static void killed_owner_leaves_the_objects_to_the_holder(struct th_ctx *t)
+TH_TEST(killed_owner_leaves_the_objects_to_the_holder, "IMPORT-13", 0)
 {
 	struct ibv_context *c;
 	struct ibv_pd *pd;
@@ -419,17 +420,6 @@ static void killed_owner_leaves_the_objects_to_the_holder(struct th_ctx *t)
 	free(buf);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(forked_child_imports_the_passed_fd_and_uses_pd_and_mr,
-		"IMPORT-03 IMPORT-04 IMPORT-06 IMPORT-07 IMPORT-08", 0),
-	TH_TEST(execd_program_imports_the_passed_fd_and_uses_pd_and_mr,
-		"IMPORT-03 IMPORT-04 IMPORT-08", 0),
-	TH_TEST(dereg_in_the_importer_is_seen_by_the_owner, "IMPORT-10", 0),
-	TH_TEST(importer_closes_first_the_owner_goes_on, "IMPORT-13 IMPORT-12", 0),
-	TH_TEST(owner_closes_first_the_importer_keeps_the_objects, "IMPORT-13", 0),
-	TH_TEST(killed_owner_leaves_the_objects_to_the_holder, "IMPORT-13", 0),
-};
-
 int main(int argc, char **argv)
 {
 	/* the exec'd importer: its verdict is its exit status */
@@ -437,5 +427,5 @@ int main(int argc, char **argv)
 		importer(atoi(argv[2]));
 		return tr_checks_failed() ? 1 : 0;
 	}
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -124,7 +124,7 @@ static void kid_end(struct kid *k)
 }
 
 /* ---- FORK-01 ---------------------------------------------------------------- */
-static void fork_init_is_not_needed_on_a_copy_on_fork_kernel(struct th_ctx *t)
+TH_TEST(fork_init_is_not_needed_on_a_copy_on_fork_kernel, "FORK-01", TH_NO_CTX)
 {
 	enum ibv_fork_status before, after;
 	int ret;
@@ -142,7 +142,7 @@ static void fork_init_is_not_needed_on_a_copy_on_fork_kernel(struct th_ctx *t)
 }
 
 /* ---- FORK-02 ---------------------------------------------------------------- */
-static void child_copy_of_a_registered_buffer_is_private_both_ways(struct th_ctx *t)
+TH_TEST(child_copy_of_a_registered_buffer_is_private_both_ways, "FORK-02", 0)
 {
 	unsigned char *buf = buf_new();
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
@@ -255,7 +255,7 @@ static void remote_write_read(struct th_peer *p, unsigned char *buf, unsigned ch
 			buf[d], c);
 }
 
-static void parent_region_keeps_working_for_remote_write_and_read_after_fork(struct th_ctx *t)
+TH_TEST(parent_region_keeps_working_for_remote_write_and_read_after_fork, "FORK-03", TH_NO_CTX)
 {
 	struct req_arg a = { .port = t->port };
 	unsigned char *buf;
@@ -441,7 +441,7 @@ static bool fork_init_protects(struct th_ctx *t, enum probe how)
 	return code == 10;
 }
 
-static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
+TH_TEST(fork_init_after_a_registration_is_einval, "FORK-04", TH_NO_CTX)
 {
 	bool prot = fork_init_protects(t, CHILD);
 	unsigned char *buf = buf_new();
@@ -465,7 +465,8 @@ static void fork_init_after_a_registration_is_einval(struct th_ctx *t)
 	assert_int_equal(munmap(buf, BUF_LEN), 0);
 }
 
-static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(struct th_ctx *t)
+TH_TEST(after_fork_init_a_child_has_no_registered_page_and_the_region_works,
+	"FORK-01 FORK-04 FORK-05 FORK-06", TH_NO_CTX)
 {
 	struct req_arg a = { .port = t->port };
 	bool prot = fork_init_protects(t, AFTER_REG);
@@ -520,7 +521,7 @@ static void after_fork_init_a_child_has_no_registered_page_and_the_region_works(
 	assert_int_equal(munmap(other, BUF_LEN), 0);
 }
 
-static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx *t)
+TH_TEST(two_regions_on_one_page_keep_it_dontfork_until_both_go, "FORK-05 FORK-06", TH_NO_CTX)
 {
 	bool prot = fork_init_protects(t, AFTER_REG);
 	unsigned char *buf = buf_new();
@@ -563,7 +564,7 @@ static void two_regions_on_one_page_keep_it_dontfork_until_both_go(struct th_ctx
  * providers/mlx4/mlx4.c:91): there a failed rereg is a failure. Where
  * ibv_fork_init turned nothing on, no range is ever marked.
  */
-static void rereg_translation_moves_the_dontfork(struct th_ctx *t)
+TH_TEST(rereg_translation_moves_the_dontfork, "FORK-08", TH_NO_CTX)
 {
 	bool prot = fork_init_protects(t, AFTER_REG);
 	unsigned char *a = buf_new(), *b = buf_new();
@@ -693,7 +694,7 @@ static void exec_with(struct th_ctx *t, const char *var, const char *val, const 
 	th_note("%s=%s: exit %d", var, val, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
-static void fork_safe_in_the_environment_calls_fork_init(struct th_ctx *t)
+TH_TEST(fork_safe_in_the_environment_calls_fork_init, "FORK-07", 0)
 {
 	bool prot = fork_init_protects(t, AFTER_REG);
 
@@ -702,25 +703,11 @@ static void fork_safe_in_the_environment_calls_fork_init(struct th_ctx *t)
 	exec_with(t, "RDMAV_FORK_SAFE", "0", "0", prot);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(fork_init_is_not_needed_on_a_copy_on_fork_kernel, "FORK-01", TH_NO_CTX),
-	TH_TEST(child_copy_of_a_registered_buffer_is_private_both_ways, "FORK-02", 0),
-	TH_TEST(parent_region_keeps_working_for_remote_write_and_read_after_fork, "FORK-03",
-		TH_NO_CTX),
-	TH_TEST(fork_init_after_a_registration_is_einval, "FORK-04", TH_NO_CTX),
-	TH_TEST(after_fork_init_a_child_has_no_registered_page_and_the_region_works,
-		"FORK-01 FORK-04 FORK-05 FORK-06", TH_NO_CTX),
-	TH_TEST(two_regions_on_one_page_keep_it_dontfork_until_both_go, "FORK-05 FORK-06",
-		TH_NO_CTX),
-	TH_TEST(rereg_translation_moves_the_dontfork, "FORK-08", TH_NO_CTX),
-	TH_TEST(fork_safe_in_the_environment_calls_fork_init, "FORK-07", 0),
-};
-
 int main(int argc, char **argv)
 {
 	const char *dev = getenv("T3104_FORK_SAFE_DEV");
 
 	if (dev)		/* the program exec'd by FORK-07 */
 		return fork_safe_program(dev);
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

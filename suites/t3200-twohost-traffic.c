@@ -281,7 +281,7 @@ static void expect_refused(struct half *h, enum ibv_wc_status want, const char *
 /* HOST-01: an RC SEND and a SEND_WITH_IMM of host A land in receives of host B,
  * data and immediate whole; the QP is found by the GID (IBA vol 1 annex A17,
  * RoCE v2: the GRH's DGID is the IP address) and its number on that host. */
-static void rc_send_and_send_imm_cross_hosts(struct th_ctx *t)
+TH_TEST(rc_send_and_send_imm_cross_hosts, "HOST-01", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -314,7 +314,7 @@ static void rc_send_and_send_imm_cross_hosts(struct th_ctx *t)
 }
 
 /* HOST-02: a UC SEND and a UC RDMA WRITE cross the hosts. */
-static void uc_send_and_write_cross_hosts(struct th_ctx *t)
+TH_TEST(uc_send_and_write_cross_hosts, "HOST-02", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -366,7 +366,7 @@ static void expect_imm(struct half *h, uint64_t id, enum ibv_wc_opcode op, uint3
  * drivers/infiniband/sw/rxe/rxe_resp.c:952 do_complete, :980
  * IB_WC_RECV_RDMA_WITH_IMM, :992 IB_WC_WITH_IMM and the packet's
  * immediate; v6.12 :1089, :1118, :1130). */
-static void uc_send_imm_and_write_imm_cross_hosts(struct th_ctx *t)
+TH_TEST(uc_send_imm_and_write_imm_cross_hosts, "HOST-02", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -401,7 +401,7 @@ static void uc_send_imm_and_write_imm_cross_hosts(struct th_ctx *t)
  * source GID is the sender's (IBA vol 1 11.4.1.2: the GRH of a UD
  * receive; RoCE v2 over IPv4: an IPv4 header in its last 20 bytes, linux
  * v6.1 include/rdma/ib_verbs.h union rdma_network_hdr). */
-static void ud_send_through_ah_from_ipv4_and_ipv6_gids(struct th_ctx *t)
+TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -467,7 +467,7 @@ static void ud_send_through_ah_from_ipv4_and_ipv6_gids(struct th_ctx *t)
  * (IBA vol 1 11.4.1.2; rdma-core v44.0 libibverbs/man/ibv_post_send.3:
  * SEND_WITH_IMM on UD; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:952
  * do_complete, :992; v6.12 :1089, :1130). */
-static void ud_send_imm_carries_the_immediate(struct th_ctx *t)
+TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -513,7 +513,7 @@ static void ud_send_imm_carries_the_immediate(struct th_ctx *t)
 
 /* ---- one-sided ------------------------------------------------------------------ */
 /* HOST-04: RDMA WRITE, WRITE_WITH_IMM and READ of host A in host B's memory. */
-static void rc_write_and_read_cross_hosts(struct th_ctx *t)
+TH_TEST(rc_write_and_read_cross_hosts, "HOST-04", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -551,7 +551,7 @@ static void rc_write_and_read_cross_hosts(struct th_ctx *t)
 
 /* HOST-05: compare-and-swap and fetch-and-add of host A on a word of host B
  * return the original value and change it. */
-static void rc_atomics_cross_hosts(struct th_ctx *t)
+TH_TEST(rc_atomics_cross_hosts, "HOST-05", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -602,7 +602,7 @@ static void rc_atomics_cross_hosts(struct th_ctx *t)
  * it names: B's receive says so (IBV_WC_WITH_INV, the key), and a WRITE
  * with that key then ends in IBV_WC_REM_ACCESS_ERR (IBA vol 1 10.6.7.2.2,
  * 9.4.1.1.4: the responder invalidates before it completes the receive). */
-static void rc_send_with_inv_invalidates_a_window_of_the_other_host(struct th_ctx *t)
+TH_TEST(rc_send_with_inv_invalidates_a_window_of_the_other_host, "HOST-06", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -659,7 +659,7 @@ static void rc_send_with_inv_invalidates_a_window_of_the_other_host(struct th_ct
 /* HOST-07: an RC SEND and an RDMA WRITE of several path MTUs (four packets
  * of 1024 bytes, the last short) arrive whole and in order (IBA vol 1
  * 9.7.2: a message is segmented at the path MTU and reassembled). */
-static void rc_message_of_several_mtus_arrives_whole(struct th_ctx *t)
+TH_TEST(rc_message_of_several_mtus_arrives_whole, "HOST-07", 0)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -819,43 +819,43 @@ static void rnr_case(struct th_ctx *t, uint8_t rnr_retry)
 }
 
 /* HOST-08 */
-static void rnr_retry_0_fails_at_the_first_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_0_fails_at_the_first_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 0);
 }
 
-static void rnr_retry_3_runs_out_without_a_receive(struct th_ctx *t)
+TH_TEST(rnr_retry_3_runs_out_without_a_receive, "HOST-08", 0)
 {
 	rnr_case(t, 3);
 }
 
-static void rnr_retry_7_waits_until_the_receive_is_posted(struct th_ctx *t)
+TH_TEST(rnr_retry_7_waits_until_the_receive_is_posted, "HOST-08", 0)
 {
 	rnr_case(t, 7);
 }
 
 /* HOST-08: every finite rnr_retry, each N + 1 RNR NAKs and no more */
-static void rnr_retry_1_runs_out_at_the_second_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_1_runs_out_at_the_second_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 1);
 }
 
-static void rnr_retry_2_runs_out_at_the_third_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_2_runs_out_at_the_third_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 2);
 }
 
-static void rnr_retry_4_runs_out_at_the_fifth_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_4_runs_out_at_the_fifth_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 4);
 }
 
-static void rnr_retry_5_runs_out_at_the_sixth_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_5_runs_out_at_the_sixth_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 5);
 }
 
-static void rnr_retry_6_runs_out_at_the_seventh_rnr_nak(struct th_ctx *t)
+TH_TEST(rnr_retry_6_runs_out_at_the_seventh_rnr_nak, "HOST-08", 0)
 {
 	rnr_case(t, 6);
 }
@@ -866,7 +866,7 @@ static void rnr_retry_6_runs_out_at_the_seventh_rnr_nak(struct th_ctx *t)
  * hdr_check): host A's SEND is retried retry_cnt times after its timeout,
  * then completes IBV_WC_RETRY_EXC_ERR and its QP is in error (IBA vol 1
  * 9.7.6.1.3; rxe_comp.c COMPST_ERROR_RETRY). */
-static void retry_exceeded_when_the_peer_host_is_gone(struct th_ctx *t)
+TH_TEST(retry_exceeded_when_the_peer_host_is_gone, "HOST-09", 0)
 {
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct half h;
@@ -971,7 +971,7 @@ static void refusal_case(struct th_ctx *t, const struct refusal *c)
  * (IBA vol 1 9.7.5.2.4 the NAK remote access error; rxe_resp.c
  * RESPST_ERR_RKEY_VIOLATION, class C), host A's QP in error, B's memory as
  * it was. */
-static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
+TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "HOST-10", 0)
 {
 	refusal_case(t, &refusals[BAD_RKEY]);
 }
@@ -984,7 +984,7 @@ static void write_with_a_bad_rkey_is_rem_access_err(struct th_ctx *t)
  * with, rxe_resp.c:1422-1427). rxe takes such a SEND for a malformed
  * receive instead (class A: IBV_WC_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR;
  * rxe_resp.c:556): a known deviation (fixtures/expect/rxe.txt). */
-static void send_longer_than_the_receive_is_rem_inv_req_err(struct th_ctx *t)
+TH_TEST(send_longer_than_the_receive_is_rem_inv_req_err, "HOST-11", 0)
 {
 	refusal_case(t, &refusals[SEND_TOO_LONG]);
 }
@@ -992,7 +992,7 @@ static void send_longer_than_the_receive_is_rem_inv_req_err(struct th_ctx *t)
 /* HOST-12: a receive of host B whose key is bad: the remote operation error
  * NAK, IBV_WC_REM_OP_ERR at host A (IBA vol 1 9.7.5.2.5, class A;
  * rxe_resp.c RESPST_ERR_MALFORMED_WQE), B's receive in error. */
-static void receive_with_a_bad_lkey_is_rem_op_err(struct th_ctx *t)
+TH_TEST(receive_with_a_bad_lkey_is_rem_op_err, "HOST-12", 0)
 {
 	refusal_case(t, &refusals[BAD_LKEY]);
 }
@@ -1067,7 +1067,7 @@ static void xrc_second_process(struct tr_peer *self, void *arg)
  * SRQ after the target QP's creator has gone, the second process's handle
  * holding it (spec LIFE-02..04; linux v6.1 drivers/infiniband/core/
  * verbs.c ib_open_qp, __ib_destroy_shared_qp). */
-static void xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator(struct th_ctx *t)
+TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-13", TH_XRC)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -1165,7 +1165,7 @@ static void xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator(str
  * names with its immediate, on that SRQ's CQ (rdma-core v44.0
  * libibverbs/man/ibv_post_send.3: SEND_WITH_IMM on XRC_SEND; spec WR-03:
  * the SRQ remote_srqn names; SRQX-13: its CQ). rxe has no XRC. */
-static void xrc_send_imm_reaches_the_srq_with_its_immediate(struct th_ctx *t)
+TH_TEST(xrc_send_imm_reaches_the_srq_with_its_immediate, "HOST-13", TH_XRC)
 {
 	struct half h;
 	struct ibv_wc wc;
@@ -1232,34 +1232,7 @@ static void xrc_send_imm_reaches_the_srq_with_its_immediate(struct th_ctx *t)
 	half_close(&h);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(rc_send_and_send_imm_cross_hosts, "HOST-01", 0),
-	TH_TEST(uc_send_and_write_cross_hosts, "HOST-02", 0),
-	TH_TEST(uc_send_imm_and_write_imm_cross_hosts, "HOST-02", 0),
-	TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0),
-	TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0),
-	TH_TEST(rc_write_and_read_cross_hosts, "HOST-04", 0),
-	TH_TEST(rc_atomics_cross_hosts, "HOST-05", 0),
-	TH_TEST(rc_send_with_inv_invalidates_a_window_of_the_other_host, "HOST-06", 0),
-	TH_TEST(rc_message_of_several_mtus_arrives_whole, "HOST-07", 0),
-	TH_TEST(rnr_retry_0_fails_at_the_first_rnr_nak, "HOST-08", 0),
-	TH_TEST(rnr_retry_3_runs_out_without_a_receive, "HOST-08", 0),
-	TH_TEST(rnr_retry_7_waits_until_the_receive_is_posted, "HOST-08", 0),
-	TH_TEST(rnr_retry_1_runs_out_at_the_second_rnr_nak, "HOST-08", 0),
-	TH_TEST(rnr_retry_2_runs_out_at_the_third_rnr_nak, "HOST-08", 0),
-	TH_TEST(rnr_retry_4_runs_out_at_the_fifth_rnr_nak, "HOST-08", 0),
-	TH_TEST(rnr_retry_5_runs_out_at_the_sixth_rnr_nak, "HOST-08", 0),
-	TH_TEST(rnr_retry_6_runs_out_at_the_seventh_rnr_nak, "HOST-08", 0),
-	TH_TEST(retry_exceeded_when_the_peer_host_is_gone, "HOST-09", 0),
-	TH_TEST(write_with_a_bad_rkey_is_rem_access_err, "HOST-10", 0),
-	TH_TEST(send_longer_than_the_receive_is_rem_inv_req_err, "HOST-11", 0),
-	TH_TEST(receive_with_a_bad_lkey_is_rem_op_err, "HOST-12", 0),
-	TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-13",
-		TH_XRC),
-	TH_TEST(xrc_send_imm_reaches_the_srq_with_its_immediate, "HOST-13", TH_XRC),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main_twohost(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main_twohost(argc, argv);
 }

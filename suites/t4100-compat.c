@@ -25,7 +25,7 @@
 
 #include "th.h"
 
-static void context_is_an_extended_verbs_context(struct th_ctx *t)
+TH_TEST(context_is_an_extended_verbs_context, "COMPAT-01 COMPAT-02 COMPAT-08", 0)
 {
 	struct verbs_context *v = verbs_get_ctx(t->ctx);
 
@@ -49,7 +49,7 @@ static void context_is_an_extended_verbs_context(struct th_ctx *t)
 
 /* COMPAT-03: the header's inline reaches create_qp_ex only when sz covers
  * it; with sz one short the op is not called (EOPNOTSUPP). */
-static void short_sz_hides_an_extension_op(struct th_ctx *t)
+TH_TEST(short_sz_hides_an_extension_op, "COMPAT-03", 0)
 {
 	struct verbs_context *v = verbs_get_ctx(t->ctx);
 	size_t need = sizeof(*v) - offsetof(struct verbs_context, create_qp_ex), saved;
@@ -96,7 +96,7 @@ static void short_sz_hides_an_extension_op(struct th_ctx *t)
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
 }
 
-static void xrc_verbs_fail_eopnotsupp_without_provider_ops(struct th_ctx *t)
+TH_TEST(xrc_verbs_fail_eopnotsupp_without_provider_ops, "COMPAT-09 XRCD-12 OPENQP-10", 0)
 {
 	struct ibv_xrcd fake = { .context = t->ctx };
 	struct ibv_qp_open_attr oa;
@@ -159,7 +159,7 @@ static void xrc_verbs_fail_eopnotsupp_without_provider_ops(struct th_ctx *t)
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
 }
 
-static void basic_ex_verbs_work_on_any_provider(struct th_ctx *t)
+TH_TEST(basic_ex_verbs_work_on_any_provider, "COMPAT-11 QPX-01 SRQX-06", 0)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 8, NULL, NULL, 0);
@@ -294,7 +294,7 @@ static void rc_traffic(struct rc *r, int *v)
 	assert_memory_equal(r->buf, "compat-read-4567", 16);
 }
 
-static void data_path_works_through_the_wrappers(struct th_ctx *t)
+TH_TEST(data_path_works_through_the_wrappers, "COMPAT-14", 0)
 {
 	int v[8] = { 0 };
 	struct rc r;
@@ -307,7 +307,7 @@ static void data_path_works_through_the_wrappers(struct th_ctx *t)
 	rc_down(&r);
 }
 
-static void cq_event_names_the_applications_cq(struct th_ctx *t)
+TH_TEST(cq_event_names_the_applications_cq, "COMPAT-13", 0)
 {
 	struct pollfd p;
 	struct ibv_cq *ecq;
@@ -328,7 +328,7 @@ static void cq_event_names_the_applications_cq(struct th_ctx *t)
 	rc_down(&r);
 }
 
-static void async_event_names_the_applications_qp(struct th_ctx *t)
+TH_TEST(async_event_names_the_applications_qp, "COMPAT-13", TH_NO_CTX | TH_REF_ONLY)
 {
 	struct ibv_async_event ev;
 	struct pollfd p;
@@ -376,7 +376,7 @@ static void common_ground_peer(struct th_peer *self, void *arg)
 		th_send(self, (uint32_t)v[i]);
 }
 
-static void legacy_and_extended_give_identical_results(struct th_ctx *t)
+TH_TEST(legacy_and_extended_give_identical_results, "COMPAT-11 COMPAT-14", TH_NO_CTX | TH_REF_ONLY)
 {
 	struct th_peer leg, ext;
 	uint32_t a, b;
@@ -408,7 +408,7 @@ static void legacy_and_extended_give_identical_results(struct th_ctx *t)
 
 /* COMPAT-20: rxe has never set IB_DEVICE_XRC (linux v6.1
  * drivers/infiniband/sw/rxe/rxe_param.h RXE_DEVICE_CAP_FLAGS). */
-static void rxe_reports_no_xrc_capability(struct th_ctx *t)
+TH_TEST(rxe_reports_no_xrc_capability, "COMPAT-20", 0)
 {
 	struct ibv_device_attr da;
 
@@ -422,7 +422,7 @@ static void rxe_reports_no_xrc_capability(struct th_ctx *t)
  * providers/rxe/rxe.c rxe_ctx_ops) and its kernel driver no alloc_xrcd:
  * NULL, EOPNOTSUPP (libibverbs' stub, dummy_ops.c; ENOSYS before v28),
  * for a private domain and for one on a file alike. */
-static void rxe_open_xrcd_fails_eopnotsupp(struct th_ctx *t)
+TH_TEST(rxe_open_xrcd_fails_eopnotsupp, "COMPAT-21", 0)
 {
 	struct ibv_xrcd *x;
 	int fd, i;
@@ -448,7 +448,7 @@ static void rxe_open_xrcd_fails_eopnotsupp(struct th_ctx *t)
  * rxe_qp_chk_init, "RDMA/rxe: Add check for supported QP types"). Kernels
  * before that check refused it as a QP without a receive CQ, EINVAL:
  * accepted, and noted, on a real device; the reference target plays v6.1. */
-static void rxe_refuses_xrc_send_qps(struct th_ctx *t)
+TH_TEST(rxe_refuses_xrc_send_qps, "COMPAT-22", 0)
 {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -501,7 +501,7 @@ static void rxe_refuses_xrc_send_qps(struct th_ctx *t)
  * the same by MLX4_DEV_CAP_FLAG_XRC. So the flag and the verbs agree:
  * with it a domain, an XRC SRQ and its number, both XRC QP types and an
  * open_qp work; without it open_xrcd fails with EOPNOTSUPP. */
-static void mlx_xrc_capability_matches_the_xrc_verbs(struct th_ctx *t)
+TH_TEST(mlx_xrc_capability_matches_the_xrc_verbs, "COMPAT-25", 0)
 {
 	struct ibv_device_attr da;
 	struct ibv_xrcd *x;
@@ -550,23 +550,7 @@ static void mlx_xrc_capability_matches_the_xrc_verbs(struct th_ctx *t)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(context_is_an_extended_verbs_context, "COMPAT-01 COMPAT-02 COMPAT-08", 0),
-	TH_TEST(short_sz_hides_an_extension_op, "COMPAT-03", 0),
-	TH_TEST(xrc_verbs_fail_eopnotsupp_without_provider_ops, "COMPAT-09 XRCD-12 OPENQP-10", 0),
-	TH_TEST(basic_ex_verbs_work_on_any_provider, "COMPAT-11 QPX-01 SRQX-06", 0),
-	TH_TEST(data_path_works_through_the_wrappers, "COMPAT-14", 0),
-	TH_TEST(cq_event_names_the_applications_cq, "COMPAT-13", 0),
-	TH_TEST(async_event_names_the_applications_qp, "COMPAT-13", TH_NO_CTX | TH_REF_ONLY),
-	TH_TEST(legacy_and_extended_give_identical_results, "COMPAT-11 COMPAT-14",
-		TH_NO_CTX | TH_REF_ONLY),
-	TH_TEST(rxe_reports_no_xrc_capability, "COMPAT-20", 0),
-	TH_TEST(rxe_open_xrcd_fails_eopnotsupp, "COMPAT-21", 0),
-	TH_TEST(rxe_refuses_xrc_send_qps, "COMPAT-22", 0),
-	TH_TEST(mlx_xrc_capability_matches_the_xrc_verbs, "COMPAT-25", 0),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

@@ -36,7 +36,7 @@ static int devx_extended_is_zero(const struct ibv_device_attr_ex *a)
 
 /* DEVX-01: the base attributes restated, the port count in
  * phys_port_cnt_ex, and the capability word's low half the basic one. */
-static void query_device_ex_counts_the_ports_and_restates_the_base(struct th_ctx *t)
+TH_TEST(query_device_ex_counts_the_ports_and_restates_the_base, "DEVX-01", 0)
 {
 	struct ibv_device_attr_ex ax;
 	struct ibv_device_attr a;
@@ -73,7 +73,7 @@ static void query_device_ex_counts_the_ports_and_restates_the_base(struct th_ctx
 /* DEVX-02: the command layer refuses an input comp_mask and a struct
  * smaller than the base attributes; the op's slot is called directly, as an
  * application built against another release's header calls it. */
-static void query_device_ex_refuses_input_mask_and_short_struct(struct th_ctx *t)
+TH_TEST(query_device_ex_refuses_input_mask_and_short_struct, "DEVX-02", 0)
 {
 	struct verbs_context *v = verbs_get_ctx_op(t->ctx, query_device_ex);
 	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
@@ -92,7 +92,7 @@ static void query_device_ex_refuses_input_mask_and_short_struct(struct th_ctx *t
 
 /* DEVX-03: a caller's struct of an older release's size (attr_size) gets
  * not one byte past it: each struct ends at a guard page. */
-static void query_device_ex_writes_nothing_past_attr_size(struct th_ctx *t)
+TH_TEST(query_device_ex_writes_nothing_past_attr_size, "DEVX-03", 0)
 {
 	static const size_t sizes[] = {
 		sizeof(struct ibv_device_attr),			/* base only */
@@ -121,7 +121,7 @@ static void query_device_ex_writes_nothing_past_attr_size(struct th_ctx *t)
 
 /* DEVX-04: every port the device counts answers, the next one does not
  * (EINVAL), the same through the exported verb and the header's slot. */
-static void query_port_answers_each_counted_port(struct th_ctx *t)
+TH_TEST(query_port_answers_each_counted_port, "DEVX-04", 0)
 {
 	struct ibv_port_attr a, b;
 	struct ibv_device_attr da;
@@ -176,7 +176,7 @@ static struct ibv_cq_ex *cqx_new(struct th_ctx *t, uint64_t wc_flags,
 /* CQX-01: the standard fields are there with their read functions; a bit
  * no release defines is the library's EOPNOTSUPP; a field the device does
  * not report is refused (EOPNOTSUPP) or comes with its read function. */
-static void create_cq_ex_gives_a_read_function_for_each_field(struct th_ctx *t)
+TH_TEST(create_cq_ex_gives_a_read_function_for_each_field, "CQX-01", 0)
 {
 	struct ibv_cq_init_attr_ex a;
 	struct ibv_cq_ex *cq = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, &a);
@@ -403,7 +403,7 @@ static void rec_each(struct ibv_cq_ex *cqx, int i, void *arg)
 
 /* CQX-02: the poll and read functions of an extended CQ read every
  * completion as ibv_poll_cq reads it, field by field. */
-static void extended_poll_reads_what_poll_cq_reads(struct th_ctx *t)
+TH_TEST(extended_poll_reads_what_poll_cq_reads, "CQX-02", 0)
 {
 	struct ibv_cq_ex *cqx = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, NULL);
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 32, NULL, NULL, 0);
@@ -455,7 +455,7 @@ static void count_each(struct ibv_cq_ex *cqx, int i, void *arg)
 
 /* CQX-03: start_poll on an empty CQ is ENOENT (no end_poll owed); the
  * last next_poll is ENOENT; no completion is lost or read twice. */
-static void start_poll_on_an_empty_cq_is_enoent(struct th_ctx *t)
+TH_TEST(start_poll_on_an_empty_cq_is_enoent, "CQX-03", 0)
 {
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cqx = cqx_new(t, IBV_WC_STANDARD_FLAGS, NULL, NULL);
@@ -477,7 +477,7 @@ static void start_poll_on_an_empty_cq_is_enoent(struct th_ctx *t)
 
 /* CQX-04: a completion channel reports the extended CQ as its ibv_cq,
  * with the cq_context it was created with. */
-static void completion_channel_reports_the_extended_cq(struct th_ctx *t)
+TH_TEST(completion_channel_reports_the_extended_cq, "CQX-04", 0)
 {
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(t->ctx);
 	struct ibv_poll_cq_attr pa = { 0 };
@@ -559,7 +559,7 @@ static void ts_each(struct ibv_cq_ex *cqx, int i, void *arg)
  * stamps each completion with that clock when it is made: in the mask's
  * bits, never going back in completion order, between the raw clock read
  * before the work was posted and after it was polled. */
-static void completion_timestamps_follow_the_device_clock(struct th_ctx *t)
+TH_TEST(completion_timestamps_follow_the_device_clock, "CQX-06", 0)
 {
 	struct ibv_values_ex bad = {
 		.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | IBV_VALUES_MASK_RESERVED,
@@ -640,7 +640,7 @@ static void completion_timestamps_follow_the_device_clock(struct th_ctx *t)
 /* MR-01: the library's own checks: an unknown flag, a translation without
  * address or length, an access without IBV_REREG_MR_CHANGE_ACCESS are
  * IBV_REREG_MR_ERR_INPUT with EINVAL before the driver, the MR untouched. */
-static void rereg_mr_refuses_bad_input_and_keeps_the_mr(struct th_ctx *t)
+TH_TEST(rereg_mr_refuses_bad_input_and_keeps_the_mr, "MR-01", 0)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
 	char *buf = calloc(1, 4096);
@@ -717,7 +717,7 @@ static int cq_pair_write(struct cq_pair *p, struct ibv_cq *cq, uint64_t addr, ui
  * the region's key writes, a new access is what it grants, and moved to
  * another PD the region is out of reach of the old PD's QPs and holds the
  * new PD instead of the old one. */
-static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
+TH_TEST(rereg_mr_moves_translation_access_and_pd, "MR-02", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *a = calloc(1, 4096), *b = calloc(1, 4096);
@@ -787,7 +787,7 @@ static void rereg_mr_moves_translation_access_and_pd(struct th_ctx *t)
 /* MR-03: the kernel's refusals reach the caller as IBV_REREG_MR_ERR_CMD
  * (no flag at all; remote write without local write) and change nothing;
  * the region takes a valid rereg after them. */
-static void rereg_mr_kernel_refusals_change_nothing(struct th_ctx *t)
+TH_TEST(rereg_mr_kernel_refusals_change_nothing, "MR-03", 0)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
 	char *buf = calloc(1, 4096);
@@ -823,7 +823,7 @@ static void rereg_mr_kernel_refusals_change_nothing(struct th_ctx *t)
 /* ---- thread and parent domains (PD-) ---------------------------------------------- */
 /* PD-01: alloc_td takes no comp_mask bit; alloc_parent_domain needs a PD
  * and takes only the ALLOCATORS and PD_CONTEXT bits: EINVAL otherwise. */
-static void td_and_parent_domain_check_their_attributes(struct th_ctx *t)
+TH_TEST(td_and_parent_domain_check_their_attributes, "PD-01", 0)
 {
 	struct ibv_td_init_attr ta = { .comp_mask = 1 };
 	struct ibv_parent_domain_init_attr pa;
@@ -864,7 +864,7 @@ static void td_and_parent_domain_check_their_attributes(struct th_ctx *t)
 
 /* PD-02: a TD or a PD that a parent domain uses, and a parent domain that
  * objects were made on, cannot go (EBUSY); in reverse order all go. */
-static void parent_domain_holds_its_td_and_pd(struct th_ctx *t)
+TH_TEST(parent_domain_holds_its_td_and_pd, "PD-02", 0)
 {
 	struct ibv_td_init_attr ta = { 0 };
 	struct ibv_parent_domain_init_attr pa;
@@ -947,7 +947,7 @@ static void pd_free(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t res
 /* PD-03: objects made on a parent domain with allocators take their queue
  * buffers from them (or the driver's, for IBV_ALLOCATOR_USE_DEFAULT), give
  * back each one at destroy, and work: a SEND between two of its QPs. */
-static void parent_domain_allocators_give_the_queue_buffers(struct th_ctx *t)
+TH_TEST(parent_domain_allocators_give_the_queue_buffers, "PD-03", 0)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *d;
 	struct ibv_parent_domain_init_attr pa;
@@ -1076,7 +1076,7 @@ static int mw_bind1(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw, str
 
 /* MW-01: windows of type 1 and, on a device that binds them, type 2; any
  * other type is EINVAL; each goes with ibv_dealloc_mw. */
-static void alloc_mw_of_each_type(struct th_ctx *t)
+TH_TEST(alloc_mw_of_each_type, "MW-01", 0)
 {
 	struct ibv_device_attr da;
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
@@ -1112,7 +1112,7 @@ static void alloc_mw_of_each_type(struct th_ctx *t)
 
 /* MW-02: the HCA binds only a region registered with IBV_ACCESS_MW_BIND,
  * inside it; otherwise the bind completes in error. */
-static void bind_mw_needs_mw_bind_access_and_the_range(struct th_ctx *t)
+TH_TEST(bind_mw_needs_mw_bind_access_and_the_range, "MW-02", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1156,7 +1156,7 @@ static void bind_mw_needs_mw_bind_access_and_the_range(struct th_ctx *t)
  * are of one PD (IBA vol 1 10.6.7.2; ibv_bind_mw.3: the MW and the MR
  * must belong to the QP's PD): a bind to a region of another PD completes
  * in error, for a window of either type. */
-static void bind_mw_refuses_a_region_of_another_pd(struct th_ctx *t)
+TH_TEST(bind_mw_refuses_a_region_of_another_pd, "MW-02", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1218,7 +1218,7 @@ static void bind_mw_refuses_a_region_of_another_pd(struct th_ctx *t)
  * drivers/infiniband/sw/rxe/rxe_mw.c:295 rxe_lookup_mw, the responder
  * QP's PD): a WRITE by its key arriving at a QP of another PD is the
  * requester's IBV_WC_REM_ACCESS_ERR and leaves the window's bytes alone. */
-static void window_grants_nothing_to_a_qp_of_another_pd(struct th_ctx *t)
+TH_TEST(window_grants_nothing_to_a_qp_of_another_pd, "MW-03", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1258,7 +1258,7 @@ static void window_grants_nothing_to_a_qp_of_another_pd(struct th_ctx *t)
 
 /* MW-03: a bound type 1 window grants what it was bound with, inside its
  * range, by its new key; the old key and the range's outside do not. */
-static void bound_window_grants_its_range_by_its_key(struct th_ctx *t)
+TH_TEST(bound_window_grants_its_range_by_its_key, "MW-03", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1303,7 +1303,7 @@ static void bound_window_grants_its_range_by_its_key(struct th_ctx *t)
  * key takes its grant away. The window is bound on b, the QP
  * that a's writes arrive at: a type 2 window grants through that QP only
  * (MW-06). */
-static void type_2_window_binds_by_wr_and_local_inv_revokes(struct th_ctx *t)
+TH_TEST(type_2_window_binds_by_wr_and_local_inv_revokes, "MW-04", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1465,7 +1465,7 @@ static void send_inv(struct cq_pair *p, struct ibv_cq *cq, uint32_t key, int ex,
  * responder: the receive completes with IBV_WC_WITH_INV and the key in
  * invalidated_rkey, and the key grants nothing more. A key that names no
  * bound type 2 window cannot be invalidated: the message fails. */
-static void send_with_inv_revokes_a_type_2_window(struct th_ctx *t)
+TH_TEST(send_with_inv_revokes_a_type_2_window, "MW-05", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1553,7 +1553,7 @@ static void send_with_inv_revokes_a_type_2_window(struct th_ctx *t)
 
 /* MW-06: a type 2 window grants to requests that arrive at the QP that
  * bound it, not to another QP of the same PD. */
-static void type_2_window_grants_only_through_its_qp(struct th_ctx *t)
+TH_TEST(type_2_window_grants_only_through_its_qp, "MW-06", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1599,7 +1599,7 @@ static void type_2_window_grants_only_through_its_qp(struct th_ctx *t)
 
 /* MW-07: a bind is a WR of the send queue: posted behind a SEND that waits
  * (RNR: no receive yet), it completes after that SEND, not when posted. */
-static void bind_completes_in_send_queue_order(struct th_ctx *t)
+TH_TEST(bind_completes_in_send_queue_order, "MW-07", 0)
 {
 	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
 	char *win = calloc(1, 4096);
@@ -1669,34 +1669,7 @@ static void bind_completes_in_send_queue_order(struct th_ctx *t)
 }
 
 
-static const struct th_test tests[] = {
-	TH_TEST(query_device_ex_counts_the_ports_and_restates_the_base, "DEVX-01", 0),
-	TH_TEST(query_device_ex_refuses_input_mask_and_short_struct, "DEVX-02", 0),
-	TH_TEST(query_device_ex_writes_nothing_past_attr_size, "DEVX-03", 0),
-	TH_TEST(query_port_answers_each_counted_port, "DEVX-04", 0),
-	TH_TEST(create_cq_ex_gives_a_read_function_for_each_field, "CQX-01", 0),
-	TH_TEST(extended_poll_reads_what_poll_cq_reads, "CQX-02", 0),
-	TH_TEST(start_poll_on_an_empty_cq_is_enoent, "CQX-03", 0),
-	TH_TEST(completion_channel_reports_the_extended_cq, "CQX-04", 0),
-	TH_TEST(completion_timestamps_follow_the_device_clock, "CQX-06", 0),
-	TH_TEST(rereg_mr_refuses_bad_input_and_keeps_the_mr, "MR-01", 0),
-	TH_TEST(rereg_mr_moves_translation_access_and_pd, "MR-02", 0),
-	TH_TEST(rereg_mr_kernel_refusals_change_nothing, "MR-03", 0),
-	TH_TEST(alloc_mw_of_each_type, "MW-01", 0),
-	TH_TEST(bind_mw_needs_mw_bind_access_and_the_range, "MW-02", 0),
-	TH_TEST(bind_mw_refuses_a_region_of_another_pd, "MW-02", 0),
-	TH_TEST(bound_window_grants_its_range_by_its_key, "MW-03", 0),
-	TH_TEST(window_grants_nothing_to_a_qp_of_another_pd, "MW-03", 0),
-	TH_TEST(type_2_window_binds_by_wr_and_local_inv_revokes, "MW-04", 0),
-	TH_TEST(send_with_inv_revokes_a_type_2_window, "MW-05", 0),
-	TH_TEST(type_2_window_grants_only_through_its_qp, "MW-06", 0),
-	TH_TEST(bind_completes_in_send_queue_order, "MW-07", 0),
-	TH_TEST(td_and_parent_domain_check_their_attributes, "PD-01", 0),
-	TH_TEST(parent_domain_holds_its_td_and_pd, "PD-02", 0),
-	TH_TEST(parent_domain_allocators_give_the_queue_buffers, "PD-03", 0),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

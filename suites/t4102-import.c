@@ -40,7 +40,7 @@ static void *page_buf(unsigned char fill)
 }
 
 /* IMPORT-01 */
-static void cmd_fd_is_an_open_file_that_dups(struct th_ctx *t)
+TH_TEST(cmd_fd_is_an_open_file_that_dups, "IMPORT-01", 0)
 {
 	int fd = t->ctx->cmd_fd, d, fl;
 	struct stat a, b;
@@ -66,7 +66,7 @@ static void cmd_fd_is_an_open_file_that_dups(struct th_ctx *t)
 }
 
 /* IMPORT-02: uverbs_fops has no .poll: vfs_poll answers DEFAULT_POLLMASK */
-static void cmd_fd_polls_as_the_command_file(struct th_ctx *t)
+TH_TEST(cmd_fd_polls_as_the_command_file, "IMPORT-02", 0)
 {
 	short want = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
 	struct pollfd p = { .fd = t->ctx->cmd_fd, .events = want | POLLPRI };
@@ -87,7 +87,7 @@ static void cmd_fd_polls_as_the_command_file(struct th_ctx *t)
 }
 
 /* IMPORT-04, -06, -07: the same file, the same objects */
-static void import_in_the_same_process_gives_the_same_objects(struct th_ctx *t)
+TH_TEST(import_in_the_same_process_gives_the_same_objects, "IMPORT-04 IMPORT-06 IMPORT-07", 0)
 {
 	void *buf = page_buf(0x5a);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *pd2;
@@ -141,7 +141,7 @@ static void import_in_the_same_process_gives_the_same_objects(struct th_ctx *t)
 }
 
 /* IMPORT-08: the imported MR in the importer's QPs, lkey and rkey */
-static void imported_mr_works_in_the_importers_qps(struct th_ctx *t)
+TH_TEST(imported_mr_works_in_the_importers_qps, "IMPORT-08 IMPORT-06", 0)
 {
 	unsigned char *buf = page_buf(0x11), got[LEN], put[LEN], want[LEN];
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *pd2;
@@ -177,7 +177,7 @@ static void imported_mr_works_in_the_importers_qps(struct th_ctx *t)
 }
 
 /* IMPORT-11: unimport frees the importer's structure, not the object */
-static void unimport_leaves_the_object(struct th_ctx *t)
+TH_TEST(unimport_leaves_the_object, "IMPORT-11", 0)
 {
 	void *buf = page_buf(0x22);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *pd2;
@@ -215,7 +215,7 @@ static void unimport_leaves_the_object(struct th_ctx *t)
 }
 
 /* IMPORT-10: a destroy in either context is the object's */
-static void destroy_in_one_context_is_seen_by_the_other(struct th_ctx *t)
+TH_TEST(destroy_in_one_context_is_seen_by_the_other, "IMPORT-10", 0)
 {
 	void *buf = page_buf(0x33), *buf2 = page_buf(0x44);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *pd2, *pdx;
@@ -268,7 +268,7 @@ static void destroy_in_one_context_is_seen_by_the_other(struct th_ctx *t)
 }
 
 /* IMPORT-12: the import owns the fd it was given */
-static void closing_an_import_closes_its_fd(struct th_ctx *t)
+TH_TEST(closing_an_import_closes_its_fd, "IMPORT-12", 0)
 {
 	struct ibv_context *c2;
 	struct ibv_pd *pd;
@@ -289,7 +289,7 @@ static void closing_an_import_closes_its_fd(struct th_ctx *t)
 }
 
 /* IMPORT-05: libibverbs' own checks of the fd (device.c:380 EINVAL, :400 ENODEV) */
-static void import_device_refuses_what_is_no_verbs_file(struct th_ctx *t)
+TH_TEST(import_device_refuses_what_is_no_verbs_file, "IMPORT-05", 0)
 {
 	int p[2], d, nul;
 	struct ibv_context *c;
@@ -324,7 +324,7 @@ static void import_device_refuses_what_is_no_verbs_file(struct th_ctx *t)
 }
 
 /* IMPORT-09: the kernel's lookup of a handle (rdma_core.c) */
-static void import_refuses_a_bad_handle(struct th_ctx *t)
+TH_TEST(import_refuses_a_bad_handle, "IMPORT-09", 0)
 {
 	void *buf = page_buf(0x55);
 	struct ibv_pd *pd = ibv_alloc_pd(t->ctx), *pd2, *pd3;
@@ -387,7 +387,7 @@ static void import_refuses_a_bad_handle(struct th_ctx *t)
 }
 
 /* IMPORT-14: a fact of the drivers without import ops */
-static void driver_without_import_ops_answers_eopnotsupp(struct th_ctx *t)
+TH_TEST(driver_without_import_ops_answers_eopnotsupp, "IMPORT-14", 0)
 {
 	struct ibv_context *c;
 	int d;
@@ -404,21 +404,7 @@ static void driver_without_import_ops_answers_eopnotsupp(struct th_ctx *t)
 	assert_int_equal(close(d), 0);	/* refused: still the caller's */
 }
 
-static const struct th_test tests[] = {
-	TH_TEST(cmd_fd_is_an_open_file_that_dups, "IMPORT-01", 0),
-	TH_TEST(cmd_fd_polls_as_the_command_file, "IMPORT-02", 0),
-	TH_TEST(import_in_the_same_process_gives_the_same_objects, "IMPORT-04 IMPORT-06 IMPORT-07",
-		0),
-	TH_TEST(imported_mr_works_in_the_importers_qps, "IMPORT-08 IMPORT-06", 0),
-	TH_TEST(unimport_leaves_the_object, "IMPORT-11", 0),
-	TH_TEST(destroy_in_one_context_is_seen_by_the_other, "IMPORT-10", 0),
-	TH_TEST(closing_an_import_closes_its_fd, "IMPORT-12", 0),
-	TH_TEST(import_device_refuses_what_is_no_verbs_file, "IMPORT-05", 0),
-	TH_TEST(import_refuses_a_bad_handle, "IMPORT-09", 0),
-	TH_TEST(driver_without_import_ops_answers_eopnotsupp, "IMPORT-14", 0),
-};
-
 int main(int argc, char **argv)
 {
-	return th_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
+	return th_main(argc, argv);
 }

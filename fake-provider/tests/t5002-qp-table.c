@@ -157,13 +157,13 @@ static void rows_of(enum ibv_qp_type type)
 }
 
 /* QPX-06 */
-static void rc_transitions_follow_qpx06(void **state) { rows_of(IBV_QPT_RC); }
-static void uc_transitions_follow_ib_table(void **state) { rows_of(IBV_QPT_UC); }
-static void ud_transitions_follow_ib_table(void **state) { rows_of(IBV_QPT_UD); }
-static void xrc_send_transitions_follow_qpx06(void **state) { rows_of(IBV_QPT_XRC_SEND); }
-static void xrc_recv_transitions_follow_qpx06(void **state) { rows_of(IBV_QPT_XRC_RECV); }
+TR_TEST(rc_transitions_follow_qpx06) { rows_of(IBV_QPT_RC); }
+TR_TEST(uc_transitions_follow_ib_table) { rows_of(IBV_QPT_UC); }
+TR_TEST(ud_transitions_follow_ib_table) { rows_of(IBV_QPT_UD); }
+TR_TEST(xrc_send_transitions_follow_qpx06) { rows_of(IBV_QPT_XRC_SEND); }
+TR_TEST(xrc_recv_transitions_follow_qpx06) { rows_of(IBV_QPT_XRC_RECV); }
 
-static void to_reset_and_err_from_every_state_need_only_state(void **state)
+TR_TEST(to_reset_and_err_from_every_state_need_only_state)
 {
 	size_t t, b;
 	int c, req, opt;
@@ -189,7 +189,7 @@ static void to_reset_and_err_from_every_state_need_only_state(void **state)
 	}
 }
 
-static void transitions_not_in_table_fail_einval(void **state)
+TR_TEST(transitions_not_in_table_fail_einval)
 {
 	size_t t, b;
 	int c, n, req, opt, every = 0;
@@ -215,7 +215,7 @@ static void transitions_not_in_table_fail_einval(void **state)
 	CHECK(EINVAL, IBV_QPT_RC, IBV_QPS_RTR, IBV_QPS_RTR, ACC);
 }
 
-static void unknown_types_and_states_fail(void **state)
+TR_TEST(unknown_types_and_states_fail)
 {
 	int req, opt;
 
@@ -230,7 +230,7 @@ static void unknown_types_and_states_fail(void **state)
 }
 
 /* (c) */
-static void cur_state_bit_only_from_rtr_rts_sqd_sqe(void **state)
+TR_TEST(cur_state_bit_only_from_rtr_rts_sqd_sqe)
 {
 	size_t t;
 	int c;
@@ -252,7 +252,7 @@ static void cur_state_bit_only_from_rtr_rts_sqd_sqe(void **state)
 	}
 }
 
-static void missing_state_bit_means_cur_to_cur(void **state)
+TR_TEST(missing_state_bit_means_cur_to_cur)
 {
 	/* next is ignored without IBV_QP_STATE */
 	CHECK(0, IBV_QPT_RC, IBV_QPS_RTS, IBV_QPS_RESET, ACC | IBV_QP_MIN_RNR_TIMER);
@@ -266,7 +266,7 @@ static void missing_state_bit_means_cur_to_cur(void **state)
 }
 
 /* QPX-07 */
-static void strip_removes_only_the_xrc_meaningless_bits(void **state)
+TR_TEST(strip_removes_only_the_xrc_meaningless_bits)
 {
 	int every = 0;
 	size_t b;
@@ -283,7 +283,7 @@ static void strip_removes_only_the_xrc_meaningless_bits(void **state)
 	assert_int_equal(fp_qp_mask_strip(IBV_QPT_XRC_SEND, IBV_QP_STATE), IBV_QP_STATE);
 }
 
-static void rc_style_masks_accepted_for_xrc_after_strip_qpx07(void **state)
+TR_TEST(rc_style_masks_accepted_for_xrc_after_strip_qpx07)
 {
 	static const struct { enum ibv_qp_state c, n; int mask; } rc[] = {
 		{ IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_STATE | PKEY | IBV_QP_PORT | ACC },
@@ -311,20 +311,5 @@ static void rc_style_masks_accepted_for_xrc_after_strip_qpx07(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(rc_transitions_follow_qpx06),
-		TR_TEST(uc_transitions_follow_ib_table),
-		TR_TEST(ud_transitions_follow_ib_table),
-		TR_TEST(xrc_send_transitions_follow_qpx06),
-		TR_TEST(xrc_recv_transitions_follow_qpx06),
-		TR_TEST(to_reset_and_err_from_every_state_need_only_state),
-		TR_TEST(transitions_not_in_table_fail_einval),
-		TR_TEST(unknown_types_and_states_fail),
-		TR_TEST(cur_state_bit_only_from_rtr_rts_sqd_sqe),
-		TR_TEST(missing_state_bit_means_cur_to_cur),
-		TR_TEST(strip_removes_only_the_xrc_meaningless_bits),
-		TR_TEST(rc_style_masks_accepted_for_xrc_after_strip_qpx07),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

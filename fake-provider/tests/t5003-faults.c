@@ -28,7 +28,7 @@ static void load(const char *text)
 		fail_msg("%s", err);
 }
 
-static void nth_fails_only_that_call(void **state)
+TR_TEST(nth_fails_only_that_call)
 {
 	load("device d\nfault create_qp nth 3\n");
 	assert_int_equal(fp_fault_check(&g_s, FP_OP_CREATE_QP), 0);
@@ -38,7 +38,7 @@ static void nth_fails_only_that_call(void **state)
 	assert_int_equal(fp_fault_check(&g_s, FP_OP_CREATE_QP), 0);
 }
 
-static void from_fails_that_call_and_every_later_one(void **state)
+TR_TEST(from_fails_that_call_and_every_later_one)
 {
 	int i;
 
@@ -50,7 +50,7 @@ static void from_fails_that_call_and_every_later_one(void **state)
 	assert_int_equal(fp_fault_check(&g_s, FP_OP_POST_SEND), EIO);
 }
 
-static void counters_are_per_op(void **state)
+TR_TEST(counters_are_per_op)
 {
 	load("device d\nfault create_qp nth 2\nfault create_cq nth 1 errno EAGAIN\n");
 	/* calls of other ops do not advance create_qp's count */
@@ -63,7 +63,7 @@ static void counters_are_per_op(void **state)
 	assert_int_equal(g_s.fault[1].calls, 2);
 }
 
-static void two_rules_on_one_op_count_the_same_calls(void **state)
+TR_TEST(two_rules_on_one_op_count_the_same_calls)
 {
 	load("device d\nfault reg_mr nth 2 errno EPERM\nfault reg_mr from 4 errno EFAULT\n");
 	assert_int_equal(fp_fault_check(&g_s, FP_OP_REG_MR), 0);
@@ -77,7 +77,7 @@ static void two_rules_on_one_op_count_the_same_calls(void **state)
 	assert_int_equal(fp_fault_check(&g_s, FP_OP_REG_MR), EPERM);
 }
 
-static void no_script_or_no_rule_never_fails(void **state)
+TR_TEST(no_script_or_no_rule_never_fails)
 {
 	int op;
 
@@ -87,7 +87,7 @@ static void no_script_or_no_rule_never_fails(void **state)
 		assert_int_equal(fp_fault_check(&g_s, op), 0);
 }
 
-static void default_errno_per_op(void **state)
+TR_TEST(default_errno_per_op)
 {
 	static const struct { enum fp_op op; int err; } want[] = {
 		{ FP_OP_ALLOC_MW, ENOMEM }, { FP_OP_ALLOC_PD, ENOMEM },
@@ -122,7 +122,7 @@ static void default_errno_per_op(void **state)
 	}
 }
 
-static void name_tables_match_the_def_files(void **state)
+TR_TEST(name_tables_match_the_def_files)
 {
 	static const char *const ops[] = {
 #define FP_OP(id, name) name,
@@ -154,7 +154,7 @@ static void name_tables_match_the_def_files(void **state)
 	assert_null(fp_quirk_name(FP_Q__COUNT));
 }
 
-static void events_fire_once_on_the_nth_call(void **state)
+TR_TEST(events_fire_once_on_the_nth_call)
 {
 	struct fp_event_rule *out[4];
 	int i;
@@ -177,7 +177,7 @@ static void events_fire_once_on_the_nth_call(void **state)
 	assert_int_equal(fp_events_due(NULL, FP_OP_POLL_CQ, out, 4), 0);
 }
 
-static void events_due_respects_max(void **state)
+TR_TEST(events_due_respects_max)
 {
 	struct fp_event_rule *out[1];
 
@@ -197,7 +197,7 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
-static void counting_is_exact_under_threads(void **state)
+TR_TEST(counting_is_exact_under_threads)
 {
 	pthread_t th[8];
 	long fails[8] = { 0 }, total = 0;
@@ -214,7 +214,7 @@ static void counting_is_exact_under_threads(void **state)
 	assert_int_equal(total, 40000);
 }
 
-static void trace_lines_carry_the_pid_and_append(void **state)
+TR_TEST(trace_lines_carry_the_pid_and_append)
 {
 	char path[] = "/tmp/t5003-XXXXXX", line[256], want[64];
 	FILE *f;
@@ -257,19 +257,5 @@ static void trace_lines_carry_the_pid_and_append(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(nth_fails_only_that_call),
-		TR_TEST(from_fails_that_call_and_every_later_one),
-		TR_TEST(counters_are_per_op),
-		TR_TEST(two_rules_on_one_op_count_the_same_calls),
-		TR_TEST(no_script_or_no_rule_never_fails),
-		TR_TEST(default_errno_per_op),
-		TR_TEST(name_tables_match_the_def_files),
-		TR_TEST(events_fire_once_on_the_nth_call),
-		TR_TEST(events_due_respects_max),
-		TR_TEST(counting_is_exact_under_threads),
-		TR_TEST(trace_lines_carry_the_pid_and_append),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -9,7 +9,7 @@
  */
 #include "fz_replay.h"
 
-static void every_corpus_input_keeps_the_promises(void **state)
+TR_TEST(every_corpus_input_keeps_the_promises)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/script");
 
@@ -17,7 +17,7 @@ static void every_corpus_input_keeps_the_promises(void **state)
 	assert_true(n >= 20);		/* a lost corpus is a failure, not a pass */
 }
 
-static void every_former_crash_keeps_the_promises(void **state)
+TR_TEST(every_former_crash_keeps_the_promises)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/script/crashes-fixed");
 
@@ -28,10 +28,5 @@ static void every_former_crash_keeps_the_promises(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(every_corpus_input_keeps_the_promises),
-		TR_TEST(every_former_crash_keeps_the_promises),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

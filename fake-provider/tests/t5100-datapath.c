@@ -206,7 +206,7 @@ static void rc_pair(struct fx *f, enum ibv_qp_type t, struct ibv_qp **x, struct 
 }
 
 /* ---- RC opcodes -------------------------------------------------------------------- */
-static void rc_send_delivers_payload_and_fields(void **state)
+TR_TEST_FX(rc_send_delivers_payload_and_fields, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -236,7 +236,7 @@ static void rc_send_delivers_payload_and_fields(void **state)
 	assert_int_equal(ibv_destroy_qp(y), 0);
 }
 
-static void rc_send_with_imm_reports_imm(void **state)
+TR_TEST_FX(rc_send_with_imm_reports_imm, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -259,7 +259,7 @@ static void rc_send_with_imm_reports_imm(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void rc_inline_send_needs_no_lkey(void **state)
+TR_TEST_FX(rc_inline_send_needs_no_lkey, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	char msg[32] = "inline-data";
@@ -279,7 +279,7 @@ static void rc_inline_send_needs_no_lkey(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void rc_rdma_write_lands_without_recv_completion(void **state)
+TR_TEST_FX(rc_rdma_write_lands_without_recv_completion, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -300,7 +300,7 @@ static void rc_rdma_write_lands_without_recv_completion(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void rc_rdma_write_with_imm_consumes_recv(void **state)
+TR_TEST_FX(rc_rdma_write_with_imm_consumes_recv, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -325,7 +325,7 @@ static void rc_rdma_write_with_imm_consumes_recv(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void rc_rdma_read_fetches_remote(void **state)
+TR_TEST_FX(rc_rdma_read_fetches_remote, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -347,7 +347,7 @@ static void rc_rdma_read_fetches_remote(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void rc_atomics_cmp_swap_and_fetch_add(void **state)
+TR_TEST_FX(rc_atomics_cmp_swap_and_fetch_add, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	uint64_t *target = (uint64_t *)(void *)(f->b + 64), *result = (uint64_t *)(void *)f->a;
@@ -401,7 +401,7 @@ static void rc_atomics_cmp_swap_and_fetch_add(void **state)
 }
 
 /* ---- UC, UD, XRC -------------------------------------------------------------------- */
-static void uc_send_delivers(void **state)
+TR_TEST_FX(uc_send_delivers, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -426,7 +426,7 @@ static void uc_send_delivers(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void ud_send_puts_grh_first(void **state)
+TR_TEST_FX(ud_send_puts_grh_first, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 10, .lkey = f->ma->lkey };
@@ -507,7 +507,7 @@ static struct ibv_srq *xrc_srq(struct fx *f, struct ibv_xrcd *xrcd, struct ibv_c
 	return srq;
 }
 
-static void xrc_send_lands_in_srq_named_by_remote_srqn(void **state)
+TR_TEST_FX(xrc_send_lands_in_srq_named_by_remote_srqn, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd_init_attr xa = {
@@ -607,7 +607,7 @@ static void xrc_send_lands_in_srq_named_by_remote_srqn(void **state)
 }
 
 /* ---- errors ----------------------------------------------------------------------- */
-static void bad_lkey_gives_loc_prot_err_and_err_state(void **state)
+TR_TEST_FX(bad_lkey_gives_loc_prot_err_and_err_state, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -631,7 +631,7 @@ static void bad_lkey_gives_loc_prot_err_and_err_state(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void out_of_region_sge_gives_loc_prot_err(void **state)
+TR_TEST_FX(out_of_region_sge_gives_loc_prot_err, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -646,7 +646,7 @@ static void out_of_region_sge_gives_loc_prot_err(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void short_receive_buffer_gives_loc_len_err(void **state)
+TR_TEST_FX(short_receive_buffer_gives_loc_len_err, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -663,7 +663,7 @@ static void short_receive_buffer_gives_loc_len_err(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void bad_rkey_gives_rem_access_err_no_responder_cqe(void **state)
+TR_TEST_FX(bad_rkey_gives_rem_access_err_no_responder_cqe, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -689,7 +689,7 @@ static void bad_rkey_gives_rem_access_err_no_responder_cqe(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void access_not_granted_gives_rem_access_err(void **state)
+TR_TEST_FX(access_not_granted_gives_rem_access_err, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	char *ro = calloc(1, 256);
@@ -714,7 +714,7 @@ static void access_not_granted_gives_rem_access_err(void **state)
 }
 
 /* rnr_retry 0: the first RNR NAK ends the request. */
-static void no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err(void **state)
+TR_TEST_FX(no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -735,7 +735,7 @@ static void no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err(void **state
 /* rnr_retry 7 retries without end: the send waits (post_send has returned)
  * and lands once the responder posts a receive; later WQEs wait behind it
  * and complete in order. */
-static void rnr_nak_is_retried_until_a_receive_is_posted(void **state)
+TR_TEST_FX(rnr_nak_is_retried_until_a_receive_is_posted, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -764,7 +764,7 @@ static void rnr_nak_is_retried_until_a_receive_is_posted(void **state)
 
 /* A request to a QP not yet in RTR is lost, and sent again when the ACK
  * timer runs out: it lands once the peer is ready (no error completion). */
-static void lost_request_is_retried_until_the_peer_reaches_rtr(void **state)
+TR_TEST_FX(lost_request_is_retried_until_the_peer_reaches_rtr, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -789,7 +789,7 @@ static void lost_request_is_retried_until_the_peer_reaches_rtr(void **state)
 
 /* Nobody behind the destination: retry_cnt retries, then RETRY_EXC_ERR,
  * the QP goes to ERR and what waited behind is flushed. */
-static void lost_request_after_retry_cnt_gives_retry_exc_err(void **state)
+TR_TEST_FX(lost_request_after_retry_cnt_gives_retry_exc_err, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp *x, *y;
@@ -811,7 +811,7 @@ static void lost_request_after_retry_cnt_gives_retry_exc_err(void **state)
 	ibv_destroy_qp(x);
 }
 
-static void err_state_flushes_both_queues(void **state)
+TR_TEST_FX(err_state_flushes_both_queues, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
@@ -842,7 +842,7 @@ static void err_state_flushes_both_queues(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void post_in_reset_or_init_fails_einval_with_bad_wr(void **state)
+TR_TEST_FX(post_in_reset_or_init_fails_einval_with_bad_wr, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 8, .lkey = f->ma->lkey };
@@ -872,7 +872,7 @@ static void post_in_reset_or_init_fails_einval_with_bad_wr(void **state)
 	ibv_destroy_qp(x);
 }
 
-static void send_queue_overflow_fails_enomem_at_the_wr(void **state)
+TR_TEST_FX(send_queue_overflow_fails_enomem_at_the_wr, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_sge sge = { .addr = (uintptr_t)f->a, .length = 0, .lkey = f->ma->lkey };
@@ -904,7 +904,7 @@ static void send_queue_overflow_fails_enomem_at_the_wr(void **state)
 	ibv_destroy_qp(y);
 }
 
-static void solicited_event_wakes_completion_channel(void **state)
+TR_TEST_FX(solicited_event_wakes_completion_channel, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
@@ -970,7 +970,7 @@ static void solicited_event_wakes_completion_channel(void **state)
 }
 
 /* WR-02: a pre-XRC (72-byte) WR ending at a guard page is fine on RC. */
-static void rc_send_reads_no_byte_past_72(void **state)
+TR_TEST_FX(rc_send_reads_no_byte_past_72, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	long pg = sysconf(_SC_PAGESIZE);
@@ -1203,13 +1203,13 @@ static int child_legacy(void)
 	return 0;
 }
 
-static void legacy_mode_runs_the_same_data_path(void **state)
+TR_TEST(legacy_mode_runs_the_same_data_path)
 {
 	(void)state;
 	assert_int_equal(child_legacy(), 0);
 }
 
-static void scripted_qp_fatal_arrives_on_async_fd(void **state)
+TR_TEST(scripted_qp_fatal_arrives_on_async_fd)
 {
 	(void)state;
 	assert_int_equal(child_async(), 0);
@@ -1217,36 +1217,5 @@ static void scripted_qp_fatal_arrives_on_async_fd(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-#define T(n) TR_TEST_FX(n, fx_setup, fx_teardown)
-		T(rc_send_delivers_payload_and_fields),
-		T(rc_send_with_imm_reports_imm),
-		T(rc_inline_send_needs_no_lkey),
-		T(rc_rdma_write_lands_without_recv_completion),
-		T(rc_rdma_write_with_imm_consumes_recv),
-		T(rc_rdma_read_fetches_remote),
-		T(rc_atomics_cmp_swap_and_fetch_add),
-		T(uc_send_delivers),
-		T(ud_send_puts_grh_first),
-		T(xrc_send_lands_in_srq_named_by_remote_srqn),
-		T(bad_lkey_gives_loc_prot_err_and_err_state),
-		T(out_of_region_sge_gives_loc_prot_err),
-		T(short_receive_buffer_gives_loc_len_err),
-		T(bad_rkey_gives_rem_access_err_no_responder_cqe),
-		T(access_not_granted_gives_rem_access_err),
-		T(no_receive_wqe_with_rnr_retry_0_gives_rnr_retry_exc_err),
-		T(rnr_nak_is_retried_until_a_receive_is_posted),
-		T(lost_request_is_retried_until_the_peer_reaches_rtr),
-		T(lost_request_after_retry_cnt_gives_retry_exc_err),
-		T(err_state_flushes_both_queues),
-		T(post_in_reset_or_init_fails_einval_with_bad_wr),
-		T(send_queue_overflow_fails_enomem_at_the_wr),
-		T(solicited_event_wakes_completion_channel),
-		T(rc_send_reads_no_byte_past_72),
-		TR_TEST(scripted_qp_fatal_arrives_on_async_fd),
-		TR_TEST(legacy_mode_runs_the_same_data_path),
-#undef T
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

@@ -126,7 +126,7 @@ static void to_init(struct ibv_qp *qp)
 
 /* ---- XRCD --------------------------------------------------------------------------- */
 /* XRCD-12: the capability a device reports is what it does. */
-static void xrc_capability_is_what_the_device_does(void **state)
+TR_TEST_FX(xrc_capability_is_what_the_device_does, fx_setup, fx_teardown)
 {
 	struct ibv_device_attr da;
 	struct ibv_xrcd *x;
@@ -144,7 +144,7 @@ static void xrc_capability_is_what_the_device_does(void **state)
 	}
 }
 
-static void xrcd_fd_minus_one_makes_private_domains(void **state)
+TR_TEST_FX(xrcd_fd_minus_one_makes_private_domains, fx_setup, fx_teardown)
 {
 	struct ibv_xrcd *a, *b;
 	struct ibv_qp *q;
@@ -165,7 +165,7 @@ static void xrcd_fd_minus_one_makes_private_domains(void **state)
 	assert_int_equal(ibv_close_xrcd(b), 0);
 }
 
-static void xrcd_inode_open_rules(void **state)
+TR_TEST_FX(xrcd_inode_open_rules, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd_init_attr ia;
@@ -217,7 +217,7 @@ static void xrcd_inode_open_rules(void **state)
 	assert_int_equal(ibv_close_xrcd(b), 0);
 }
 
-static void xrcd_close_busy_only_for_its_own_objects(void **state)
+TR_TEST_FX(xrcd_close_busy_only_for_its_own_objects, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *a, *b;
@@ -244,7 +244,7 @@ static void xrcd_close_busy_only_for_its_own_objects(void **state)
 	assert_int_equal(ibv_close_xrcd(b), 0);
 }
 
-static void xrcd_and_tgt_qp_live_until_last_reference(void **state)
+TR_TEST_FX(xrcd_and_tgt_qp_live_until_last_reference, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *a, *b;
@@ -284,7 +284,7 @@ static void xrcd_and_tgt_qp_live_until_last_reference(void **state)
 	assert_int_equal(ibv_close_xrcd(a), 0);
 }
 
-static void xrcd_kept_alive_by_srq_of_closed_sibling(void **state)
+TR_TEST_FX(xrcd_kept_alive_by_srq_of_closed_sibling, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *a, *b;
@@ -304,7 +304,7 @@ static void xrcd_kept_alive_by_srq_of_closed_sibling(void **state)
 }
 
 /* ---- SRQ ------------------------------------------------------------------------------ */
-static void srq_creation_rules(void **state)
+TR_TEST_FX(srq_creation_rules, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_srq_init_attr_ex sa;
@@ -361,7 +361,7 @@ static void srq_creation_rules(void **state)
 	assert_int_equal(ibv_destroy_srq(s), 0);
 }
 
-static void srq_holds_cq_pd_and_xrcd(void **state)
+TR_TEST_FX(srq_holds_cq_pd_and_xrcd, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *x = xrcd_open(-1, O_CREAT);
@@ -375,7 +375,7 @@ static void srq_holds_cq_pd_and_xrcd(void **state)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void srq_limit_arms_and_fires_once(void **state)
+TR_TEST_FX(srq_limit_arms_and_fires_once, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_srq_init_attr sia;
@@ -451,7 +451,7 @@ static void srq_limit_arms_and_fires_once(void **state)
 }
 
 /* ---- QP creation and modify ------------------------------------------------------------ */
-static void qp_creation_rules_per_type(void **state)
+TR_TEST_FX(qp_creation_rules_per_type, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *x = xrcd_open(-1, O_CREAT);
@@ -518,7 +518,7 @@ static void qp_creation_rules_per_type(void **state)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void modify_rules_and_query_round_trip(void **state)
+TR_TEST_FX(modify_rules_and_query_round_trip, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_qp_init_attr_ex qa;
@@ -586,7 +586,7 @@ static void modify_rules_and_query_round_trip(void **state)
 }
 
 /* ---- ibv_open_qp ------------------------------------------------------------------------ */
-static void open_qp_rules(void **state)
+TR_TEST_FX(open_qp_rules, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *a = xrcd_open(f->fd[0], O_CREAT), *b = xrcd_open(f->fd[0], 0);
@@ -663,7 +663,7 @@ static void open_qp_rules(void **state)
 	assert_int_equal(ibv_close_xrcd(other), 0);
 }
 
-static void post_on_missing_xrc_queue_fails_with_bad_wr(void **state)
+TR_TEST_FX(post_on_missing_xrc_queue_fails_with_bad_wr, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_xrcd *x = xrcd_open(-1, O_CREAT);
@@ -699,7 +699,7 @@ static void post_on_missing_xrc_queue_fails_with_bad_wr(void **state)
 	assert_int_equal(ibv_close_xrcd(x), 0);
 }
 
-static void busy_rules_for_cq_pd_srq(void **state)
+TR_TEST_FX(busy_rules_for_cq_pd_srq, fx_setup, fx_teardown)
 {
 	struct fx *f = *state;
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 2, .max_sge = 1 } };
@@ -1072,37 +1072,37 @@ static int child_no_xrc(void)
 	return 0;
 }
 
-static void scripted_faults_fail_exactly_those_calls(void **state)
+TR_TEST(scripted_faults_fail_exactly_those_calls)
 {
 	(void)state;
 	assert_int_equal(child_faults(), 0);
 }
 
-static void device_without_xrc_cap_refuses_xrc_objects(void **state)
+TR_TEST(device_without_xrc_cap_refuses_xrc_objects)
 {
 	(void)state;
 	assert_int_equal(child_no_xrc(), 0);
 }
 
-static void close_device_releases_leftover_objects(void **state)
+TR_TEST(close_device_releases_leftover_objects)
 {
 	(void)state;
 	assert_int_equal(child_close_releases(), 0);
 }
 
-static void tgt_qp_left_at_close_current_model_destroys(void **state)
+TR_TEST(tgt_qp_left_at_close_current_model_destroys)
 {
 	(void)state;
 	assert_int_equal(child_lifetime(false), 0);
 }
 
-static void tgt_qp_left_at_close_seed_model_keeps(void **state)
+TR_TEST(tgt_qp_left_at_close_seed_model_keeps)
 {
 	(void)state;
 	assert_int_equal(child_lifetime(true), 0);
 }
 
-static void mlx5_close_keeps_context_and_opened_qp_destroy_dies(void **state)
+TR_TEST(mlx5_close_keeps_context_and_opened_qp_destroy_dies)
 {
 	(void)state;
 	assert_int_equal(child_mlx5(), 0);
@@ -1110,30 +1110,5 @@ static void mlx5_close_keeps_context_and_opened_qp_destroy_dies(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-#define T(n) TR_TEST_FX(n, fx_setup, fx_teardown)
-		T(xrc_capability_is_what_the_device_does),
-		T(xrcd_fd_minus_one_makes_private_domains),
-		T(xrcd_inode_open_rules),
-		T(xrcd_close_busy_only_for_its_own_objects),
-		T(xrcd_and_tgt_qp_live_until_last_reference),
-		T(xrcd_kept_alive_by_srq_of_closed_sibling),
-		T(srq_creation_rules),
-		T(srq_holds_cq_pd_and_xrcd),
-		T(srq_limit_arms_and_fires_once),
-		T(qp_creation_rules_per_type),
-		T(modify_rules_and_query_round_trip),
-		T(open_qp_rules),
-		T(post_on_missing_xrc_queue_fails_with_bad_wr),
-		T(busy_rules_for_cq_pd_srq),
-		TR_TEST(scripted_faults_fail_exactly_those_calls),
-		TR_TEST(device_without_xrc_cap_refuses_xrc_objects),
-		TR_TEST(close_device_releases_leftover_objects),
-		TR_TEST(tgt_qp_left_at_close_current_model_destroys),
-		TR_TEST(tgt_qp_left_at_close_seed_model_keeps),
-		TR_TEST(mlx5_close_keeps_context_and_opened_qp_destroy_dies),
-#undef T
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

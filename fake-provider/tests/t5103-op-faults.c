@@ -186,7 +186,7 @@ static void ck_faults(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void every_op_fails_once_with_its_default_errno(void **state)
+TR_TEST(every_op_fails_once_with_its_default_errno)
 {
 	char script[2048] = "";
 	size_t i;
@@ -282,17 +282,12 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void device_event_and_cq_overflow(void **state)
+TR_TEST(device_event_and_cq_overflow)
 {
 	rt_run_both(events_script, ck_events);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(every_op_fails_once_with_its_default_errno),
-		TR_TEST(device_event_and_cq_overflow),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -194,7 +194,7 @@ static const struct cqe *by_id(const struct cqe *c, int n, uint64_t id)
 }
 
 /* ---- builders --------------------------------------------------------------- */
-static void rc_send_builders_and_sge_setters(void **state)
+TR_TEST_FX(rc_send_builders_and_sge_setters, dev_setup, dev_teardown)
 {
 	struct ibv_sge sg[2];
 	struct cqe c[8];
@@ -232,7 +232,7 @@ static void rc_send_builders_and_sge_setters(void **state)
 	fx_down(&f);
 }
 
-static void rc_inline_setters_copy_at_once(void **state)
+TR_TEST_FX(rc_inline_setters_copy_at_once, dev_setup, dev_teardown)
 {
 	struct ibv_data_buf b[2];
 	char tmp[8];
@@ -264,7 +264,7 @@ static void rc_inline_setters_copy_at_once(void **state)
 	fx_down(&f);
 }
 
-static void rc_rdma_and_atomic_builders(void **state)
+TR_TEST_FX(rc_rdma_and_atomic_builders, dev_setup, dev_teardown)
 {
 	uint64_t v = 10;
 	struct cqe c[8];
@@ -309,7 +309,7 @@ static void rc_rdma_and_atomic_builders(void **state)
 	fx_down(&f);
 }
 
-static void ud_set_ud_addr_and_builders_per_type(void **state)
+TR_TEST_FX(ud_set_ud_addr_and_builders_per_type, dev_setup, dev_teardown)
 {
 	struct cqe c[8];
 	struct fx f;
@@ -347,7 +347,7 @@ static void ud_set_ud_addr_and_builders_per_type(void **state)
 	fx_down(&f);
 }
 
-static void uc_builders(void **state)
+TR_TEST_FX(uc_builders, dev_setup, dev_teardown)
 {
 	struct fx f;
 
@@ -360,7 +360,7 @@ static void uc_builders(void **state)
 	fx_down(&f);
 }
 
-static void complete_keeps_the_first_error_and_abort_drops(void **state)
+TR_TEST_FX(complete_keeps_the_first_error_and_abort_drops, dev_setup, dev_teardown)
 {
 	struct ibv_sge sg[3];
 	struct cqe c[16];
@@ -419,7 +419,7 @@ static void complete_keeps_the_first_error_and_abort_drops(void **state)
 	fx_down(&f);
 }
 
-static void send_ops_flags_per_type(void **state)
+TR_TEST_FX(send_ops_flags_per_type, dev_setup, dev_teardown)
 {
 	struct ibv_qp_init_attr_ex ia;
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -478,7 +478,7 @@ static void send_ops_flags_per_type(void **state)
 }
 
 /* ---- extended CQ and device query ------------------------------------------- */
-static void cq_ex_read_functions_follow_the_fields_asked(void **state)
+TR_TEST_FX(cq_ex_read_functions_follow_the_fields_asked, dev_setup, dev_teardown)
 {
 	struct ibv_cq_init_attr_ex ca;
 	struct ibv_cq_ex *cq;
@@ -510,7 +510,7 @@ static void cq_ex_read_functions_follow_the_fields_asked(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-static void cq_ex_poll_takes_each_cqe_once(void **state)
+TR_TEST_FX(cq_ex_poll_takes_each_cqe_once, dev_setup, dev_teardown)
 {
 	struct cqe c[8];
 	struct fx f;
@@ -538,7 +538,7 @@ static void cq_ex_poll_takes_each_cqe_once(void **state)
 	fx_down(&f);
 }
 
-static void query_device_ex_fills_the_extended_fields(void **state)
+TR_TEST_FX(query_device_ex_fills_the_extended_fields, dev_setup, dev_teardown)
 {
 	struct ibv_device_attr_ex ax;
 	struct ibv_device_attr a;
@@ -552,7 +552,7 @@ static void query_device_ex_fills_the_extended_fields(void **state)
 }
 
 /* ---- rereg_mr, thread and parent domains ------------------------------------- */
-static void rereg_mr_moves_the_region_in_place(void **state)
+TR_TEST_FX(rereg_mr_moves_the_region_in_place, dev_setup, dev_teardown)
 {
 	char *other = calloc(1, BUF);
 	struct ibv_sge s;
@@ -591,7 +591,7 @@ static void rereg_mr_moves_the_region_in_place(void **state)
 	free(other);
 }
 
-static void td_and_parent_domain_attributes(void **state)
+TR_TEST_FX(td_and_parent_domain_attributes, dev_setup, dev_teardown)
 {
 	struct ibv_td_init_attr ta = { .comp_mask = 1 };
 	struct ibv_parent_domain_init_attr pa = { 0 };
@@ -688,7 +688,7 @@ static int bind1(struct mwfx *m, uint64_t addr, uint64_t len)
 	return c[0].status;
 }
 
-static void windows_bind_grant_and_invalidate(void **state)
+TR_TEST_FX(windows_bind_grant_and_invalidate, dev_setup, dev_teardown)
 {
 	char *win = calloc(1, BUF);
 	struct ibv_mw_bind_info bi;
@@ -829,7 +829,7 @@ static int ts_traffic(struct fx *f, struct cqe *c)
  * when the engine made it, between the raw clock read before the post and
  * after the poll, never going back in completion order; the device reports
  * the clock; a plain poll_cq is not affected. */
-static void completion_ts_is_the_clock_when_the_cqe_is_made(void **state)
+TR_TEST(completion_ts_is_the_clock_when_the_cqe_is_made)
 {
 	struct ibv_device_attr_ex ax;
 	uint64_t before, after;
@@ -871,7 +871,7 @@ static void completion_ts_is_the_clock_when_the_cqe_is_made(void **state)
 /* A clock of 1 kHz whose timestamps keep 8 bits: the device reports the
  * mask, read_completion_ts gives only its bits, the raw clock its whole
  * count (past 0xff a quarter second after boot). */
-static void completion_ts_keeps_the_bits_of_the_mask(void **state)
+TR_TEST(completion_ts_keeps_the_bits_of_the_mask)
 {
 	struct ibv_device_attr_ex ax;
 	struct cqe c[8];
@@ -897,7 +897,7 @@ static void completion_ts_keeps_the_bits_of_the_mask(void **state)
  * clock is mlx5's answer without one: EOPNOTSUPP with comp_mask 0; an
  * unknown comp_mask bit is EINVAL with nothing written; nothing asked is
  * nothing done. */
-static void rt_values_without_a_clock(void **state)
+TR_TEST_FX(rt_values_without_a_clock, dev_setup, dev_teardown)
 {
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex ax;
@@ -922,7 +922,7 @@ static void rt_values_without_a_clock(void **state)
 /* A driver without query_rt_values (withdrawn, as rxe has none): the
  * library's EOPNOTSUPP with nothing written, while the device still
  * reports its clock and stamps completions. */
-static void withdrawn_rt_values_answer_as_libibverbs(void **state)
+TR_TEST(withdrawn_rt_values_answer_as_libibverbs)
 {
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex ax;
@@ -946,7 +946,7 @@ static void withdrawn_rt_values_answer_as_libibverbs(void **state)
 /* ---- legacy provider mode ------------------------------------------------------ */
 /* A provider of the 1.1 ABI has none of the extension ops: each answers as
  * rdma-core does without it, whatever the device (here one with a clock). */
-static void legacy_provider_has_none_of_them(void **state)
+TR_TEST(legacy_provider_has_none_of_them)
 {
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_device_attr_ex ax;
@@ -1008,28 +1008,5 @@ static void legacy_provider_has_none_of_them(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-#define T(n) TR_TEST_FX(n, dev_setup, dev_teardown)
-		T(rc_send_builders_and_sge_setters),
-		T(rc_inline_setters_copy_at_once),
-		T(rc_rdma_and_atomic_builders),
-		T(ud_set_ud_addr_and_builders_per_type),
-		T(uc_builders),
-		T(complete_keeps_the_first_error_and_abort_drops),
-		T(send_ops_flags_per_type),
-		T(cq_ex_read_functions_follow_the_fields_asked),
-		T(cq_ex_poll_takes_each_cqe_once),
-		T(query_device_ex_fills_the_extended_fields),
-		T(rereg_mr_moves_the_region_in_place),
-		T(td_and_parent_domain_attributes),
-		T(windows_bind_grant_and_invalidate),
-		T(rt_values_without_a_clock),
-		TR_TEST(completion_ts_is_the_clock_when_the_cqe_is_made),
-		TR_TEST(completion_ts_keeps_the_bits_of_the_mask),
-		TR_TEST(withdrawn_rt_values_answer_as_libibverbs),
-		TR_TEST(legacy_provider_has_none_of_them),
-#undef T
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

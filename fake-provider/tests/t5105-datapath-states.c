@@ -180,7 +180,9 @@ static void want_line(const char *text, const char *fmt, ...)
 	tr_fail("no trace line '%s' in %s", want, TRACE);
 }
 
-static void send_between_two_qps_of_one_process(void **state)
+static int host_remove(void **state);
+
+TR_TEST_FX(send_between_two_qps_of_one_process, NULL, host_remove)
 {
 	struct box b;
 	struct ibv_qp *x, *y;
@@ -213,7 +215,7 @@ static void send_between_two_qps_of_one_process(void **state)
 	free(t);
 }
 
-static void rnr_nak_and_bad_rkey_take_their_error_states(void **state)
+TR_TEST_FX(rnr_nak_and_bad_rkey_take_their_error_states, NULL, host_remove)
 {
 	struct box b;
 	struct ibv_qp *x, *y, *u, *v;
@@ -269,7 +271,7 @@ static void peer_receives(struct tr_peer *self, void *arg)
 	assert_int_equal(tr_recv(self), 2);	/* the sender is done */
 }
 
-static void send_to_another_process_goes_through_the_transport(void **state)
+TR_TEST_FX(send_to_another_process_goes_through_the_transport, NULL, host_remove)
 {
 	struct tr_peer p;
 	struct box b;
@@ -361,7 +363,7 @@ static void post_one_sided(struct box *b, struct ibv_qp *qp, enum ibv_wr_opcode 
 	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
 }
 
-static void one_sided_to_another_process_is_placed_by_the_requester(void **state)
+TR_TEST_FX(one_sided_to_another_process_is_placed_by_the_requester, NULL, host_remove)
 {
 	static const struct tf_qp_opts all = {
 		.access = IBV_ACCESS_REMOTE_WRITE, .max_dest_rd_atomic = 1, .min_rnr_timer = 1,
@@ -424,7 +426,7 @@ static void one_sided_to_another_process_is_placed_by_the_requester(void **state
 	free(t);
 }
 
-static void without_states_the_trace_has_calls_only(void **state)
+TR_TEST_FX(without_states_the_trace_has_calls_only, NULL, host_remove)
 {
 	struct box b;
 	struct ibv_qp *x, *y;
@@ -456,13 +458,5 @@ static int host_remove(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST_FX(send_between_two_qps_of_one_process, NULL, host_remove),
-		TR_TEST_FX(rnr_nak_and_bad_rkey_take_their_error_states, NULL, host_remove),
-		TR_TEST_FX(send_to_another_process_goes_through_the_transport, NULL, host_remove),
-		TR_TEST_FX(one_sided_to_another_process_is_placed_by_the_requester, NULL, host_remove),
-		TR_TEST_FX(without_states_the_trace_has_calls_only, NULL, host_remove),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -204,7 +204,7 @@ static void aw_peer(struct tr_peer *self, void *arg)
 	pair_down(&p);
 }
 
-static void atomic_write_is_the_kernel_s_of_the_release(void **state)
+TR_TEST(atomic_write_is_the_kernel_s_of_the_release)
 {
 	struct tr_peer p;
 
@@ -302,7 +302,7 @@ static void xp_peer(struct tr_peer *self, void *arg)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void atomic_write_reaches_another_process(void **state)
+TR_TEST(atomic_write_reaches_another_process)
 {
 	struct tr_peer p;
 
@@ -367,7 +367,7 @@ static void fl_peer(struct tr_peer *self, void *arg)
 	pair_down(&p);
 }
 
-static void flush_is_rxe_s_since_45_and_6_2(void **state)
+TR_TEST(flush_is_rxe_s_since_45_and_6_2)
 {
 	struct tr_peer p;
 
@@ -425,7 +425,7 @@ static void ref_peer(struct tr_peer *self, void *arg)
 	pair_down(&p);
 }
 
-static void requester_errors_are_flushed_by_6_12_s_rxe(void **state)
+TR_TEST(requester_errors_are_flushed_by_6_12_s_rxe)
 {
 	static const struct ref_case cases[] = {
 		{ "rxe", 44, IBV_WC_MW_BIND_ERR, IBV_WC_LOC_QP_OP_ERR },
@@ -481,7 +481,7 @@ static void mwpd_peer(struct tr_peer *self, void *arg)
 	pair_down(&p);
 }
 
-static void a_bind_s_pds_are_compared_by_6_12_s_rxe(void **state)
+TR_TEST(a_bind_s_pds_are_compared_by_6_12_s_rxe)
 {
 	struct tr_peer p;
 
@@ -519,7 +519,7 @@ static void acc_peer(struct tr_peer *self, void *arg)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void mr_access_is_checked_as_the_release_s_kernel_does(void **state)
+TR_TEST(mr_access_is_checked_as_the_release_s_kernel_does)
 {
 	static const struct acc_case cases[] = {
 		{ "rxe", 44, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_FLUSH_GLOBAL, EINVAL },
@@ -541,14 +541,5 @@ static void mr_access_is_checked_as_the_release_s_kernel_does(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(atomic_write_is_the_kernel_s_of_the_release),
-		TR_TEST(atomic_write_reaches_another_process),
-		TR_TEST(flush_is_rxe_s_since_45_and_6_2),
-		TR_TEST(mr_access_is_checked_as_the_release_s_kernel_does),
-		TR_TEST(requester_errors_are_flushed_by_6_12_s_rxe),
-		TR_TEST(a_bind_s_pds_are_compared_by_6_12_s_rxe),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

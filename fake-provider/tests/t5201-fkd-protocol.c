@@ -90,7 +90,7 @@ static int count_daemons(void)
 }
 
 /* ---- start and exit ----------------------------------------------------- */
-static void first_connect_starts_daemon_and_last_close_stops_it(void **state)
+TR_TEST(first_connect_starts_daemon_and_last_close_stops_it)
 {
 	char sock[PATH_MAX + 16];
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -127,7 +127,7 @@ static void concurrent_child(int in, int out, void *arg)
 	fk_disconnect(c);
 }
 
-static void eight_concurrent_first_connects_start_one_daemon(void **state)
+TR_TEST(eight_concurrent_first_connects_start_one_daemon)
 {
 	struct fkt_proc p[8];
 	uint32_t pid[8];
@@ -153,7 +153,7 @@ static void eight_concurrent_first_connects_start_one_daemon(void **state)
 }
 
 /* ---- protocol ------------------------------------------------------------- */
-static void version_mismatch_is_refused_with_eprotonosupport(void **state)
+TR_TEST(version_mismatch_is_refused_with_eprotonosupport)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_req_hello r;
@@ -178,7 +178,7 @@ static void version_mismatch_is_refused_with_eprotonosupport(void **state)
 	fkt_end_clean(mon);
 }
 
-static void malformed_messages_get_error_replies_and_others_are_served(void **state)
+TR_TEST(malformed_messages_get_error_replies_and_others_are_served)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *good = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -250,7 +250,7 @@ static void malformed_messages_get_error_replies_and_others_are_served(void **st
 	fkt_end_clean(mon);
 }
 
-static void a_handle_of_another_connection_is_never_accepted(void **state)
+TR_TEST(a_handle_of_another_connection_is_never_accepted)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -286,7 +286,7 @@ static void a_handle_of_another_connection_is_never_accepted(void **state)
  * the kernel's ufile->idr: two connections number alike, so one's handle
  * names the other's own object of that number (and type), never its own.
  */
-static void handles_count_from_zero_per_connection_and_alias(void **state)
+TR_TEST(handles_count_from_zero_per_connection_and_alias)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -349,7 +349,7 @@ static void handles_count_from_zero_per_connection_and_alias(void **state)
 	fkt_end_clean(mon);
 }
 
-static void lifetime_models_must_agree_per_device(void **state)
+TR_TEST(lifetime_models_must_agree_per_device)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT), *b = NULL;
@@ -383,7 +383,7 @@ static void other_uid_child(int in, int out, void *arg)
 	TR_ASSERT(fk_connect("fake0", FK_LIFETIME_CURRENT, NULL, &c) == EACCES);
 }
 
-static void another_uid_is_refused_by_so_peercred(void **state)
+TR_TEST(another_uid_is_refused_by_so_peercred)
 {
 	struct fk_client *mon = fkt_monitor();
 	char sock[PATH_MAX + 16];
@@ -410,7 +410,7 @@ static void another_uid_is_refused_by_so_peercred(void **state)
 }
 
 /* ---- fd passing and inode keying (XRCD-08/10/15) ------------------------------ */
-static void xrcd_is_keyed_by_the_inode_of_the_passed_fd(void **state)
+TR_TEST(xrcd_is_keyed_by_the_inode_of_the_passed_fd)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -462,7 +462,7 @@ static void xrcd_is_keyed_by_the_inode_of_the_passed_fd(void **state)
 	fkt_end_clean(mon);
 }
 
-static void a_client_cannot_name_an_inode_or_smuggle_fds(void **state)
+TR_TEST(a_client_cannot_name_an_inode_or_smuggle_fds)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_req_xrcd_open r = { .has_fd = 1, .oflags = O_CREAT };
@@ -518,7 +518,7 @@ static void a_client_cannot_name_an_inode_or_smuggle_fds(void **state)
 	fkt_end_clean(mon);
 }
 
-static void dump_names_every_object_and_checks_the_counts(void **state)
+TR_TEST(dump_names_every_object_and_checks_the_counts)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -551,7 +551,7 @@ static void dump_names_every_object_and_checks_the_counts(void **state)
  * the daemon takes a HELLO quirk bit or request flag the table gives its
  * type, and refuses any other.
  */
-static void every_message_and_quirk_bit_is_a_table_row(void **state)
+TR_TEST(every_message_and_quirk_bit_is_a_table_row)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_req_hello hello;
@@ -609,21 +609,6 @@ static void every_message_and_quirk_bit_is_a_table_row(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(first_connect_starts_daemon_and_last_close_stops_it),
-		TR_TEST(eight_concurrent_first_connects_start_one_daemon),
-		TR_TEST(version_mismatch_is_refused_with_eprotonosupport),
-		TR_TEST(malformed_messages_get_error_replies_and_others_are_served),
-		TR_TEST(a_handle_of_another_connection_is_never_accepted),
-		TR_TEST(handles_count_from_zero_per_connection_and_alias),
-		TR_TEST(lifetime_models_must_agree_per_device),
-		TR_TEST(another_uid_is_refused_by_so_peercred),
-		TR_TEST(xrcd_is_keyed_by_the_inode_of_the_passed_fd),
-		TR_TEST(a_client_cannot_name_an_inode_or_smuggle_fds),
-		TR_TEST(dump_names_every_object_and_checks_the_counts),
-		TR_TEST(every_message_and_quirk_bit_is_a_table_row),
-	};
-
 	fkt_setup("t5201");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

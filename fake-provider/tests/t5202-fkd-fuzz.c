@@ -125,7 +125,7 @@ reopen:
 	rconn_open(c);
 }
 
-static void random_and_mutated_messages_never_hurt_the_daemon(void **state)
+TR_TEST(random_and_mutated_messages_never_hurt_the_daemon)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *good = fkt_conn("fake0", FK_LIFETIME_SEED);
@@ -174,7 +174,7 @@ static void random_and_mutated_messages_never_hurt_the_daemon(void **state)
 
 /* A client that sends and never reads is dropped at its queue bound; the
  * others are unaffected. */
-static void a_client_that_never_reads_is_dropped(void **state)
+TR_TEST(a_client_that_never_reads_is_dropped)
 {
 	struct fk_client *mon = fkt_monitor();
 	pid_t pid = fk_daemon_pid(mon);
@@ -203,14 +203,10 @@ static void a_client_that_never_reads_is_dropped(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(random_and_mutated_messages_never_hurt_the_daemon),
-		TR_TEST(a_client_that_never_reads_is_dropped),
-	};
 	const char *s = getenv("IBVCT_SEED");
 
 	fkt_setup("t5202");
 	seed = s && s[0] ? (unsigned)strtoul(s, NULL, 0) : (unsigned)time(NULL) ^ (unsigned)getpid();
 	printf("# seed %u (IBVCT_SEED=%u repeats this run)\n", seed, seed);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -11,7 +11,7 @@
 #define FZ_HAVE_SEEDS		/* fz_write_seeds(): the harness's own seeds */
 #include "fz_replay.h"
 
-static void every_corpus_input_keeps_the_promises(void **state)
+TR_TEST(every_corpus_input_keeps_the_promises)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/fkd");
 
@@ -19,7 +19,7 @@ static void every_corpus_input_keeps_the_promises(void **state)
 	assert_true(n >= 20);		/* a lost corpus is a failure, not a pass */
 }
 
-static void every_former_crash_keeps_the_promises(void **state)
+TR_TEST(every_former_crash_keeps_the_promises)
 {
 	int n = fzr_replay_dir("fixtures/fuzz/fkd/crashes-fixed");
 
@@ -27,7 +27,7 @@ static void every_former_crash_keeps_the_promises(void **state)
 	assert_true(n != 0);		/* a dir that exists holds its inputs */
 }
 
-static void the_generated_seeds_keep_the_promises(void **state)
+TR_TEST(the_generated_seeds_keep_the_promises)
 {
 	char dir[] = "/tmp/ibvct-t5203-XXXXXX", path[512];
 	struct dirent **names;
@@ -60,11 +60,5 @@ static void the_generated_seeds_keep_the_promises(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(every_corpus_input_keeps_the_promises),
-		TR_TEST(every_former_crash_keeps_the_promises),
-		TR_TEST(the_generated_seeds_keep_the_promises),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

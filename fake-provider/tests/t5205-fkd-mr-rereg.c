@@ -33,7 +33,7 @@ static int pd_busy(struct fk_client *c, uint32_t pd)
 	return 0;
 }
 
-static void rereg_keeps_the_handle_and_moves_the_pd_use(void **state)
+TR_TEST(rereg_keeps_the_handle_and_moves_the_pd_use)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -79,7 +79,7 @@ static void rereg_keeps_the_handle_and_moves_the_pd_use(void **state)
 
 /* Without the PD flag the region stays on its PD; the translation and
  * the access are the command's to check, in the kernel's order. */
-static void rereg_without_the_pd_flag_keeps_the_pd(void **state)
+TR_TEST(rereg_without_the_pd_flag_keeps_the_pd)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -116,7 +116,7 @@ static void rereg_without_the_pd_flag_keeps_the_pd(void **state)
 /* A PD handle that names no PD of this connection (none at all, another
  * type, another connection's number) is EINVAL, an MR handle that names
  * nothing ENOENT and one of another type EINVAL: nothing changes. */
-static void a_bad_handle_is_refused_and_changes_nothing(void **state)
+TR_TEST(a_bad_handle_is_refused_and_changes_nothing)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -161,7 +161,7 @@ static void a_bad_handle_is_refused_and_changes_nothing(void **state)
 /* Malformed MR_REREGs get their error reply (before HELLO, short, long,
  * with an fd, garbage in every field) and the daemon serves on: the other
  * connection's region and PDs are as they were. */
-static void a_malformed_mr_rereg_is_survived(void **state)
+TR_TEST(a_malformed_mr_rereg_is_survived)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *good = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -234,13 +234,6 @@ static void a_malformed_mr_rereg_is_survived(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(rereg_keeps_the_handle_and_moves_the_pd_use),
-		TR_TEST(rereg_without_the_pd_flag_keeps_the_pd),
-		TR_TEST(a_bad_handle_is_refused_and_changes_nothing),
-		TR_TEST(a_malformed_mr_rereg_is_survived),
-	};
-
 	fkt_setup("t5205");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

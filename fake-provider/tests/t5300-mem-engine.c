@@ -110,7 +110,7 @@ static void memfd_read(const struct fe_mr *mr, void *dst, size_t len)
 }
 
 /* ---- backing ------------------------------------------------------------ */
-static void reg_keeps_contents_and_protection(void **state)
+TR_TEST_FX(reg_keeps_contents_and_protection, setup, teardown)
 {
 	char *p = anon(5, PROT_READ | PROT_WRITE | PROT_EXEC), *q;
 	char perm[5], before[5];
@@ -181,19 +181,19 @@ static void two_regions_on_a_page(bool first_goes_first)
 	munmap(p, 2 * pg);
 }
 
-static void two_regions_dereg_first_first(void **state)
+TR_TEST_FX(two_regions_dereg_first_first, setup, teardown)
 {
 	(void)state;
 	two_regions_on_a_page(true);
 }
 
-static void two_regions_dereg_last_first(void **state)
+TR_TEST_FX(two_regions_dereg_last_first, setup, teardown)
 {
 	(void)state;
 	two_regions_on_a_page(false);
 }
 
-static void overlap_inside_shares_partial_stays(void **state)
+TR_TEST_FX(overlap_inside_shares_partial_stays, setup, teardown)
 {
 	char *p = anon(4, PROT_READ | PROT_WRITE);
 	struct fe_mr a, in, part;
@@ -216,7 +216,7 @@ static void overlap_inside_shares_partial_stays(void **state)
 
 /* The application unmaps a registered buffer (free of an mmapped chunk):
  * its dereg leaves alone what is mapped there by then. */
-static void region_unmapped_before_dereg(void **state)
+TR_TEST_FX(region_unmapped_before_dereg, setup, teardown)
 {
 	char *p = anon(2, PROT_READ | PROT_WRITE), *n;
 	struct fe_mr mr;
@@ -255,7 +255,7 @@ static void stays(void *addr, size_t len, const char *what)
 	fe_mr_del(dev, &mr);
 }
 
-static void unsafe_ranges_stay_as_they_are(void **state)
+TR_TEST_FX(unsafe_ranges_stay_as_they_are, setup, teardown)
 {
 	char stackbuf[256];
 	char *ro = anon(1, PROT_READ), *holed = anon(3, PROT_READ | PROT_WRITE), *fsh, *fpriv;
@@ -308,7 +308,7 @@ static int view_check(struct fe_mem_view *v, uint32_t qpn, const void *addr, uin
 	return fe_mem_view_remote(v, qpn, (uint64_t)(uintptr_t)addr, rkey, len, need, where);
 }
 
-static void tables_follow_every_change(void **state)
+TR_TEST_FX(tables_follow_every_change, setup, teardown)
 {
 	char *p = anon(2, PROT_READ | PROT_WRITE), *w;
 	struct fe_mem_view v;
@@ -431,7 +431,7 @@ static void tables_follow_every_change(void **state)
 /* The requester's check and the responder's are one rule: on a sweep of
  * requests (keys, ranges, access, QPs, PDs) fe_mem_view_remote places
  * exactly where fe_mr_remote would grant, at the same bytes. */
-static void requester_and_responder_agree(void **state)
+TR_TEST_FX(requester_and_responder_agree, setup, teardown)
 {
 	char *p = anon(3, PROT_READ | PROT_WRITE), *w, *r;
 	static const int needs[] = { IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ,
@@ -509,7 +509,7 @@ static void requester_and_responder_agree(void **state)
 
 /* Another process maps the memfd (as a requester does its peer's) and
  * places into the region: each side sees the other's writes. */
-static void peer_process_sees_writes_both_ways(void **state)
+TR_TEST_FX(peer_process_sees_writes_both_ways, setup, teardown)
 {
 	char *p = anon(1, PROT_READ | PROT_WRITE);
 	volatile char *vp = p;
@@ -556,7 +556,7 @@ static void peer_process_sees_writes_both_ways(void **state)
 }
 
 /* IBVCT_MR_SHARE=0: no region is remapped (read once, at the first). */
-static void mr_share_0_keeps_every_region(void **state)
+TR_TEST_FX(mr_share_0_keeps_every_region, setup, teardown)
 {
 	char *p = anon(1, PROT_READ | PROT_WRITE);
 
@@ -570,7 +570,7 @@ static void mr_share_0_keeps_every_region(void **state)
  * importer maps the exporter's memfd range and registers it with the
  * region's keys; through its lkey and its rkey it reaches the exporter's
  * bytes, both ways. */
-static void foreign_region_is_the_same_bytes(void **state)
+TR_TEST_FX(foreign_region_is_the_same_bytes, setup, teardown)
 {
 	char *p = anon(2, PROT_READ | PROT_WRITE), *stackless;
 	volatile char *vp;
@@ -656,21 +656,7 @@ static void foreign_region_is_the_same_bytes(void **state)
 	munmap(p, 2 * pg);
 }
 
-static const struct tr_test tests[] = {
-	TR_TEST_FX(reg_keeps_contents_and_protection, setup, teardown),
-	TR_TEST_FX(two_regions_dereg_first_first, setup, teardown),
-	TR_TEST_FX(two_regions_dereg_last_first, setup, teardown),
-	TR_TEST_FX(overlap_inside_shares_partial_stays, setup, teardown),
-	TR_TEST_FX(region_unmapped_before_dereg, setup, teardown),
-	TR_TEST_FX(unsafe_ranges_stay_as_they_are, setup, teardown),
-	TR_TEST_FX(mr_share_0_keeps_every_region, setup, teardown),
-	TR_TEST_FX(tables_follow_every_change, setup, teardown),
-	TR_TEST_FX(requester_and_responder_agree, setup, teardown),
-	TR_TEST_FX(peer_process_sees_writes_both_ways, setup, teardown),
-	TR_TEST_FX(foreign_region_is_the_same_bytes, setup, teardown),
-};
-
 int main(int argc, char **argv)
 {
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

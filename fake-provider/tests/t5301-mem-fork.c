@@ -59,7 +59,7 @@ static void reg_close(struct reg *r)
 
 /* Parent and child each write the region after fork(): neither sees the
  * other's write, and each still sees the bytes of the fork. */
-static void fork_child_gets_a_private_copy(void **state)
+TR_TEST(fork_child_gets_a_private_copy)
 {
 	struct reg r;
 	int go[2], back[2];
@@ -96,7 +96,7 @@ static void fork_child_gets_a_private_copy(void **state)
 
 /* After fork(), the parent's region is still the memfd's pages: a peer
  * that maps the memfd (as a requester does) sees its writes both ways. */
-static void parent_region_stays_shared_with_peers(void **state)
+TR_TEST(parent_region_stays_shared_with_peers)
 {
 	char perm[5], name[256];
 	unsigned long long off;
@@ -144,7 +144,7 @@ static void parent_region_stays_shared_with_peers(void **state)
  * copy of that stack is fork's own); the library says fork needs nothing
  * (a copy-on-fork kernel). No ibv_fork_init: that would MADV_DONTFORK the
  * stack page (t3104 tests it). */
-static void stack_region_stays_and_fork_needs_nothing(void **state)
+TR_TEST(stack_region_stays_and_fork_needs_nothing)
 {
 	char stackbuf[512];
 	struct ibv_context *ctx;
@@ -181,7 +181,7 @@ static void stack_region_stays_and_fork_needs_nothing(void **state)
 /* A region in the middle of malloc'ed chunks (heap pages it shares with
  * them): registration and dereg keep every chunk's bytes, and free works
  * after (the allocator's own words on those pages survive the remap). */
-static void heap_region_keeps_its_neighbours(void **state)
+TR_TEST(heap_region_keeps_its_neighbours)
 {
 	enum { N = 5, SZ = 3000 };
 	struct ibv_context *ctx;
@@ -217,12 +217,5 @@ static void heap_region_keeps_its_neighbours(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(fork_child_gets_a_private_copy),
-		TR_TEST(parent_region_stays_shared_with_peers),
-		TR_TEST(stack_region_stays_and_fork_needs_nothing),
-		TR_TEST(heap_region_keeps_its_neighbours),
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

@@ -98,7 +98,7 @@ static void env_close(struct env *e)
 }
 
 /* create, modify through the states and the access, error, destroy */
-static void qp_table_follows_create_modify_destroy(void **state)
+TR_TEST(qp_table_follows_create_modify_destroy)
 {
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct ibv_qp_attr a;
@@ -141,7 +141,7 @@ static void qp_table_follows_create_modify_destroy(void **state)
 }
 
 /* reg, rereg (access, translation), dereg */
-static void key_table_follows_reg_rereg_dereg(void **state)
+TR_TEST(key_table_follows_reg_rereg_dereg)
 {
 	struct ibv_mr *small;
 	struct env e;
@@ -177,7 +177,7 @@ static void key_table_follows_reg_rereg_dereg(void **state)
 }
 
 /* a type 1 window: bound, rebound, unbound, deallocated */
-static void key_table_follows_windows(void **state)
+TR_TEST(key_table_follows_windows)
 {
 	struct ibv_mw_bind bind;
 	struct ibv_wc wc;
@@ -223,11 +223,5 @@ static void key_table_follows_windows(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(qp_table_follows_create_modify_destroy),
-		TR_TEST(key_table_follows_reg_rereg_dereg),
-		TR_TEST(key_table_follows_windows),
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

@@ -233,7 +233,7 @@ static void target_stopped(struct tr_peer *self, void *arg)
 	TR_ASSERT(tr_recv(self) == 4);		/* the requester is done */
 }
 
-static void stopped_target_gets_write_read_cmp_swap_and_fetch_add(void **state)
+TR_TEST(stopped_target_gets_write_read_cmp_swap_and_fetch_add)
 {
 	static const enum ibv_wc_opcode want[] = {
 		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_COMP_SWAP, IBV_WC_FETCH_ADD };
@@ -343,7 +343,7 @@ static void target_adds(struct tr_peer *self, void *arg)
 	TR_ASSERT(tr_recv(self) == 4);
 }
 
-static void fetch_add_from_two_requesters_and_the_target_sums_exactly(void **state)
+TR_TEST(fetch_add_from_two_requesters_and_the_target_sums_exactly)
 {
 	struct tr_peer t, b;
 	struct remote rm;
@@ -466,12 +466,12 @@ static void write_behind_waiting_send(enum ibv_qp_type type)
 	assert_int_equal(tr_peer_wait(&p), 0);
 }
 
-static void rc_write_behind_a_send_not_taken_lands_after_it(void **state)
+TR_TEST(rc_write_behind_a_send_not_taken_lands_after_it)
 {
 	write_behind_waiting_send(IBV_QPT_RC);
 }
 
-static void uc_write_behind_a_send_not_taken_lands_after_it(void **state)
+TR_TEST(uc_write_behind_a_send_not_taken_lands_after_it)
 {
 	write_behind_waiting_send(IBV_QPT_UC);
 }
@@ -492,7 +492,7 @@ static void target_errors(struct tr_peer *self, void *arg)
 	TR_ASSERT(tr_recv(self) == 2);
 }
 
-static void errors_of_the_target_stay_what_they_were(void **state)
+TR_TEST(errors_of_the_target_stay_what_they_were)
 {
 	static const char *const what[NQP] = {
 		"a bad rkey", "a region without remote write", "past the region's end",
@@ -547,7 +547,7 @@ static void target_killed(struct tr_peer *self, void *arg)
 		pause();			/* until killed */
 }
 
-static void nothing_completes_in_a_killed_target(void **state)
+TR_TEST(nothing_completes_in_a_killed_target)
 {
 	struct tr_peer p;
 	struct remote rm;
@@ -574,14 +574,5 @@ static void nothing_completes_in_a_killed_target(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(stopped_target_gets_write_read_cmp_swap_and_fetch_add),
-		TR_TEST(fetch_add_from_two_requesters_and_the_target_sums_exactly),
-		TR_TEST(rc_write_behind_a_send_not_taken_lands_after_it),
-		TR_TEST(uc_write_behind_a_send_not_taken_lands_after_it),
-		TR_TEST(errors_of_the_target_stay_what_they_were),
-		TR_TEST(nothing_completes_in_a_killed_target),
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

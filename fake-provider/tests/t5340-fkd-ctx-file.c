@@ -38,7 +38,7 @@ static int ctx_fd(struct fk_client *c)
 	return fd;
 }
 
-static void the_file_is_a_real_fd(void **state)
+TR_TEST(the_file_is_a_real_fd)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -68,7 +68,7 @@ static void the_file_is_a_real_fd(void **state)
 
 /* The objects go when the connection and every copy of the fd are closed,
  * in either order; a file nobody else holds goes with its connection. */
-static void the_file_lives_until_its_last_fd(void **state)
+TR_TEST(the_file_lives_until_its_last_fd)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *c = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -105,7 +105,7 @@ static void the_file_lives_until_its_last_fd(void **state)
 
 /* An fd passed over a UNIX socket (SCM_RIGHTS) is the same file: a copy in
  * flight or in another hand keeps it, and it imports. */
-static void a_passed_fd_is_the_same_file(void **state)
+TR_TEST(a_passed_fd_is_the_same_file)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -139,7 +139,7 @@ static void a_passed_fd_is_the_same_file(void **state)
 
 /* The second context sees the file's objects by handle, and what it makes
  * is the file's; destroyed through one, gone for both. */
-static void import_gives_the_same_objects(void **state)
+TR_TEST(import_gives_the_same_objects)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -222,7 +222,7 @@ static void import_gives_the_same_objects(void **state)
  * libibverbs/device.c:380 answers a non-uverbs fd), another device's
  * (ENODEV), no open fd (EBADF), a connection that has objects or a file
  * already (EISCONN). */
-static void what_is_not_the_file_is_refused(void **state)
+TR_TEST(what_is_not_the_file_is_refused)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -262,7 +262,7 @@ static void what_is_not_the_file_is_refused(void **state)
 
 /* Either connection first, then the fd; and the file's owner killed with
  * an importer holding it. */
-static void close_orders(void **state)
+TR_TEST(close_orders)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *a, *b;
@@ -300,7 +300,7 @@ static void holder(int out)
 		pause();			/* until killed */
 }
 
-static void a_killed_owner_leaves_the_file_to_its_holder(void **state)
+TR_TEST(a_killed_owner_leaves_the_file_to_its_holder)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *b = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -338,7 +338,7 @@ static void a_killed_owner_leaves_the_file_to_its_holder(void **state)
 /* Malformed requests
 of the four types get their error reply and the
  * daemon serves on. */
-static void malformed_requests_are_survived(void **state)
+TR_TEST(malformed_requests_are_survived)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fk_client *good = fkt_conn("fake0", FK_LIFETIME_CURRENT);
@@ -431,17 +431,6 @@ static void malformed_requests_are_survived(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(the_file_is_a_real_fd),
-		TR_TEST(the_file_lives_until_its_last_fd),
-		TR_TEST(a_passed_fd_is_the_same_file),
-		TR_TEST(import_gives_the_same_objects),
-		TR_TEST(what_is_not_the_file_is_refused),
-		TR_TEST(close_orders),
-		TR_TEST(a_killed_owner_leaves_the_file_to_its_holder),
-		TR_TEST(malformed_requests_are_survived),
-	};
-
 	fkt_setup("t5340");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -46,7 +46,7 @@ static struct ibv_context *import_copy(struct ibv_context *ctx)
 	return ictx;
 }
 
-static void cmd_fd_is_a_file_that_imports(void **state)
+TR_TEST(cmd_fd_is_a_file_that_imports)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	struct pollfd p = { .events = POLLIN | POLLOUT };
@@ -71,7 +71,7 @@ static void cmd_fd_is_a_file_that_imports(void **state)
 	assert_int_equal(fcntl(d, F_GETFD), -1);	/* closed with its context */
 }
 
-static void imported_objects_are_the_owners(void **state)
+TR_TEST(imported_objects_are_the_owners)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	char *buf = calloc(1, 8192);
@@ -109,7 +109,7 @@ static void imported_objects_are_the_owners(void **state)
 
 /* The imported MR as the importer's lkey and as an rkey at its QP, on the
  * imported PD: the same region, the same protection domain. */
-static void imported_mr_works_in_the_importers_qps(void **state)
+TR_TEST(imported_mr_works_in_the_importers_qps)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	char *buf = calloc(1, 4096);
@@ -170,7 +170,7 @@ static void imported_mr_works_in_the_importers_qps(void **state)
  * handle names nothing (ENOENT, lookup_get_idr_uobject), and a verb of
  * the other context on it fails as the kernel's (EINVAL: the write
  * path's uobj_get). */
-static void destroy_in_one_is_seen_by_the_other(void **state)
+TR_TEST(destroy_in_one_is_seen_by_the_other)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	char buf[64];
@@ -205,7 +205,7 @@ static void destroy_in_one_is_seen_by_the_other(void **state)
 /* Two contexts of the file in this process: a region destroyed through the
  * importing one refuses its keys in the owner's QPs (the kernel object is
  * one: rxe_mr.c lookup_mr, rxe_resp.c check_rkey); t5842 across processes. */
-static void region_destroyed_by_the_importer_refuses_its_keys(void **state)
+TR_TEST(region_destroyed_by_the_importer_refuses_its_keys)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	char *buf = calloc(1, 4096), *mine = calloc(1, 4096);
@@ -242,7 +242,7 @@ static void region_destroyed_by_the_importer_refuses_its_keys(void **state)
 }
 
 /* What is not the file, or not its object. */
-static void what_is_not_the_file_is_refused(void **state)
+TR_TEST(what_is_not_the_file_is_refused)
 {
 	struct ibv_context *ctx = fpt_open(), *other = fpt_open(), *ictx;
 	struct ibv_pd *pd, *opd[3];
@@ -284,7 +284,7 @@ static void what_is_not_the_file_is_refused(void **state)
 
 /* Unimport gives back the importer's object alone: the owner's goes on,
  * and the handle imports again. */
-static void unimport_frees_only_the_importers_object(void **state)
+TR_TEST(unimport_frees_only_the_importers_object)
 {
 	struct ibv_context *ctx = fpt_open(), *ictx;
 	char buf[64];
@@ -313,15 +313,5 @@ static void unimport_frees_only_the_importers_object(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(cmd_fd_is_a_file_that_imports),
-		TR_TEST(imported_objects_are_the_owners),
-		TR_TEST(imported_mr_works_in_the_importers_qps),
-		TR_TEST(destroy_in_one_is_seen_by_the_other),
-		TR_TEST(region_destroyed_by_the_importer_refuses_its_keys),
-		TR_TEST(what_is_not_the_file_is_refused),
-		TR_TEST(unimport_frees_only_the_importers_object),
-	};
-
-	return fpt_main(argc, argv, tests, TR_N(tests));
+	return fpt_main(argc, argv);
 }

@@ -32,7 +32,7 @@ static long usecnt(void)
 }
 
 /* XRCD-05/06/07/08 across processes. */
-static void same_inode_same_domain_distinct_handles_xrcd08(void **state)
+FKT_BOTH(same_inode_same_domain_distinct_handles_xrcd08)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -70,7 +70,7 @@ static void same_inode_same_domain_distinct_handles_xrcd08(void **state)
 }
 
 /* XRCD-03/04/16: fd -1 makes a private domain whatever the flags. */
-static void fd_minus_one_is_a_private_domain_xrcd03_04(void **state)
+FKT_BOTH(fd_minus_one_is_a_private_domain_xrcd03_04)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -89,7 +89,7 @@ static void fd_minus_one_is_a_private_domain_xrcd03_04(void **state)
 }
 
 /* XRCD-13: EBUSY for this handle's SRQs and QPs only. */
-static void close_is_ebusy_only_for_this_handles_objects_xrcd13(void **state)
+FKT_BOTH(close_is_ebusy_only_for_this_handles_objects_xrcd13)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -119,7 +119,7 @@ static void close_is_ebusy_only_for_this_handles_objects_xrcd13(void **state)
 
 /* XRCD-14/15 and LIFE-12: usecnt = handles + XRC SRQs + real TGT QPs; the
  * domain goes with its last use; then a new one. */
-static void destroyed_with_last_use_then_new_domain_xrcd14_15(void **state)
+FKT_BOTH(destroyed_with_last_use_then_new_domain_xrcd14_15)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -150,7 +150,7 @@ static void destroyed_with_last_use_then_new_domain_xrcd14_15(void **state)
 }
 
 /* XRCD-17: exit and SIGKILL release handles after QPs and SRQs. */
-static void exit_and_sigkill_release_the_processes_uses_xrcd17(void **state)
+FKT_BOTH(exit_and_sigkill_release_the_processes_uses_xrcd17)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -182,14 +182,6 @@ static void exit_and_sigkill_release_the_processes_uses_xrcd17(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		FKT_BOTH(same_inode_same_domain_distinct_handles_xrcd08),
-		FKT_BOTH(fd_minus_one_is_a_private_domain_xrcd03_04),
-		FKT_BOTH(close_is_ebusy_only_for_this_handles_objects_xrcd13),
-		FKT_BOTH(destroyed_with_last_use_then_new_domain_xrcd14_15),
-		FKT_BOTH(exit_and_sigkill_release_the_processes_uses_xrcd17),
-	};
-
 	fkt_setup("t5801");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -17,7 +17,7 @@
 #define OPEN(p, h, qpn, type) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), (type), 0, NULL)
 
 /* OPENQP-05/07/08: another process opens by number and drives the QP. */
-static void open_by_number_from_another_process_shares_the_real_qp(void **state)
+FKT_BOTH(open_by_number_from_another_process_shares_the_real_qp)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -38,7 +38,7 @@ static void open_by_number_from_another_process_shares_the_real_qp(void **state)
 }
 
 /* OPENQP-04/05/06: every way to name the wrong thing is EINVAL. */
-static void wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval(void **state)
+FKT_BOTH(wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -73,7 +73,7 @@ static void wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval(void **state)
 }
 
 /* OPENQP-07/09: each open is its own handle; the creator may open too. */
-static void each_open_is_a_distinct_handle_and_blocks_close_xrcd(void **state)
+FKT_BOTH(each_open_is_a_distinct_handle_and_blocks_close_xrcd)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -110,7 +110,7 @@ static void each_open_is_a_distinct_handle_and_blocks_close_xrcd(void **state)
 }
 
 /* QPX-06/07 on the shared QP: the table applies to the real QP's state. */
-static void modify_rules_apply_to_the_real_qp(void **state)
+FKT_BOTH(modify_rules_apply_to_the_real_qp)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -169,13 +169,6 @@ static void modify_rules_apply_to_the_real_qp(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		FKT_BOTH(open_by_number_from_another_process_shares_the_real_qp),
-		FKT_BOTH(wrong_type_wrong_xrcd_dead_or_plain_qp_is_einval),
-		FKT_BOTH(each_open_is_a_distinct_handle_and_blocks_close_xrcd),
-		FKT_BOTH(modify_rules_apply_to_the_real_qp),
-	};
-
 	fkt_setup("t5802");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -19,7 +19,7 @@
 #define OPEN(p, h, qpn) fkt_do((p), FKT_TGT_OPEN, (h), (qpn), IBV_QPT_XRC_RECV, 0, NULL)
 
 /* LIFE-01/02: the creator's handle is one among equals. */
-static void owner_destroy_keeps_qp_for_other_holder_life02(void **state)
+FKT_BOTH(owner_destroy_keeps_qp_for_other_holder_life02)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -48,7 +48,7 @@ static void owner_destroy_keeps_qp_for_other_holder_life02(void **state)
 }
 
 /* LIFE-03: the last explicit destroy takes the real QP, in both models. */
-static void last_explicit_destroy_destroys_real_qp_life03(void **state)
+FKT_BOTH(last_explicit_destroy_destroys_real_qp_life03)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -113,19 +113,19 @@ static void owner_gone(void **state, bool sigkill)
 	fkt_end_clean(mon);
 }
 
-static void owner_exits_without_destroy_life04_life05(void **state)
+FKT_BOTH(owner_exits_without_destroy_life04_life05)
 {
 	owner_gone(state, false);
 }
 
-static void owner_sigkilled_without_destroy_life04_life05(void **state)
+FKT_BOTH(owner_sigkilled_without_destroy_life04_life05)
 {
 	owner_gone(state, true);
 }
 
 /* The owner dies while another process has the QP open: that one is
  * unaffected in both models (LIFE-02/04/05). */
-static void owner_sigkilled_while_other_holds_qp(void **state)
+FKT_BOTH(owner_sigkilled_while_other_holds_qp)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -148,7 +148,7 @@ static void owner_sigkilled_while_other_holds_qp(void **state)
 }
 
 /* The last holder (an opener, not the creator) disconnects. */
-static void last_holder_disconnects(void **state)
+FKT_BOTH(last_holder_disconnects)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -179,7 +179,7 @@ static void last_holder_disconnects(void **state)
  * leftover goes with a later last explicit destroy, the rest with the
  * device (the last connection to it). Current: the QPs died with a.
  */
-static void leftover_qps_keep_their_xrcd(void **state)
+FKT_BOTH(leftover_qps_keep_their_xrcd)
 {
 	int life = fkt_life(state);
 	bool seed = life == FK_LIFETIME_SEED;
@@ -222,7 +222,7 @@ out:
 }
 
 /* Seed: nobody else holds the domain: the owner's exit takes everything. */
-static void owner_exit_with_no_other_user_leaves_nothing(void **state)
+FKT_BOTH(owner_exit_with_no_other_user_leaves_nothing)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -243,7 +243,7 @@ static void owner_exit_with_no_other_user_leaves_nothing(void **state)
 
 /* LIFE-08: one event on the real QP, heard once by each handle, in each
  * process, naming that process's handle and user value. */
-static void events_reach_every_handle_in_its_own_process_life08(void **state)
+FKT_BOTH(events_reach_every_handle_in_its_own_process_life08)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -311,7 +311,7 @@ static void events_reach_every_handle_in_its_own_process_life08(void **state)
 
 /* LIFE-10/12: a QP handle blocks its XRCD handle's close; an SRQ keeps the
  * domain alive whatever happens to the QPs. */
-static void xrcd_close_busy_while_qp_handle_exists_life10(void **state)
+FKT_BOTH(xrcd_close_busy_while_qp_handle_exists_life10)
 {
 	int life = fkt_life(state);
 	struct fk_client *mon = fkt_monitor();
@@ -335,19 +335,6 @@ static void xrcd_close_busy_while_qp_handle_exists_life10(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		FKT_BOTH(owner_destroy_keeps_qp_for_other_holder_life02),
-		FKT_BOTH(last_explicit_destroy_destroys_real_qp_life03),
-		FKT_BOTH(owner_exits_without_destroy_life04_life05),
-		FKT_BOTH(owner_sigkilled_without_destroy_life04_life05),
-		FKT_BOTH(owner_sigkilled_while_other_holds_qp),
-		FKT_BOTH(last_holder_disconnects),
-		FKT_BOTH(leftover_qps_keep_their_xrcd),
-		FKT_BOTH(owner_exit_with_no_other_user_leaves_nothing),
-		FKT_BOTH(events_reach_every_handle_in_its_own_process_life08),
-		FKT_BOTH(xrcd_close_busy_while_qp_handle_exists_life10),
-	};
-
 	fkt_setup("t5803");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

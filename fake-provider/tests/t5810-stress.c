@@ -122,7 +122,7 @@ static void worker(int in, int out, void *arg)
 	}
 }
 
-static void many_processes_come_and_go_and_nothing_leaks(void **state)
+TR_TEST(many_processes_come_and_go_and_nothing_leaks)
 {
 	const char *env = getenv("IBVCT_STRESS_SECS");
 	long secs = env ? atol(env) : 8;
@@ -193,10 +193,6 @@ static void many_processes_come_and_go_and_nothing_leaks(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(many_processes_come_and_go_and_nothing_leaks),
-	};
-
 	fkt_setup("t5810");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -426,7 +426,7 @@ static void all_released(struct fk_client *m)
 }
 
 /* LIFE-02/03: the creator destroys while another process holds the QP. */
-static void owner_destroy_keeps_qp_for_other_process(void **state)
+FKT_BOTH_IDS(owner_destroy_keeps_qp_for_other_process, "LIFE-02 LIFE-03")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -482,18 +482,18 @@ static void owner_gone(void **state, bool kill_it)
 	all_released(m);
 }
 
-static void owner_exits_without_destroy(void **state)
+FKT_BOTH_IDS(owner_exits_without_destroy, "LIFE-04 LIFE-05 LIFE-06")
 {
 	owner_gone(state, false);
 }
 
-static void owner_sigkilled_without_destroy(void **state)
+FKT_BOTH_IDS(owner_sigkilled_without_destroy, "LIFE-04 LIFE-05 XRCD-17")
 {
 	owner_gone(state, true);
 }
 
 /* The last holder (not the creator) closes its device with the handle open. */
-static void last_holder_closes_device(void **state)
+FKT_BOTH_IDS(last_holder_closes_device, "LIFE-04 LIFE-05 XRCD-17")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -518,7 +518,7 @@ static void last_holder_closes_device(void **state)
  * model a leftover QP holds one, so the inode binding outlives the last
  * handle and the leftover can be opened again; its last explicit destroy
  * then lets the domain go. Current: the QP died with b. */
-static void xrcd_destroyed_with_leftover_qps(void **state)
+FKT_BOTH_IDS(xrcd_destroyed_with_leftover_qps, "XRCD-14 XRCD-15 LIFE-05")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -546,7 +546,7 @@ static void xrcd_destroyed_with_leftover_qps(void **state)
 /* LIFE-08: an event on the real QP reaches each handle, in each process,
  * naming that process's own ibv_qp. The raiser's script raises comm_est
  * after its first query_qp. */
-static void events_reach_every_handle_in_its_own_process(void **state)
+FKT_BOTH_IDS(events_reach_every_handle_in_its_own_process, "LIFE-08")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -583,7 +583,7 @@ static void events_reach_every_handle_in_its_own_process(void **state)
  * QP that B created, naming the XRC SRQ that C created; the completion is
  * on C's CQ and wakes C's completion channel while C only sleeps on it.
  * Then B destroys the target QP: A's next send finds no receiver. */
-static void xrc_send_a_to_tgt_b_to_srq_c(void **state)
+FKT_BOTH_IDS(xrc_send_a_to_tgt_b_to_srq_c, "XRCD-08 SRQX-13 WR-03 LIFE-03")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -628,7 +628,7 @@ static void xrc_send_a_to_tgt_b_to_srq_c(void **state)
  * complete the first; once the first process runs again, both complete,
  * in the order posted.
  */
-static void xrc_ack_completes_only_what_went_to_its_sender(void **state)
+FKT_BOTH_IDS(xrc_ack_completes_only_what_went_to_its_sender, "WR-03")
 {
 	bool seed = is_seed(state);
 	struct fk_client *m = fkt_monitor();
@@ -655,10 +655,6 @@ static void xrc_ack_completes_only_what_went_to_its_sender(void **state)
 	all_released(m);
 }
 
-#define BOTH(fn, ids) \
-	{ #fn "_current", ids, fn, NULL, NULL, &fkt_life_current }, \
-	{ #fn "_seed", ids, fn, NULL, NULL, &fkt_life_seed }
-
 static void write_script(char *path, const char *name, const char *text)
 {
 	FILE *f;
@@ -671,17 +667,6 @@ static void write_script(char *path, const char *name, const char *text)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		BOTH(owner_destroy_keeps_qp_for_other_process, "LIFE-02 LIFE-03"),
-		BOTH(owner_exits_without_destroy, "LIFE-04 LIFE-05 LIFE-06"),
-		BOTH(owner_sigkilled_without_destroy, "LIFE-04 LIFE-05 XRCD-17"),
-		BOTH(last_holder_closes_device, "LIFE-04 LIFE-05 XRCD-17"),
-		BOTH(xrcd_destroyed_with_leftover_qps, "XRCD-14 XRCD-15 LIFE-05"),
-		BOTH(events_reach_every_handle_in_its_own_process, "LIFE-08"),
-		BOTH(xrc_send_a_to_tgt_b_to_srq_c, "XRCD-08 SRQX-13 WR-03 LIFE-03"),
-		BOTH(xrc_ack_completes_only_what_went_to_its_sender, "WR-03"),
-
-	};
 	static const char dev[] = "device fake0\n\tcap xrc\n";
 	char text[256], scratch[PATH_MAX], err[512];
 	int i;
@@ -698,5 +683,5 @@ int main(int argc, char **argv)
 	if (fp_env_setup(scripts[0], getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

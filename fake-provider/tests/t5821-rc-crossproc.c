@@ -363,7 +363,7 @@ static void pair_down(struct pair *pr)
 }
 
 /* SEND and SEND_WITH_IMM land in the other process's receive queue. */
-static void send_and_send_imm_cross_process(void **state)
+TR_TEST(send_and_send_imm_cross_process)
 {
 	struct pair pr;
 	struct res r;
@@ -391,7 +391,7 @@ static void send_and_send_imm_cross_process(void **state)
 }
 
 /* WRITE, WRITE_WITH_IMM and READ act on the other process's memory. */
-static void rdma_write_and_read_cross_process(void **state)
+TR_TEST(rdma_write_and_read_cross_process)
 {
 	struct pair pr;
 	struct res r;
@@ -419,7 +419,7 @@ static void rdma_write_and_read_cross_process(void **state)
 
 /* WRITE and READ of 3 MiB + 5 bytes, past one transport record: every
  * byte lands in place, in both directions. */
-static void long_write_and_read_cross_process(void **state)
+TR_TEST(long_write_and_read_cross_process)
 {
 	const uint64_t len = (3u << 20) + 5;
 	struct pair pr;
@@ -449,7 +449,7 @@ static void long_write_and_read_cross_process(void **state)
  * requester finds the peer gone and the WQE ends as retry exceeded, rather
  * than waiting for room forever. A WRITE_WITH_IMM: it goes through the
  * inbox (a plain WRITE the requester places itself, stopped target or not). */
-static void long_write_to_a_killed_peer_ends_in_error(void **state)
+TR_TEST(long_write_to_a_killed_peer_ends_in_error)
 {
 	struct pair pr;
 	struct res r;
@@ -478,7 +478,7 @@ static void long_write_to_a_killed_peer_ends_in_error(void **state)
  * once the dead holder is found gone, and lands. Both are WRITE_WITH_IMM, which go
  * through the inbox (a plain WRITE the requester places itself).
  */
-static void requester_dead_inside_the_inbox_wedges_nothing(void **state)
+TR_TEST(requester_dead_inside_the_inbox_wedges_nothing)
 {
 	struct pair pr;
 	struct fkt_proc c;
@@ -520,7 +520,7 @@ static void requester_dead_inside_the_inbox_wedges_nothing(void **state)
 }
 
 /* Atomics run in the target process and return the original value. */
-static void atomics_cross_process(void **state)
+TR_TEST(atomics_cross_process)
 {
 	struct pair pr;
 	struct res r;
@@ -542,7 +542,7 @@ static void atomics_cross_process(void **state)
 }
 
 /* A bad rkey is the requester's error completion (IB: NAK remote access). */
-static void remote_access_error_reaches_requester(void **state)
+TR_TEST(remote_access_error_reaches_requester)
 {
 	struct pair pr;
 	struct res r;
@@ -559,7 +559,7 @@ static void remote_access_error_reaches_requester(void **state)
 }
 
 /* No receive posted on the other side: RNR retries exhausted (rnr_retry 0). */
-static void send_without_receive_is_rnr_error(void **state)
+TR_TEST(send_without_receive_is_rnr_error)
 {
 	struct pair pr;
 	struct res r;
@@ -575,7 +575,7 @@ static void send_without_receive_is_rnr_error(void **state)
  * posted after it must not land first: the responder takes nothing of the
  * stream but the NAKed SEND (IBA vol 1 9.7.5.2.8), and both complete in
  * order once a receive is posted. */
-static void write_behind_rnr_send_waits_for_it(void **state)
+TR_TEST(write_behind_rnr_send_waits_for_it)
 {
 	struct pair pr;
 	struct res r;
@@ -601,7 +601,7 @@ static void write_behind_rnr_send_waits_for_it(void **state)
 
 /* The receiver sleeps on its completion channel; the sender's SEND wakes it
  * there (the receiver's progress thread ran the responder). */
-static void completion_channel_wakes_receiving_process(void **state)
+TR_TEST(completion_channel_wakes_receiving_process)
 {
 	struct pair pr;
 	struct res r;
@@ -625,23 +625,11 @@ static void completion_channel_wakes_receiving_process(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(send_and_send_imm_cross_process),
-		TR_TEST(rdma_write_and_read_cross_process),
-		TR_TEST(long_write_and_read_cross_process),
-		TR_TEST(long_write_to_a_killed_peer_ends_in_error),
-		TR_TEST(requester_dead_inside_the_inbox_wedges_nothing),
-		TR_TEST(atomics_cross_process),
-		TR_TEST(remote_access_error_reaches_requester),
-		TR_TEST(send_without_receive_is_rnr_error),
-		TR_TEST(write_behind_rnr_send_waits_for_it),
-		TR_TEST(completion_channel_wakes_receiving_process),
-	};
 	char scratch[PATH_MAX], err[512];
 
 	fkt_setup("t5821");
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

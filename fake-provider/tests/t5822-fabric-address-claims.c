@@ -149,7 +149,7 @@ static int refusals(const char *text)
 	return n;
 }
 
-static void second_host_claiming_a_held_address_is_told_once_per_address(void **state)
+TR_TEST(second_host_claiming_a_held_address_is_told_once_per_address)
 {
 	struct tr_peer a, b;
 	char *err, *ra, *rb, want[2 * PATH_MAX + 256];
@@ -198,7 +198,7 @@ static void entry_names(const char *rundir)
 	free(e);
 }
 
-static void address_of_a_host_that_is_gone_is_taken_without_a_word(void **state)
+TR_TEST(address_of_a_host_that_is_gone_is_taken_without_a_word)
 {
 	struct tr_peer a, b;
 	char *err, *rb;
@@ -225,11 +225,6 @@ static void address_of_a_host_that_is_gone_is_taken_without_a_word(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(second_host_claiming_a_held_address_is_told_once_per_address),
-		TR_TEST(address_of_a_host_that_is_gone_is_taken_without_a_word),
-	};
-
 	fkt_setup("t5822");
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

@@ -201,7 +201,7 @@ static pid_t spawn_life(uint32_t seed)
 	return pid;
 }
 
-static void workers_come_and_go_leaving_nothing(void **state)
+TR_TEST(workers_come_and_go_leaving_nothing)
 {
 	const char *e = getenv("IBVCT_STRESS_SECS");
 	long secs = e ? atol(e) : 4, lives = 0, bad = 0;
@@ -256,9 +256,6 @@ static void workers_come_and_go_leaving_nothing(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(workers_come_and_go_leaving_nothing),
-	};
 	char scratch[PATH_MAX], err[512];
 
 	fkt_setup("t5830");
@@ -271,5 +268,5 @@ int main(int argc, char **argv)
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

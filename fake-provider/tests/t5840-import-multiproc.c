@@ -250,7 +250,7 @@ static uint32_t ask(struct fkt_proc *p, uint32_t cmd)
 	return fkt_get32(p->from);
 }
 
-static void forked_importer_uses_the_owners_pd_and_mr(void **state)
+TR_TEST(forked_importer_uses_the_owners_pd_and_mr)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct pair p = pair_up();
@@ -265,7 +265,7 @@ static void forked_importer_uses_the_owners_pd_and_mr(void **state)
 	fkt_end_clean(mon);
 }
 
-static void execd_importer_uses_the_owners_mr(void **state)
+TR_TEST(execd_importer_uses_the_owners_mr)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct fkt_proc o;
@@ -285,7 +285,7 @@ static void execd_importer_uses_the_owners_mr(void **state)
 	fkt_end_clean(mon);
 }
 
-static void destroy_on_either_side_is_seen_by_the_other(void **state)
+TR_TEST(destroy_on_either_side_is_seen_by_the_other)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct pair p = pair_up();
@@ -305,7 +305,7 @@ static void destroy_on_either_side_is_seen_by_the_other(void **state)
 
 /* The importer goes first, then the owner; the owner first, then the
  * importer: the file's objects stay until the last. */
-static void close_orders(void **state)
+TR_TEST(close_orders)
 {
 	struct fk_client *mon = fkt_monitor();
 	int round;
@@ -328,7 +328,7 @@ static void close_orders(void **state)
 	fkt_end_clean(mon);
 }
 
-static void both_killed(void **state)
+TR_TEST(both_killed)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct pair p = pair_up();
@@ -345,7 +345,7 @@ static void both_killed(void **state)
 
 /* Profile rxe: rdma-core 44's rxe has no import ops (fake-provider/verbs/
  * profile.c fp_prof_can_import). */
-static void a_driver_without_import_answers_eopnotsupp(void **state)
+TR_TEST(a_driver_without_import_answers_eopnotsupp)
 {
 	char path[4096 + 16];
 	FILE *f;
@@ -361,14 +361,6 @@ static void a_driver_without_import_answers_eopnotsupp(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(forked_importer_uses_the_owners_pd_and_mr),
-		TR_TEST(execd_importer_uses_the_owners_mr),
-		TR_TEST(destroy_on_either_side_is_seen_by_the_other),
-		TR_TEST(close_orders),
-		TR_TEST(both_killed),
-		TR_TEST(a_driver_without_import_answers_eopnotsupp),
-	};
 	char scratch[PATH_MAX], err[512];
 
 	if (argc == 3 && !strcmp(argv[1], "--importer"))
@@ -379,5 +371,5 @@ int main(int argc, char **argv)
 	if (fp_env_setup(NULL, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

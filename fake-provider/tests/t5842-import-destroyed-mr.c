@@ -196,7 +196,7 @@ static void group_down(struct group *g, struct fk_client *mon)
 	fkt_end_clean(mon);
 }
 
-static void owner_dereg_kills_the_importers_keys(void **state)
+TR_TEST(owner_dereg_kills_the_importers_keys)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct group g = group_up(1);
@@ -209,7 +209,7 @@ static void owner_dereg_kills_the_importers_keys(void **state)
 	group_down(&g, mon);
 }
 
-static void importer_dereg_kills_the_owners_keys(void **state)
+TR_TEST(importer_dereg_kills_the_owners_keys)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct group g = group_up(1);
@@ -222,7 +222,7 @@ static void importer_dereg_kills_the_owners_keys(void **state)
 	group_down(&g, mon);
 }
 
-static void an_importers_dereg_is_seen_by_another_importer(void **state)
+TR_TEST(an_importers_dereg_is_seen_by_another_importer)
 {
 	struct fk_client *mon = fkt_monitor();
 	struct group g = group_up(2);
@@ -237,11 +237,6 @@ static void an_importers_dereg_is_seen_by_another_importer(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(owner_dereg_kills_the_importers_keys),
-		TR_TEST(importer_dereg_kills_the_owners_keys),
-		TR_TEST(an_importers_dereg_is_seen_by_another_importer),
-	};
 	char scratch[PATH_MAX], err[512];
 	const char *script = NULL;
 
@@ -257,5 +252,5 @@ int main(int argc, char **argv)
 	if (fp_env_setup(script, getenv("IBVCT_PROVIDER"), fkt_scratch, scratch,
 			 sizeof(scratch), err, sizeof(err)))
 		fkt_die("fp_env_setup: %s", err);
-	return fkt_run(argc, argv, tests, TR_N(tests));
+	return fkt_run(argc, argv);
 }

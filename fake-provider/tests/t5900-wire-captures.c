@@ -158,7 +158,7 @@ static void decode_and_rebuild(const char *cap, unsigned i, const uint8_t *pkt, 
 	}
 }
 
-static void every_captured_packet_parses_and_builds_back_byte_exact(void **state)
+TR_TEST(every_captured_packet_parses_and_builds_back_byte_exact)
 {
 	/* what the captures must hold, so that a lost fixture fails here */
 	static const uint8_t want[] = {
@@ -216,7 +216,7 @@ static void icrc_parts(const char *cap, unsigned i, const uint8_t *pkt, size_t l
 }
 
 /* The seed and each mask of IBA annex A17 as rxe applies them */
-static void icrc_with_a_wrong_seed_or_a_mask_left_out_disagrees_with_rxe(void **state)
+TR_TEST(icrc_with_a_wrong_seed_or_a_mask_left_out_disagrees_with_rxe)
 {
 	(void)state;
 	tr_note("%u packets checked", each_packet(icrc_parts));
@@ -272,7 +272,7 @@ static void off_by_one(const char *cap, unsigned i, const uint8_t *pkt, size_t l
 	}
 }
 
-static void a_field_off_by_one_builds_other_bytes(void **state)
+TR_TEST(a_field_off_by_one_builds_other_bytes)
 {
 	(void)state;
 	each_packet(off_by_one);
@@ -378,7 +378,7 @@ static void corrupt(const char *cap, unsigned i, const uint8_t *pkt, size_t len)
 	n_mut += (unsigned)l + 1;
 }
 
-static void a_corrupted_packet_is_refused_for_its_reason(void **state)
+TR_TEST(a_corrupted_packet_is_refused_for_its_reason)
 {
 	unsigned n;
 
@@ -447,7 +447,7 @@ static void damage(const char *cap, unsigned i, const uint8_t *pkt, size_t len)
 }
 
 /* No input reads past its end or is half accepted */
-static void random_damage_is_refused_or_builds_back(void **state)
+TR_TEST(random_damage_is_refused_or_builds_back)
 {
 	(void)state;
 	n_acc = n_ref = 0;
@@ -458,13 +458,5 @@ static void random_damage_is_refused_or_builds_back(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(every_captured_packet_parses_and_builds_back_byte_exact),
-		TR_TEST(icrc_with_a_wrong_seed_or_a_mask_left_out_disagrees_with_rxe),
-		TR_TEST(a_field_off_by_one_builds_other_bytes),
-		TR_TEST(a_corrupted_packet_is_refused_for_its_reason),
-		TR_TEST(random_damage_is_refused_or_builds_back),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -269,7 +269,7 @@ static int compare(int i, const struct fw_pkt *p, char *msg, size_t cap)
 	return bad;
 }
 
-static void tshark_decodes_every_built_opcode_as_built(void **state)
+TR_TEST(tshark_decodes_every_built_opcode_as_built)
 {
 	char msg[2048];
 	int xrc_bth_only = 0;
@@ -292,7 +292,7 @@ static void tshark_decodes_every_built_opcode_as_built(void **state)
 }
 
 /* The comparison itself fails on a field off by one */
-static void a_field_off_by_one_disagrees_with_tshark(void **state)
+TR_TEST(a_field_off_by_one_disagrees_with_tshark)
 {
 	char msg[2048];
 
@@ -326,7 +326,7 @@ static void a_field_off_by_one_disagrees_with_tshark(void **state)
 }
 
 /* What tshark makes of a wrong ICRC: a finding, noted (it has no check) */
-static void tshark_shows_a_wrong_icrc_as_it_is(void **state)
+TR_TEST(tshark_shows_a_wrong_icrc_as_it_is)
 {
 	(void)state;
 	build_all();
@@ -350,11 +350,5 @@ static void tshark_shows_a_wrong_icrc_as_it_is(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(tshark_decodes_every_built_opcode_as_built),
-		TR_TEST(a_field_off_by_one_disagrees_with_tshark),
-		TR_TEST(tshark_shows_a_wrong_icrc_as_it_is),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

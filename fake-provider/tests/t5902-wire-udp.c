@@ -80,20 +80,20 @@ static void exchange(int version)
 	fw_udp_close(&b);
 }
 
-static void a_ud_send_crosses_ipv4_loopback_with_its_icrc_good(void **state)
+TR_TEST(a_ud_send_crosses_ipv4_loopback_with_its_icrc_good)
 {
 	(void)state;
 	exchange(4);
 }
 
-static void a_ud_send_crosses_ipv6_loopback_with_its_icrc_good(void **state)
+TR_TEST(a_ud_send_crosses_ipv6_loopback_with_its_icrc_good)
 {
 	(void)state;
 	exchange(6);
 }
 
 /* The ICRC covers the UDP source port: one computed for another is refused */
-static void a_datagram_with_an_icrc_for_another_source_port_is_refused(void **state)
+TR_TEST(a_datagram_with_an_icrc_for_another_source_port_is_refused)
 {
 	static const uint8_t pay[8] = "12345678";
 	static uint8_t buf[4096], out[4096];
@@ -133,11 +133,5 @@ static void a_datagram_with_an_icrc_for_another_source_port_is_refused(void **st
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(a_ud_send_crosses_ipv4_loopback_with_its_icrc_good),
-		TR_TEST(a_ud_send_crosses_ipv6_loopback_with_its_icrc_good),
-		TR_TEST(a_datagram_with_an_icrc_for_another_source_port_is_refused),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

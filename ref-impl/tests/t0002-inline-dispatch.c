@@ -391,7 +391,7 @@ static void clear_op(struct verbs_context *v, size_t offset)
 }
 
 /* COMPAT-03 (b)/(c) and COMPAT-09 for every row; a failure names the op. */
-static void ext_ops_called_iff_sz_covers_them_and_set(void **state)
+TR_TEST_FX(ext_ops_called_iff_sz_covers_them_and_set, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	size_t i;
@@ -418,7 +418,7 @@ static void ext_ops_called_iff_sz_covers_them_and_set(void **state)
 	}
 }
 
-static void ext_ops_null_op_gives_eopnotsupp(void **state)
+TR_TEST_FX(ext_ops_null_op_gives_eopnotsupp, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	size_t i;
@@ -438,7 +438,7 @@ static void ext_ops_null_op_gives_eopnotsupp(void **state)
 }
 
 /* COMPAT-03 (a): a plain 1.1 context has no extension ops at all. */
-static void ext_ops_on_non_extended_context_give_eopnotsupp(void **state)
+TR_TEST_FX(ext_ops_on_non_extended_context_give_eopnotsupp, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	size_t i;
@@ -459,7 +459,7 @@ static void ext_ops_on_non_extended_context_give_eopnotsupp(void **state)
 
 /* ---- COMPAT-02 -------------------------------------------------------------- */
 
-static void abi_is_extended_marker_is_all_ones(void **state)
+TR_TEST_FX(abi_is_extended_marker_is_all_ones, setup, teardown)
 {
 	assert_true(__VERBS_ABI_IS_EXTENDED == (void *)UINTPTR_MAX);
 	assert_int_equal(sizeof(struct verbs_context), 648);
@@ -467,7 +467,7 @@ static void abi_is_extended_marker_is_all_ones(void **state)
 	assert_int_equal(offsetof(struct verbs_context, sz), 312);
 }
 
-static void verbs_get_ctx_is_container_of_only_when_extended(void **state)
+TR_TEST_FX(verbs_get_ctx_is_container_of_only_when_extended, setup, teardown)
 {
 	struct verbs_context *v = *state;
 
@@ -480,7 +480,7 @@ static void verbs_get_ctx_is_container_of_only_when_extended(void **state)
 
 /* sz is the library's own sizeof: a smaller (older) library hides the
  * ops it did not have, however the header lays them out. */
-static void verbs_get_ctx_op_boundary_is_sizeof_minus_offset(void **state)
+TR_TEST_FX(verbs_get_ctx_op_boundary_is_sizeof_minus_offset, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	size_t top = sizeof(*v) - offsetof(struct verbs_context, query_port);
@@ -497,7 +497,7 @@ static void verbs_get_ctx_op_boundary_is_sizeof_minus_offset(void **state)
 
 /* ---- QPX-01 ------------------------------------------------------------------ */
 
-static void create_qp_ex_mask_pd_only_goes_to_legacy_create_qp(void **state)
+TR_TEST_FX(create_qp_ex_mask_pd_only_goes_to_legacy_create_qp, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_pd pd = { .context = &v->context };
@@ -519,7 +519,7 @@ static void create_qp_ex_mask_pd_only_goes_to_legacy_create_qp(void **state)
 	assert_int_equal(calls[S_LEGACY_CREATE_QP], 2);
 }
 
-static void create_qp_ex_any_other_mask_needs_the_op(void **state)
+TR_TEST_FX(create_qp_ex_any_other_mask_needs_the_op, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	static const uint32_t masks[] = {
@@ -543,7 +543,7 @@ static void create_qp_ex_any_other_mask_needs_the_op(void **state)
 
 /* ---- SRQX-06 ----------------------------------------------------------------- */
 
-static void create_srq_ex_basic_requests_go_to_legacy_create_srq(void **state)
+TR_TEST_FX(create_srq_ex_basic_requests_go_to_legacy_create_srq, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_pd pd = { .context = &v->context };
@@ -565,7 +565,7 @@ static void create_srq_ex_basic_requests_go_to_legacy_create_srq(void **state)
 	assert_int_equal(calls[S_CREATE_SRQ_EX], 0);
 }
 
-static void create_srq_ex_other_requests_need_the_op(void **state)
+TR_TEST_FX(create_srq_ex_other_requests_need_the_op, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	static const struct {
@@ -597,7 +597,7 @@ static void create_srq_ex_other_requests_need_the_op(void **state)
 /* ---- XRCD close, SRQ number ------------------------------------------------- */
 
 /* No guard in the inline (COMPAT-09): it reaches the op directly. */
-static void close_xrcd_calls_the_op(void **state)
+TR_TEST_FX(close_xrcd_calls_the_op, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_xrcd x = { .context = &v->context };
@@ -608,7 +608,7 @@ static void close_xrcd_calls_the_op(void **state)
 }
 
 /* SRQX-11: the error is the return value; errno is left alone. */
-static void get_srq_num_without_op_returns_eopnotsupp_errno_untouched(void **state)
+TR_TEST_FX(get_srq_num_without_op_returns_eopnotsupp_errno_untouched, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_srq srq = { .context = &v->context };
@@ -623,7 +623,7 @@ static void get_srq_num_without_op_returns_eopnotsupp_errno_untouched(void **sta
 
 /* ---- query_device_ex and query_port fallbacks ----------------------------- */
 
-static void query_device_ex_nonzero_input_mask_is_einval(void **state)
+TR_TEST_FX(query_device_ex_nonzero_input_mask_is_einval, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
@@ -633,7 +633,7 @@ static void query_device_ex_nonzero_input_mask_is_einval(void **state)
 	assert_int_equal(total_calls(), 0);
 }
 
-static void query_device_ex_uses_the_op_with_callers_sizeof(void **state)
+TR_TEST_FX(query_device_ex_uses_the_op_with_callers_sizeof, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_device_attr_ex attr;
@@ -653,7 +653,7 @@ static void query_device_ex_uses_the_op_with_callers_sizeof(void **state)
 
 /* Without the op, or when it answers EOPNOTSUPP/ENOSYS: zeroed attr and
  * the legacy query into orig_attr. */
-static void query_device_ex_falls_back_to_legacy_query(void **state)
+TR_TEST_FX(query_device_ex_falls_back_to_legacy_query, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	static const int op_rets[] = { EOPNOTSUPP, ENOSYS };
@@ -677,7 +677,7 @@ static void query_device_ex_falls_back_to_legacy_query(void **state)
 	assert_int_equal(calls[S_QUERY_DEVICE_EX], 2);
 }
 
-static void query_port_uses_the_op_with_callers_sizeof(void **state)
+TR_TEST_FX(query_port_uses_the_op_with_callers_sizeof, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_port_attr attr;
@@ -689,7 +689,7 @@ static void query_port_uses_the_op_with_callers_sizeof(void **state)
 }
 
 /* The old export fills only the 1.1 prefix: the rest must read as zero. */
-static void query_port_without_op_zeroes_then_calls_export(void **state)
+TR_TEST_FX(query_port_without_op_zeroes_then_calls_export, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_port_attr attr;
@@ -707,7 +707,7 @@ static void query_port_without_op_zeroes_then_calls_export(void **state)
 
 /* ---- memory windows and the data path: ctx->ops, any context --------------- */
 
-static void alloc_mw_needs_ops_alloc_mw(void **state)
+TR_TEST_FX(alloc_mw_needs_ops_alloc_mw, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_pd pd = { .context = &v->context };
@@ -721,7 +721,7 @@ static void alloc_mw_needs_ops_alloc_mw(void **state)
 	assert_int_equal(calls[S_ALLOC_MW], 1);
 }
 
-static void bind_mw_checks_type_range_and_pd_before_the_op(void **state)
+TR_TEST_FX(bind_mw_checks_type_range_and_pd_before_the_op, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_pd pd = { .context = &v->context }, other_pd = { .context = &v->context };
@@ -746,7 +746,7 @@ static void bind_mw_checks_type_range_and_pd_before_the_op(void **state)
 	assert_int_equal(calls[S_DEALLOC_MW], 1);
 }
 
-static void data_path_goes_through_ctx_ops(void **state)
+TR_TEST_FX(data_path_goes_through_ctx_ops, setup, teardown)
 {
 	struct verbs_context *v = *state;
 	struct ibv_cq cq = { .context = &v->context };
@@ -767,7 +767,7 @@ static void data_path_goes_through_ctx_ops(void **state)
 			 calls[S_POST_RECV] + calls[S_POST_SRQ_RECV], 5);
 }
 
-static void is_qpt_supported_tests_bit_qp_type(void **state)
+TR_TEST_FX(is_qpt_supported_tests_bit_qp_type, setup, teardown)
 {
 	uint32_t caps = (1u << IBV_QPT_RC) | (1u << IBV_QPT_XRC_RECV);
 
@@ -777,33 +777,7 @@ static void is_qpt_supported_tests_bit_qp_type(void **state)
 	assert_int_equal(ibv_is_qpt_supported(caps, IBV_QPT_UD), 0);
 }
 
-#define T(f) TR_TEST_FX(f, setup, teardown)
-
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		T(abi_is_extended_marker_is_all_ones),
-		T(verbs_get_ctx_is_container_of_only_when_extended),
-		T(verbs_get_ctx_op_boundary_is_sizeof_minus_offset),
-		T(ext_ops_called_iff_sz_covers_them_and_set),
-		T(ext_ops_null_op_gives_eopnotsupp),
-		T(ext_ops_on_non_extended_context_give_eopnotsupp),
-		T(create_qp_ex_mask_pd_only_goes_to_legacy_create_qp),
-		T(create_qp_ex_any_other_mask_needs_the_op),
-		T(create_srq_ex_basic_requests_go_to_legacy_create_srq),
-		T(create_srq_ex_other_requests_need_the_op),
-		T(close_xrcd_calls_the_op),
-		T(get_srq_num_without_op_returns_eopnotsupp_errno_untouched),
-		T(query_device_ex_nonzero_input_mask_is_einval),
-		T(query_device_ex_uses_the_op_with_callers_sizeof),
-		T(query_device_ex_falls_back_to_legacy_query),
-		T(query_port_uses_the_op_with_callers_sizeof),
-		T(query_port_without_op_zeroes_then_calls_export),
-		T(alloc_mw_needs_ops_alloc_mw),
-		T(bind_mw_checks_type_range_and_pd_before_the_op),
-		T(data_path_goes_through_ctx_ops),
-		T(is_qpt_supported_tests_bit_qp_type),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

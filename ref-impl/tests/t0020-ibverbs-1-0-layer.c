@@ -244,7 +244,7 @@ static struct v10_qp *v10_qp(struct v10_pd *pd, struct v10_cq *cq,
 /* ------------------------------------------------------------------ */
 /* The entry points exist, each its own symbol.                         */
 
-static void every_1_0_entry_point_is_its_own_symbol(void **state)
+TR_TEST(every_1_0_entry_point_is_its_own_symbol)
 {
 	int same, n = v10_load(&same);
 
@@ -288,7 +288,7 @@ out:
 		ibv_free_device_list(real);
 }
 
-static void device_list_wraps_the_1_1_devices(void **state)
+TR_TEST(device_list_wraps_the_1_1_devices)
 {
 	rt_run_both(NULL, ck_devices);
 }
@@ -346,7 +346,7 @@ out:
 	v10_close(t, &e);
 }
 
-static void context_fills_only_the_data_path(void **state)
+TR_TEST(context_fills_only_the_data_path)
 {
 	rt_run_both(NULL, ck_context);
 }
@@ -489,7 +489,7 @@ out:
 	v10_close(t, &e);
 }
 
-static void objects_wrap_the_1_1_objects(void **state)
+TR_TEST(objects_wrap_the_1_1_objects)
 {
 	rt_run_both(NULL, ck_objects);
 }
@@ -667,7 +667,7 @@ out:
 	v10_close(t, &e);
 }
 
-static void data_path_through_the_1_0_ops(void **state)
+TR_TEST(data_path_through_the_1_0_ops)
 {
 	rt_run_both(NULL, ck_datapath);
 }
@@ -804,21 +804,12 @@ out:
 	v10_close(t, &e);
 }
 
-static void events_name_the_1_0_objects(void **state)
+TR_TEST(events_name_the_1_0_objects)
 {
 	rt_run_both(events_script, ck_events);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(every_1_0_entry_point_is_its_own_symbol),
-		TR_TEST(device_list_wraps_the_1_1_devices),
-		TR_TEST(context_fills_only_the_data_path),
-		TR_TEST(objects_wrap_the_1_1_objects),
-		TR_TEST(data_path_through_the_1_0_ops),
-		TR_TEST(events_name_the_1_0_objects),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -31,7 +31,7 @@ void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, struct ibv_sa_path_
 /* ------------------------------------------------------------------ */
 /* enum_strs.c                                                          */
 
-static void str_functions_name_every_value(void **state)
+TR_TEST(str_functions_name_every_value)
 {
 	assert_string_equal(ibv_node_type_str(IBV_NODE_CA), "InfiniBand channel adapter");
 	assert_string_equal(ibv_node_type_str(IBV_NODE_SWITCH), "InfiniBand switch");
@@ -100,7 +100,7 @@ static const struct { enum ibv_rate rate; int mult, mbps; } rates[] = {
 	{ IBV_RATE_1200_GBPS, 480, 1275000 },
 };
 
-static void rate_conversions_are_rdma_core_44s(void **state)
+TR_TEST(rate_conversions_are_rdma_core_44s)
 {
 	size_t i;
 
@@ -125,7 +125,7 @@ static void rate_conversions_are_rdma_core_44s(void **state)
 /* ------------------------------------------------------------------ */
 /* marshall.c: every field is carried over                              */
 
-static void kernel_struct_copies_carry_every_field(void **state)
+TR_TEST(kernel_struct_copies_carry_every_field)
 {
 	struct ib_uverbs_qp_attr k;
 	struct ibv_qp_attr q;
@@ -274,7 +274,7 @@ static void ck_device_helpers(struct rt *t)
 	ibv_free_device_list(list);
 }
 
-static void device_and_sysfs_helpers(void **state)
+TR_TEST(device_and_sysfs_helpers)
 {
 	rt_run(RT_EXTENDED, NULL, ck_device_helpers);
 }
@@ -366,20 +366,12 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void unoffered_verbs_answer_eopnotsupp(void **state)
+TR_TEST(unoffered_verbs_answer_eopnotsupp)
 {
 	rt_run(RT_EXTENDED, NULL, ck_unoffered);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(str_functions_name_every_value),
-		TR_TEST(rate_conversions_are_rdma_core_44s),
-		TR_TEST(kernel_struct_copies_carry_every_field),
-		TR_TEST(device_and_sysfs_helpers),
-		TR_TEST(unoffered_verbs_answer_eopnotsupp),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -47,7 +47,7 @@ static void ck_bogus_is_the_default(struct rt *t)
 	TR_EXPECT_MSG(v == 44 || v == 56, "IBVCT_RDMA_CORE=45: the core plays %d", v);
 }
 
-static void the_script_or_the_environment_names_the_release(void **state)
+TR_TEST(the_script_or_the_environment_names_the_release)
 {
 	rt_run(RT_EXTENDED, "rdma-core 44\n", ck_plays_44);
 	rt_run(RT_EXTENDED, "rdma-core 56\n", ck_plays_56);
@@ -70,7 +70,7 @@ static void ck_mismatch_lists_nothing(struct rt *t)
 		ibv_free_device_list(l);
 }
 
-static void a_script_of_another_release_lists_no_device(void **state)
+TR_TEST(a_script_of_another_release_lists_no_device)
 {
 	rt_run(RT_EXTENDED, "rdma-core 56\n", ck_mismatch_lists_nothing);
 }
@@ -94,7 +94,7 @@ static void ck_fork_init_after_reg(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void fork_init_after_a_registration_is_the_release_s(void **state)
+TR_TEST(fork_init_after_a_registration_is_the_release_s)
 {
 	rt_run(RT_EXTENDED, "rdma-core 44\n", ck_fork_init_after_reg);
 	rt_run(RT_EXTENDED, "rdma-core 56\n", ck_fork_init_after_reg);
@@ -136,7 +136,7 @@ static void ck_data_in_order(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void data_in_order_flags_are_read_as_the_release_reads_them(void **state)
+TR_TEST(data_in_order_flags_are_read_as_the_release_reads_them)
 {
 	setenv("T0022_PROFILE", "mlx5", 1);
 	rt_run(RT_EXTENDED, "profile mlx5\nrdma-core 44\n", ck_data_in_order);
@@ -173,14 +173,14 @@ static void ck_active_speed_ex(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void active_speed_ex_is_56_s_and_no_byte_past_the_caller_s(void **state)
+TR_TEST(active_speed_ex_is_56_s_and_no_byte_past_the_caller_s)
 {
 	rt_run(RT_EXTENDED, "rdma-core 44\n", ck_active_speed_ex);
 	rt_run(RT_EXTENDED, "rdma-core 56\n", ck_active_speed_ex);
 }
 
 /* ---- PRIVATE_ABI_34 ------------------------------------------------------- */
-static void private_34_has_rdma_core_56_s_additions(void **state)
+TR_TEST(private_34_has_rdma_core_56_s_additions)
 {
 	void *lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD);
 	int (*cq2)(void);
@@ -197,7 +197,7 @@ static void private_34_has_rdma_core_56_s_additions(void **state)
 	dlclose(lib);
 }
 
-static void wr_opcode_str_names_as_rdma_core_56(void **state)
+TR_TEST(wr_opcode_str_names_as_rdma_core_56)
 {
 	static const struct { int op; const char *name; } names[] = {
 		{ IBV_WR_RDMA_WRITE, "rdma-write" }, { IBV_WR_RDMA_WRITE_WITH_IMM, "rdma-write-with-imm" },
@@ -220,15 +220,5 @@ static void wr_opcode_str_names_as_rdma_core_56(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(the_script_or_the_environment_names_the_release),
-		TR_TEST(a_script_of_another_release_lists_no_device),
-		TR_TEST(fork_init_after_a_registration_is_the_release_s),
-		TR_TEST(data_in_order_flags_are_read_as_the_release_reads_them),
-		TR_TEST(active_speed_ex_is_56_s_and_no_byte_past_the_caller_s),
-		TR_TEST(private_34_has_rdma_core_56_s_additions),
-		TR_TEST(wr_opcode_str_names_as_rdma_core_56),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

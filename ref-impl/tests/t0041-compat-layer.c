@@ -190,7 +190,7 @@ static void ck_basic_ex(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void basic_create_qp_ex_and_srq_ex_work_in_both_modes(void **state)
+TR_TEST(basic_create_qp_ex_and_srq_ex_work_in_both_modes)
 {
 	struct res leg, ext;
 
@@ -288,7 +288,7 @@ static void ck_xrc(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void xrc_verbs_eopnotsupp_under_legacy_work_under_extended(void **state)
+TR_TEST(xrc_verbs_eopnotsupp_under_legacy_work_under_extended)
 {
 	struct res leg, ext;
 	int i;
@@ -382,7 +382,7 @@ static void ck_async(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void async_events_name_the_applications_objects(void **state)
+TR_TEST(async_events_name_the_applications_objects)
 {
 	struct res leg, ext;
 
@@ -451,7 +451,7 @@ static void ck_cq_event(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void cq_events_name_the_applications_cq(void **state)
+TR_TEST(cq_events_name_the_applications_cq)
 {
 	struct res leg, ext;
 
@@ -503,7 +503,7 @@ static void ck_qp_state(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void qp_state_kept_right_in_both_modes(void **state)
+TR_TEST(qp_state_kept_right_in_both_modes)
 {
 	struct res leg, ext;
 
@@ -549,7 +549,7 @@ static void ck_query_port(struct ibv_context *ctx, int legacy, struct res *r)
 	r->v[6] = (ibv_query_port)(ctx, 1, NULL);
 }
 
-static void query_port_inline_and_exported_agree(void **state)
+TR_TEST(query_port_inline_and_exported_agree)
 {
 	struct res leg, ext;
 
@@ -663,7 +663,7 @@ static void ck_datapath(struct ibv_context *ctx, int legacy, struct res *r)
 	TR_EXPECT(ibv_dealloc_pd(pd) == 0);
 }
 
-static void data_path_works_through_the_wrapper(void **state)
+TR_TEST(data_path_works_through_the_wrapper)
 {
 	struct res leg, ext;
 	int i;
@@ -679,15 +679,5 @@ static void data_path_works_through_the_wrapper(void **state)
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(basic_create_qp_ex_and_srq_ex_work_in_both_modes),
-		TR_TEST(xrc_verbs_eopnotsupp_under_legacy_work_under_extended),
-		TR_TEST(async_events_name_the_applications_objects),
-		TR_TEST(cq_events_name_the_applications_cq),
-		TR_TEST(qp_state_kept_right_in_both_modes),
-		TR_TEST(query_port_inline_and_exported_agree),
-		TR_TEST(data_path_works_through_the_wrapper),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

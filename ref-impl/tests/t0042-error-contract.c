@@ -147,7 +147,7 @@ static void ck_modify_qp(struct fx *f)
 	TR_EXPECT(ibv_destroy_qp(NULL) == EINVAL);
 }
 
-static void modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched(void **s)
+TR_TEST(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched)
 {
 	run(ck_modify_qp);
 }
@@ -210,7 +210,7 @@ static void ck_create_qp_ex(struct fx *f)
 	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
-static void create_qp_ex_unknown_type_or_mask_null_einval(void **s)
+TR_TEST(create_qp_ex_unknown_type_or_mask_null_einval)
 {
 	run(ck_create_qp_ex);
 }
@@ -265,7 +265,7 @@ static void ck_xrcd_open_qp(struct fx *f)
 	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
-static void open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp(void **s)
+TR_TEST(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp)
 {
 	run(ck_xrcd_open_qp);
 }
@@ -323,7 +323,7 @@ static void ck_srq_ex(struct fx *f)
 	TR_EXPECT(ibv_close_xrcd(xrcd) == 0);
 }
 
-static void create_srq_ex_masks_and_type_refused_at_boundary(void **s)
+TR_TEST(create_srq_ex_masks_and_type_refused_at_boundary)
 {
 	run(ck_srq_ex);
 }
@@ -380,20 +380,12 @@ static void ck_pointer_verbs(struct fx *f)
 	TR_EXPECT(ibv_destroy_comp_channel(NULL) == EINVAL);
 }
 
-static void pointer_verbs_set_errno_int_verbs_return_it(void **s)
+TR_TEST(pointer_verbs_set_errno_int_verbs_return_it)
 {
 	run(ck_pointer_verbs);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(modify_qp_bad_state_einval_bad_mask_eopnotsupp_state_untouched),
-		TR_TEST(create_qp_ex_unknown_type_or_mask_null_einval),
-		TR_TEST(open_xrcd_and_open_qp_masks_einval_reserved_eopnotsupp),
-		TR_TEST(create_srq_ex_masks_and_type_refused_at_boundary),
-		TR_TEST(pointer_verbs_set_errno_int_verbs_return_it),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

@@ -413,7 +413,7 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void extended_provider_without_ops_answers_eopnotsupp(void **state)
+TR_TEST(extended_provider_without_ops_answers_eopnotsupp)
 {
 	rt_run(RT_EXTENDED, NULL, ck_ext_bare);
 }
@@ -426,7 +426,7 @@ static void ck_ext_no_init(struct rt *t)
 	TR_EXPECT(err == EOPNOTSUPP);
 }
 
-static void extended_provider_without_init_context_opens_nothing(void **state)
+TR_TEST(extended_provider_without_init_context_opens_nothing)
 {
 	rt_run(RT_EXTENDED, NULL, ck_ext_no_init);
 }
@@ -510,7 +510,7 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void legacy_provider_missing_ops_answer_eopnotsupp(void **state)
+TR_TEST(legacy_provider_missing_ops_answer_eopnotsupp)
 {
 	rt_run(RT_LEGACY, NULL, ck_leg_partial);
 }
@@ -529,7 +529,7 @@ static void ck_leg_alloc_fails(struct rt *t)
 	TR_EXPECT(open_own(t, K_LEG_ALLOC_FAILS, &err) == NULL && err == EMFILE);
 }
 
-static void legacy_provider_without_context_opens_nothing(void **state)
+TR_TEST(legacy_provider_without_context_opens_nothing)
 {
 	rt_run(RT_LEGACY, NULL, ck_leg_no_alloc);
 	rt_run(RT_LEGACY, NULL, ck_leg_alloc_fails);
@@ -633,20 +633,12 @@ static void ck_p34(struct rt *t)
 	TR_EXPECT(p && !strstr(p + 1, "rdma-core providers cannot be loaded"));
 }
 
-static void rdma_core_provider_interface_answers_eopnotsupp(void **state)
+TR_TEST(rdma_core_provider_interface_answers_eopnotsupp)
 {
 	rt_run(RT_EXTENDED, NULL, ck_p34);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(extended_provider_without_ops_answers_eopnotsupp),
-		TR_TEST(extended_provider_without_init_context_opens_nothing),
-		TR_TEST(legacy_provider_missing_ops_answer_eopnotsupp),
-		TR_TEST(legacy_provider_without_context_opens_nothing),
-		TR_TEST(rdma_core_provider_interface_answers_eopnotsupp),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

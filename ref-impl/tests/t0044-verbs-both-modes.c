@@ -81,7 +81,7 @@ static void ck_gids(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void gids_and_pkeys_agree_in_both_modes(void **state)
+TR_TEST(gids_and_pkeys_agree_in_both_modes)
 {
 	rt_run_both(script, ck_gids);
 }
@@ -135,7 +135,7 @@ static void ck_queries(struct rt *t)
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void port_and_device_queries_honour_the_callers_size(void **state)
+TR_TEST(port_and_device_queries_honour_the_callers_size)
 {
 	rt_run_both(NULL, ck_queries);
 }
@@ -194,7 +194,7 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void address_handles_from_a_completion(void **state)
+TR_TEST(address_handles_from_a_completion)
 {
 	rt_run_both(script, ck_ah_from_wc);
 }
@@ -275,7 +275,7 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void mr_and_mw_rules_agree_in_both_modes(void **state)
+TR_TEST(mr_and_mw_rules_agree_in_both_modes)
 {
 	rt_run_both(NULL, ck_mr_mw);
 }
@@ -353,20 +353,12 @@ out:
 	TR_EXPECT(ibv_close_device(ctx) == 0);
 }
 
-static void long_ud_chain_maps_bad_wr_in_both_modes(void **state)
+TR_TEST(long_ud_chain_maps_bad_wr_in_both_modes)
 {
 	rt_run_both(NULL, ck_long_ud_chain);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct tr_test tests[] = {
-		TR_TEST(gids_and_pkeys_agree_in_both_modes),
-		TR_TEST(port_and_device_queries_honour_the_callers_size),
-		TR_TEST(address_handles_from_a_completion),
-		TR_TEST(mr_and_mw_rules_agree_in_both_modes),
-		TR_TEST(long_ud_chain_maps_bad_wr_in_both_modes),
-	};
-
-	return tr_main(argc, argv, tests, TR_N(tests));
+	return tr_main(argc, argv);
 }

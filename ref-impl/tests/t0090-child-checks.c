@@ -7,8 +7,9 @@
  * TR_ASSERT ends the process; checks that hold leave the test passing.
  *
  * The program runs itself: `--inner NAME` runs one of the inner tests
- * below, made to fail on purpose, under the runner; each outer test runs
- * one and reads the runner's TAP for the verdict and the message.
+ * below (the group "inner", TR_TEST_IN), made to fail on purpose, under
+ * the runner; each outer test runs one and reads the runner's TAP for the
+ * verdict and the message.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ static void expect_fails(void)
 }
 
 /* A child's TR_EXPECT fails; it exits 0 and the parent ignores its status. */
-static void in_child_expect(void **state)
+TR_TEST_IN("inner", in_child_expect)
 {
 	child_waited(expect_fails);
 	tr_note("carried on %d", access("after", F_OK) == 0);
@@ -65,7 +66,7 @@ static void grandchild(void)
 	child_waited(assert_fails);
 }
 
-static void in_grandchild_assert(void **state)
+TR_TEST_IN("inner", in_grandchild_assert)
 {
 	child_waited(grandchild);
 	tr_note("carried on %d", access("after", F_OK) == 0);
@@ -76,7 +77,7 @@ static void msg_fails(void)
 	TR_EXPECT_MSG(0, "the value was %d", 42);
 }
 
-static void in_child_expect_msg(void **state)
+TR_TEST_IN("inner", in_child_expect_msg)
 {
 	child_waited(msg_fails);
 }
@@ -87,7 +88,7 @@ static void peer_fails(struct tr_peer *self, void *arg)
 }
 
 /* A peer with a failed TR_EXPECT exits 1. */
-static void in_peer(void **state)
+TR_TEST_IN("inner", in_peer)
 {
 	struct tr_peer p;
 
@@ -96,7 +97,7 @@ static void in_peer(void **state)
 }
 
 /* In the test's own process. */
-static void in_test_process(void **state)
+TR_TEST_IN("inner", in_test_process)
 {
 	TR_EXPECT(state == NULL);
 	tr_note("failed here %u", tr_checks_failed());
@@ -108,31 +109,21 @@ static void holds(void)
 	TR_ASSERT(getpid() > 0);
 }
 
-static void checks_hold(void **state)
+TR_TEST_IN("inner", checks_hold)
 {
 	child_waited(holds);
 	TR_EXPECT(tr_checks_failed() == 0);
 }
 
 /* A failed check outranks the skip the test ends with. */
-static void then_skip(void **state)
+TR_TEST_IN("inner", then_skip)
 {
 	child_waited(expect_fails);
 	tr_skip("skipped after a failed check");
 }
 
-static const struct tr_test inner[] = {
-	TR_TEST(in_child_expect),
-	TR_TEST(in_grandchild_assert),
-	TR_TEST(in_child_expect_msg),
-	TR_TEST(in_peer),
-	TR_TEST(in_test_process),
-	TR_TEST(checks_hold),
-	TR_TEST(then_skip),
-};
-
 static const struct tr_suite inner_suite = {
-	.name = "t0090-inner", .tests = inner, .n = TR_N(inner),
+	.name = "t0090-inner", .group = "inner",
 };
 
 /* ---- outer tests ---------------------------------------------------------- */
@@ -170,7 +161,7 @@ static void lacks(const char *out, const char *unwanted)
 
 static char out[65536];
 
-static void child_expect_fails_the_parent(void **state)
+TR_TEST(child_expect_fails_the_parent)
 {
 	run_inner("in_child_expect", out, sizeof(out));
 	has(out, "not ok 1 - in_child_expect\n");
@@ -181,7 +172,7 @@ static void child_expect_fails_the_parent(void **state)
 	has(out, "# in_child_expect: 1 check failed in the test's processes\n");
 }
 
-static void grandchild_assert_fails_the_parent(void **state)
+TR_TEST(grandchild_assert_fails_the_parent)
 {
 	run_inner("in_grandchild_assert", out, sizeof(out));
 	has(out, "not ok 1 - in_grandchild_assert\n");
@@ -191,14 +182,14 @@ static void grandchild_assert_fails_the_parent(void **state)
 	has(out, "# in_grandchild_assert: carried on 0\n");
 }
 
-static void expect_msg_says_the_message(void **state)
+TR_TEST(expect_msg_says_the_message)
 {
 	run_inner("in_child_expect_msg", out, sizeof(out));
 	has(out, "not ok 1 - in_child_expect_msg\n");
 	has(out, ": check failed: the value was 42 (errno ");
 }
 
-static void peer_expect_fails_the_parent(void **state)
+TR_TEST(peer_expect_fails_the_parent)
 {
 	run_inner("in_peer", out, sizeof(out));
 	has(out, "not ok 1 - in_peer\n");
@@ -206,7 +197,7 @@ static void peer_expect_fails_the_parent(void **state)
 	has(out, "# in_peer: peer status 1\n");
 }
 
-static void expect_in_the_test_process(void **state)
+TR_TEST(expect_in_the_test_process)
 {
 	run_inner("in_test_process", out, sizeof(out));
 	has(out, "not ok 1 - in_test_process\n");
@@ -214,7 +205,7 @@ static void expect_in_the_test_process(void **state)
 	has(out, "# in_test_process: failed here 1\n");
 }
 
-static void checks_that_hold_pass(void **state)
+TR_TEST(checks_that_hold_pass)
 {
 	run_inner("checks_hold", out, sizeof(out));
 	has(out, "ok 1 - checks_hold\n");
@@ -222,22 +213,12 @@ static void checks_that_hold_pass(void **state)
 	lacks(out, "check failed");
 }
 
-static void failed_check_outranks_skip(void **state)
+TR_TEST(failed_check_outranks_skip)
 {
 	run_inner("then_skip", out, sizeof(out));
 	has(out, "not ok 1 - then_skip\n");
 	lacks(out, "# SKIP");
 }
-
-static const struct tr_test outer[] = {
-	TR_TEST(child_expect_fails_the_parent),
-	TR_TEST(grandchild_assert_fails_the_parent),
-	TR_TEST(expect_msg_says_the_message),
-	TR_TEST(peer_expect_fails_the_parent),
-	TR_TEST(expect_in_the_test_process),
-	TR_TEST(checks_that_hold_pass),
-	TR_TEST(failed_check_outranks_skip),
-};
 
 int main(int argc, char **argv)
 {
@@ -251,5 +232,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	self_exe[n] = 0;
-	return tr_main(argc, argv, outer, TR_N(outer));
+	return tr_main(argc, argv);
 }

@@ -37,17 +37,36 @@ struct th_ctx {
 	const char *dir;		/* scratch dir of this test (cwd) */
 };
 
+/*
+ * A suite test, declared once where it is written: the function, its
+ * requirement IDs (a string literal, at least one ID: `[IDS]` of its TAP
+ * line, what reports and the break matrix key on) and its flags:
+ *
+ *	TH_TEST(xrcd_reserved_mask_bit_fails_eopnotsupp, "XRCD-02", TH_XRC)
+ *	{
+ *		... the open device is t->ctx ...
+ *	}
+ *
+ * It registers with the runner as TR_TEST does (tr.h says how and in which
+ * order), a runner test whose state is the th_test below.
+ */
 struct th_test {
-	const char *name;
-	const char *ids;		/* "XRCD-13 LIFE-10" */
 	void (*fn)(struct th_ctx *t);
 	unsigned flags;
 };
+void th__run(void **state);
 
-#define TH_TEST(fn, ids, flags) { #fn, ids, fn, flags }
+#define TH_TEST(fn, ids, flags)								\
+	static void fn(struct th_ctx *t);						\
+	_Static_assert(sizeof("" ids) > 1,						\
+		       "a suite test names its requirement IDs: " #fn);		\
+	static struct th_test th__test_##fn = { fn, flags };				\
+	TR__REGISTER(tr__reg_##fn, NULL, #fn, ids, th__run, NULL, NULL, &th__test_##fn);	\
+	static void fn(struct th_ctx *t)
 
-/* Run the suite: -l lists, NAME... runs those. Returns the exit status. */
-int th_main(int argc, char **argv, const struct th_test *tests, size_t n);
+/* Run the suite's registered tests: -l lists, NAME... runs those. Returns
+ * the exit status. */
+int th_main(int argc, char **argv);
 
 /* ---- inside a test ----------------------------------------------------- */
 /* The runner's, under the names the suites use: skip the running test with
@@ -145,7 +164,7 @@ void th_loopback_av(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *a
  * A two-host suite runs each test as two halves, one on each host, over TCP
  * (th_host.c says how the hosts meet; without IBVCT_ROLE the reference
  * target plays both, two fake hosts on one machine). */
-int th_main_twohost(int argc, char **argv, const struct th_test *tests, size_t n);
+int th_main_twohost(int argc, char **argv);
 /* 'a' on the initiator's host (the client, host A), 'b' on the target's
  * (the server, host B). */
 char th_host_side(void);

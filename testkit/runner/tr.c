@@ -40,6 +40,7 @@ static const struct tr_suite *tr_cur_suite;
 static const struct tr_test *tr_cur;
 /* static: still reachable in forked children that _exit (valgrind) */
 static unsigned char *tr_want;
+static struct tr_ent *tr_ents;	/* the run's tests, in source order */
 /* SIGCHLD wakes the parent's wait for a test at once (a self-pipe) */
 static int tr_chld[2] = { -1, -1 };
 
@@ -516,6 +517,107 @@ notes:
 	return pass || skipped || todo ? 0 : 1;
 }
 
+/* ---- the registered tests ------------------------------------------------- */
+/* As the constructors linked them (tr.h: TR_TEST), in no order of use. */
+static struct tr__reg *tr_regs;
+
+void tr__register(struct tr__reg *r)
+{
+	r->next = tr_regs;
+	tr_regs = r;
+}
+
+/* A test of the run and its place: file, line, seq, then the row of a
+ * TR_CASES table. */
+struct tr_ent {
+	struct tr_test t;
+	unsigned seq;
+	size_t row;
+};
+
+static int tr_ent_cmp(const void *a, const void *b)
+{
+	const struct tr_ent *x = a, *y = b;
+	int c = strcmp(x->t.file, y->t.file);
+
+	if (c)
+		return c;
+	if (x->t.line != y->t.line)
+		return x->t.line < y->t.line ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int tr_in_group(const struct tr__reg *r, const char *group)
+{
+	return r->group == group || (r->group && group && !strcmp(r->group, group));
+}
+
+/* The tests of group in source order into *out (malloc'ed), their count;
+ * 0 after a `Bail out!` line: none, one without a name, or two of one name
+ * (the second would never run by its name, and a copy-pasted test would
+ * shadow the one it came from). */
+static size_t tr_collect(const char *group, struct tr_ent **out)
+{
+	const char *in = group ? " in group " : "", *g = group ? group : "";
+	struct tr_ent *e;
+	struct tr__reg *r;
+	size_t n = 0, k = 0, i, j;
+
+	*out = NULL;
+	for (r = tr_regs; r; r = r->next)
+		if (tr_in_group(r, group))
+			n += r->row_size ? r->nrows : 1;
+	if (!n) {
+		printf("Bail out! no test is registered%s%s (a test is declared with TR_TEST or "
+		       "TH_TEST: testkit/README.md)\n", in, g);
+		return 0;
+	}
+	e = calloc(n, sizeof(*e));
+	if (!e) {
+		printf("Bail out! out of memory for %zu tests\n", n);
+		return 0;
+	}
+	for (r = tr_regs; r; r = r->next) {
+		if (!tr_in_group(r, group))
+			continue;
+		if (!r->row_size) {
+			e[k].t = r->t;
+			e[k++].seq = r->seq;
+			continue;
+		}
+		for (i = 0; i < r->nrows; i++, k++) {
+			char *row = (char *)r->t.state + i * r->row_size;
+
+			e[k].t = r->t;
+			e[k].t.state = row;
+			memcpy(&e[k].t.name, row + r->name_off, sizeof(e[k].t.name));
+			e[k].seq = r->seq;
+			e[k].row = i;
+		}
+	}
+	qsort(e, n, sizeof(*e), tr_ent_cmp);
+	for (i = 0; i < n; i++) {
+		if (!e[i].t.name || !e[i].t.name[0]) {
+			printf("Bail out! a test without a name%s%s at %s:%d\n", in, g, e[i].t.file,
+			       e[i].t.line);
+			free(e);
+			return 0;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(e[i].t.name, e[j].t.name)) {
+				printf("Bail out! two tests named %s%s%s: %s:%d and %s:%d\n",
+				       e[i].t.name, in, g, e[j].t.file, e[j].t.line, e[i].t.file,
+				       e[i].t.line);
+				free(e);
+				return 0;
+			}
+	}
+	*out = e;
+	return n;
+}
+
 static int tr_usage(const struct tr_suite *s, const char *argv0)
 {
 	printf("usage: %s [-l | NAME...]\n  -l      list the tests%s\n"
@@ -531,18 +633,24 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 	const char *tmp = getenv("TMPDIR"), *slash = strrchr(argv[0], '/');
 	struct sigaction sa = { .sa_handler = tr_on_chld, .sa_flags = SA_RESTART };
 	char why[1024] = "", name[64];
-	size_t i, sel = 0, num = 0;
+	size_t i, n, sel = 0, num = 0;
 	int fail = 0, a, keep, rc = 0;
 
-	tr_want = calloc(s->n ? s->n : 1, 1);
-	if (!tr_want)
+	n = tr_collect(s->group, &tr_ents);
+	if (!n)
 		return 1;
+	tr_want = calloc(n, 1);
+	if (!tr_want) {
+		free(tr_ents);
+		tr_ents = NULL;
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
-		for (i = 0; i < s->n; i++)
-			if (s->tests[i].ids && s->tests[i].ids[0])
-				printf("%s [%s]\n", s->tests[i].name, s->tests[i].ids);
+		for (i = 0; i < n; i++)
+			if (tr_ents[i].t.ids && tr_ents[i].t.ids[0])
+				printf("%s [%s]\n", tr_ents[i].t.name, tr_ents[i].t.ids);
 			else
-				printf("%s\n", s->tests[i].name);
+				printf("%s\n", tr_ents[i].t.name);
 		goto out;
 	}
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -550,17 +658,17 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 		goto out;
 	}
 	for (a = 1; a < argc; a++) {
-		for (i = 0; i < s->n; i++)
-			if (!strcmp(argv[a], s->tests[i].name))
+		for (i = 0; i < n; i++)
+			if (!strcmp(argv[a], tr_ents[i].t.name))
 				break;
-		if (i == s->n) {
+		if (i == n) {
 			printf("Bail out! no test named %s (see -l)\n", argv[a]);
 			rc = 2;
 			goto out;
 		}
 		tr_want[i] = 1;
 	}
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < n; i++) {
 		if (argc <= 1)
 			tr_want[i] = 1;
 		sel += tr_want[i];
@@ -603,9 +711,9 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 	printf("1..%zu\n", sel);
 	if (s->banner)
 		s->banner();
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < n; i++)
 		if (tr_want[i])
-			fail |= tr_run_one(s, ++num, &s->tests[i], keep);
+			fail |= tr_run_one(s, ++num, &tr_ents[i].t, keep);
 	signal(SIGCHLD, SIG_DFL);
 	close(tr_chld[0]);
 	close(tr_chld[1]);
@@ -620,14 +728,26 @@ int tr_run(const struct tr_suite *s, int argc, char **argv)
 		rc = 1;
 out:
 	free(tr_want);
+	free(tr_ents);
+	tr_want = NULL;
+	tr_ents = NULL;
 	return rc;
 }
 
-int tr_main(int argc, char **argv, const struct tr_test *tests, size_t n)
+int tr_main(int argc, char **argv)
 {
-	struct tr_suite s = { .tests = tests, .n = n };
+	struct tr_suite s = { .name = NULL };
 
 	return tr_run(&s, argc, argv);
+}
+
+size_t tr_registered(const char *group)
+{
+	struct tr_ent *e;
+	size_t n = tr_collect(group, &e);
+
+	free(e);
+	return n;
 }
 
 /* ---- peers ------------------------------------------------------------------ */

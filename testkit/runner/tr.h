@@ -11,11 +11,12 @@
  * printed), lists the tests (`-l`) and runs only those named. It knows
  * nothing of verbs.
  *
- * A test is void fn(void **state) with cmocka's assert_* macros inside: the
- * test's process runs it as a one-test cmocka group with the test's setup
- * and teardown around it, so that a failed assert ends the test function,
- * the teardown still runs, and the message with its file:line goes to the
- * log (cmocka 1.1.5 prints nothing for an assert outside a group).
+ * A test (TR_TEST, below) is a void fn(void **state) with cmocka's assert_*
+ * macros inside: the test's process runs it as a one-test cmocka group with
+ * the test's setup and teardown around it, so that a failed assert ends the
+ * test function, the teardown still runs, and the message with its
+ * file:line goes to the log (cmocka 1.1.5 prints nothing for an assert
+ * outside a group).
  */
 #ifndef TR_H
 #define TR_H
@@ -28,6 +29,30 @@
 #include <sys/types.h>
 #include <cmocka.h>
 
+/*
+ * A test declares itself where it is written, once (kselftest's TEST() is
+ * the model): the macro opens the function's definition and registers it,
+ * with its requirement IDs and its fixture, so that no table names it a
+ * second time:
+ *
+ *	TR_TEST(unknown_quirk_is_refused_with_its_line)
+ *	{
+ *		... cmocka's assert_*; `state` is the void ** ...
+ *	}
+ *
+ * Each registration is a static struct and a constructor that links it into
+ * the runner's list before main() runs, not a linker section walked from
+ * __start_ to __stop_: ASan pads globals with red zones (a section of
+ * structs is then no array), and a constructor is plain code that gcov and
+ * valgrind see as any other. No standard fixes the order constructors run
+ * in, so the runner sorts what they registered by where it is declared: the
+ * file (__FILE__), the line, then the declarations' order within a line
+ * (__COUNTER__, for the several a macro like FKT_BOTH makes on one line).
+ * The TAP plan is in the source's order. Two tests of one name among those
+ * a run sees, or none at all, are the runner's error (`Bail out!`, a
+ * non-zero exit), so that a copy-pasted test cannot shadow another and a
+ * program whose tests are all gone cannot pass.
+ */
 struct tr_test {
 	const char *name;
 	const char *ids;		/* requirement IDs, "XRCD-13 LIFE-10"; NULL: none */
@@ -38,25 +63,92 @@ struct tr_test {
 	int (*setup)(void **state);
 	int (*teardown)(void **state);
 	void *state;
+	const char *file;		/* where it is declared */
+	int line;
 };
 
-#define TR_TEST(fn)			{ #fn, NULL, fn, NULL, NULL, NULL }
-#define TR_TEST_FX(fn, setup, teardown)	{ #fn, NULL, fn, setup, teardown, NULL }
-/* One function under several names, each with its own state. */
-#define TR_TEST_STATE(name, fn, state)	{ name, NULL, fn, NULL, NULL, state }
-#define TR_N(a)				(sizeof(a) / sizeof((a)[0]))
+/* One registration, as the macros below make it (a test, or TR_CASES's
+ * rows): the runner's, not to be filled by hand. */
+struct tr__reg {
+	struct tr_test t;
+	unsigned seq;			/* __COUNTER__: the order within a line */
+	const char *group;		/* NULL: the program's tests; TR_TEST_IN's */
+	size_t nrows, row_size, name_off;	/* TR_CASES: the rows of t.state */
+	struct tr__reg *next;
+};
+void tr__register(struct tr__reg *r);
+
+#define TR__CAT2(a, b)	a##b
+#define TR__CAT(a, b)	TR__CAT2(a, b)
+/* The registration var_, linked by its constructor. Ends in a declaration
+ * that the caller's `;` (TR_CASE) or the function's header (TR_TEST) ends:
+ * the tentative definition comes first so the constructor can name it. */
+#define TR__REGISTER(var_, group_, name_, ids_, fn_, su_, td_, st_)			\
+	static struct tr__reg var_;							\
+	__attribute__((constructor)) static void TR__CAT(var_, _ctor)(void)		\
+	{										\
+		tr__register(&var_);							\
+	}										\
+	static struct tr__reg var_ = {							\
+		.t = { name_, ids_, fn_, su_, td_, st_, __FILE__, __LINE__ },		\
+		.seq = __COUNTER__, .group = group_,					\
+	}
+#define TR__DEFINE(group_, fn_, ids_, su_, td_)						\
+	static void fn_(void **state);							\
+	TR__REGISTER(tr__reg_##fn_, group_, #fn_, ids_, fn_, su_, td_, NULL);		\
+	static void fn_(void **state)
+
+/* A test, named by its function. */
+#define TR_TEST(fn)			TR__DEFINE(NULL, fn, NULL, NULL, NULL)
+/* With a fixture: int setup(void **state) before it, in its process;
+ * teardown after it, also when it failed (both declared above the test). */
+#define TR_TEST_FX(fn, setup, teardown)	TR__DEFINE(NULL, fn, NULL, setup, teardown)
+/* A test of a group of its own, run by a tr_suite whose .group is group
+ * (a program that runs a second set of tests of its own: t0090). */
+#define TR_TEST_IN(group, fn)		TR__DEFINE(group, fn, NULL, NULL, NULL)
+
+/* One more test of a function defined elsewhere, under a name of its own
+ * (a string) with its own *state, at file scope, ended by `;`: one function
+ * under several names (FKT_BOTH in fk_test.h). */
+#define TR_CASE(name, fn, state)	TR_CASE_IDS(name, NULL, fn, state)
+#define TR_CASE_IDS(name, ids, fn, state)						\
+	TR__REGISTER(TR__CAT(tr__case_, __COUNTER__), NULL, name, ids, fn, NULL, NULL, state)
+/* The same in a group of its own (TR_TEST_IN). */
+#define TR_CASE_IN(group, name, ids, fn, state)					\
+	TR__REGISTER(TR__CAT(tr__case_, __COUNTER__), group, name, ids, fn, NULL, NULL, state)
+
+/* A table of cases, one test per row: an array rows whose element has a
+ * member `const char *name`, each row a test of fn with *state the row
+ * (its place: the TR_CASES line, then the row's index). At file scope,
+ * after the array, ended by `;`. */
+#define TR_CASES(fn, rows)	TR__CASES(TR__CAT(tr__cases_, __COUNTER__), fn, rows)
+#define TR__CASES(var_, fn_, rows_)							\
+	_Static_assert(__builtin_types_compatible_p(__typeof__((rows_)[0].name),	\
+						    const char *),			\
+		       "TR_CASES: a row has a member const char *name");		\
+	static struct tr__reg var_;							\
+	__attribute__((constructor)) static void TR__CAT(var_, _ctor)(void)		\
+	{										\
+		tr__register(&var_);							\
+	}										\
+	static struct tr__reg var_ = {							\
+		.t = { NULL, NULL, fn_, NULL, NULL, (void *)(rows_), __FILE__, __LINE__ },	\
+		.seq = __COUNTER__, .nrows = sizeof(rows_) / sizeof((rows_)[0]),	\
+		.row_size = sizeof((rows_)[0]),						\
+		.name_off = offsetof(__typeof__((rows_)[0]), name),			\
+	}
 
 /* What a start or decide hook answers. */
 enum tr_verdict { TR_RUN, TR_SKIP, TR_FAIL };
 
 /*
- * A program's tests and what it adds around them; every hook is optional.
+ * What a program adds around its registered tests; every hook is optional.
  */
 struct tr_suite {
 	/* scratch dirs in $TMPDIR/ibvct-NAME.XXXXXX; NULL: the program's name */
 	const char *name;
-	const struct tr_test *tests;
-	size_t n;
+	/* the registered tests of this group (TR_TEST_IN); NULL: the program's */
+	const char *group;
 	unsigned timeout_s;		/* per test, times IBVCT_TIMEOUT_MULT (0: 30), stretched by load (tr_clock.h) */
 	const char *env_help;		/* -h: the environment variables it reads */
 	/* parent, before the plan, base made: TR_SKIP prints `1..0 # SKIP why`,
@@ -84,10 +176,15 @@ struct tr_suite {
 	const char *todo_fixed;
 };
 
-/* Run the program's tests: -l lists, NAME... runs those. The exit status. */
+/* Run the registered tests of s->group in their source order: -l lists
+ * them, NAME... runs those. The exit status. */
 int tr_run(const struct tr_suite *s, int argc, char **argv);
-/* The same for a plain table, its name from argv[0]. */
-int tr_main(int argc, char **argv, const struct tr_test *tests, size_t n);
+/* The same without hooks, the scratch dirs named after argv[0]. */
+int tr_main(int argc, char **argv);
+/* The tests registered in group (NULL: the program's) for a program that
+ * ends without tr_run (a skip of the whole program): 0 after the `Bail
+ * out!` line tr_run would print (none, or a name twice). */
+size_t tr_registered(const char *group);
 
 /* ---- inside a test (its process, its peers) ------------------------------ */
 /* End the test as `ok # SKIP reason`. */
