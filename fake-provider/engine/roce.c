@@ -109,6 +109,11 @@ struct fe_roce {
 	uint64_t next_id;
 	pthread_t thread;
 	bool thread_up;
+	unsigned long ntx;		/* packets sent, for the faults */
+	bool held;			/* a packet held back (fault reorder) */
+	struct fw_pkt held_pkt;
+	uint8_t held_dgid[16];
+	uint8_t held_data[4096];
 	uint8_t rx[FR_BUF], chunk[FR_BUF];
 };
 
@@ -196,7 +201,7 @@ void fe_roce_qp_free(struct fe_qp *qp)
 }
 
 /* ---- sending ------------------------------------------------------------- */
-static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p)
+static int fr_tx_now(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p)
 {
 	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	int k = memcmp(dgid, v4map, sizeof(v4map)) ? 0 : 1;
@@ -204,6 +209,60 @@ static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p)
 	if (!rm->has[k])
 		return EAFNOSUPPORT;
 	return fw_udp_send(&rm->u[k], p, dgid, FW_UDP_PORT);
+}
+
+/* The packet held back (fault reorder) goes now. */
+static void fr_release_held(struct fe_roce *rm)
+{
+	if (!rm->held)
+		return;
+	rm->held = false;
+	rm->held_pkt.payload = rm->held_data;
+	fr_tx_now(rm, rm->held_dgid, &rm->held_pkt);
+}
+
+/*
+ * One packet out, through the script's faults on the wire (the device's
+ * `transport roce IFACE KIND N`): every Nth packet sent is lost, sent
+ * twice, held back until the next one went, or sent with a wrong ICRC.
+ * Counted in sending order, so a run sees the same faults every time; a
+ * retransmission (again) is neither counted nor faulted unless N is 1 (every
+ * packet), so that a fault never hits the same packet at each try and RC
+ * recovers, as it does from a random loss.
+ */
+
+static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, bool again)
+{
+	unsigned long n;
+	int k, err;
+
+	if (again) {
+		if (rm->spec->wire_fault.loss == 1)
+			return 0;
+		return fr_tx_now(rm, dgid, p);
+	}
+	n = ++rm->ntx;
+
+	if (rm->spec->wire_fault.loss && n % rm->spec->wire_fault.loss == 0)
+		return 0;
+	if (rm->spec->wire_fault.reorder && n % rm->spec->wire_fault.reorder == 0 && !rm->held &&
+	    p->payload_len <= sizeof(rm->held_data)) {
+		rm->held = true;
+		rm->held_pkt = *p;
+		memcpy(rm->held_dgid, dgid, 16);
+		if (p->payload_len)
+			memcpy(rm->held_data, p->payload, p->payload_len);
+		return 0;
+	}
+	if (rm->spec->wire_fault.icrc && n % rm->spec->wire_fault.icrc == 0)
+		for (k = 0; k < 2; k++)
+			rm->u[k].icrc_flip = 0x00000100;
+	err = fr_tx_now(rm, dgid, p);
+	rm->u[0].icrc_flip = rm->u[1].icrc_flip = 0;
+	if (!err && rm->spec->wire_fault.dup && n % rm->spec->wire_fault.dup == 0)
+		fr_tx_now(rm, dgid, p);
+	fr_release_held(rm);
+	return err;
 }
 
 static void fr_bth(struct fw_pkt *p, uint8_t opcode, uint32_t dqpn, uint32_t psn)
@@ -304,6 +363,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 	struct fe_roce_qp *q = fr_qp(r);
 	uint32_t mtu = fr_mtu(r), len = pkt->len, npkt, i, off;
 	bool asks = fe_pkt_asks(pkt->op);
+	bool again;
 	int err = 0;
 
 	if (!rm || !q)
@@ -313,6 +373,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 	npkt = pkt->op == FP_PKT_READ ? fr_npkt(len, mtu) : asks ? 1 : fr_npkt(len, mtu);
 	if (r->type == IBV_QPT_UD)
 		npkt = 1;
+	again = sent->wpsn_set;
 	if (!sent->wpsn_set) {
 		sent->wpsn = q->npsn;
 		sent->wpsn_set = true;
@@ -345,7 +406,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		if (n)
 			fe_pieces_copy((char *)rm->chunk, pkt->pieces, pkt->npieces, off, n);
 		fr_payload(&p, rm->chunk, n, pos == 2 || pos == 3);
-		err = fr_tx(rm, dgid, &p);
+		err = fr_tx(rm, dgid, &p, again);
 		if (err)
 			break;
 		off += n;
@@ -563,7 +624,7 @@ static void fr_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint8_t s
 	fr_bth(&p, FW_TR_RC | 0x11, qp->attr.dest_qp_num, psn);
 	p.aeth.syndrome = syndrome;
 	p.aeth.msn = qp->roce->msn & 0xffffff;
-	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
 }
 
 /* A READ's answer: response packets from the request's PSN on. */
@@ -581,7 +642,7 @@ static void fr_read_resp(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, con
 		p.aeth.syndrome = 0x1f;
 		p.aeth.msn = qp->roce->msn & 0xffffff;
 		fr_payload(&p, data + off, n, code == 0x0f || code == 0x10);
-		fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+		fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
 		off += n;
 	}
 }
@@ -594,7 +655,7 @@ static void fr_atomic_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, ui
 	p.aeth.syndrome = 0x1f;
 	p.aeth.msn = qp->roce->msn & 0xffffff;
 	p.atomack = orig;
-	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
 }
 
 /* What an opcode of RC or UC is: its kind and position */
@@ -924,6 +985,7 @@ static long long fr_serve(struct fe_roce *rm)
 {
 	long long next = 0;
 
+	fr_release_held(rm);		/* nothing came after it */
 	fr_drain(rm);
 	fr_timers(rm, fp_now_ns(), &next);
 	return next;

@@ -95,6 +95,10 @@ struct fp_dev_spec {
 	/* `transport roce IFACE`: RoCE v2 on that interface (engine/roce.c); empty:
 	 * the shared-memory inboxes between processes of one host */
 	char roce_if[FP_IFNAME_MAX];
+	/* faults on the wire (`transport roce IFACE KIND N`...): of the packets the
+	 * device sends, every Nth lost, sent twice, held back behind the next
+	 * one, or sent with a wrong ICRC (0: none) */
+	struct { unsigned loss, dup, reorder, icrc; } wire_fault;
 };
 
 /* A fault: fail call number nth of op (1-based), or every call from nth on. */

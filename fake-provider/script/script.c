@@ -843,10 +843,13 @@ static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
  */
 static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
 {
-	static const char usage[] = "transport shm | transport roce IFACE";
+	static const char usage[] =
+		"transport shm | transport roce IFACE [loss|dup|reorder|icrc N]...";
 	struct fp_dev_spec *d = fp_cur_dev(c);
 
-	if (fp_nargs(c, argc, argv, 1, 2, usage) ||
+	int i;
+
+	if (fp_nargs(c, argc, argv, 1, 11, usage) ||
 	    fp_once(c, &c->daux[c->dev].transport_line, "transport"))
 		return -1;
 	if (!strcmp(argv[1], "shm")) {
@@ -857,13 +860,30 @@ static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
 	}
 	if (strcmp(argv[1], "roce"))
 		return fp_perr(c, "transport: expected shm or roce, got '%s'", argv[1]);
-	if (argc != 3)
+	if (argc < 3)
 		return fp_perr(c, "transport roce needs an interface (usage: %s)", usage);
 	if (strlen(argv[2]) >= sizeof(d->roce_if))
 		return fp_perr(c, "transport roce: interface name '%s' too long", argv[2]);
 	if (!if_nametoindex(argv[2]))
 		return fp_perr(c, "transport roce: no interface '%s' on this host", argv[2]);
 	strcpy(d->roce_if, argv[2]);
+	/* the wire's faults: of the packets sent, every Nth */
+	for (i = 3; i < argc; i += 2) {
+		unsigned *f = !strcmp(argv[i], "loss") ? &d->wire_fault.loss :
+			      !strcmp(argv[i], "dup") ? &d->wire_fault.dup :
+			      !strcmp(argv[i], "reorder") ? &d->wire_fault.reorder :
+			      !strcmp(argv[i], "icrc") ? &d->wire_fault.icrc : NULL;
+		uint64_t n;
+
+		if (!f)
+			return fp_perr(c, "transport roce: unknown fault '%s' (loss, dup, reorder or icrc)",
+				       argv[i]);
+		if (i + 1 >= argc)
+			return fp_perr(c, "transport roce: %s needs N (every Nth packet)", argv[i]);
+		if (fp_num(c, argv[i], argv[i + 1], 1, 1000000, &n))
+			return -1;
+		*f = (unsigned)n;
+	}
 	return 0;
 }
 

@@ -144,6 +144,13 @@ int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint
 	n = fw_build(p, buf, sizeof(buf));
 	if (n < 0)
 		return EINVAL;
+	if (u->icrc_flip) {
+		buf[n - 1] ^= (uint8_t)(u->icrc_flip >> 24);
+		buf[n - 2] ^= (uint8_t)(u->icrc_flip >> 16);
+		buf[n - 3] ^= (uint8_t)(u->icrc_flip >> 8);
+		buf[n - 4] ^= (uint8_t)u->icrc_flip;
+		u->icrc_flip = 0;
+	}
 	if (u->version == 4) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(dport) };
 

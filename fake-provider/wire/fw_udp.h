@@ -22,6 +22,9 @@ struct fw_udp {
 	uint8_t gid[16];
 	unsigned ifindex;	/* the interface (an IPv6 link-local's scope) */
 	uint16_t port;
+	/* a fault for the next send only: these bits flipped in its ICRC (a
+	 * receiver must drop it), 0: none */
+	uint32_t icrc_flip;
 };
 
 /* Opens a socket on ADDR (an IPv4 or IPv6 address of interface IFNAME,
