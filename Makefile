@@ -178,6 +178,8 @@ FP_UAPI_LIB     := $(B)/lib/fp_uapi.a
 # provider on top of it (fake-provider/verbs).
 FP_PLUGIN_SRCS  := $(sort $(wildcard fake-provider/engine/*.c fake-provider/verbs/*.c))
 FP_PLUGIN_OBJS  := $(FP_PLUGIN_SRCS:%.c=$(B)/obj/%.o)
+# the RoCE room (engine/roce.c) sends and parses with the wire codec
+FP_WIRE_OBJS    := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/wire/*.c)))
 FP_PLUGIN       := $(B)/lib/ibvct/libibvct-fake.so
 IBVCT_RUN       := $(B)/bin/ibvct-run
 # The fake kernel daemon (fake-provider/kernel/), started on demand by the plugin.
@@ -189,7 +191,8 @@ $(B)/obj/fake-provider/common/%.o: FP_INC :=
 $(B)/obj/fake-provider/script/%.o: FP_INC := $(FP_COMMON_INC)
 $(B)/obj/uapi/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC)
 $(B)/obj/fake-provider/kernel/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
-$(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC)
+$(B)/obj/fake-provider/engine/%.o: FP_INC := $(FP_COMMON_INC) $(FP_SCRIPT_INC) $(FP_UAPI_INC) \
+	-I$(TOP)/fake-provider/wire
 # The plugin's engine and verbs are one program on the data path: link-time
 # optimisation inlines across their files (a verb is a score of calls);
 # fat objects, for the tests and the fuzz harness that link some of them.
@@ -253,11 +256,11 @@ $(FP_UAPI_LIB): $(FP_UAPI_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) fake-provider/verbs/plugin.map
+$(FP_PLUGIN): $(FP_PLUGIN_OBJS) $(FP_WIRE_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) $(REF_LIB) fake-provider/verbs/plugin.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) $(FP_LTO) -shared -Wl,--version-script=fake-provider/verbs/plugin.map \
-		-o $@ $(FP_PLUGIN_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) \
+		-o $@ $(FP_PLUGIN_OBJS) $(FP_WIRE_OBJS) $(FP_UAPI_LIB) $(FP_SCRIPT_LIB) \
 		-L$(B)/lib -l:libibverbs.so.1 -pthread
 
 $(IBVCT_RUN): $(B)/obj/tools/run/ibvct-run.o $(FP_SCRIPT_LIB)
@@ -301,14 +304,13 @@ TEST_OBJS_t5203-fuzz-fkd-corpus := $(B)/obj/fake-provider/fuzz/fz-fkd.lib.o \
 $(B)/t/t5004-fuzz-script-corpus.t: $(TEST_OBJS_t5004-fuzz-script-corpus)
 $(B)/t/t5203-fuzz-fkd-corpus.t: $(TEST_OBJS_t5203-fuzz-fkd-corpus)
 # t5300 tests the engine's registered memory on the engine itself, linked in.
-TEST_OBJS_t5300-mem-engine := $(filter $(B)/obj/fake-provider/engine/%,$(FP_PLUGIN_OBJS))
+TEST_OBJS_t5300-mem-engine := $(filter $(B)/obj/fake-provider/engine/%,$(FP_PLUGIN_OBJS)) $(FP_WIRE_OBJS)
 $(B)/t/t5300-mem-engine.t: $(TEST_OBJS_t5300-mem-engine)
 # t5302 reads its own tables as a peer does, with the engine's code.
 TEST_OBJS_t5302-mem-tables := $(TEST_OBJS_t5300-mem-engine)
 $(B)/t/t5302-mem-tables.t: $(TEST_OBJS_t5302-mem-tables)
 # The wire room (fake-provider/wire): the RoCE v2 codec and its pcap files,
 # on nothing of the rest; its tests, t59xx, link its objects.
-FP_WIRE_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(sort $(wildcard fake-provider/wire/*.c)))
 $(B)/obj/fake-provider/wire/%.o: FP_INC :=
 $(B)/obj/fake-provider/tests/t59%.o: CFLAGS_COMMON += -I$(TOP)/fake-provider/wire
 TEST_OBJS_t5900-wire-captures := $(FP_WIRE_OBJS)

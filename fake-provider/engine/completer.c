@@ -224,7 +224,7 @@ FE_STATE enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 {
 	uint8_t timeout = c->r->attr.timeout;
 
-	c->wait_ns = timeout ? 4096LL << timeout : LLONG_MAX;
+	c->wait_ns = c->resp->timer_ran ? 0 : timeout ? 4096LL << timeout : LLONG_MAX;
 	if (c->w->retry_left > 0 && timeout)
 		c->w->retry_left--;
 	return COMP_RETRY;

@@ -200,6 +200,8 @@ struct fe_qp {
 	 * executed it (requester.c, PLACE) */
 	const struct fe_peer *sq_xmit_peer;
 	uint64_t sq_xmit_mark;
+	/* its PSNs, reassembly and replay on the wire (roce.c), NULL: none */
+	struct fe_roce_qp *roce;
 	/* published to peers as a one-sided target (mem.c) */
 	struct fe_mem_pub pub;
 };
@@ -253,6 +255,9 @@ struct fe_xport;
 struct fe_xport *fe_dev_xport(const struct fe_dev *dev);
 struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev);
 struct fe_xport *fe_dev_xport_at(int devidx);	/* NULL: none here */
+/* the device's RoCE room (roce.c), NULL: none opened in this process */
+struct fe_roce **fe_dev_roce_slot(struct fe_dev *dev);
+struct fe_roce *fe_dev_roce_at(int devidx);
 /* 1 + the highest index of a device this process attached (fe_dev_xport_at
  * is NULL past it). */
 int fe_dev_span(void);
@@ -558,6 +563,9 @@ struct fp_response {
 	 * sent to the inbox of peer from, up to the one it names */
 	bool upto;
 	const struct fe_peer *from;
+	/* lost: the local ACK timer ran out already (the wire, roce.c), so
+	 * the retry goes at once */
+	bool timer_ran;
 };
 
 /* ---- the responder (responder.c) ------------------------------------------ */

@@ -6,6 +6,7 @@
  * due whenever the application calls no verb; every verb serves them first.
  */
 #include "fp_engine.h"
+#include "roce.h"
 #include "transport.h"
 
 static const struct fe_xport_work fe_work = {
@@ -16,6 +17,7 @@ static const struct fe_xport_work fe_work = {
 
 int fe_join(struct fe_dev *dev, struct fk_client *fk)
 {
+	fe_roce_work(&fe_work);
 	return fe_xport_register(fe_dev_xport_slot(dev), dev, fk, &fe_work);
 }
 
@@ -36,5 +38,6 @@ void fe_progress(void)
 			fe_xport_drain(xp);
 		}
 	}
+	fe_roce_progress();		/* what the wire brought, its ACK timers */
 	fe_sq_progress();		/* retransmissions that are due */
 }

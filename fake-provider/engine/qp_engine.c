@@ -9,6 +9,7 @@
 #include "fp_engine.h"
 #include "fe_mem.h"
 #include "sq.h"
+#include "roce.h"
 
 /* The modify rules shared with the fake kernel (qp_modify.h), on ibv_qp_attr. */
 FK_QP_MODIFY_OPS(fe_qpm, struct ibv_qp_attr)
@@ -54,6 +55,7 @@ void fe_qp_set_error(struct fe_qp *qp)
 
 void fe_qp_reset(struct fe_qp *qp)
 {
+	fe_roce_qp_free(qp);
 	fe_sq_flush(qp, false);
 	qp->rx_blocked = false;
 	qp->sq_xmit_peer = NULL;
@@ -72,6 +74,12 @@ void fe_qp_apply(struct fe_qp *qp, const struct ibv_qp_attr *a, int mask)
 	fe_qpm_apply(&qp->attr, a, (uint32_t)mask);
 	if (mask & IBV_QP_SQ_PSN)
 		qp->sq_psn = a->sq_psn;
+	if (qp->spec && qp->spec->roce_if[0]) {
+		if (mask & IBV_QP_SQ_PSN)
+			fe_roce_psn(qp, false, a->sq_psn);
+		if (mask & IBV_QP_RQ_PSN)
+			fe_roce_psn(qp, true, a->rq_psn);
+	}
 }
 
 void fe_qp_sqd(struct fe_qp *qp)
@@ -84,6 +92,7 @@ void fe_qp_sqd(struct fe_qp *qp)
 
 void fe_qp_release(struct fe_qp *qp)
 {
+	fe_roce_qp_free(qp);
 	if (qp->scq)
 		fe_cq_purge_qp(qp->scq, qp);
 	if (qp->rcq && qp->rcq != qp->scq)

@@ -30,6 +30,7 @@ struct fe_dev {
 	struct fp_link qp_hash[FE_HASH], srq_hash[FE_HASH], lkey_hash[FE_HASH], rkey_hash[FE_HASH];
 	uint32_t key_state;
 	struct fe_xport *xp;		/* this process's receive ring, while joined */
+	struct fe_roce *roce;		/* its RoCE room (roce.c), once opened */
 };
 
 /* One bucket per value of a number's or key's low bits (QPNs count up, keys
@@ -240,6 +241,16 @@ struct fe_xport **fe_dev_xport_slot(struct fe_dev *dev)
 struct fe_xport *fe_dev_xport_at(int devidx)
 {
 	return fe_devs[devidx].xp;
+}
+
+struct fe_roce **fe_dev_roce_slot(struct fe_dev *dev)
+{
+	return &dev->roce;
+}
+
+struct fe_roce *fe_dev_roce_at(int devidx)
+{
+	return fe_devs[devidx].roce;
 }
 
 int fe_dev_span(void)

@@ -14,6 +14,7 @@
 
 #include "fp_engine.h"
 #include "sq.h"
+#include "roce.h"
 #include "transport.h"
 
 /*
@@ -257,6 +258,7 @@ struct fe_req {
 	uint64_t id;
 	struct fp_response resp;
 	bool placed;			/* PLACE did it: resp.data is the target's memory */
+	bool wire;			/* its device's packets go as RoCE (roce.c) */
 };
 
 /*
@@ -327,6 +329,8 @@ FE_STATE enum fe_req_state fe_req_get_dest(struct fe_req *c)
 	sent->seg_done = 0;
 	c->resp.status = c->reliable ? FP_ACK_NO_PATH : FP_ACK_DROPPED;
 	c->via = NULL;
+	if (c->wire)
+		return REQ_ROUTE;	/* on the wire, even to a QP of this process */
 	if (fe_up->fk_wire && !fp__quirk(FP_Q_GID_IGNORED)) {
 		/* the host the address names: QP numbers are each host's own */
 		const struct ibv_ah_attr *ah = c->r->type == IBV_QPT_UD ? c->w->s.ah
@@ -483,6 +487,8 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 	};
 	const struct fk_route *rt = &to.rt;
 
+	if (c->wire)
+		return REQ_XMIT;	/* the wire: the destination is the path's address */
 	c->xp = fe_dev_xport(c->dev);
 	c->peer = fe_xport_route(c->xp, c->r->fk, &to);
 	c->w->sent.cached = to.cached;
@@ -509,6 +515,22 @@ FE_STATE enum fe_req_state fe_req_route(struct fe_req *c)
 	return c->xrc || !fe_req_may_place(c) ? REQ_XMIT : REQ_PLACE;
 }
 
+/* As RoCE packets (roce.c), to the GID of the QP's path (UD: of the WR's
+ * address); RoCE carries no packet without its GRH. */
+static enum fe_req_state fe_req_xmit_wire(struct fe_req *c)
+{
+	const struct ibv_ah_attr *ah = c->r->type == IBV_QPT_UD ? c->w->s.ah : &c->r->attr.ah_attr;
+
+	if (!ah || !ah->is_global ||
+	    fe_roce_send(c->r, &c->w->sent, c->out, ah->grh.dgid.raw, c->reliable))
+		return REQ_ANSWERED;		/* lost on the way */
+	if (!c->reliable) {
+		c->resp.status = FP_ACK_OK;
+		return REQ_ANSWERED;
+	}
+	return REQ_SENT;
+}
+
 /* Into the peer's inbox; the transport says where it went (struct fe_sent:
  * its request id, how much of a long message, the inbox's end). The rest
  * of a long message goes where its first part went, else all of it again
@@ -518,6 +540,8 @@ FE_STATE enum fe_req_state fe_req_xmit(struct fe_req *c)
 	struct fe_sent *sent = &c->w->sent;
 	int err;
 
+	if (c->wire)
+		return fe_req_xmit_wire(c);
 	sent->peer = c->peer;
 	sent->id = c->id;
 	sent->seg_done = c->peer == c->was ? c->seg_done : 0;
@@ -549,6 +573,8 @@ FE_STATE enum fe_req_state fe_req_sent(struct fe_req *c)
 	w->state = FP_SWQE_SENT;
 	w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
 	w->due = w->sent_at + FP_PEER_CHECK_NS;
+	if (w->sent.wire)
+		w->due = 0;		/* its answer or its ACK timer comes from the wire */
 	return REQ_DONE;
 }
 
@@ -616,6 +642,7 @@ static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 	c.xrc = w->pkt.src_type == IBV_QPT_XRC_SEND;
 	c.out = &w->pkt;
 	c.placed = false;
+	c.wire = fe_roce_on(r);
 	memset(&c.resp, 0, sizeof(c.resp));
 	if (fe_trace_states()) {
 		struct fe_req traced = c;	/* c itself stays out of memory */
@@ -645,7 +672,7 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 	for (p = r->sq_wait.next; p != &r->sq_wait; p = p->next) {
 		struct fp_swqe *w = fp_container_of(p, struct fp_swqe, link);
 
-		if (w->state == FP_SWQE_SENT && w->due <= now) {
+		if (w->state == FP_SWQE_SENT && !w->sent.wire && w->due <= now) {
 			/* no response yet: the request is lost if its peer is gone */
 			if (now - w->sent_at > fp_wait_ns() || !fe_peer_alive(w->sent.peer)) {
 				struct fp_response lost = { .status = FP_ACK_NO_PATH };

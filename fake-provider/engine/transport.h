@@ -66,6 +66,11 @@ struct fe_sent {		/* a request on its way (FP_ACK_PENDING) */
 	uint32_t seg_done;	/* FP_ACK_BUSY part way through a long message: the
 				 * bytes of it in the peer's inbox (to peer, as id) */
 	uint64_t mark;		/* the peer's inbox end once it was in (fe_peer_served) */
+	/* on the wire (roce.c): the request went as RoCE packets, its answer
+	 * or its ACK timer comes from there; wpsn its first PSN, taken at
+	 * its first try and kept for every retry */
+	bool wire, wpsn_set;
+	uint32_t wpsn;
 };
 /* A request of a QP of connection fk into the inbox of to->peer: 0 or an
  * errno. Without want, as soon as there is room; with want, at once or

@@ -21,6 +21,7 @@
 #define FP_MAX_FAULTS	64
 #define FP_MAX_EVENTS	32
 #define FP_NAME_MAX	64
+#define FP_IFNAME_MAX	16	/* IFNAMSIZ */
 
 enum fp_op {
 #define FP_OP(id, name) FP_OP_##id,
@@ -91,6 +92,9 @@ struct fp_dev_spec {
 	 * completion timestamp keeps (2^n - 1). What a driver profile reports
 	 * is fp_prof_clock()'s. */
 	uint64_t clock_khz, clock_mask;
+	/* `transport roce IFACE`: RoCE v2 on that interface (engine/roce.c); empty:
+	 * the shared-memory inboxes between processes of one host */
+	char roce_if[FP_IFNAME_MAX];
 };
 
 /* A fault: fail call number nth of op (1-based), or every call from nth on. */

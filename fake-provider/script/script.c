@@ -100,7 +100,16 @@
  *                                   1000000) with their driver's mask, so
  *                                   `mask` is refused there; rxe has none
  *                                   (the line is refused)
- *   guid, node_type and clock may appear once per device; later lines of
+ *   transport shm | roce IFACE      how the device's packets travel: shm (the
+ *                                   default) through the inboxes of one host;
+ *                                   roce as RoCE v2 UDP packets on port 4791 of
+ *                                   the real interface IFACE (engine/roce.c).
+ *                                   Port 1 is then Ethernet, GID 0 the
+ *                                   interface's IPv6 link-local address, GID 1
+ *                                   its IPv4 address as ::ffff:a.b.c.d (as far
+ *                                   as it has them), and its MTU, unless set,
+ *                                   the one rxe derives from the interface's
+ *   guid, node_type, clock and transport may appear once per device; later lines of
  *   the other kinds override earlier ones.
  *
  * A script must declare at least one device. Defaults for what it leaves
@@ -116,6 +125,9 @@
  * the last line.
  */
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <ctype.h>
 #include <endian.h>
 #include <errno.h>
@@ -148,6 +160,7 @@ struct fp_port_aux {
 	bool lid_set;
 	bool sm_lid_set;
 	bool gid0_set;
+	bool mtu_set;
 };
 
 struct fp_dev_aux {
@@ -157,6 +170,7 @@ struct fp_dev_aux {
 	int clock_line;			/* its `clock` line, 0: none */
 	bool clock_mask_set;
 	bool sys_guid_set;
+	int transport_line;		/* its `transport` line, 0: none */
 	struct fp_port_aux port[FP_MAX_PORTS];
 };
 
@@ -820,6 +834,105 @@ static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * transport roce IFACE: the device's packets go as RoCE v2 on a real
+ * interface (engine/roce.c) instead of through the inboxes of one host.
+ * The interface must exist when the script is read; its addresses and MTU
+ * become the port's GIDs and active MTU at the end of the script
+ * (fp_roce_port).
+ */
+static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
+{
+	static const char usage[] = "transport shm | transport roce IFACE";
+	struct fp_dev_spec *d = fp_cur_dev(c);
+
+	if (fp_nargs(c, argc, argv, 1, 2, usage) ||
+	    fp_once(c, &c->daux[c->dev].transport_line, "transport"))
+		return -1;
+	if (!strcmp(argv[1], "shm")) {
+		if (argc != 2)
+			return fp_perr(c, "transport shm takes nothing more (usage: %s)", usage);
+		d->roce_if[0] = 0;
+		return 0;
+	}
+	if (strcmp(argv[1], "roce"))
+		return fp_perr(c, "transport: expected shm or roce, got '%s'", argv[1]);
+	if (argc != 3)
+		return fp_perr(c, "transport roce needs an interface (usage: %s)", usage);
+	if (strlen(argv[2]) >= sizeof(d->roce_if))
+		return fp_perr(c, "transport roce: interface name '%s' too long", argv[2]);
+	if (!if_nametoindex(argv[2]))
+		return fp_perr(c, "transport roce: no interface '%s' on this host", argv[2]);
+	strcpy(d->roce_if, argv[2]);
+	return 0;
+}
+
+/*
+ * The port of a RoCE device: Ethernet, no LIDs, the GIDs of its interface's
+ * addresses (index 0 the IPv6 link-local, index 1 the IPv4 address as
+ * ::ffff:a.b.c.d, as far as it has them), and unless the script set one,
+ * the active MTU rxe derives from the interface's: the largest IB MTU not
+ * above the netdev MTU less the headers rxe reserves (linux v6.1 and v6.12
+ * drivers/infiniband/sw/rxe/rxe_param.h eth_mtu_int_to_enum,
+ * RXE_MAX_HDR_LENGTH 80; 1500 gives 1024).
+ */
+static int fp_roce_port(struct fp_pctx *c, const struct fp_dev_spec *d, struct fp_port_spec *p,
+			const struct fp_port_aux *aux)
+{
+	struct ifaddrs *ifa, *a;
+	bool v4 = false, v6 = false;
+	char path[64];
+	FILE *f;
+	int mtu = 0;
+
+	p->attr.link_layer = IBV_LINK_LAYER_ETHERNET;
+	if (getifaddrs(&ifa))
+		return fp_perr(c, "transport roce: cannot read the addresses of '%s'", d->roce_if);
+	for (a = ifa; a; a = a->ifa_next) {
+		if (!a->ifa_addr || strcmp(a->ifa_name, d->roce_if))
+			continue;
+		if (a->ifa_addr->sa_family == AF_INET6 && !v6 && !aux->gid0_set) {
+			const struct sockaddr_in6 *s6 = (const void *)a->ifa_addr;
+
+			if (!IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr))
+				continue;
+			memcpy(p->gid[0].raw, &s6->sin6_addr, 16);
+			v6 = true;
+		} else if (a->ifa_addr->sa_family == AF_INET && !v4) {
+			const struct sockaddr_in *s4 = (const void *)a->ifa_addr;
+
+			memset(p->gid[1].raw, 0, 16);
+			p->gid[1].raw[10] = p->gid[1].raw[11] = 0xff;
+			memcpy(p->gid[1].raw + 12, &s4->sin_addr, 4);
+			v4 = true;
+		}
+	}
+	freeifaddrs(ifa);
+	if (!v6 && !v4)
+		return fp_perr(c, "transport roce: '%s' has neither an IPv6 link-local nor an IPv4 address",
+			       d->roce_if);
+	if (!v6 && !aux->gid0_set)
+		memset(p->gid[0].raw, 0, 16);
+	if (p->ngids < (v4 ? 2 : 1))
+		p->ngids = v4 ? 2 : 1;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", d->roce_if);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &mtu) != 1)
+			mtu = 0;
+		fclose(f);
+	}
+	if (!aux->mtu_set && mtu > 0) {
+		enum ibv_mtu m = IBV_MTU_256;
+
+		mtu -= 80;
+		while (m < p->attr.max_mtu && (128 << (m + 1)) <= mtu)
+			m = (enum ibv_mtu)(m + 1);
+		p->attr.active_mtu = m;
+	}
+	return 0;
+}
+
 static int fp_d_cap(struct fp_pctx *c, int argc, char **argv)
 {
 	struct ibv_device_attr *a = &fp_cur_dev(c)->attr;
@@ -1005,6 +1118,7 @@ static int fp_port_option(struct fp_pctx *c, struct fp_port_spec *p,
 			return -1;
 		p->attr.lmc = (uint8_t)v;
 	} else if (!strcmp(opt, "mtu")) {
+		aux->mtu_set = true;
 		return fp_mtu(c, "mtu", val, &p->attr.active_mtu);
 	} else if (!strcmp(opt, "max_mtu")) {
 		return fp_mtu(c, "max_mtu", val, &p->attr.max_mtu);
@@ -1143,6 +1257,7 @@ static const struct {
 	{ "quirk",	fp_d_quirk,	false },
 	{ "rdma-core",	fp_d_rdma_core,	false },
 	{ "trace",	fp_d_trace,	false },
+	{ "transport",	fp_d_transport,	true },
 	{ "withdraw",	fp_d_withdraw,	false },
 };
 
@@ -1197,7 +1312,16 @@ static int fp_finish(struct fp_pctx *c)
 		}
 		for (j = 0; j < d->nports; j++) {
 			struct fp_port_spec *p = &d->port[j];
-			bool ib = p->attr.link_layer == IBV_LINK_LAYER_INFINIBAND;
+			bool ib;
+
+			if (d->roce_if[0] && j == 0) {
+				c->line = aux->transport_line;
+				if (fp_roce_port(c, d, p, &aux->port[j]))
+					return -1;
+				if (p->ngids)
+					aux->port[j].gid0_set = true;
+			}
+			ib = p->attr.link_layer == IBV_LINK_LAYER_INFINIBAND;
 
 			if (!aux->port[j].lid_set)
 				p->attr.lid = ib ? (uint16_t)(8 * i + j + 1) : 0;

@@ -1,0 +1,1011 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The second transport: RoCE v2 on a real interface (a device with
+ * `transport roce IFACE` in its script). One room per device and process:
+ * a UDP socket on port 4791 of each of the interface's addresses (its IPv6
+ * link-local and its IPv4 address, fake-provider/wire fw_udp), a thread
+ * that serves them when no verb does, the messages on their way, and each
+ * QP's wire state. Everything the packets carry is built and checked by
+ * the codec (fw_wire: headers, pad, ICRC).
+ *
+ * What it owns are the wire's rules, below the state machines, which keep
+ * theirs (a message is still one request to the responder and one answer
+ * to the completer):
+ *  - the requester side: a message in packets of the path MTU (UD: one),
+ *    its PSNs (one per packet, a READ one per response packet it asks
+ *    for), taken at its first try and sent again unchanged at every retry;
+ *    AckReq on the last packet of an RC request; the local ACK timer
+ *    (4.096 us << timeout) of the oldest message on its way;
+ *  - the answers: an ACK completes every message it covers (IBA vol 1
+ *    9.7.5.1: coalesced ACKs), a NAK implicitly acknowledges what came
+ *    before its PSN; a PSN sequence NAK, like the timer, makes the message
+ *    lost for the completer, which retries it at once and counts retry_cnt
+ *    (linux v6.1 and v6.12 rxe_comp.c check_ack, AETH_NAK_PSN_SEQ_ERROR ->
+ *    COMPST_ERROR_RETRY); an RNR NAK carries the responder's timer code;
+ *    READ response packets gathered in PSN order (rxe_comp.c do_read);
+ *  - the responder side: the expected PSN; a later PSN is a sequence
+ *    error, NAKed once until the expected one comes (rxe_resp.c check_psn,
+ *    sent_psn_nak); an earlier one is a duplicate: a SEND or WRITE is
+ *    acknowledged again, a READ executed again, an atomic answered from the
+ *    results kept of the last ones (rxe_resp.c duplicate_request); a
+ *    message gathered from its packets (each first and middle packet a
+ *    whole path MTU, rxe_resp.c check_length) and handed to the responder
+ *    whole; its answer as an ACK, a READ response in segments, an atomic
+ *    acknowledge, or a NAK with its AETH code (IBA vol 1 9.7.5.2, table 44;
+ *    rxe_hdr.h enum aeth_syndrome); an RNR NAK leaves the expected PSN at
+ *    the message's first packet; UC drops a message with a PSN gap and
+ *    waits for a first packet (IBA vol 1 9.7.4.1.1, rxe_resp.c
+ *    check_psn for UC); UD takes each packet alone, its source QP and
+ *    Q_Key from DETH, its GRH from the IP header.
+ *
+ * Limits: one process at a time per RoCE device on a host (the socket
+ * binds port 4791 of the interface's address); XRC, ATOMIC_WRITE and
+ * FLUSH do not travel on the wire yet; an IPv4 packet of another sender
+ * is checked against an identification of 0 (a UDP socket never sees the
+ * field the ICRC covers: fw_udp.h), so interoperating peers use IPv6 GIDs.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fp_clock.h"
+#include "fp_self.h"
+#include "fw_udp.h"
+#include "roce.h"
+#include "sq.h"
+
+#define FR_BUF		(10240)		/* a packet of 4096 bytes and its headers, and more */
+#define FR_ATOMS	16		/* atomic results kept for duplicates */
+#define FR_WAIT_MS	200		/* the thread's longest sleep */
+
+/* A reliable message on its way, until its answer or its timer. */
+struct fr_out {
+	struct fr_out *next;
+	uint32_t qpn;
+	uint64_t id;
+	enum fp_pkt_op op;
+	uint32_t psn, npkt;		/* its PSNs: [psn, psn + npkt) */
+	uint32_t len, mtu;
+	char *rbuf;			/* a READ's response, gathered */
+	uint32_t rnext;			/* the next response PSN's index */
+	long long due;			/* the ACK timer, 0: none (timeout 0) */
+};
+
+struct fr_atom {
+	bool used;
+	uint32_t psn;
+	uint64_t orig;
+};
+
+struct fe_roce_qp {
+	uint32_t npsn;			/* requester: the next message's first PSN */
+	uint32_t epsn;			/* responder: the PSN it expects */
+	bool nak_sent;			/* a sequence NAK went for epsn */
+	bool uc_resync;			/* UC: a gap dropped a message: wait for a first packet */
+	uint32_t msn;
+	/* the message being gathered */
+	bool in_msg;
+	struct fp_packet m;
+	uint32_t m_first;
+	char *buf;
+	uint32_t got, cap;
+	struct fr_atom at[FR_ATOMS];
+	unsigned at_next;
+};
+
+struct fe_roce {
+	struct fe_dev *dev;
+	const struct fp_dev_spec *spec;
+	pid_t pid;
+	struct fw_udp u[2];		/* [0] IPv6 link-local, [1] IPv4 */
+	bool has[2];
+	struct fr_out *out;		/* in the order sent */
+	uint64_t next_id;
+	pthread_t thread;
+	bool thread_up;
+	uint8_t rx[FR_BUF], chunk[FR_BUF];
+};
+
+static const struct fe_xport_work *fr_work;
+static struct fe_roce *fr_room(struct fe_qp *qp);
+
+void fe_roce_work(const struct fe_xport_work *work)
+{
+	fr_work = work;
+}
+
+bool fe_roce_on(const struct fe_qp *qp)
+{
+	return qp->spec && qp->spec->roce_if[0] &&
+	       (qp->type == IBV_QPT_RC || qp->type == IBV_QPT_UC || qp->type == IBV_QPT_UD);
+}
+
+/* a - b in PSN space (24 bits, IBA vol 1 9.7.2): negative when a is before b */
+static int32_t fr_psn_cmp(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+static uint32_t fr_mtu(const struct fe_qp *qp)
+{
+	if (qp->type == IBV_QPT_UD || !qp->attr.path_mtu) {
+		uint8_t port = qp->attr.port_num ? qp->attr.port_num : 1;
+
+		return 128u << qp->spec->port[port - 1].attr.active_mtu;
+	}
+	return 128u << qp->attr.path_mtu;
+}
+
+static struct fe_roce_qp *fr_qp(struct fe_qp *qp)
+{
+	if (!qp->roce)
+		qp->roce = calloc(1, sizeof(*qp->roce));
+	return qp->roce;
+}
+
+void fe_roce_psn(struct fe_qp *qp, bool rq, uint32_t psn)
+{
+	struct fe_roce_qp *q;
+
+	if (!fe_roce_on(qp) || !(q = fr_qp(qp)))
+		return;
+	(void)fr_room(qp);		/* its sockets listen from now on */
+	if (rq) {
+		q->epsn = psn & 0xffffff;
+		q->nak_sent = q->in_msg = false;
+		q->uc_resync = qp->type == IBV_QPT_UC;
+		q->got = 0;
+	} else {
+		q->npsn = psn & 0xffffff;
+	}
+}
+
+static void fr_out_free(struct fr_out *o)
+{
+	free(o->rbuf);
+	free(o);
+}
+
+void fe_roce_qp_free(struct fe_qp *qp)
+{
+	struct fe_roce *rm = qp->dev ? *fe_dev_roce_slot(qp->dev) : NULL;
+
+	if (rm) {
+		struct fr_out **pp = &rm->out, *o;
+
+		while ((o = *pp)) {
+			if (o->qpn == qp->qpn) {
+				*pp = o->next;
+				fr_out_free(o);
+			} else {
+				pp = &o->next;
+			}
+		}
+	}
+	if (qp->roce) {
+		free(qp->roce->buf);
+		free(qp->roce);
+		qp->roce = NULL;
+	}
+}
+
+/* ---- sending ------------------------------------------------------------- */
+static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p)
+{
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	int k = memcmp(dgid, v4map, sizeof(v4map)) ? 0 : 1;
+
+	if (!rm->has[k])
+		return EAFNOSUPPORT;
+	return fw_udp_send(&rm->u[k], p, dgid, FW_UDP_PORT);
+}
+
+static void fr_bth(struct fw_pkt *p, uint8_t opcode, uint32_t dqpn, uint32_t psn)
+{
+	memset(p, 0, sizeof(*p));
+	p->bth.opcode = opcode;
+	p->bth.pkey = 0xffff;
+	p->bth.dqpn = dqpn & 0xffffff;
+	p->bth.psn = psn & 0xffffff;
+}
+
+static void fr_payload(struct fw_pkt *p, const void *data, size_t n, bool last)
+{
+	p->payload = data;
+	p->payload_len = n;
+	p->bth.pad = last ? (uint8_t)((4 - n % 4) % 4) : 0;
+}
+
+/* The opcode of a request packet (IBA vol 1 table 36): position 0 first,
+ * 1 middle, 2 last, 3 only; -1: not carried here. */
+static int fr_req_opcode(enum ibv_qp_type t, enum fp_pkt_op op, int pos)
+{
+	static const uint8_t send[4] = { 0x00, 0x01, 0x02, 0x04 }, send_imm[4] = { 0x00, 0x01, 0x03, 0x05 },
+			     send_inv[4] = { 0x00, 0x01, 0x16, 0x17 }, write[4] = { 0x06, 0x07, 0x08, 0x0a },
+			     write_imm[4] = { 0x06, 0x07, 0x09, 0x0b };
+	uint8_t tr = t == IBV_QPT_UC ? FW_TR_UC : t == IBV_QPT_UD ? FW_TR_UD : FW_TR_RC;
+
+	if (t == IBV_QPT_UD)
+		return op == FP_PKT_SEND ? tr | 0x04 : op == FP_PKT_SEND_IMM ? tr | 0x05 : -1;
+	switch (op) {
+	case FP_PKT_SEND:	return tr | send[pos];
+	case FP_PKT_SEND_IMM:	return tr | send_imm[pos];
+	case FP_PKT_SEND_INV:	return t == IBV_QPT_RC ? send_inv[pos] : -1;
+	case FP_PKT_WRITE:	return tr | write[pos];
+	case FP_PKT_WRITE_IMM:	return tr | write_imm[pos];
+	case FP_PKT_READ:	return t == IBV_QPT_RC ? 0x0c : -1;
+	case FP_PKT_CMP_SWAP:	return t == IBV_QPT_RC ? 0x13 : -1;
+	case FP_PKT_FETCH_ADD:	return t == IBV_QPT_RC ? 0x14 : -1;
+	default:		return -1;
+	}
+}
+
+static uint32_t fr_npkt(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+static int fr_open(struct fe_roce *rm);
+
+static struct fe_roce *fr_room(struct fe_qp *qp)
+{
+	struct fe_roce **slot = fe_dev_roce_slot(qp->dev), *rm = *slot;
+
+	if (rm && rm->pid == fp_self_pid())
+		return rm;
+	if (rm)
+		return NULL;		/* the parent's, inherited through fork */
+	rm = calloc(1, sizeof(*rm));
+	if (!rm)
+		return NULL;
+	rm->dev = qp->dev;
+	rm->spec = qp->spec;
+	rm->pid = fp_self_pid();
+	*slot = rm;
+	if (fr_open(rm))
+		rm->has[0] = rm->has[1] = false;
+	return rm;
+}
+
+static void fr_out_add(struct fe_roce *rm, struct fr_out *o)
+{
+	struct fr_out **pp = &rm->out;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = o;
+}
+
+/* Drops the entry of QP qpn for PSN psn (a retry of it replaces it). */
+static void fr_out_drop_psn(struct fe_roce *rm, uint32_t qpn, uint32_t psn)
+{
+	struct fr_out **pp = &rm->out, *o;
+
+	while ((o = *pp)) {
+		if (o->qpn == qpn && o->psn == psn) {
+			*pp = o->next;
+			fr_out_free(o);
+			return;
+		}
+		pp = &o->next;
+	}
+}
+
+int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *pkt,
+		 const uint8_t dgid[16], bool reliable)
+{
+	struct fe_roce *rm = fr_room(r);
+	struct fe_roce_qp *q = fr_qp(r);
+	uint32_t mtu = fr_mtu(r), len = pkt->len, npkt, i, off;
+	bool asks = fe_pkt_asks(pkt->op);
+	int err = 0;
+
+	if (!rm || !q)
+		return ENOMEM;
+	if (fr_req_opcode(r->type, pkt->op, 3) < 0)
+		return EPROTONOSUPPORT;
+	npkt = pkt->op == FP_PKT_READ ? fr_npkt(len, mtu) : asks ? 1 : fr_npkt(len, mtu);
+	if (r->type == IBV_QPT_UD)
+		npkt = 1;
+	if (!sent->wpsn_set) {
+		sent->wpsn = q->npsn;
+		sent->wpsn_set = true;
+		q->npsn = (q->npsn + npkt) & 0xffffff;
+	}
+	sent->wire = true;
+	/* a READ or an atomic is one packet; a message one per MTU */
+	for (i = 0, off = 0; i < (asks ? 1 : npkt); i++) {
+		uint32_t n = asks ? 0 : len - off < mtu ? len - off : mtu;
+		int pos = npkt == 1 || asks ? 3 : i == 0 ? 0 : i + 1 == npkt ? 2 : 1;
+		int opc = fr_req_opcode(r->type, pkt->op, pos);
+		struct fw_pkt p;
+
+		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, sent->wpsn + i);
+		p.bth.se = pkt->solicited && (pos == 2 || pos == 3);
+		p.bth.ackreq = r->type == IBV_QPT_RC && (pos == 2 || pos == 3);
+		if (pos == 0 || pos == 3) {
+			p.reth.va = pkt->remote_addr;
+			p.reth.rkey = pkt->rkey;
+			p.reth.len = len;
+		}
+		p.atometh.va = pkt->remote_addr;
+		p.atometh.rkey = pkt->rkey;
+		p.atometh.swap_add = pkt->op == FP_PKT_CMP_SWAP ? pkt->swap : pkt->compare_add;
+		p.atometh.compare = pkt->compare_add;
+		p.imm = __builtin_bswap32(pkt->imm);	/* the WR's network order, as on the wire */
+		p.ieth_rkey = pkt->imm;			/* SEND_INV: the rkey, host order */
+		p.deth.qkey = pkt->qkey;
+		p.deth.sqpn = r->qpn;
+		if (n)
+			fe_pieces_copy((char *)rm->chunk, pkt->pieces, pkt->npieces, off, n);
+		fr_payload(&p, rm->chunk, n, pos == 2 || pos == 3);
+		err = fr_tx(rm, dgid, &p);
+		if (err)
+			break;
+		off += n;
+	}
+	if (err || !reliable)
+		return err;
+	{
+		struct fr_out *o = calloc(1, sizeof(*o));
+		uint8_t t = r->attr.timeout;
+
+		if (!o)
+			return ENOMEM;
+		fr_out_drop_psn(rm, r->qpn, sent->wpsn);
+		o->qpn = r->qpn;
+		o->id = ++rm->next_id;
+		o->op = pkt->op;
+		o->psn = sent->wpsn;
+		o->npkt = npkt;
+		o->len = len;
+		o->mtu = mtu;
+		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
+		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
+		fr_out_add(rm, o);
+		sent->id = o->id;
+	}
+	return 0;
+}
+
+/* ---- the requester's side of the answers ------------------------------- */
+/* Out of the list, without freeing it. */
+static void fr_unlink(struct fe_roce *rm, struct fr_out *o)
+{
+	struct fr_out **pp = &rm->out;
+
+	while (*pp && *pp != o)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = o->next;
+}
+
+/* The messages of o's QP sent after it: the completer sends them again
+ * behind o (its go back N), so they wait for nothing here. */
+static void fr_drop_after(struct fe_roce *rm, struct fr_out *o)
+{
+	struct fr_out *x = o->next, *nx;
+
+	for (; x; x = nx) {
+		nx = x->next;
+		if (x->qpn == o->qpn) {
+			fr_unlink(rm, x);
+			fr_out_free(x);
+		}
+	}
+}
+
+/* o answered: to the completer, through the dispatcher (resp->data may
+ * be o's READ buffer: valid during the call) */
+static void fr_done(struct fe_roce *rm, struct fr_out *o, struct fp_response *resp)
+{
+	struct fe_rcv rcv = { .resp = resp, .qpn = o->qpn, .id = o->id };
+
+	fr_unlink(rm, o);
+	fr_work->recv(rm->dev, &rcv);
+	fr_out_free(o);
+}
+
+/* The message o lost (timer, sequence NAK), with its QP's later ones: the
+ * completer retries it at once and sends the later ones again behind it. */
+static void fr_lost(struct fe_roce *rm, struct fr_out *o)
+{
+	struct fp_response resp = { .status = FP_ACK_NO_PATH, .timer_ran = true };
+
+	fr_drop_after(rm, o);
+	fr_done(rm, o, &resp);
+}
+
+/* Everything of QP qpn up to PSN psn (before it, or through it) that asks
+ * for no data is done: an ACK or NAK covers it. */
+static void fr_acked_before(struct fe_roce *rm, uint32_t qpn, uint32_t psn, bool through)
+{
+	struct fr_out *o, *nx;
+
+	for (o = rm->out; o; o = nx) {
+		uint32_t last = (o->psn + o->npkt - 1) & 0xffffff;
+		struct fp_response resp = { .status = FP_ACK_OK };
+		int32_t d;
+
+		nx = o->next;
+		if (o->qpn != qpn)
+			continue;
+		d = fr_psn_cmp(last, psn);
+		if (d > 0 || (d == 0 && !through))
+			break;
+		if (fe_pkt_asks(o->op))
+			continue;	/* its data has yet to come: its timer decides */
+		fr_done(rm, o, &resp);
+	}
+}
+
+static struct fr_out *fr_find(struct fe_roce *rm, uint32_t qpn, uint32_t psn)
+{
+	struct fr_out *o;
+
+	for (o = rm->out; o; o = o->next)
+		if (o->qpn == qpn && fr_psn_cmp(psn, o->psn) >= 0 &&
+		    fr_psn_cmp(psn, (o->psn + o->npkt) & 0xffffff) < 0)
+			return o;
+	return NULL;
+}
+
+static void fr_resp_in(struct fe_roce *rm, const struct fw_pkt *p)
+{
+	uint8_t code = p->bth.opcode & 0x1f;
+	uint32_t qpn = p->bth.dqpn, psn = p->bth.psn;
+	struct fr_out *o;
+
+	if (code == 0x11 && (p->aeth.syndrome & 0x60) != 0x00) {
+		/* a NAK: what came before its PSN is done */
+		uint8_t syn = p->aeth.syndrome;
+
+		fr_acked_before(rm, qpn, psn, false);
+		o = fr_find(rm, qpn, psn);
+		if (!o)
+			return;
+		if ((syn & 0x60) == 0x20) {
+			struct fp_response resp = { .status = FP_NAK_RNR,
+						    .rnr_timer = (uint8_t)(syn & 0x1f) };
+
+			fr_drop_after(rm, o);
+			fr_done(rm, o, &resp);
+			return;
+		}
+		if ((syn & 0x1f) == 0) {	/* PSN sequence error */
+			fr_lost(rm, o);
+			return;
+		}
+		{
+			/* the QP goes to error: the later ones are flushed */
+			struct fp_response resp = { .status = (syn & 0x1f) == 1 ? FP_NAK_INV_REQ :
+							      (syn & 0x1f) == 2 ? FP_NAK_REM_ACCESS :
+							      FP_NAK_REM_OP };
+
+			fr_drop_after(rm, o);
+			fr_done(rm, o, &resp);
+		}
+		return;
+	}
+	if (code == 0x11) {
+			/* ACK */
+		fr_acked_before(rm, qpn, psn, true);
+		return;
+	}
+	/* READ response or atomic acknowledge: they answer their own request,
+	 * and say that everything before it was done */
+	o = fr_find(rm, qpn, psn);
+	if (!o)
+		return;				/* a duplicate, or stale */
+	fr_acked_before(rm, qpn, o->psn, false);
+	if (code == 0x12) {
+		struct fp_response resp = { .status = FP_ACK_OK, .atomic_orig = p->atomack, .len = 8 };
+
+		if (o->op == FP_PKT_CMP_SWAP || o->op == FP_PKT_FETCH_ADD)
+			fr_done(rm, o, &resp);
+		return;
+	}
+	if (o->op != FP_PKT_READ || code < 0x0d || code > 0x10)
+		return;
+	{
+		uint32_t idx = (psn - o->psn) & 0xffffff, off = idx * o->mtu;
+		bool first = code == 0x0d || code == 0x10, last = code == 0x0f || code == 0x10;
+		uint32_t want = o->len - off < o->mtu ? o->len - off : o->mtu;
+
+		/* in order, each packet its full share (the timer retries a gap) */
+		if (idx != o->rnext || (first != (idx == 0)) || (last != (idx + 1 == o->npkt)) ||
+		    p->payload_len != (o->len ? want : 0))
+			return;
+		if (o->len && !o->rbuf && !(o->rbuf = malloc(o->len)))
+			return;
+		if (p->payload_len)
+			memcpy(o->rbuf + off, p->payload, p->payload_len);
+		o->rnext++;
+		if (!last)
+			return;
+		{
+			struct fp_response resp = { .status = FP_ACK_OK, .data = o->rbuf, .len = o->len };
+
+			if (!resp.data)
+				resp.data = (void *)"";	/* zero bytes read */
+			fr_done(rm, o, &resp);
+		}
+	}
+}
+
+/* The ACK timers that ran out: the oldest message of a QP is lost. */
+static void fr_timers(struct fe_roce *rm, long long now, long long *next)
+{
+	struct fr_out *o;
+
+again:
+	for (o = rm->out; o; o = o->next) {
+		if (o->due && o->due <= now) {
+			fr_lost(rm, o);
+			goto again;		/* the list changed */
+		}
+		if (o->due && (!*next || o->due < *next))
+			*next = o->due;
+	}
+}
+
+/* ---- the responder's side ------------------------------------------------ */
+static void fr_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint8_t syndrome)
+{
+	struct fw_pkt p;
+
+	fr_bth(&p, FW_TR_RC | 0x11, qp->attr.dest_qp_num, psn);
+	p.aeth.syndrome = syndrome;
+	p.aeth.msn = qp->roce->msn & 0xffffff;
+	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+}
+
+/* A READ's answer: response packets from the request's PSN on. */
+static void fr_read_resp(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, const char *data,
+			 uint32_t len)
+{
+	uint32_t mtu = fr_mtu(qp), npkt = fr_npkt(len, mtu), i, off = 0;
+
+	for (i = 0; i < npkt; i++) {
+		uint32_t n = len - off < mtu ? len - off : mtu;
+		uint8_t code = npkt == 1 ? 0x10 : i == 0 ? 0x0d : i + 1 == npkt ? 0x0f : 0x0e;
+		struct fw_pkt p;
+
+		fr_bth(&p, FW_TR_RC | code, qp->attr.dest_qp_num, psn + i);
+		p.aeth.syndrome = 0x1f;
+		p.aeth.msn = qp->roce->msn & 0xffffff;
+		fr_payload(&p, data + off, n, code == 0x0f || code == 0x10);
+		fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+		off += n;
+	}
+}
+
+static void fr_atomic_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint64_t orig)
+{
+	struct fw_pkt p;
+
+	fr_bth(&p, FW_TR_RC | 0x12, qp->attr.dest_qp_num, psn);
+	p.aeth.syndrome = 0x1f;
+	p.aeth.msn = qp->roce->msn & 0xffffff;
+	p.atomack = orig;
+	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p);
+}
+
+/* What an opcode of RC or UC is: its kind and position */
+enum fr_kind { FR_K_NONE, FR_K_SEND, FR_K_WRITE, FR_K_READ, FR_K_ATOMIC, FR_K_RESP };
+struct fr_code {
+	enum fr_kind kind;
+	int pos;			/* 0 first, 1 middle, 2 last, 3 only */
+	enum fp_pkt_op op;
+};
+
+static struct fr_code fr_decode(uint8_t code)
+{
+	struct fr_code c = { FR_K_NONE, 3, FP_PKT_SEND };
+
+	switch (code) {
+	case 0x00: c.kind = FR_K_SEND; c.pos = 0; break;
+	case 0x01: c.kind = FR_K_SEND; c.pos = 1; break;
+	case 0x02: c.kind = FR_K_SEND; c.pos = 2; break;
+	case 0x03: c.kind = FR_K_SEND; c.pos = 2; c.op = FP_PKT_SEND_IMM; break;
+	case 0x04: c.kind = FR_K_SEND; break;
+	case 0x05: c.kind = FR_K_SEND; c.op = FP_PKT_SEND_IMM; break;
+	case 0x16: c.kind = FR_K_SEND; c.pos = 2; c.op = FP_PKT_SEND_INV; break;
+	case 0x17: c.kind = FR_K_SEND; c.op = FP_PKT_SEND_INV; break;
+	case 0x06: c.kind = FR_K_WRITE; c.pos = 0; c.op = FP_PKT_WRITE; break;
+	case 0x07: c.kind = FR_K_WRITE; c.pos = 1; c.op = FP_PKT_WRITE; break;
+	case 0x08: c.kind = FR_K_WRITE; c.pos = 2; c.op = FP_PKT_WRITE; break;
+	case 0x09: c.kind = FR_K_WRITE; c.pos = 2; c.op = FP_PKT_WRITE_IMM; break;
+	case 0x0a: c.kind = FR_K_WRITE; c.op = FP_PKT_WRITE; break;
+	case 0x0b: c.kind = FR_K_WRITE; c.op = FP_PKT_WRITE_IMM; break;
+	case 0x0c: c.kind = FR_K_READ; c.op = FP_PKT_READ; break;
+	case 0x13: c.kind = FR_K_ATOMIC; c.op = FP_PKT_CMP_SWAP; break;
+	case 0x14: c.kind = FR_K_ATOMIC; c.op = FP_PKT_FETCH_ADD; break;
+	case 0x0d: case 0x0e: case 0x0f: case 0x10: case 0x11: case 0x12:
+		c.kind = FR_K_RESP; break;
+	default: break;
+	}
+	return c;
+}
+
+/* A request PSN before the expected one (RC): answered again, never
+ * executed twice but a READ, which has no effect to repeat. */
+static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_pkt *p,
+			 struct fr_code c)
+{
+	struct fe_roce_qp *q = qp->roce;
+	unsigned i;
+
+	if (c.kind == FR_K_READ) {
+		struct fp_packet m;
+		struct fp_response resp = { 0 };
+		struct fe_rcv rcv = { .pkt = &m, .qp = qp, .resp = &resp };
+
+		memset(&m, 0, sizeof(m));
+		m.op = FP_PKT_READ;
+		m.src_type = qp->type;
+		m.src_qpn = qp->attr.dest_qp_num;
+		m.dst_qpn = qp->qpn;
+		m.psn = p->bth.psn;
+		m.remote_addr = p->reth.va;
+		m.rkey = p->reth.rkey;
+		m.len = p->reth.len;
+		fr_work->recv(rm->dev, &rcv);
+		if (resp.status == FP_ACK_OK)
+			fr_read_resp(rm, qp, p->bth.psn, resp.data ? resp.data : "", resp.len);
+		free(resp.data);
+		return;
+	}
+	if (c.kind == FR_K_ATOMIC) {
+		for (i = 0; i < FR_ATOMS; i++)
+			if (q->at[i].used && q->at[i].psn == p->bth.psn) {
+				fr_atomic_ack(rm, qp, p->bth.psn, q->at[i].orig);
+				return;
+			}
+		return;				/* too old: dropped */
+	}
+	/* SEND, WRITE: the last PSN taken is acknowledged again */
+	fr_ack(rm, qp, (q->epsn - 1) & 0xffffff, 0x1f);
+}
+
+/* What the responder said of a whole message, on the wire (RC). */
+static void fr_respond(struct fe_roce *rm, struct fe_qp *qp, struct fr_code c, uint32_t first,
+		       uint32_t last, const struct fp_response *resp, uint32_t npkt)
+{
+	struct fe_roce_qp *q = qp->roce;
+
+	switch (resp->status) {
+	case FP_ACK_OK:
+		q->msn++;
+		if (c.kind == FR_K_READ) {
+			fr_read_resp(rm, qp, first, resp->data ? resp->data : "", resp->len);
+		} else if (c.kind == FR_K_ATOMIC) {
+			q->at[q->at_next].used = true;
+			q->at[q->at_next].psn = first;
+			q->at[q->at_next].orig = resp->atomic_orig;
+			q->at_next = (q->at_next + 1) % FR_ATOMS;
+			fr_atomic_ack(rm, qp, first, resp->atomic_orig);
+		} else {
+			fr_ack(rm, qp, last, 0x1f);
+		}
+		break;
+	case FP_NAK_RNR:
+		/* the message is not taken: it comes again from its first PSN */
+		q->epsn = first;
+		fr_ack(rm, qp, first, (uint8_t)(0x20 | (resp->rnr_timer & 0x1f)));
+		break;
+	case FP_NAK_SEQ:
+		q->epsn = first;
+		fr_ack(rm, qp, first, 0x60);
+		break;
+	case FP_NAK_INV_REQ:
+		fr_ack(rm, qp, last, 0x61);
+		break;
+	case FP_NAK_REM_ACCESS:
+		fr_ack(rm, qp, last, 0x62);
+		break;
+	case FP_NAK_REM_OP:
+		fr_ack(rm, qp, last, 0x63);
+		break;
+	default:
+		break;				/* dropped without an answer */
+	}
+	(void)npkt;
+}
+
+static void fr_ud_in(struct fe_roce *rm, struct fe_qp *qp, const struct fw_pkt *p, int k)
+{
+	struct fp_packet m;
+	struct fp_piece pc = { (const char *)p->payload, p->payload_len };
+	struct fp_response resp = { 0 };
+	struct fe_rcv rcv = { .pkt = &m, .qp = qp, .resp = &resp };
+	uint8_t code = p->bth.opcode & 0x1f;
+
+	if (code != 0x04 && code != 0x05)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.op = code == 0x05 ? FP_PKT_SEND_IMM : FP_PKT_SEND;
+	m.src_type = IBV_QPT_UD;
+	m.src_qpn = p->deth.sqpn;
+	m.dst_qpn = qp->qpn;
+	m.psn = p->bth.psn;
+	m.qkey = p->deth.qkey;
+	m.imm = __builtin_bswap32(p->imm);
+	m.solicited = p->bth.se;
+	m.len = (uint32_t)p->payload_len;
+	m.grh = true;
+	fw_udp_gid_of(p->ip.version, p->ip.src, m.sgid.raw);
+	memcpy(m.dgid.raw, rm->u[k].gid, 16);
+	m.port = qp->attr.port_num ? qp->attr.port_num : 1;
+	m.pieces = &pc;
+	m.npieces = 1;
+	fr_work->recv(rm->dev, &rcv);
+	free(resp.data);
+}
+
+static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
+{
+	uint8_t tr = p->bth.opcode & 0xe0, code = p->bth.opcode & 0x1f;
+	struct fe_qp *qp = fe_qp_find(rm->dev, p->bth.dqpn);
+	struct fr_code c = fr_decode(code);
+	struct fe_roce_qp *q;
+	uint32_t mtu, psn = p->bth.psn;
+	int32_t d;
+
+	if (!qp || !fe_roce_on(qp) || !(q = fr_qp(qp)))
+		return;				/* no such QP here: dropped, as rxe does */
+	if ((tr == FW_TR_RC && qp->type != IBV_QPT_RC) || (tr == FW_TR_UC && qp->type != IBV_QPT_UC) ||
+	    (tr == FW_TR_UD && qp->type != IBV_QPT_UD) || tr == FW_TR_XRC)
+		return;
+	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)
+		return;
+	if (tr == FW_TR_UD) {
+		fr_ud_in(rm, qp, p, k);
+		return;
+	}
+	if (c.kind == FR_K_RESP) {
+		fr_resp_in(rm, p);
+		return;
+	}
+	if (c.kind == FR_K_NONE || (tr == FW_TR_UC && c.kind != FR_K_SEND && c.kind != FR_K_WRITE))
+		return;
+	d = fr_psn_cmp(psn, q->epsn);
+	if (tr == FW_TR_UC) {
+		/* a gap loses the message under way; a new one starts only
+		 * with a first or only packet */
+		if (d != 0) {
+			q->in_msg = false;
+			q->uc_resync = true;
+		}
+		if (q->uc_resync) {
+			if (c.pos == 1 || c.pos == 2)
+				return;
+			q->uc_resync = false;
+		}
+		q->epsn = psn;
+	} else if (d > 0) {
+		if (!q->nak_sent) {
+			q->nak_sent = true;
+			fr_ack(rm, qp, q->epsn, 0x60);
+		}
+		return;
+	} else if (d < 0) {
+		fr_duplicate(rm, qp, p, c);
+		return;
+	}
+	mtu = fr_mtu(qp);
+	/* the packet continues the message under way, or starts one */
+	if ((c.pos == 0 || c.pos == 3) ? q->in_msg :
+	    (!q->in_msg || (c.kind == FR_K_SEND) != (q->m.op == FP_PKT_SEND || q->m.op == FP_PKT_SEND_IMM ||
+						      q->m.op == FP_PKT_SEND_INV))) {
+		q->in_msg = false;
+		if (tr == FW_TR_RC)
+			fr_ack(rm, qp, psn, 0x61);	/* out of sequence opcode */
+		else
+			q->uc_resync = true;
+		return;
+	}
+	if (((c.pos == 0 || c.pos == 1) && p->payload_len != mtu) || p->payload_len > mtu) {
+		q->in_msg = false;
+		if (tr == FW_TR_RC)
+			fr_ack(rm, qp, psn, 0x61);	/* a first or middle packet is a whole MTU */
+		else
+			q->uc_resync = true;
+		return;
+	}
+	q->nak_sent = false;
+	if (c.pos == 0 || c.pos == 3) {
+		memset(&q->m, 0, sizeof(q->m));
+		q->m.op = c.op;
+		q->m.src_type = qp->type;
+		q->m.src_qpn = qp->attr.dest_qp_num;
+		q->m.dst_qpn = qp->qpn;
+		q->m.psn = psn;
+		q->m.remote_addr = p->reth.va;
+		q->m.rkey = p->reth.rkey;
+		q->m.port = qp->attr.port_num ? qp->attr.port_num : 1;
+		q->m_first = psn;
+		q->got = 0;
+		q->in_msg = true;
+		if (c.kind == FR_K_READ || c.kind == FR_K_ATOMIC) {
+			q->m.len = c.kind == FR_K_READ ? p->reth.len : 8;
+			if (c.kind == FR_K_ATOMIC) {
+				q->m.remote_addr = p->atometh.va;
+				q->m.rkey = p->atometh.rkey;
+				q->m.compare_add = c.op == FP_PKT_CMP_SWAP ? p->atometh.compare
+									  : p->atometh.swap_add;
+				q->m.swap = p->atometh.swap_add;
+			}
+		}
+	}
+	if (c.kind == FR_K_SEND || c.kind == FR_K_WRITE) {
+		if (q->got + p->payload_len > q->cap) {
+			uint32_t cap = q->got + (uint32_t)p->payload_len;
+			char *b;
+
+			cap = cap < 4096 ? 4096 : cap * 2;
+			b = realloc(q->buf, cap);
+			if (!b) {
+				q->in_msg = false;
+				return;
+			}
+			q->buf = b;
+			q->cap = cap;
+		}
+		if (p->payload_len)
+			memcpy(q->buf + q->got, p->payload, p->payload_len);
+		q->got += (uint32_t)p->payload_len;
+	}
+	if (c.pos == 0 || c.pos == 1) {
+		q->epsn = (psn + 1) & 0xffffff;
+		if (tr == FW_TR_RC && p->bth.ackreq)
+			fr_ack(rm, qp, psn, 0x1f);
+		return;
+	}
+	/* the whole message: to the responder */
+	{
+		struct fp_response resp = { 0 };
+		struct fp_piece pc = { q->buf, q->got };
+		struct fe_rcv rcv = { .pkt = &q->m, .qp = qp, .resp = &resp };
+		uint32_t first = q->m_first, npkt = 1;
+
+		q->in_msg = false;
+		if (c.pos == 2 && c.op != FP_PKT_SEND)
+			q->m.op = c.op;		/* the last packet says IMM or INV */
+		if (c.kind == FR_K_SEND || c.kind == FR_K_WRITE) {
+			q->m.len = q->got;
+			q->m.pieces = &pc;
+			q->m.npieces = 1;
+		}
+		if (code == 0x03 || code == 0x05 || code == 0x09 || code == 0x0b)
+			q->m.imm = __builtin_bswap32(p->imm);
+		if (code == 0x16 || code == 0x17)
+			q->m.imm = p->ieth_rkey;
+		q->m.solicited = p->bth.se;
+		if (c.kind == FR_K_READ)
+			npkt = fr_npkt(q->m.len, mtu);
+		q->epsn = (psn + npkt) & 0xffffff;
+		fr_work->recv(rm->dev, &rcv);
+		if (tr == FW_TR_RC)
+			fr_respond(rm, qp, c, first, psn, &resp, npkt);
+		free(resp.data);
+	}
+}
+
+/* ---- serving the sockets ----------------------------------------------- */
+static void fr_drain(struct fe_roce *rm)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (!rm->has[k])
+			continue;
+		for (;;) {
+			struct fw_pkt p;
+			const char *why;
+			int e = fw_udp_recv(&rm->u[k], &p, rm->rx, sizeof(rm->rx), 0, &why);
+
+			if (e == EBADMSG)
+				continue;	/* refused by the codec: dropped, as rxe drops it */
+			if (e)
+				break;
+			fr_req_in(rm, &p, k);
+		}
+	}
+}
+
+static long long fr_serve(struct fe_roce *rm)
+{
+	long long next = 0;
+
+	fr_drain(rm);
+	fr_timers(rm, fp_now_ns(), &next);
+	return next;
+}
+
+void fe_roce_progress(void)
+{
+	int i, n = fe_dev_span();
+
+	for (i = 0; i < n; i++) {
+		struct fe_roce *rm = fe_dev_roce_at(i);
+
+		if (rm && rm->pid == fp_self_pid() && (rm->has[0] || rm->has[1]))
+			fr_serve(rm);
+	}
+}
+
+static void *fr_thread(void *arg)
+{
+	struct fe_roce *rm = arg;
+	long long next = 0;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd pf[2];
+		int n = 0, ms = FR_WAIT_MS, k;
+
+		for (k = 0; k < 2; k++)
+			if (rm->has[k]) {
+				pf[n].fd = rm->u[k].fd;
+				pf[n].events = POLLIN;
+				n++;
+			}
+		if (next) {
+			long long left = next - fp_now_ns();
+
+			ms = left <= 0 ? 0 : left / 1000000 + 1 < ms ? (int)(left / 1000000 + 1) : ms;
+		}
+		if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
+			break;
+		/* a verb holds the lock: it serves the sockets itself */
+		while (fe_trylock()) {
+			struct timespec ts = { 0, 20000 };
+
+			nanosleep(&ts, NULL);
+		}
+		next = fr_serve(rm);
+		{
+			/* retries the answers made due */
+			long long d = fr_work->retry();
+
+			if (d && (!next || d < next))
+				next = d;
+		}
+		fe_unlock();
+	}
+	return NULL;
+}
+
+static int fr_open(struct fe_roce *rm)
+{
+	int e6, e4;
+
+	e6 = fw_udp_open(&rm->u[0], rm->spec->roce_if, 6, FW_UDP_PORT);
+	e4 = fw_udp_open(&rm->u[1], rm->spec->roce_if, 4, FW_UDP_PORT);
+	rm->has[0] = !e6;
+	rm->has[1] = !e4;
+	if (e6 && e4) {
+		fprintf(stderr, "ibvct: device %s: no RoCE socket on %s port %d: %s\n", rm->spec->name,
+			rm->spec->roce_if, FW_UDP_PORT, strerror(e6 != EADDRNOTAVAIL ? e6 : e4));
+		return e6 != EADDRNOTAVAIL ? e6 : e4;
+	}
+	if (pthread_create(&rm->thread, NULL, fr_thread, rm)) {
+		if (rm->has[0])
+			fw_udp_close(&rm->u[0]);
+		if (rm->has[1])
+			fw_udp_close(&rm->u[1]);
+		rm->has[0] = rm->has[1] = false;
+		return EAGAIN;
+	}
+	rm->thread_up = true;
+	return 0;
+}
