@@ -99,7 +99,7 @@ waitfor() {
 # rxe0's RoCE v2 GID of the IPv6 link-local address
 gid6() {
 	g6= i=0
-	while [ -z "$g6" ] && [ "$i" -lt 300 ]; do
+	while [ -z "$g6" ] && [ "$i" -lt $((lim * 10)) ]; do
 		for x in 0 1 2 3 4 5 6 7; do
 			case $(cat /sys/class/infiniband/rxe0/ports/1/gids/$x 2>/dev/null) in
 			fe80:*) [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$x 2>/dev/null)" = "RoCE v2" ] && g6=$x ;;
@@ -112,7 +112,7 @@ gid6() {
 # eth0's IPv6 link-local address once it is no longer tentative
 lladdr() {
 	i=0
-	while [ "$i" -lt 300 ]; do
+	while [ "$i" -lt $((lim * 10)) ]; do
 		a=$(ip -6 addr show dev eth0 scope link 2>/dev/null | grep -v tentative |
 			sed -n 's/.*inet6 \(fe80:[^/]*\)\/.*/\1/p' | head -n 1)
 		[ -n "$a" ] && { echo "$a"; return 0; }
@@ -142,7 +142,7 @@ if [ "$role" = rxe ]; then
 	tcpdump -Z root -i eth0 -s 0 -U -w "$out/wire.pcap" udp port 4791 2>"$out/tcpdump.err" &
 	tp=$!
 	i=0
-	while ! grep -q "listening on" "$out/tcpdump.err" && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! grep -q "listening on" "$out/tcpdump.err" && [ "$i" -lt $((lim * 10)) ]; do sleep 0.1; i=$((i + 1)); done
 fi
 
 prev=
