@@ -128,8 +128,8 @@ if [ "$role" = ref ] && [ "$peer" = ref ]; then
 	[ -n "$ko" ] || { log "no rdma_rxe.ko of $(uname -r) in $cache"; exit 1; }
 	rdma link delete rxe0 && rmmod rdma_rxe || { log "cannot take rdma_rxe out"; exit 1; }
 	gid=0
-	# the programs on the reference target
-	pre="$build/bin/ibvct-run --private --script $fps --"
+	# the programs on the reference target (a sanitized build: ASan first)
+	pre="env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} $build/bin/ibvct-run --private --script $fps --"
 else
 	gid=$(gid6)
 	[ -n "$gid" ] || { log "rxe0 has no RoCE v2 IPv6 link-local GID"; exit 1; }
