@@ -324,6 +324,19 @@ $(WIRE_UD): $(B)/obj/tools/wire/ibvct-wire-ud.o $(FP_WIRE_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^
 all: $(WIRE_UD)
+# ibvct-wire-rdma: RDMA WRITE, READ and both atomics between two hosts, checked;
+# against the system's verbs.h and libibverbs as ibvct-verbs-gen is, so that
+# one binary runs on real rxe and, under ibvct-run, on the reference (t6150)
+WIRE_RDMA := $(B)/bin/ibvct-wire-rdma
+$(B)/obj/tools/wire/ibvct-wire-rdma.o: tools/wire/ibvct-wire-rdma.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+$(WIRE_RDMA): $(B)/obj/tools/wire/ibvct-wire-rdma.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
+all: $(WIRE_RDMA)
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040

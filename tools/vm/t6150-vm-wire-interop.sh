@@ -1,0 +1,319 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-limit: 1500
+# t6150: the reference target's RoCE v2 transport (a device's `transport
+# roce IFACE`, fake-provider/engine over fake-provider/wire) against real
+# rxe on the wire, each way, in one pair boot.
+#
+# Two rxe-vm guests (tools/vm/ibvct-vm pair, guests of their own). The
+# server's (10.9.0.1) keeps Debian's rdma_rxe (rxe0 on eth0); the client's
+# (10.9.0.2) takes rdma_rxe out (its socket holds UDP port 4791) and runs
+# the same programs under ibvct-run --private with fixtures/scripts/rxe.fps
+# plus `transport roce eth0`, then puts rxe0 back. Each side runs one
+# script over the same table of steps: Debian's ibv_rc_pingpong,
+# ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong (ibverbs-utils),
+# and ibvct-wire-rdma (RDMA WRITE, WRITE_WITH_IMM, READ, CMP_SWAP,
+# FETCH_ADD, each checked; Debian has no such program), each once with
+# rxe as the server and once with the reference as the server. The side
+# that serves says in the out dir (9p, seen by both guests) when its
+# program listens; the other then connects. Every GID is the IPv6
+# link-local one (rxe0's RoCE v2 fe80 GID; the reference's index 0): over
+# IPv4 a UDP socket cannot see the identification field the ICRC covers
+# (fake-provider/wire/README.md). Sizes: 4096-byte messages at path MTU 1024
+# (four packets), 1000-byte UD sends; IBVCT_PP_ITERS (5) exchanges.
+#
+# rxe's guest records UDP port 4791 on eth0 with tcpdump for the whole
+# sequence and marks where each step starts (once both programs of the
+# step before have ended, so no packet of one falls into another's time);
+# tshark then checks each step's packets: none malformed, all IPv6, and
+# the opcodes and who sent each exactly what the step must make (RC
+# SEND_FIRST/MIDDLE/LAST and ACKs; UC without ACKs; UD SEND_ONLY; RDMA
+# WRITE first/middle/last and last-with-immediate, READ request and
+# response first/middle/last, both atomics and the atomic ACK). rxe sends
+# IPv6 with a UDP checksum of 0 (fake-provider/wire/README.md, rxe_net.c),
+# which tshark reports as an error: that one item is not counted.
+#
+# IBVCT_WIRE_PEER=rxe: the client's guest keeps rxe too (both sides real
+# rxe): the scaffold's own run, which must pass as it is.
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/testkit/sh/test-lib.sh"
+vm=$src/tools/vm/ibvct-vm
+build=${IBVCT_BUILD:-$src/build}
+skip_all_unless_utils ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong
+[ -x "$build/bin/ibvct-wire-rdma" ] || skip_all "no $build/bin/ibvct-wire-rdma (make all builds it)"
+[ -x "$build/bin/ibvct-run" ] || skip_all "no $build/bin/ibvct-run (make all builds it)"
+for c in tcpdump tshark; do
+	command -v "$c" >/dev/null 2>&1 || skip_all "no $c (ci/install-deps wire installs it)"
+done
+cache=${IBVCT_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/ibvct/vm}
+peer=${IBVCT_WIRE_PEER:-ref}
+case $peer in rxe|ref) ;; *) test_bail "IBVCT_WIRE_PEER=$peer: rxe or ref" ;; esac
+
+n=${IBVCT_PP_ITERS:-5}
+out=$tl_tmp/out
+mkdir -p "$out"
+# the reference's device: rxe's profile, its packets on eth0
+sed '/^device rxe0$/a\
+	transport roce eth0' "$src/fixtures/scripts/rxe.fps" >"$tl_tmp/roce.fps"
+grep -q '^	transport roce eth0$' "$tl_tmp/roce.fps" || test_bail "no device rxe0 in fixtures/scripts/rxe.fps"
+
+# The steps: NAME PORT SERVER (the side that serves: rxe or ref) PROGRAM ARG...;
+# each side adds -d, -g and -p, the client the server's address. The first
+# step's server is rxe's guest: the pair's client starts when it listens.
+cat >"$tl_tmp/steps" <<EOF
+rc-rxe-serves 18515 rxe ibv_rc_pingpong -n $n -s 4096 -m 1024 -c
+rc-ref-serves 18516 ref ibv_rc_pingpong -n $n -s 4096 -m 1024 -c
+uc-rxe-serves 18517 rxe ibv_uc_pingpong -n $n -s 4096 -m 1024 -c
+uc-ref-serves 18518 ref ibv_uc_pingpong -n $n -s 4096 -m 1024 -c
+ud-rxe-serves 18519 rxe ibv_ud_pingpong -n $n -s 1000 -c
+ud-ref-serves 18520 ref ibv_ud_pingpong -n $n -s 1000 -c
+srq-rxe-serves 18521 rxe ibv_srq_pingpong -n $n -s 4096 -m 1024 -q 2 -c
+srq-ref-serves 18522 ref ibv_srq_pingpong -n $n -s 4096 -m 1024 -q 2 -c
+rdma-rxe-serves 18523 rxe ibvct-wire-rdma -s 4096 -m 1024
+rdma-ref-serves 18524 ref ibvct-wire-rdma -s 4096 -m 1024
+EOF
+
+# One script for both guests: side.sh ROLE OUT BUILD SCRIPT CACHE STEPS PEER
+cat >"$tl_tmp/side.sh" <<'EOF'
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+role=$1 out=$2 build=$3 fps=$4 cache=$5 steps=$6 peer=$7
+m=${IBVCT_TIMEOUT_MULT:-1}
+# a program's limit; a program whose peer has ended gets a grace only
+lim=$((30 * m)) grace=$((2 * m))
+log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$out/$role.log"; }
+listening() {
+	awk -v p=":$(printf '%04X' "$1")" '$2 ~ p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+# waitfor FILE...: until one exists (0), or lim runs out (1)
+waitfor() {
+	i=0
+	while [ "$i" -lt $((lim * 10)) ]; do
+		for f in "$@"; do [ -e "$f" ] && return 0; done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# rxe0's RoCE v2 GID of the IPv6 link-local address
+gid6() {
+	g6= i=0
+	while [ -z "$g6" ] && [ "$i" -lt $((lim * 10)) ]; do
+		for x in 0 1 2 3 4 5 6 7; do
+			case $(cat /sys/class/infiniband/rxe0/ports/1/gids/$x 2>/dev/null) in
+			fe80:*) [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$x 2>/dev/null)" = "RoCE v2" ] && g6=$x ;;
+			esac
+		done
+		[ -n "$g6" ] || { sleep 0.1; i=$((i + 1)); }
+	done
+	echo "$g6"
+}
+# eth0's IPv6 link-local address once it is no longer tentative
+lladdr() {
+	i=0
+	while [ "$i" -lt $((lim * 10)) ]; do
+		a=$(ip -6 addr show dev eth0 scope link 2>/dev/null | grep -v tentative |
+			sed -n 's/.*inet6 \(fe80:[^/]*\)\/.*/\1/p' | head -n 1)
+		[ -n "$a" ] && { echo "$a"; return 0; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+ko=
+if [ "$role" = ref ] && [ "$peer" = ref ]; then
+	ko=$(ls "$cache"/kernels/linux-image-"$(uname -r)"_*/modules/rdma_rxe.ko 2>/dev/null | head -n 1)
+	[ -n "$ko" ] || { log "no rdma_rxe.ko of $(uname -r) in $cache"; exit 1; }
+	rdma link delete rxe0 && rmmod rdma_rxe || { log "cannot take rdma_rxe out"; exit 1; }
+	gid=0
+	# the programs on the reference target (a sanitized build: ASan first)
+	pre="env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} $build/bin/ibvct-run --private --script $fps --"
+else
+	gid=$(gid6)
+	[ -n "$gid" ] || { log "rxe0 has no RoCE v2 IPv6 link-local GID"; exit 1; }
+	pre=
+fi
+lladdr >"$out/addr.$role" || { log "eth0 has no IPv6 link-local address"; exit 1; }
+log "GID index $gid, address $(cat "$out/addr.$role"), peer $IBVCT_VM_PEER"
+tp=
+if [ "$role" = rxe ]; then
+	tcpdump -Z root -i eth0 -s 0 -U -w "$out/wire.pcap" udp port 4791 2>"$out/tcpdump.err" &
+	tp=$!
+	i=0
+	while ! grep -q "listening on" "$out/tcpdump.err" && [ "$i" -lt $((lim * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+fi
+
+prev=
+while read -r name port server prog args; do
+	[ "$prog" = ibvct-wire-rdma ] && prog=$build/bin/ibvct-wire-rdma
+	if [ "$server" = "$role" ]; then me=server other=client; else me=client other=server; fi
+	if [ -n "$tp" ]; then
+		# the step's packets start after both programs of the one before ended
+		[ -z "$prev" ] || waitfor "$out/$prev.client.rc" >/dev/null
+		[ -z "$prev" ] || waitfor "$out/$prev.server.rc" >/dev/null
+		echo "$name $(date +%s.%N)" >>"$out/marks"
+	fi
+	prev=$name
+	log "$name: $me"
+	# shellcheck disable=SC2086 # the step's arguments
+	if [ "$me" = server ]; then
+		timeout "$lim" $pre $prog $args -d rxe0 -g "$gid" -p "$port" >"$out/$name.server" 2>&1 &
+	else
+		if ! waitfor "$out/$name.listening" "$out/$name.server.rc" || [ ! -e "$out/$name.listening" ]; then
+			echo "the server never listened on $port" >"$out/$name.client"
+			echo 125 >"$out/$name.client.rc"
+			continue
+		fi
+		timeout "$lim" $pre $prog $args -d rxe0 -g "$gid" -p "$port" "$IBVCT_VM_PEER" >"$out/$name.client" 2>&1 &
+	fi
+	pid=$!
+	left=-1
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$me" = server ] && [ ! -e "$out/$name.listening" ] && listening "$port"; then
+			: >"$out/$name.listening"
+		fi
+		# the peer's program ended: ours gets a grace, then is ended
+		if [ "$left" -lt 0 ] && [ -e "$out/$name.$other.rc" ]; then
+			left=$((grace * 10))
+		elif [ "$left" -eq 0 ]; then
+			log "$name: the $other ended $grace s ago; ending the $me"
+			kill "$pid" 2>/dev/null
+		elif [ "$left" -gt 0 ]; then
+			left=$((left - 1))
+		fi
+		sleep 0.1
+	done
+	wait "$pid"
+	echo $? >"$out/$name.$me.rc"
+	log "$name: $me exit $(cat "$out/$name.$me.rc")"
+done <"$steps"
+
+rc=0
+if [ -n "$tp" ]; then
+	[ -z "$prev" ] || waitfor "$out/$prev.client.rc" >/dev/null
+	sleep 1
+	kill -INT "$tp"
+	wait "$tp"
+fi
+if [ -n "$ko" ]; then
+	insmod "$ko" && rdma link add rxe0 type rxe netdev eth0 || { log "cannot put rxe0 back"; rc=1; }
+fi
+log "done"
+exit "$rc"
+EOF
+
+run_cmd sh "$vm" pair --no-pool --out "$out" --result "$tl_tmp/result" --timeout 900 \
+	--ready-port "$(sed -n '1s/^[^ ]* \([0-9]*\) .*/\1/p' "$tl_tmp/steps")" \
+	--server "sh $tl_tmp/side.sh rxe $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer" \
+	--client "sh $tl_tmp/side.sh ref $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer"
+if rc_is 125 && [ -n "${IBVCT_VM_NORESULT:-}" ]; then
+	echo "rxe against the reference's RoCE v2 (t6150): $(sed -n 's/^reason=//p' "$tl_tmp/result")" >>"$IBVCT_VM_NORESULT"
+fi
+test_expect_success 'both guests gave a result, both side scripts exited 0' '
+	cat "$tl_tmp/result" "$out/rxe.log" "$out/ref.log" 2>/dev/null
+	rc_is 0 && grep -qx "result=ok" "$tl_tmp/result"
+'
+test_note "the pair: $(grep -E "^(accelerator|seconds)=" "$tl_tmp/result" 2>/dev/null | tr "\n" " ")"
+
+# who serves, in words
+them=$([ "$peer" = ref ] && echo "the reference" || echo "the other guest's rxe")
+serves() { case $1 in *-rxe-serves) echo "rxe serves, $them connects" ;; *) echo "$them serves, rxe connects" ;; esac; }
+
+# ---- the programs ------------------------------------------------------------
+while read -r name port server prog args; do
+	case $prog in
+	ibvct-wire-rdma)
+		what="ibvct-wire-rdma: WRITE, WRITE_WITH_IMM, READ, CMP_SWAP, FETCH_ADD of 4096 bytes, each checked"
+		ok='all as expected$' ;;
+	ibv_ud_pingpong)
+		what="$prog -n $n -s 1000 -c (UD SEND_ONLY)"
+		ok='^[0-9]+ iters in [0-9.]+ seconds' ;;
+	*)
+		what="$prog -n $n -s 4096 -m 1024 -c (four packets a message)"
+		ok='^[0-9]+ iters in [0-9.]+ seconds' ;;
+	esac
+	test_expect_success "$what over IPv6 GIDs: $(serves "$name")" '
+		for s in server client; do
+			echo "== $name.$s (exit $(cat "$out/$name.$s.rc" 2>/dev/null))"; cat "$out/$name.$s" 2>/dev/null
+		done
+		for s in server client; do
+			[ "$(cat "$out/$name.$s.rc" 2>/dev/null)" = 0 ] && grep -Eq "$ok" "$out/$name.$s" &&
+			! grep -qi "invalid\|error\|fail" "$out/$name.$s" || exit 1
+		done
+	'
+done <"$tl_tmp/steps"
+
+# ---- the wire: tshark on rxe's capture, step by step -------------------------
+# each packet: its step (the last mark at or before it), who sent it
+# (server, client, or other), IP version, opcode, and whether it is
+# malformed or has an error other than rxe's UDP checksum 0 over IPv6
+tshark -n -r "$out/wire.pcap" -T fields -E separator=/t -E aggregator='|' -E occurrence=a \
+	-e frame.number -e frame.time_epoch -e ipv6.src -e ip.src -e infiniband.bth.opcode \
+	-e _ws.malformed -e _ws.expert.severity -e _ws.expert.message -e udp.checksum \
+	>"$tl_tmp/fields" 2>"$tl_tmp/tshark.err"
+awk -F'\t' -v marks="$out/marks" -v steps="$tl_tmp/steps" -v rxe="$(cat "$out/addr.rxe" 2>/dev/null)" \
+	-v ref="$(cat "$out/addr.ref" 2>/dev/null)" '
+	BEGIN {
+		while ((getline l < steps) > 0) { split(l, f, " "); srv[f[1]] = f[3] }
+		while ((getline l < marks) > 0) { split(l, f, " "); nm++; mname[nm] = f[1]; mtime[nm] = f[2] + 0 }
+	}
+	{
+		st = "before-the-first-step"
+		for (i = 1; i <= nm; i++) if ($2 + 0 >= mtime[i]) st = mname[i]
+		src = $3 != "" ? $3 : $4
+		who = "other"
+		if (st in srv) {
+			sside = srv[st] == "rxe" ? rxe : ref
+			cside = srv[st] == "rxe" ? ref : rxe
+			who = src == sside ? "server" : src == cside ? "client" : "other"
+		}
+		bad = $6 != "" ? "malformed" : ""
+		ns = split($7, sev, "|"); split($8, msg, "|")
+		for (k = 1; k <= ns; k++)
+			if (sev[k] + 0 >= 8388608 && !(msg[k] == "Illegal checksum value (0)" && $3 != "" && $9 == "0x0000"))
+				bad = bad (bad == "" ? "" : ",") msg[k]
+		print st, who, ($3 != "" ? "ipv6" : "ipv4"), $5, (bad == "" ? "-" : "frame " $1 ": " bad)
+	}' "$tl_tmp/fields" >"$tl_tmp/packets"
+
+# expected NAME: the sorted "who:opcode" pairs of the step's packets
+# (IBA vol 1 table 36: RC 0-2 SEND first/middle/last, 6-9 WRITE
+# first/middle/last/last-with-immediate, 12 READ request, 13-15 READ
+# response first/middle/last, 17 ACK, 18 atomic ACK, 19 CMP_SWAP,
+# 20 FETCH_ADD; UC 32-34 SEND; UD 100 SEND_ONLY)
+expected() {
+	case $1 in
+	rc-*|srq-*) w='0 1 2 17' ;;
+	uc-*) w='32 33 34' ;;
+	ud-*) w='100' ;;
+	rdma-*) w= ;;
+	esac
+	{
+		for o in $w; do echo "server:$o"; echo "client:$o"; done
+		case $1 in
+		rdma-*)
+			for o in 6 7 8 9 12 19 20; do echo "client:$o"; done
+			for o in 13 14 15 17 18; do echo "server:$o"; done ;;
+		esac
+	} | LC_ALL=C sort | tr '\n' ' '
+}
+test_expect_success 'tshark read the capture of the whole sequence' '
+	cat "$tl_tmp/tshark.err" "$out/tcpdump.err" 2>/dev/null; cat "$out/marks" 2>/dev/null
+	[ -s "$tl_tmp/fields" ] && [ "$(wc -l <"$out/marks")" = "$(wc -l <"$tl_tmp/steps")" ]
+'
+while read -r name port server prog args; do
+	test_expect_success "the wire of $name ($(serves "$name")): no malformed packet, all IPv6, opcodes $(expected "$name")" '
+		awk -v s="$name" "\$1 == s" "$tl_tmp/packets" >"$tl_tmp/$name.pk"
+		got=$(awk "{ print \$2 \":\" \$4 }" "$tl_tmp/$name.pk" | LC_ALL=C sort -u | tr "\n" " ")
+		echo "packets: $(wc -l <"$tl_tmp/$name.pk"); seen: $got; want: $(expected "$name")"
+		awk "\$5 != \"-\" || \$3 != \"ipv6\"" "$tl_tmp/$name.pk"
+		[ -s "$tl_tmp/$name.pk" ] && [ "$got" = "$(expected "$name")" ] &&
+		! awk "\$5 != \"-\" || \$3 != \"ipv6\" { f = 1 } END { exit !f }" "$tl_tmp/$name.pk"
+	'
+done <"$tl_tmp/steps"
+test_expect_success 'no packet outside the steps or from a third address' '
+	awk "\$1 == \"before-the-first-step\" || \$2 == \"other\"" "$tl_tmp/packets" | head -n 20
+	! awk "\$1 == \"before-the-first-step\" || \$2 == \"other\" { f = 1 } END { exit !f }" "$tl_tmp/packets"
+'
+test_done
