@@ -53,7 +53,10 @@ host_script B t5903b >"$tl_tmp/B.fps"
 # Everything runs inside the namespace, its results in $out.
 cat >"$tl_tmp/inner.sh" <<'EOF'
 set -u
-tmp=$1 out=$2 run=$3 suite=$4 mult=$5
+tmp=$1 out=$2 run=$3 suite=$4 mult=$5 preload=$6
+# a sanitized build: the sanitizer's runtime first in every program; a
+# program that fails (faults) keeps its scratch dir in ours
+run() { env ${preload:+LD_PRELOAD=$preload} TMPDIR="$tmp" "$run" "$@"; }
 lim=$((60 * mult))
 cd "$tmp" || exit 1
 echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad
@@ -72,12 +75,12 @@ done
 pp() {
 	n=$1 sa=$2 sb=$3 prog=$4
 	shift 4
-	"$run" --private --script "$sa" -- timeout "$lim" "$prog" -d refA "$@" >"$out/$n.server" 2>&1 &
+	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA "$@" >"$out/$n.server" 2>&1 &
 	sp=$!
 	sleep 0.3
 	c=1
 	for try in 1 2 3 4 5 6 7 8 9 10; do
-		"$run" --private --script "$sb" -- timeout "$lim" "$prog" -d refB "$@" 127.0.0.1 \
+		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB "$@" 127.0.0.1 \
 			>"$out/$n.client" 2>&1
 		c=$?
 		grep -q "Couldn't connect" "$out/$n.client" || break
@@ -96,14 +99,14 @@ pp rc4 A.fps B.fps ibv_rc_pingpong -g 1 -n 20 -s 4100 -c
 # the two-host suite, host B (the target) on B's end
 rm -f port
 (IBVCT_ROLE=server IBVCT_PEER_PORT=0 IBVCT_PEER_PORT_FILE="$tmp/port" \
-	"$run" --private --script B.fps -- "$suite" >"$out/t3200.b.tap" 2>"$out/t3200.b.err") &
+	run --private --script B.fps -- "$suite" >"$out/t3200.b.tap" 2>"$out/t3200.b.err") &
 bp=$!
 i=0
 while [ ! -s port ] && kill -0 "$bp" 2>/dev/null && [ $i -lt $((600 * mult)) ]; do
 	sleep 0.1; i=$((i + 1))
 done
 IBVCT_ROLE=client IBVCT_PEER=127.0.0.1:$(cat port 2>/dev/null) \
-	"$run" --private --script A.fps -- "$suite" >"$out/t3200.a.tap" 2>"$out/t3200.a.err"
+	run --private --script A.fps -- "$suite" >"$out/t3200.a.tap" 2>"$out/t3200.a.err"
 wait "$bp"
 sleep 0.2
 kill "$tp"
@@ -117,7 +120,7 @@ for f in "loss 7" "dup 3" "reorder 4" "icrc 5" "loss 5 dup 4 reorder 3" "loss 1"
 	pp "fault.$k" "A.$k.fps" "B.$k.fps" ibv_rc_pingpong -g 0 -n 30 -s 4096 -c
 done
 EOF
-run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$suite" "$mult"
+run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$suite" "$mult" "${IBVCT_PRELOAD:-}"
 
 # pp_ok NAME: both ends of that pingpong ended 0 with its report
 pp_ok() {
