@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -960,24 +961,53 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 }
 
 /* ---- serving the sockets ----------------------------------------------- */
+/* When the next datagram waiting on socket k arrived (the kernel's receive
+ * stamp, SO_TIMESTAMPNS), 0: none waits. */
+static long long fr_peek_stamp(struct fe_roce *rm, int k)
+{
+	char c, ctl[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			     .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+
+	if (recvmsg(rm->u[k].fd, &mh, MSG_PEEK | MSG_DONTWAIT) < 0)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			return ts.tv_sec * 1000000000LL + ts.tv_nsec + 1;
+		}
+	return 1;
+}
+
+/*
+ * What waits on the two sockets, in the order it arrived: a peer that
+ * sends to one QP from its IPv4 and its IPv6 address (UD) has its
+ * packets taken in the order one netdev got them, as rxe takes them.
+ */
 static void fr_drain(struct fe_roce *rm)
 {
-	int k;
+	for (;;) {
+		long long t[2] = { 0, 0 };
+		struct fw_pkt p;
+		const char *why;
+		int k, e;
 
-	for (k = 0; k < 2; k++) {
-		if (!rm->has[k])
-			continue;
-		for (;;) {
-			struct fw_pkt p;
-			const char *why;
-			int e = fw_udp_recv(&rm->u[k], &p, rm->rx, sizeof(rm->rx), 0, &why);
-
-			if (e == EBADMSG)
-				continue;	/* refused by the codec: dropped, as rxe drops it */
-			if (e)
-				break;
-			fr_req_in(rm, &p, k);
-		}
+		for (k = 0; k < 2; k++)
+			if (rm->has[k])
+				t[k] = fr_peek_stamp(rm, k);
+		if (!t[0] && !t[1])
+			return;
+		k = !t[0] || (t[1] && t[1] < t[0]) ? 1 : 0;
+		e = fw_udp_recv(&rm->u[k], &p, rm->rx, sizeof(rm->rx), 0, &why);
+		if (e == EBADMSG)
+			continue;	/* refused by the codec: dropped, as rxe drops it */
+		if (e)
+			return;
+		fr_req_in(rm, &p, k);
 	}
 }
 
@@ -1055,6 +1085,12 @@ static int fr_open(struct fe_roce *rm)
 	e4 = fw_udp_open(&rm->u[1], rm->spec->roce_if, 4, FW_UDP_PORT);
 	rm->has[0] = !e6;
 	rm->has[1] = !e4;
+	for (int k = 0; k < 2; k++) {
+		int one = 1;
+
+		if (rm->has[k])
+			setsockopt(rm->u[k].fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	}
 	if (e6 && e4) {
 		fprintf(stderr, "ibvct: device %s: no RoCE socket on %s port %d: %s\n", rm->spec->name,
 			rm->spec->roce_if, FW_UDP_PORT, strerror(e6 != EADDRNOTAVAIL ? e6 : e4));
