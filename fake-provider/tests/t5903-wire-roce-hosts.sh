@@ -108,7 +108,16 @@ done
 IBVCT_ROLE=client IBVCT_PEER=127.0.0.1:$(cat port 2>/dev/null) \
 	run --private --script A.fps -- "$suite" >"$out/t3200.a.tap" 2>"$out/t3200.a.err"
 wait "$bp"
-sleep 0.2
+# tcpdump may lag behind a burst on a loaded machine: stop it once its file
+# stopped growing (what is still in its ring is lost at the signal)
+last=-1 i=0
+while [ $i -lt $((60 * mult)) ]; do
+	sz=$(wc -c <"$out/wire.pcap" 2>/dev/null || echo 0)
+	[ "$sz" = "$last" ] && break
+	last=$sz
+	sleep 1
+	i=$((i + 1))
+done
 kill "$tp"
 wait "$tp"
 
