@@ -74,12 +74,11 @@ void fe_qp_apply(struct fe_qp *qp, const struct ibv_qp_attr *a, int mask)
 	fe_qpm_apply(&qp->attr, a, (uint32_t)mask);
 	if (mask & IBV_QP_SQ_PSN)
 		qp->sq_psn = a->sq_psn;
-	if (qp->spec && qp->spec->roce_if[0]) {
-		if (mask & IBV_QP_SQ_PSN)
-			fe_roce_psn(qp, false, a->sq_psn);
-		if (mask & IBV_QP_RQ_PSN)
-			fe_roce_psn(qp, true, a->rq_psn);
-	}
+	/* a RoCE device keeps its PSNs per packet (roce.c; nothing elsewhere) */
+	if (mask & IBV_QP_SQ_PSN)
+		fe_roce_psn(qp, false, a->sq_psn);
+	if (mask & IBV_QP_RQ_PSN)
+		fe_roce_psn(qp, true, a->rq_psn);
 }
 
 void fe_qp_sqd(struct fe_qp *qp)

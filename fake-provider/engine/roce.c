@@ -109,7 +109,6 @@ struct fe_roce {
 	struct fr_out *out;		/* in the order sent */
 	uint64_t next_id;
 	pthread_t thread;
-	bool thread_up;
 	unsigned long ntx;		/* packets sent, for the faults */
 	bool held;			/* a packet held back (fault reorder) */
 	struct fw_pkt held_pkt;
@@ -231,7 +230,6 @@ static void fr_release_held(struct fe_roce *rm)
  * packet), so that a fault never hits the same packet at each try and RC
  * recovers, as it does from a random loss.
  */
-
 static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, bool again)
 {
 	unsigned long n;
@@ -243,7 +241,6 @@ static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, b
 		return fr_tx_now(rm, dgid, p);
 	}
 	n = ++rm->ntx;
-
 	if (rm->spec->wire_fault.loss && n % rm->spec->wire_fault.loss == 0)
 		return 0;
 	if (rm->spec->wire_fault.reorder && n % rm->spec->wire_fault.reorder == 0 && !rm->held &&
@@ -371,9 +368,9 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		return ENOMEM;
 	if (fr_req_opcode(r->type, pkt->op, 3) < 0)
 		return EPROTONOSUPPORT;
-	npkt = pkt->op == FP_PKT_READ ? fr_npkt(len, mtu) : asks ? 1 : fr_npkt(len, mtu);
-	if (r->type == IBV_QPT_UD)
-		npkt = 1;
+	/* a READ takes a PSN for each response packet; an atomic and a UD
+	 * message are one packet */
+	npkt = r->type == IBV_QPT_UD || (asks && pkt->op != FP_PKT_READ) ? 1 : fr_npkt(len, mtu);
 	again = sent->wpsn_set;
 	if (!sent->wpsn_set) {
 		sent->wpsn = q->npsn;
@@ -555,8 +552,7 @@ static void fr_resp_in(struct fe_roce *rm, const struct fw_pkt *p)
 		}
 		return;
 	}
-	if (code == 0x11) {
-			/* ACK */
+	if (code == 0x11) {			/* ACK */
 		fr_acked_before(rm, qpn, psn, true);
 		return;
 	}
@@ -738,7 +734,7 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 
 /* What the responder said of a whole message, on the wire (RC). */
 static void fr_respond(struct fe_roce *rm, struct fe_qp *qp, struct fr_code c, uint32_t first,
-		       uint32_t last, const struct fp_response *resp, uint32_t npkt)
+		       uint32_t last, const struct fp_response *resp)
 {
 	struct fe_roce_qp *q = qp->roce;
 
@@ -778,7 +774,6 @@ static void fr_respond(struct fe_roce *rm, struct fe_qp *qp, struct fr_code c, u
 	default:
 		break;				/* dropped without an answer */
 	}
-	(void)npkt;
 }
 
 static void fr_ud_in(struct fe_roce *rm, struct fe_qp *qp, const struct fw_pkt *p, int k)
@@ -955,7 +950,7 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 		q->epsn = (psn + npkt) & 0xffffff;
 		fr_work->recv(rm->dev, &rcv);
 		if (tr == FW_TR_RC)
-			fr_respond(rm, qp, c, first, psn, &resp, npkt);
+			fr_respond(rm, qp, c, first, psn, &resp);
 		free(resp.data);
 	}
 }
@@ -990,11 +985,23 @@ static long long fr_peek_stamp(struct fe_roce *rm, int k)
  */
 static void fr_drain(struct fe_roce *rm)
 {
+	struct pollfd pf[2];
+	int n = 0, k;
+
+	/* one system call when nothing came (every verb asks) */
+	for (k = 0; k < 2; k++)
+		if (rm->has[k]) {
+			pf[n].fd = rm->u[k].fd;
+			pf[n].events = POLLIN;
+			n++;
+		}
+	if (poll(pf, (nfds_t)n, 0) <= 0)
+		return;
 	for (;;) {
 		long long t[2] = { 0, 0 };
 		struct fw_pkt p;
 		const char *why;
-		int k, e;
+		int e;
 
 		for (k = 0; k < 2; k++)
 			if (rm->has[k])
@@ -1104,6 +1111,5 @@ static int fr_open(struct fe_roce *rm)
 		rm->has[0] = rm->has[1] = false;
 		return EAGAIN;
 	}
-	rm->thread_up = true;
 	return 0;
 }

@@ -78,13 +78,15 @@ pp() {
 	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA "$@" >"$out/$n.server" 2>&1 &
 	sp=$!
 	sleep 0.3
-	c=1
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	c=1 try=0
+	# until the server listens (its start stretches with the load)
+	while [ $try -lt $((20 * mult)) ]; do
 		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB "$@" 127.0.0.1 \
 			>"$out/$n.client" 2>&1
 		c=$?
 		grep -q "Couldn't connect" "$out/$n.client" || break
 		sleep 0.5
+		try=$((try + 1))
 	done
 	wait "$sp"
 	echo $? >"$out/$n.server.rc"

@@ -46,6 +46,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "wire_tcp.h"
+
 #define WR_IMM		0x1badcafeu	/* the immediate of the WRITE_WITH_IMM */
 #define ATOM_INIT	UINT64_C(0x1111222233334444)	/* the atomic word before */
 #define ATOM_SWAP	UINT64_C(0x5555666677778888)
@@ -154,25 +156,6 @@ static int wr_listen_accept(const char *port, long long limit_ms)
 	if (poll(&pfd, 1, (int)limit_ms) == 1)
 		fd = accept(lfd, NULL, NULL);
 	close(lfd);
-	return fd;
-}
-
-static int wr_connect(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *r;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &res))
-		return -1;
-	for (r = res; r; r = r->ai_next) {
-		fd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
-		if (fd >= 0 && !connect(fd, r->ai_addr, r->ai_addrlen))
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
 	return fd;
 }
 
@@ -506,7 +489,7 @@ int main(int argc, char **argv)
 		}
 		fd = wr_listen_accept(port, c.limit_ms);
 	} else {
-		fd = wr_connect(server, port);
+		fd = wire_tcp_connect(server, port);
 	}
 	if (fd < 0) {
 		fprintf(stderr, "ibvct-wire-rdma: no TCP connection on port %s\n", port);

@@ -22,29 +22,11 @@
 #include <unistd.h>
 
 #include "fw_udp.h"
+#include "wire_tcp.h"
 
 #define OUR_QPN	0x000abc	/* any: the server takes it from our line */
 #define OUR_PSN	0x00c0de
 #define QKEY	0x11111111u	/* ud_pingpong's Q_Key */
-
-static int tcp_connect(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *r;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &res))
-		return -1;
-	for (r = res; r; r = r->ai_next) {
-		fd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
-		if (fd >= 0 && !connect(fd, r->ai_addr, r->ai_addrlen))
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	return fd;
-}
 
 static int full(ssize_t r, size_t n)
 {
@@ -86,7 +68,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < 16; k++)
 		sprintf(gidhex + 2 * k, "%02x", u.gid[k]);
 	printf("local address: QPN 0x%06x PSN 0x%06x GID %s\n", OUR_QPN, OUR_PSN, gidhex);
-	fd = tcp_connect(argv[optind], port);
+	fd = wire_tcp_connect(argv[optind], port);
 	if (fd < 0) {
 		fprintf(stderr, "ibvct-wire-ud: cannot connect to %s:%s\n", argv[optind], port);
 		goto out;
