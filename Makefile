@@ -337,6 +337,18 @@ $(WIRE_RDMA): $(B)/obj/tools/wire/ibvct-wire-rdma.o
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
 all: $(WIRE_RDMA)
+# ibvct-wire-xrc: XRC SENDs, WRITE and READ between two hosts, to a named SRQ (t5904)
+WIRE_XRC := $(B)/bin/ibvct-wire-xrc
+$(B)/obj/tools/wire/ibvct-wire-xrc.o: tools/wire/ibvct-wire-xrc.c | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_COMMON) -Wmissing-prototypes $(SYS_VERBS_CFLAGS) -MMD -MP -c $< -o $@
+$(WIRE_XRC): $(B)/obj/tools/wire/ibvct-wire-xrc.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
+all: $(WIRE_XRC)
+
 
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040

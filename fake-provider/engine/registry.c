@@ -524,8 +524,14 @@ struct fe_dom *fe_dom_find(struct fe_dev *dev, uint32_t id)
 	return NULL;
 }
 
+uint32_t fe_dom_id(const struct fe_dom *dom)
+{
+	return dom->id;
+}
+
 void fe_dom_get(struct fe_dom *dom)
 {
+
 	dom->usecnt++;
 }
 

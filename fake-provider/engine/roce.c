@@ -128,7 +128,22 @@ void fe_roce_work(const struct fe_xport_work *work)
 bool fe_roce_on(const struct fe_qp *qp)
 {
 	return qp->spec && qp->spec->roce_if[0] &&
-	       (qp->type == IBV_QPT_RC || qp->type == IBV_QPT_UC || qp->type == IBV_QPT_UD);
+	       (qp->type == IBV_QPT_RC || qp->type == IBV_QPT_UC || qp->type == IBV_QPT_UD ||
+		qp->type == IBV_QPT_XRC_SEND || qp->type == IBV_QPT_XRC_RECV);
+}
+
+/* The transport bits of a QP type's opcodes (IBA vol 1 9.2, table 38):
+ * an XRC INI sends and its TGT answers with XRC's */
+static uint8_t fr_tr(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_UC ? FW_TR_UC : t == IBV_QPT_UD ? FW_TR_UD :
+	       t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV ? FW_TR_XRC : FW_TR_RC;
+}
+
+/* Reliable, RC's rules: RC, and XRC on both ends */
+static bool fr_rc_like(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC || t == IBV_QPT_XRC_SEND || t == IBV_QPT_XRC_RECV;
 }
 
 /* a - b in PSN space (24 bits, IBA vol 1 9.7.2): negative when a is before b */
@@ -224,7 +239,9 @@ static void fr_release_held(struct fe_roce *rm)
 /*
  * One packet out, through the script's faults on the wire (the device's
  * `transport roce IFACE KIND N`): every Nth packet sent is lost, sent
- * twice, held back until the next one went, or sent with a wrong ICRC.
+ * twice, held back until the next one went, or sent with a wrong ICRC, or
+ * (an XRC request) with an XRCETH that names the SRQ number below the one
+ * its WR named.
  * Counted in sending order, so a run sees the same faults every time; a
  * retransmission (again) is neither counted nor faulted unless N is 1 (every
  * packet), so that a fault never hits the same packet at each try and RC
@@ -233,9 +250,14 @@ static void fr_release_held(struct fe_roce *rm)
 static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, bool again)
 {
 	unsigned long n;
+	unsigned srqn = rm->spec->wire_fault.srqn;
 	int k, err;
 
+	if (srqn && (p->bth.opcode & 0xe0) == FW_TR_XRC &&
+	    (again ? srqn == 1 : (rm->ntx + 1) % srqn == 0))
+		p->xrceth.srqn = (p->xrceth.srqn - 1) & 0xffffff;
 	if (again) {
+
 		if (rm->spec->wire_fault.loss == 1)
 			return 0;
 		return fr_tx_now(rm, dgid, p);
@@ -279,26 +301,28 @@ static void fr_payload(struct fw_pkt *p, const void *data, size_t n, bool last)
 	p->bth.pad = last ? (uint8_t)((4 - n % 4) % 4) : 0;
 }
 
-/* The opcode of a request packet (IBA vol 1 table 36): position 0 first,
- * 1 middle, 2 last, 3 only; -1: not carried here. */
+/* The opcode of a request packet (IBA vol 1 table 38): position 0 first,
+ * 1 middle, 2 last, 3 only; -1: not carried here. XRC has every opcode of
+ * RC, with its own transport bits (0xa0 | op). */
 static int fr_req_opcode(enum ibv_qp_type t, enum fp_pkt_op op, int pos)
 {
 	static const uint8_t send[4] = { 0x00, 0x01, 0x02, 0x04 }, send_imm[4] = { 0x00, 0x01, 0x03, 0x05 },
 			     send_inv[4] = { 0x00, 0x01, 0x16, 0x17 }, write[4] = { 0x06, 0x07, 0x08, 0x0a },
 			     write_imm[4] = { 0x06, 0x07, 0x09, 0x0b };
-	uint8_t tr = t == IBV_QPT_UC ? FW_TR_UC : t == IBV_QPT_UD ? FW_TR_UD : FW_TR_RC;
+	uint8_t tr = fr_tr(t);
+	bool rc = fr_rc_like(t);
 
 	if (t == IBV_QPT_UD)
 		return op == FP_PKT_SEND ? tr | 0x04 : op == FP_PKT_SEND_IMM ? tr | 0x05 : -1;
 	switch (op) {
 	case FP_PKT_SEND:	return tr | send[pos];
 	case FP_PKT_SEND_IMM:	return tr | send_imm[pos];
-	case FP_PKT_SEND_INV:	return t == IBV_QPT_RC ? send_inv[pos] : -1;
+	case FP_PKT_SEND_INV:	return rc ? tr | send_inv[pos] : -1;
 	case FP_PKT_WRITE:	return tr | write[pos];
 	case FP_PKT_WRITE_IMM:	return tr | write_imm[pos];
-	case FP_PKT_READ:	return t == IBV_QPT_RC ? 0x0c : -1;
-	case FP_PKT_CMP_SWAP:	return t == IBV_QPT_RC ? 0x13 : -1;
-	case FP_PKT_FETCH_ADD:	return t == IBV_QPT_RC ? 0x14 : -1;
+	case FP_PKT_READ:	return rc ? tr | 0x0c : -1;
+	case FP_PKT_CMP_SWAP:	return rc ? tr | 0x13 : -1;
+	case FP_PKT_FETCH_ADD:	return rc ? tr | 0x14 : -1;
 	default:		return -1;
 	}
 }
@@ -387,7 +411,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 
 		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, sent->wpsn + i);
 		p.bth.se = pkt->solicited && (pos == 2 || pos == 3);
-		p.bth.ackreq = r->type == IBV_QPT_RC && (pos == 2 || pos == 3);
+		p.bth.ackreq = fr_rc_like(r->type) && (pos == 2 || pos == 3);
 		if (pos == 0 || pos == 3) {
 			p.reth.va = pkt->remote_addr;
 			p.reth.rkey = pkt->rkey;
@@ -401,6 +425,9 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		p.ieth_rkey = pkt->imm;			/* SEND_INV: the rkey, host order */
 		p.deth.qkey = pkt->qkey;
 		p.deth.sqpn = r->qpn;
+		/* XRC: every request packet names the SRQ at the target (IBA
+		 * vol 1 9.3 XRCETH), the WR's remote_srqn */
+		p.xrceth.srqn = pkt->xrc_srqn & 0xffffff;
 		if (n)
 			fe_pieces_copy((char *)rm->chunk, pkt->pieces, pkt->npieces, off, n);
 		fr_payload(&p, rm->chunk, n, pos == 2 || pos == 3);
@@ -618,7 +645,7 @@ static void fr_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint8_t s
 {
 	struct fw_pkt p;
 
-	fr_bth(&p, FW_TR_RC | 0x11, qp->attr.dest_qp_num, psn);
+	fr_bth(&p, fr_tr(qp->type) | 0x11, qp->attr.dest_qp_num, psn);
 	p.aeth.syndrome = syndrome;
 	p.aeth.msn = qp->roce->msn & 0xffffff;
 	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
@@ -635,7 +662,7 @@ static void fr_read_resp(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, con
 		uint8_t code = npkt == 1 ? 0x10 : i == 0 ? 0x0d : i + 1 == npkt ? 0x0f : 0x0e;
 		struct fw_pkt p;
 
-		fr_bth(&p, FW_TR_RC | code, qp->attr.dest_qp_num, psn + i);
+		fr_bth(&p, fr_tr(qp->type) | code, qp->attr.dest_qp_num, psn + i);
 		p.aeth.syndrome = 0x1f;
 		p.aeth.msn = qp->roce->msn & 0xffffff;
 		fr_payload(&p, data + off, n, code == 0x0f || code == 0x10);
@@ -648,7 +675,8 @@ static void fr_atomic_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, ui
 {
 	struct fw_pkt p;
 
-	fr_bth(&p, FW_TR_RC | 0x12, qp->attr.dest_qp_num, psn);
+	fr_bth(&p, fr_tr(qp->type) | 0x12, qp->attr.dest_qp_num, psn);
+
 	p.aeth.syndrome = 0x1f;
 	p.aeth.msn = qp->roce->msn & 0xffffff;
 	p.atomack = orig;
@@ -692,6 +720,27 @@ static struct fr_code fr_decode(uint8_t code)
 	return c;
 }
 
+/*
+ * The sender and destination of a request of the wire, for the responder:
+ * the connection's peer, and at an XRC target QP the SRQ its XRCETH names,
+ * with the target QP's domain, access flags and RNR timer, which the
+ * daemon's gate adds over shared memory (requester.c ROUTE). Whether that
+ * SRQ may take it stays the responder's check (GET_XRC_SRQ, WR-03). The
+ * target QP is this process's view of it (fp_tgt_modify keeps it).
+ */
+static void fr_msg_dest(struct fe_qp *qp, const struct fw_pkt *p, struct fp_packet *m)
+{
+	m->src_type = qp->type == IBV_QPT_XRC_RECV ? IBV_QPT_XRC_SEND : qp->type;
+	m->src_qpn = qp->attr.dest_qp_num;
+	m->dst_qpn = qp->qpn;
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return;
+	m->xrc_srqn = p->xrceth.srqn;
+	m->xrc_dom = qp->dom ? fe_dom_id(qp->dom) : 0;
+	m->xrc_access = qp->attr.qp_access_flags;
+	m->xrc_rnr_timer = qp->attr.min_rnr_timer;
+}
+
 /* A request PSN before the expected one (RC): answered again, never
  * executed twice but a READ, which has no effect to repeat. */
 static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_pkt *p,
@@ -707,9 +756,7 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 
 		memset(&m, 0, sizeof(m));
 		m.op = FP_PKT_READ;
-		m.src_type = qp->type;
-		m.src_qpn = qp->attr.dest_qp_num;
-		m.dst_qpn = qp->qpn;
+		fr_msg_dest(qp, p, &m);
 		m.psn = p->bth.psn;
 		m.remote_addr = p->reth.va;
 		m.rkey = p->reth.rkey;
@@ -817,8 +864,10 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 
 	if (!qp || !fe_roce_on(qp) || !(q = fr_qp(qp)))
 		return;				/* no such QP here: dropped, as rxe does */
-	if ((tr == FW_TR_RC && qp->type != IBV_QPT_RC) || (tr == FW_TR_UC && qp->type != IBV_QPT_UC) ||
-	    (tr == FW_TR_UD && qp->type != IBV_QPT_UD) || tr == FW_TR_XRC)
+	/* the QP's own transport; an XRC INI takes only answers, its TGT
+	 * only requests */
+	if (tr != fr_tr(qp->type) || (qp->type == IBV_QPT_XRC_SEND && c.kind != FR_K_RESP) ||
+	    (qp->type == IBV_QPT_XRC_RECV && c.kind == FR_K_RESP))
 		return;
 	if (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)
 		return;
@@ -862,7 +911,7 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 	    (!q->in_msg || (c.kind == FR_K_SEND) != (q->m.op == FP_PKT_SEND || q->m.op == FP_PKT_SEND_IMM ||
 						      q->m.op == FP_PKT_SEND_INV))) {
 		q->in_msg = false;
-		if (tr == FW_TR_RC)
+		if (tr != FW_TR_UC)
 			fr_ack(rm, qp, psn, 0x61);	/* out of sequence opcode */
 		else
 			q->uc_resync = true;
@@ -870,7 +919,7 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 	}
 	if (((c.pos == 0 || c.pos == 1) && p->payload_len != mtu) || p->payload_len > mtu) {
 		q->in_msg = false;
-		if (tr == FW_TR_RC)
+		if (tr != FW_TR_UC)
 			fr_ack(rm, qp, psn, 0x61);	/* a first or middle packet is a whole MTU */
 		else
 			q->uc_resync = true;
@@ -880,10 +929,9 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 	if (c.pos == 0 || c.pos == 3) {
 		memset(&q->m, 0, sizeof(q->m));
 		q->m.op = c.op;
-		q->m.src_type = qp->type;
-		q->m.src_qpn = qp->attr.dest_qp_num;
-		q->m.dst_qpn = qp->qpn;
+		fr_msg_dest(qp, p, &q->m);
 		q->m.psn = psn;
+
 		q->m.remote_addr = p->reth.va;
 		q->m.rkey = p->reth.rkey;
 		q->m.port = qp->attr.port_num ? qp->attr.port_num : 1;
@@ -921,7 +969,7 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 	}
 	if (c.pos == 0 || c.pos == 1) {
 		q->epsn = (psn + 1) & 0xffffff;
-		if (tr == FW_TR_RC && p->bth.ackreq)
+		if (tr != FW_TR_UC && p->bth.ackreq)
 			fr_ack(rm, qp, psn, 0x1f);
 		return;
 	}
@@ -949,7 +997,7 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 			npkt = fr_npkt(q->m.len, mtu);
 		q->epsn = (psn + npkt) & 0xffffff;
 		fr_work->recv(rm->dev, &rcv);
-		if (tr == FW_TR_RC)
+		if (tr != FW_TR_UC)
 			fr_respond(rm, qp, c, first, psn, &resp);
 		free(resp.data);
 	}
