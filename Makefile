@@ -349,7 +349,6 @@ $(WIRE_XRC): $(B)/obj/tools/wire/ibvct-wire-xrc.o
 	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $< $(SYS_VERBS_LIBS)
 all: $(WIRE_XRC)
 
-
 # ibvct-bench: the machine's limit, then the fake HCA's figures against it and
 # their goals (`make bench`, a measurement: missed goals never fail it; t6040
 # runs it tiny in `make check`). BENCH_ITERS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_SCRIPT

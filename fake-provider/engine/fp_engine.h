@@ -351,7 +351,6 @@ int fe_dom_get_id(struct fe_dev *dev, uint32_t id, struct fe_dom **out);
 /* This process's view of domain id, or NULL when it holds none (no use taken). */
 struct fe_dom *fe_dom_find(struct fe_dev *dev, uint32_t id);
 uint32_t fe_dom_id(const struct fe_dom *dom);	/* the daemon's id of it */
-
 void fe_dom_get(struct fe_dom *dom);
 void fe_dom_put(struct fe_dom *dom);	/* forgets it with its last local use */
 

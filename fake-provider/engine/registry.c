@@ -531,7 +531,6 @@ uint32_t fe_dom_id(const struct fe_dom *dom)
 
 void fe_dom_get(struct fe_dom *dom)
 {
-
 	dom->usecnt++;
 }
 

@@ -36,13 +36,27 @@
  *    the message's first packet; UC drops a message with a PSN gap and
  *    waits for a first packet (IBA vol 1 9.7.4.1.1, rxe_resp.c
  *    check_psn for UC); UD takes each packet alone, its source QP and
- *    Q_Key from DETH, its GRH from the IP header.
+ *    Q_Key from DETH, its GRH from the IP header;
+ *  - XRC (IBA vol 1 9.2 table 38, 9.3 XRCETH): an XRC_SEND QP's requests
+ *    go with XRC's opcodes (0xa0 | op), each packet with an XRCETH that
+ *    names the SRQ its WR's remote_srqn names, to the target QP of the
+ *    path; the target QP keeps RC's PSNs, duplicates, ACKs and NAKs, and
+ *    answers with XRC's ACK, READ response and atomic acknowledge
+ *    opcodes. It hands the responder the SRQ number with the target QP's
+ *    domain, access flags and RNR timer (what the daemon's gate adds over
+ *    shared memory, requester.c ROUTE), and the responder's GET_XRC_SRQ
+ *    keeps its check (an XRC SRQ of that domain, else an invalid request
+ *    NAK: WR-03).
  *
  * Limits: one process at a time per RoCE device on a host (the socket
- * binds port 4791 of the interface's address); XRC, ATOMIC_WRITE and
- * FLUSH do not travel on the wire yet; an IPv4 packet of another sender
- * is checked against an identification of 0 (a UDP socket never sees the
- * field the ICRC covers: fw_udp.h), so interoperating peers use IPv6 GIDs.
+ * binds port 4791 of the interface's address), so an XRC target QP
+ * receives in that process, through its view of the QP (the one that
+ * made or opened it and modified it: verbs/qp.c fp_tgt_modify) and its
+ * SRQs only; ATOMIC_WRITE and FLUSH do not travel on the wire yet; an
+ * IPv4 packet of another sender is checked against an identification
+ * of 0 (a UDP socket never sees the field the ICRC covers: fw_udp.h), so
+ * interoperating peers use IPv6 GIDs; no rxe has XRC, so for XRC the
+ * spec and tshark (its BTH) are the judge, not a real peer.
  */
 #include <errno.h>
 #include <poll.h>
@@ -257,7 +271,6 @@ static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, b
 	    (again ? srqn == 1 : (rm->ntx + 1) % srqn == 0))
 		p->xrceth.srqn = (p->xrceth.srqn - 1) & 0xffffff;
 	if (again) {
-
 		if (rm->spec->wire_fault.loss == 1)
 			return 0;
 		return fr_tx_now(rm, dgid, p);
@@ -676,7 +689,6 @@ static void fr_atomic_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, ui
 	struct fw_pkt p;
 
 	fr_bth(&p, fr_tr(qp->type) | 0x12, qp->attr.dest_qp_num, psn);
-
 	p.aeth.syndrome = 0x1f;
 	p.aeth.msn = qp->roce->msn & 0xffffff;
 	p.atomack = orig;
@@ -931,7 +943,6 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 		q->m.op = c.op;
 		fr_msg_dest(qp, p, &q->m);
 		q->m.psn = psn;
-
 		q->m.remote_addr = p->reth.va;
 		q->m.rkey = p->reth.rkey;
 		q->m.port = qp->attr.port_num ? qp->attr.port_num : 1;

@@ -839,7 +839,6 @@ static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
  * a real interface (engine/roce.c) instead of through the inboxes of one
  * host, every Nth of them with fault KIND (loss, dup, reorder, icrc; srqn:
  * an XRC request whose XRCETH names the SRQ number below its WR's).
-
  * The interface must exist when the script is read; its addresses and MTU
  * become the port's GIDs and active MTU at the end of the script
  * (fp_roce_port).
@@ -881,7 +880,6 @@ static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
 
 		if (!f)
 			return fp_perr(c, "transport roce: unknown fault '%s' (loss, dup, reorder, icrc or srqn)",
-
 				       argv[i]);
 		if (i + 1 >= argc)
 			return fp_perr(c, "transport roce: %s needs N (every Nth packet)", argv[i]);

@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-limit: 600
+# t5904: XRC on a real wire (fake-provider/engine/roce.c): two reference
+# hosts, each its own ibvct-run with its own fake kernel and a device with
+# `transport roce IFACE`, on the two ends of a veth pair in a network
+# namespace of their own, as in t5903. Host A is the target side of
+# ibvct-wire-xrc (an XRC domain, two XRC SRQs on one CQ, a target QP),
+# host B its initiator (an XRC_SEND QP) that sends a 4096-byte SEND (four
+# packets at a path MTU of 1024), a SEND_WITH_IMM, an RDMA WRITE and an
+# RDMA READ, each with remote_srqn the second SRQ's number. Checked:
+#   - both sides: every completion, the data, the receives taken from the
+#     named SRQ and none from the other, qp_num the target QP's;
+#   - tshark reads the capture: no malformed packet, no expert error; every
+#     request an XRC opcode (IBA vol 1 table 38: 0xa0 | op) to the target
+#     QP, with an XRCETH (IBA vol 1 9.3, the 4 bytes after the BTH: Debian
+#     12's tshark 4.0 dissects no XRC header past the BTH, so the SRQ number
+#     is read there from udp.payload) naming the SRQ the target side named;
+#     the XRC ACKs and READ responses come back;
+#   - faults of the wire (loss, duplicate, reordering) on both hosts: XRC
+#     recovers as RC does (its PSNs, the target's PSN sequence NAKs, the
+#     retries), every packet still XRC with the named SRQ's XRCETH;
+#   - each check can fail: under the wire fault `srqn 1` on the initiator
+#     (each XRCETH names the SRQ number below its WR's, here the other
+#     SRQ's) the target side finds its receives on the other SRQ and the
+#     capture's check fails on the XRCETH; under quirk
+#     xrc_ignore_remote_srqn on the target side (its HCA takes the domain's
+#     first SRQ, WR-03) the target side's check fails.
+# Needs root (a network namespace and a veth pair).
+set -u
+src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/testkit/sh/test-lib.sh"
+build=${IBVCT_BUILD:-$src/build}
+run=$build/bin/ibvct-run
+prog=$build/bin/ibvct-wire-xrc
+[ -x "$prog" ] || skip_all "no $prog (make builds it)"
+[ "$(id -u)" = 0 ] || skip_all "not root: a network namespace and a veth pair need it"
+command -v ip >/dev/null 2>&1 || skip_all "no ip (iproute2)"
+unshare -n true 2>/dev/null || skip_all "unshare -n refused: no network namespace here"
+unshare -n ip link add t5904a type veth peer name t5904b 2>/dev/null ||
+	skip_all "no veth pair in a network namespace (no veth module in this kernel)"
+for p in tcpdump tshark; do
+	command -v $p >/dev/null 2>&1 || skip_all "$p not installed (ci/install-deps wire)"
+done
+mult=${IBVCT_TIMEOUT_MULT:-1}
+out=$tl_tmp/out
+mkdir -p "$out"
+
+# host_script NAME IFACE [FAULTS] [QUIRK]: a reference host with XRC, its
+# packets on that end of the pair
+host_script() {
+	printf 'mode extended\nlifetime current\n%sdevice ref%s\n\tcap xrc\n\tport 1 state active\n' \
+		"${4:+quirk $4
+}" "$1"
+	printf '\ttransport roce %s %s\n' "$2" "${3:-}"
+}
+host_script A t5904a >"$tl_tmp/A.fps"
+host_script B t5904b >"$tl_tmp/B.fps"
+host_script B t5904b "srqn 1" >"$tl_tmp/B.srqn.fps"
+host_script A t5904a "" xrc_ignore_remote_srqn >"$tl_tmp/A.quirk.fps"
+# the target side's faults milder: under loss 5 and reorder 3 no four
+# packets in a row pass (every 15, one of any four is lost or held back),
+# so its 4-packet READ response would never arrive whole, RC's or XRC's
+host_script A t5904a "loss 7 dup 3" >"$tl_tmp/A.faults.fps"
+host_script B t5904b "loss 5 dup 4 reorder 3" >"$tl_tmp/B.faults.fps"
+
+# Everything runs inside the namespace, its results in $out.
+cat >"$tl_tmp/inner.sh" <<'EOF'
+set -u
+tmp=$1 out=$2 run=$3 prog=$4 mult=$5 preload=$6
+# a sanitized build: the sanitizer's runtime first in every program; a
+# program that fails (by design here) keeps its scratch dir in ours
+run() { env ${preload:+LD_PRELOAD=$preload} TMPDIR="$tmp" "$run" "$@"; }
+lim=$((60 * mult))
+cd "$tmp" || exit 1
+echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad
+ip link set lo up
+ip link add t5904a type veth peer name t5904b || exit 1
+ip link set t5904a up && ip link set t5904b up
+ip addr add 10.79.4.1/24 dev t5904a && ip addr add 10.79.4.2/24 dev t5904b
+
+# xrc NAME SCRIPT_A SCRIPT_B: one exchange, the target on A, the initiator
+# on B, its packets captured in $out/NAME.pcap
+xrc() {
+	n=$1 sa=$2 sb=$3
+	tcpdump -i any -U -w "$out/$n.pcap" udp port 4791 >/dev/null 2>"$out/$n.tcpdump" &
+	tp=$!
+	i=0
+	while ! grep -q "listening" "$out/$n.tcpdump" 2>/dev/null && [ $i -lt $((100 * mult)) ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA >"$out/$n.server" 2>&1 &
+	sp=$!
+	sleep 0.3
+	c=1 try=0
+	# until the target side listens (its start stretches with the load)
+	while [ $try -lt $((20 * mult)) ]; do
+		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB 127.0.0.1 \
+			>"$out/$n.client" 2>&1
+		c=$?
+		grep -q "no TCP connection" "$out/$n.client" || break
+		sleep 0.5
+		try=$((try + 1))
+	done
+	wait "$sp"
+	echo $? >"$out/$n.server.rc"
+	echo $c >"$out/$n.client.rc"
+	# tcpdump may lag behind on a loaded machine: stop it once its file
+	# stopped growing
+	last=-1 i=0
+	while [ $i -lt $((60 * mult)) ]; do
+		sz=$(wc -c <"$out/$n.pcap" 2>/dev/null || echo 0)
+		[ "$sz" = "$last" ] && break
+		last=$sz
+		sleep 1
+		i=$((i + 1))
+	done
+	kill "$tp"
+	wait "$tp"
+}
+xrc xrc A.fps B.fps
+xrc srqn A.fps B.srqn.fps
+xrc quirk A.quirk.fps B.fps
+xrc faults A.faults.fps B.faults.fps
+EOF
+run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$prog" "$mult" "${IBVCT_PRELOAD:-}"
+
+show() {
+	for e in server client; do
+		echo "# $1 $e:"
+		sed 's/^/#   /' "$out/$1.$e" 2>/dev/null | head -n 12
+	done
+}
+# ok NAME: both sides ended 0 with their report
+ok() {
+	show "$1"
+	[ "$(cat "$out/$1.server.rc" 2>/dev/null)" = 0 ] &&
+	[ "$(cat "$out/$1.client.rc" 2>/dev/null)" = 0 ] &&
+	grep -q "all as expected" "$out/$1.server" && grep -q "all as expected" "$out/$1.client"
+}
+# The SRQ numbers and target QP the target side printed for NAME
+named() { sed -n 's/^srqn: named 0x\([0-9a-f]*\) .*/\1/p' "$out/$1.server"; }
+other() { sed -n 's/^srqn: .* other 0x\([0-9a-f]*\) .*/\1/p' "$out/$1.server"; }
+tgt() { sed -n 's/^srqn: .* tgt \(0x[0-9a-f]*\)$/\1/p' "$out/$1.server"; }
+
+# capture NAME: tshark's fields of NAME's capture in $tl_tmp/NAME.fields
+capture() {
+	run_cmd tshark -n -r "$out/$1.pcap" -d udp.port==4791,infiniband \
+		--disable-protocol smc --disable-protocol smb_direct --disable-protocol rpcordma \
+		--disable-protocol nvme-rdma --disable-protocol lnet --disable-protocol iser \
+		-T fields -e infiniband.bth.opcode -e infiniband.bth.destqp -e _ws.malformed \
+		-e _ws.expert.severity -e udp.payload
+	cp "$tl_out" "$tl_tmp/$1.fields"
+}
+# xrceth_ok NAME: every packet of NAME's capture is XRC (IBA vol 1 table
+# 38: transport bits 101); every request (not 0xad-0xb2, the READ
+# responses and acknowledges) goes to the target QP with an XRCETH, the 4
+# bytes after the 12 of the BTH (IBA vol 1 9.3), whose last 3 are the
+# named SRQ's number; each packet it does not like printed
+xrceth_ok() {
+	awk -F"\t" -v named="$(named "$1")" -v tgt="$(tgt "$1")" '
+		{ n++ }
+		$1 < 160 || $1 > 191 { print "# not an XRC opcode: " $1; bad++; next }
+		$1 >= 173 && $1 <= 178 { next }
+		{
+			req++
+			p = $5; gsub(":", "", p); s = substr(p, 27, 6)
+			if ($2 != tgt || s != named) {
+				print "# request opcode " $1 " to QP " $2 ": XRCETH SRQN 0x" s \
+					", want 0x" named " to " tgt
+				bad++
+			}
+		}
+		END { exit !(n > 0 && req > 0 && named != "" && !bad) }' "$tl_tmp/$1.fields"
+}
+
+# seq_nak NAME: NAME's capture holds an XRC ACKNOWLEDGE (0xb1) whose AETH,
+# the byte after the BTH, is a PSN sequence error NAK (0x60, IBA vol 1
+# 9.7.5.2, table 44)
+seq_nak() {
+	awk -F"\t" '$1 == 177 { p = $5; gsub(":", "", p); if (substr(p, 25, 2) == "60") f = 1 }
+		END { exit !f }' "$tl_tmp/$1.fields"
+}
+
+test_expect_success 'XRC between two reference hosts on the wire: SEND of 4 packets, SEND_WITH_IMM, RDMA WRITE and READ, each to the named SRQ, checked on both sides' 'ok xrc'
+test_expect_success 'the target side took its receives from the named SRQ (none from the other) with qp_num the target QP' '
+	grep -q "receive 1: 4096 bytes from the named SRQ 0x$(named xrc) (wr_id 200)" "$out/xrc.server" &&
+	grep -q "receive 2: 100 bytes from the named SRQ 0x$(named xrc) (wr_id 201) with its immediate" "$out/xrc.server" &&
+	[ "$(named xrc)" != "$(other xrc)" ]
+'
+capture xrc
+test_expect_success 'tshark dissects every packet of the XRC capture: none malformed, no expert error' '
+	[ "$(wc -l <"$tl_tmp/xrc.fields")" -ge 20 ] &&
+	! awk -F"\t" "\$3 != \"\" || \$4 >= 8388608 { print; f = 1 } END { exit !f }" "$tl_tmp/xrc.fields"
+'
+test_expect_success 'each request is an XRC opcode to the target QP with an XRCETH naming the SRQ the target side named' 'xrceth_ok xrc'
+test_expect_success 'the capture holds the XRC opcodes sent (SEND first, middle, last, only with IMM; WRITE first, middle, last; READ request and its responses; ACK)' '
+	cut -f1 "$tl_tmp/xrc.fields" | sort -n | uniq -c | sed "s/^/# /"
+	for op in 160 161 162 165 166 167 168 172 173 174 175 177; do
+		cut -f1 "$tl_tmp/xrc.fields" | grep -qx "$op" || { echo "# opcode $op missing"; exit 1; }
+	done
+'
+
+test_expect_success 'wire fault srqn 1 on the initiator: the target side finds its receives on the other SRQ and fails' '
+	show srqn
+	[ "$(cat "$out/srqn.server.rc" 2>/dev/null)" = 1 ] &&
+	grep -q "receive 1: wr_id 100 (SRQ other)" "$out/srqn.server"
+'
+capture srqn
+test_expect_success 'wire fault srqn 1: the capture check fails on the XRCETH, which names the other SRQ' '
+	! xrceth_ok srqn >"$tl_tmp/srqn.why" &&
+	cat "$tl_tmp/srqn.why" | head -n 4 &&
+	grep -q "XRCETH SRQN 0x$(other srqn), want 0x$(named srqn)" "$tl_tmp/srqn.why"
+'
+test_expect_success 'quirk xrc_ignore_remote_srqn on the target side: its HCA takes the other SRQ and its check fails' '
+	show quirk
+	[ "$(cat "$out/quirk.server.rc" 2>/dev/null)" = 1 ] &&
+	grep -q "receive 1: wr_id 100 (SRQ other)" "$out/quirk.server"
+'
+test_expect_success 'faults on both hosts (loss, dup, reorder): XRC recovers as RC does, every check holds' 'ok faults'
+capture faults
+test_expect_success 'faults: the target QP NAKed a PSN gap with an XRC NAK (AETH syndrome 0x60), and every request kept its XRCETH' '
+	seq_nak faults && xrceth_ok faults
+'
+
+test_done
