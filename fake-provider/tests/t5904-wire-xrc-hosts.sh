@@ -8,7 +8,8 @@
 # ibvct-wire-xrc (an XRC domain, two XRC SRQs on one CQ, a target QP),
 # host B its initiator (an XRC_SEND QP) that sends a 4096-byte SEND (four
 # packets at a path MTU of 1024), a SEND_WITH_IMM, an RDMA WRITE and an
-# RDMA READ, each with remote_srqn the second SRQ's number. Checked:
+# RDMA READ, each naming the second SRQ (remote_srqn; the SEND_WITH_IMM
+# through the new post-send API's ibv_wr_set_xrc_srqn). Checked:
 #   - both sides: every completion, the data, the receives taken from the
 #     named SRQ and none from the other, qp_num the target QP's;
 #   - tshark reads the capture: no malformed packet, no expert error; every

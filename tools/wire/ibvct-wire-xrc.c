@@ -15,7 +15,8 @@
  * "QPN:PSN:GID:ADDR:RKEY:SRQN" each way with the initiator side (the named
  * SRQ's number; the initiator sends its own QPN, PSN and GID). With SERVER
  * it is the initiator: an IBV_QPT_XRC_SEND QP that posts, one at a time and
- * each with remote_srqn the named SRQ's number, a SEND of SEND_LEN bytes
+ * each naming the named SRQ (remote_srqn; ibv_wr_set_xrc_srqn for the
+ * SEND_WITH_IMM, the new post-send API), a SEND of SEND_LEN bytes
  * (several packets at a path MTU below it), a SEND_WITH_IMM, an RDMA WRITE
  * of SEND_LEN bytes and an RDMA READ of SEND_LEN bytes of a pattern, and
  * checks each completion and each byte read. Then it says "done"; the
@@ -314,9 +315,13 @@ static int xi_target(struct xi_ctx *c)
 
 static int xi_initiator(struct xi_ctx *c)
 {
+	/* the new post-send API too: the SEND_WITH_IMM names its SRQ with
+	 * ibv_wr_set_xrc_srqn (rdma-core v44.0 libibverbs/man/ibv_wr_post.3) */
 	struct ibv_qp_init_attr_ex qa = {
-		.qp_type = IBV_QPT_XRC_SEND, .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = c->pd,
-		.send_cq = c->cq, .sq_sig_all = 1,
+		.qp_type = IBV_QPT_XRC_SEND, .pd = c->pd, .send_cq = c->cq, .sq_sig_all = 1,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ,
 		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
 	};
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = c->port };
@@ -412,13 +417,29 @@ static int xi_wait(struct xi_ctx *c, uint64_t wr_id, const char *what, struct ib
 	return 0;
 }
 
-/* One WR of the initiator, local [off, off + len), to the named SRQ */
+/* One WR of the initiator, local [off, off + len), to the named SRQ: its
+ * remote_srqn; a SEND_WITH_IMM through the new API, ibv_wr_set_xrc_srqn */
 static int xi_post(struct xi_ctx *c, const struct xi_peer *p, uint64_t id, enum ibv_wr_opcode op,
 		   size_t off, uint32_t len, uint64_t raddr)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)c->buf + off, .length = len, .lkey = c->mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (op == IBV_WR_SEND_WITH_IMM) {
+		struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(c->qp);
+
+		ibv_wr_start(qx);
+		qx->wr_id = id;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send_imm(qx, htobe32(XI_IMM));
+		ibv_wr_set_xrc_srqn(qx, p->srqn);
+		ibv_wr_set_sge(qx, c->mr->lkey, sge.addr, len);
+		errno = ibv_wr_complete(qx);
+		if (errno)
+			xi_bad("post wr %" PRIu64 " (ibv_wr_complete): %s", id, strerror(errno));
+		return errno ? -1 : 0;
+	}
 
 	wr.qp_type.xrc.remote_srqn = p->srqn;
 	wr.wr.rdma.remote_addr = raddr;
