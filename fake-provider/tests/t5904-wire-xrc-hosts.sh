@@ -21,12 +21,18 @@
 #   - faults of the wire (loss, duplicate, reordering) on both hosts: XRC
 #     recovers as RC does (its PSNs, the target's PSN sequence NAKs, the
 #     retries), every packet still XRC with the named SRQ's XRCETH;
+#   - a SEND naming an XRC SRQ of another domain (ibvct-wire-xrc -o) is
+#     refused by the target with an XRC NAK, invalid request (AETH 0x61),
+#     the responder's WR-03 check as over shared memory, and completes
+#     with IBV_WC_REM_INV_REQ_ERR; nothing arrives;
 #   - each check can fail: under the wire fault `srqn 1` on the initiator
 #     (each XRCETH names the SRQ number below its WR's, here the other
 #     SRQ's) the target side finds its receives on the other SRQ and the
 #     capture's check fails on the XRCETH; under quirk
 #     xrc_ignore_remote_srqn on the target side (its HCA takes the domain's
-#     first SRQ, WR-03) the target side's check fails.
+#     first SRQ, WR-03) the target side's check fails; under quirk
+#     xrc_srqn_any_domain (its HCA takes an SRQ of any domain) the SEND to
+#     another domain's SRQ lands and both sides fail.
 # Needs root (a network namespace and a veth pair).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -59,6 +65,7 @@ host_script A t5904a >"$tl_tmp/A.fps"
 host_script B t5904b >"$tl_tmp/B.fps"
 host_script B t5904b "srqn 1" >"$tl_tmp/B.srqn.fps"
 host_script A t5904a "" xrc_ignore_remote_srqn >"$tl_tmp/A.quirk.fps"
+host_script A t5904a "" xrc_srqn_any_domain >"$tl_tmp/A.domainq.fps"
 # the target side's faults milder: under loss 5 and reorder 3 no four
 # packets in a row pass (every 15, one of any four is lost or held back),
 # so its 4-packet READ response would never arrive whole, RC's or XRC's
@@ -80,23 +87,23 @@ ip link add t5904a type veth peer name t5904b || exit 1
 ip link set t5904a up && ip link set t5904b up
 ip addr add 10.79.4.1/24 dev t5904a && ip addr add 10.79.4.2/24 dev t5904b
 
-# xrc NAME SCRIPT_A SCRIPT_B: one exchange, the target on A, the initiator
-# on B, its packets captured in $out/NAME.pcap
+# xrc NAME SCRIPT_A SCRIPT_B [OPTION]: one exchange, the target on A, the
+# initiator on B, its packets captured in $out/NAME.pcap
 xrc() {
-	n=$1 sa=$2 sb=$3
+	n=$1 sa=$2 sb=$3 o=${4:-}
 	tcpdump -i any -U -w "$out/$n.pcap" udp port 4791 >/dev/null 2>"$out/$n.tcpdump" &
 	tp=$!
 	i=0
 	while ! grep -q "listening" "$out/$n.tcpdump" 2>/dev/null && [ $i -lt $((100 * mult)) ]; do
 		sleep 0.1; i=$((i + 1))
 	done
-	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA >"$out/$n.server" 2>&1 &
+	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA $o >"$out/$n.server" 2>&1 &
 	sp=$!
 	sleep 0.3
 	c=1 try=0
 	# until the target side listens (its start stretches with the load)
 	while [ $try -lt $((20 * mult)) ]; do
-		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB 127.0.0.1 \
+		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB $o 127.0.0.1 \
 			>"$out/$n.client" 2>&1
 		c=$?
 		grep -q "no TCP connection" "$out/$n.client" || break
@@ -123,6 +130,8 @@ xrc xrc A.fps B.fps
 xrc srqn A.fps B.srqn.fps
 xrc quirk A.quirk.fps B.fps
 xrc faults A.faults.fps B.faults.fps
+xrc domain A.fps B.fps -o
+xrc domainq A.domainq.fps B.fps -o
 EOF
 run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$prog" "$mult" "${IBVCT_PRELOAD:-}"
 
@@ -175,11 +184,12 @@ xrceth_ok() {
 		END { exit !(n > 0 && req > 0 && named != "" && !bad) }' "$tl_tmp/$1.fields"
 }
 
-# seq_nak NAME: NAME's capture holds an XRC ACKNOWLEDGE (0xb1) whose AETH,
-# the byte after the BTH, is a PSN sequence error NAK (0x60, IBA vol 1
-# 9.7.5.2, table 44)
-seq_nak() {
-	awk -F"\t" '$1 == 177 { p = $5; gsub(":", "", p); if (substr(p, 25, 2) == "60") f = 1 }
+
+# aeth_nak NAME SYNDROME: NAME's capture holds an XRC ACKNOWLEDGE (0xb1)
+# whose AETH, the byte after the BTH, is that syndrome (hex; IBA vol 1
+# 9.7.5.2, table 44: 0x60 a PSN sequence error NAK, 0x61 invalid request)
+aeth_nak() {
+	awk -F"\t" -v syn="$2" '$1 == 177 { p = $5; gsub(":", "", p); if (substr(p, 25, 2) == syn) f = 1 }
 		END { exit !f }' "$tl_tmp/$1.fields"
 }
 
@@ -221,7 +231,20 @@ test_expect_success 'quirk xrc_ignore_remote_srqn on the target side: its HCA ta
 test_expect_success 'faults on both hosts (loss, dup, reorder): XRC recovers as RC does, every check holds' 'ok faults'
 capture faults
 test_expect_success 'faults: the target QP NAKed a PSN gap with an XRC NAK (AETH syndrome 0x60), and every request kept its XRCETH' '
-	seq_nak faults && xrceth_ok faults
+	aeth_nak faults 60 && xrceth_ok faults
 '
-
+test_expect_success 'a SEND naming an XRC SRQ of another domain: IBV_WC_REM_INV_REQ_ERR at the initiator, nothing received' '
+	ok domain && grep -q "SEND to SRQ 0x$(named domain) of another domain: remote invalid request error" "$out/domain.client"
+'
+capture domain
+test_expect_success 'the target QP refused it on the wire with an XRC NAK, invalid request (AETH 0x61), and the request named that SRQ' '
+	aeth_nak domain 61 && xrceth_ok domain
+'
+test_expect_success 'quirk xrc_srqn_any_domain on the target side: the SEND lands in the other domain'"'"'s SRQ, and both sides fail' '
+	show domainq
+	[ "$(cat "$out/domainq.server.rc" 2>/dev/null)" = 1 ] &&
+	[ "$(cat "$out/domainq.client.rc" 2>/dev/null)" = 1 ] &&
+	grep -q "a completion more" "$out/domainq.server" &&
+	grep -q "of another domain: success, want" "$out/domainq.client"
+'
 test_done

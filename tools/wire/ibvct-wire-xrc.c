@@ -6,7 +6,7 @@
  * Built against the system's verbs.h and libibverbs only, as
  * ibvct-wire-rdma is.
  *
- *   ibvct-wire-xrc [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-m MTU] [SERVER]
+ *   ibvct-wire-xrc [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-m MTU] [-o] [SERVER]
  *
  * Without SERVER it is the target side: it opens an XRC domain, makes two
  * XRC SRQs of it on one CQ (the first, the other, with receives wr_id 100
@@ -24,6 +24,11 @@
  * from the other), their lengths, opcodes, immediate, data and qp_num (the
  * target QP's: the QP the message arrived on, ibv_poll_cq(3)), and the
  * memory the WRITE wrote, and answers "ok" or what it found.
+ *
+ * With -o (on both sides) the target side also opens a second XRC domain
+ * with an XRC SRQ and names that one: the initiator's one SEND must
+ * complete with IBV_WC_REM_INV_REQ_ERR (the target's invalid request NAK:
+ * an SRQ outside the target QP's domain, WR-03) and nothing may arrive.
  *
  * Each step prints a line; the target side prints "srqn: named 0x%06x
  * other 0x%06x tgt 0x%06x" for a capture's check. Exit 0 when every check
@@ -67,9 +72,12 @@ struct xi_ctx {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_xrcd *xrcd;
-	struct ibv_srq *srq[2];		/* [0] the other, [1] the named */
-	uint32_t srqn[2];
+	struct ibv_xrcd *xrcd[2];	/* [1]: another domain (-o) */
+	/* [0] the other, [1] the named; [2] (-o) one of another domain,
+	 * then the one named */
+	struct ibv_srq *srq[3];
+	uint32_t srqn[3], named;
+	bool foreign;			/* -o: name an SRQ of another domain */
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	unsigned char *buf;
@@ -265,17 +273,19 @@ static int xi_target(struct xi_ctx *c)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = c->port,
 				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 
-	c->xrcd = ibv_open_xrcd(c->ctx, &xa);
-	if (!c->xrcd) {
-		perror("ibvct-wire-xrc: ibv_open_xrcd");
-		return -1;
+	for (int k = 0; k < (c->foreign ? 2 : 1); k++) {
+		c->xrcd[k] = ibv_open_xrcd(c->ctx, &xa);
+		if (!c->xrcd[k]) {
+			perror("ibvct-wire-xrc: ibv_open_xrcd");
+			return -1;
+		}
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < (c->foreign ? 3 : 2); k++) {
 		struct ibv_srq_init_attr_ex sa = {
 			.attr = { .max_wr = 8, .max_sge = 1 },
 			.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 				     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
-			.srq_type = IBV_SRQT_XRC, .pd = c->pd, .xrcd = c->xrcd, .cq = c->cq,
+			.srq_type = IBV_SRQT_XRC, .pd = c->pd, .xrcd = c->xrcd[k == 2], .cq = c->cq,
 		};
 
 		c->srq[k] = ibv_create_srq_ex(c->ctx, &sa);
@@ -284,8 +294,9 @@ static int xi_target(struct xi_ctx *c)
 			return -1;
 		}
 		for (int i = 0; i < XI_RECVS; i++) {
-			/* the named SRQ's receives in areas 0 and 1, the other's in 2 and 3 */
-			size_t area = (size_t)((1 - k) * XI_RECVS + i);
+			/* the named SRQ's receives in areas 0 and 1, the other's in 2
+			 * and 3 (-o: the other domain's in 0 and 1) */
+			size_t area = (size_t)((k == 2 ? 1 : 1 - k) * XI_RECVS + i);
 			struct ibv_sge sge = { .addr = (uintptr_t)c->buf + area * SEND_LEN,
 					       .length = SEND_LEN, .lkey = c->mr->lkey };
 			struct ibv_recv_wr wr = { .wr_id = (uint64_t)((k ? WR_NAMED : WR_OTHER) + i),
@@ -298,7 +309,8 @@ static int xi_target(struct xi_ctx *c)
 			}
 		}
 	}
-	qa.xrcd = c->xrcd;
+	c->named = c->srqn[c->foreign ? 2 : 1];
+	qa.xrcd = c->xrcd[0];
 	c->qp = ibv_create_qp_ex(c->ctx, &qa);
 	if (!c->qp) {
 		perror("ibvct-wire-xrc: the target QP");
@@ -343,11 +355,12 @@ static void xi_close(struct xi_ctx *c)
 {
 	if (c->qp)
 		ibv_destroy_qp(c->qp);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		if (c->srq[k])
 			ibv_destroy_srq(c->srq[k]);
-	if (c->xrcd)
-		ibv_close_xrcd(c->xrcd);
+	for (int k = 0; k < 2; k++)
+		if (c->xrcd[k])
+			ibv_close_xrcd(c->xrcd[k]);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
 	if (c->cq)
@@ -469,8 +482,36 @@ static void xi_step(struct xi_ctx *c, const struct xi_peer *p, uint64_t id, enum
 	printf("%s: %u bytes to SRQ 0x%06x, completed\n", what, len, p->srqn);
 }
 
+/* -o: the SEND names an XRC SRQ outside the target QP's domain; the
+ * target's HCA refuses it with an invalid request NAK (WR-03), which
+ * completes it with IBV_WC_REM_INV_REQ_ERR */
+static void xi_active_foreign(struct xi_ctx *c, const struct xi_peer *p)
+{
+	long long end = xi_now_ms() + c->limit_ms;
+	struct ibv_wc wc;
+	int n;
+
+	xi_fill(c->buf, SEND_LEN, 1);
+	if (xi_post(c, p, 1, IBV_WR_SEND, 0, SEND_LEN, 0))
+		return;
+	while ((n = ibv_poll_cq(c->cq, 1, &wc)) == 0 && xi_now_ms() < end)
+		usleep(200);
+	if (n != 1 || wc.wr_id != 1 || wc.status != IBV_WC_REM_INV_REQ_ERR) {
+		xi_bad("SEND to SRQ 0x%06x of another domain: %s, want %s", p->srqn,
+		       n != 1 ? "no completion" : ibv_wc_status_str(wc.status),
+		       ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
+		return;
+	}
+	printf("SEND to SRQ 0x%06x of another domain: %s, as the target NAKs it\n", p->srqn,
+	       ibv_wc_status_str(wc.status));
+}
+
 static void xi_active(struct xi_ctx *c, const struct xi_peer *p)
 {
+	if (c->foreign) {
+		xi_active_foreign(c, p);
+		return;
+	}
 	xi_fill(c->buf, SEND_LEN, 1);
 	xi_fill(c->buf + SEND_LEN, IMM_LEN, 2);
 	xi_fill(c->buf + 2 * SEND_LEN, SEND_LEN, 3);
@@ -493,7 +534,7 @@ static void xi_passive_check(struct xi_ctx *c, char *verdict, size_t vl)
 	int before = xi_failed;
 	struct ibv_wc wc;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < (c->foreign ? 0 : 2); i++) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "receive %d", i + 1);
@@ -502,7 +543,7 @@ static void xi_passive_check(struct xi_ctx *c, char *verdict, size_t vl)
 		if (wc.wr_id != (uint64_t)(WR_NAMED + i)) {
 			xi_bad("%s: wr_id %" PRIu64 " (SRQ %s), want %d of the named SRQ 0x%06x", what,
 			       wc.wr_id, wc.wr_id >= WR_NAMED ? "named" : "other", WR_NAMED + i,
-			       c->srqn[1]);
+			       c->named);
 			continue;
 		}
 		if (wc.opcode != IBV_WC_RECV || wc.byte_len != want[i].len ||
@@ -516,11 +557,13 @@ static void xi_passive_check(struct xi_ctx *c, char *verdict, size_t vl)
 		}
 		if (!xi_check(c->buf + (size_t)i * SEND_LEN, want[i].len, want[i].seed, what))
 			printf("%s: %u bytes from the named SRQ 0x%06x (wr_id %" PRIu64 ")%s, as sent\n",
-			       what, wc.byte_len, c->srqn[1], wc.wr_id, want[i].imm ? " with its immediate" : "");
+			       what, wc.byte_len, c->named, wc.wr_id, want[i].imm ? " with its immediate" : "");
 	}
 	if (ibv_poll_cq(c->cq, 1, &wc) != 0)
 		xi_bad("a completion more: wr_id %" PRIu64 ", %s", wc.wr_id, ibv_wc_status_str(wc.status));
-	if (!xi_check(c->buf + 4 * SEND_LEN, SEND_LEN, 3, "memory the RDMA WRITE wrote"))
+	if (c->foreign)
+		printf("no receive: the SRQ of another domain took nothing\n");
+	else if (!xi_check(c->buf + 4 * SEND_LEN, SEND_LEN, 3, "memory the RDMA WRITE wrote"))
 		printf("memory: the RDMA WRITE's %d bytes as sent\n", SEND_LEN);
 	snprintf(verdict, vl, "%s", xi_failed == before ? "ok" : "bad: the target side's checks failed");
 }
@@ -534,8 +577,9 @@ int main(int argc, char **argv)
 	long mult = getenv("IBVCT_TIMEOUT_MULT") ? atol(getenv("IBVCT_TIMEOUT_MULT")) : 1;
 	int opt, fd = -1, mtu;
 
-	while ((opt = getopt(argc, argv, "d:i:g:p:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:g:p:m:o")) != -1) {
 		switch (opt) {
+		case 'o': c.foreign = true; break;
 		case 'd': dev = optarg; break;
 		case 'i': c.port = (uint8_t)atoi(optarg); break;
 		case 'g': c.gid_idx = atoi(optarg); break;
@@ -566,10 +610,10 @@ int main(int argc, char **argv)
 	}
 	xi_gid_hex(&c.gid, hex);
 	snprintf(line, sizeof(line), "%06x:%06x:%s:%016" PRIx64 ":%08x:%06x", c.qp->qp_num, c.psn,
-		 hex, (uint64_t)(uintptr_t)c.buf, c.mr->rkey, server ? 0 : c.srqn[1]);
+		 hex, (uint64_t)(uintptr_t)c.buf, c.mr->rkey, server ? 0 : c.named);
 	printf("local:  QPN 0x%06x PSN 0x%06x GID %s\n", c.qp->qp_num, c.psn, hex);
 	if (!server)
-		printf("srqn: named 0x%06x other 0x%06x tgt 0x%06x\n", c.srqn[1], c.srqn[0],
+		printf("srqn: named 0x%06x other 0x%06x tgt 0x%06x\n", c.named, c.srqn[0],
 		       c.qp->qp_num);
 	if (xi_send_line(fd, line) || xi_recv_line(fd, line, c.limit_ms) || xi_parse_peer(line, &p)) {
 		fprintf(stderr, "ibvct-wire-xrc: the address exchange failed\n");
@@ -606,9 +650,12 @@ int main(int argc, char **argv)
 				xi_bad("cannot tell the initiator the verdict");
 		}
 	}
-	if (!xi_failed)
+	if (!xi_failed && c.foreign)
+		printf("XRC SEND to SRQ 0x%06x of another domain: refused, nothing received, all as "
+		       "expected\n", server ? p.srqn : c.named);
+	else if (!xi_failed)
 		printf("XRC SEND, SEND_WITH_IMM, RDMA WRITE and READ to SRQ 0x%06x: all as expected\n",
-		       server ? p.srqn : c.srqn[1]);
+		       server ? p.srqn : c.named);
 	goto done;
 out:
 	xi_failed = 1;
@@ -618,7 +665,7 @@ done:
 	xi_close(&c);
 	return xi_failed;
 usage:
-	fprintf(stderr, "usage: ibvct-wire-xrc [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-m MTU] "
+	fprintf(stderr, "usage: ibvct-wire-xrc [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-m MTU] [-o] "
 		"[SERVER]\n");
 	return 2;
 }
