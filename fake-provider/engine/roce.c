@@ -37,7 +37,7 @@
  *    waits for a first packet (IBA vol 1 9.7.4.1.1, rxe_resp.c
  *    check_psn for UC); UD takes each packet alone, its source QP and
  *    Q_Key from DETH, its GRH from the IP header;
- *  - XRC (IBA vol 1 9.2 table 38, 9.3 XRCETH): an XRC_SEND QP's requests
+ *  - XRC (IBA vol 1 9.2 table 36, the XRCETH): an XRC_SEND QP's requests
  *    go with XRC's opcodes (0xa0 | op), each packet with an XRCETH that
  *    names the SRQ its WR's remote_srqn names, to the target QP of the
  *    path; the target QP keeps RC's PSNs, duplicates, ACKs and NAKs, and
@@ -146,7 +146,7 @@ bool fe_roce_on(const struct fe_qp *qp)
 		qp->type == IBV_QPT_XRC_SEND || qp->type == IBV_QPT_XRC_RECV);
 }
 
-/* The transport bits of a QP type's opcodes (IBA vol 1 9.2, table 38):
+/* The transport bits of a QP type's opcodes (IBA vol 1 9.2, table 36):
  * an XRC INI sends and its TGT answers with XRC's */
 static uint8_t fr_tr(enum ibv_qp_type t)
 {
@@ -314,7 +314,7 @@ static void fr_payload(struct fw_pkt *p, const void *data, size_t n, bool last)
 	p->bth.pad = last ? (uint8_t)((4 - n % 4) % 4) : 0;
 }
 
-/* The opcode of a request packet (IBA vol 1 table 38): position 0 first,
+/* The opcode of a request packet (IBA vol 1 table 36): position 0 first,
  * 1 middle, 2 last, 3 only; -1: not carried here. XRC has every opcode of
  * RC, with its own transport bits (0xa0 | op). */
 static int fr_req_opcode(enum ibv_qp_type t, enum fp_pkt_op op, int pos)
@@ -439,7 +439,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		p.deth.qkey = pkt->qkey;
 		p.deth.sqpn = r->qpn;
 		/* XRC: every request packet names the SRQ at the target (IBA
-		 * vol 1 9.3 XRCETH), the WR's remote_srqn */
+		 * vol 1, XRCETH), the WR's remote_srqn */
 		p.xrceth.srqn = pkt->xrc_srqn & 0xffffff;
 		if (n)
 			fe_pieces_copy((char *)rm->chunk, pkt->pieces, pkt->npieces, off, n);

@@ -13,10 +13,11 @@
 #   - both sides: every completion, the data, the receives taken from the
 #     named SRQ and none from the other, qp_num the target QP's;
 #   - tshark reads the capture: no malformed packet, no expert error; every
-#     request an XRC opcode (IBA vol 1 table 38: 0xa0 | op) to the target
-#     QP, with an XRCETH (IBA vol 1 9.3, the 4 bytes after the BTH: Debian
-#     12's tshark 4.0 dissects no XRC header past the BTH, so the SRQ number
-#     is read there from udp.payload) naming the SRQ the target side named;
+#     request an XRC opcode (IBA vol 1 9.2, the opcode table: 0xa0 | op)
+#     to the target QP, with an XRCETH (IBA vol 1 chapter 9, the 4 bytes
+#     after the BTH: Debian 12's tshark 4.0 dissects no XRC header past
+#     the BTH, so the SRQ number is read there from udp.payload) naming
+#     the SRQ the target side named;
 #     the XRC ACKs and READ responses come back;
 #   - faults of the wire (loss, duplicate, reordering) on both hosts: XRC
 #     recovers as RC does (its PSNs, the target's PSN sequence NAKs, the
@@ -162,10 +163,10 @@ capture() {
 		-e _ws.expert.severity -e udp.payload
 	cp "$tl_out" "$tl_tmp/$1.fields"
 }
-# xrceth_ok NAME: every packet of NAME's capture is XRC (IBA vol 1 table
-# 38: transport bits 101); every request (not 0xad-0xb2, the READ
+# xrceth_ok NAME: every packet of NAME's capture is XRC (IBA vol 1 9.2,
+# the opcode table: transport bits 101); every request (not 0xad-0xb2, the READ
 # responses and acknowledges) goes to the target QP with an XRCETH, the 4
-# bytes after the 12 of the BTH (IBA vol 1 9.3), whose last 3 are the
+# bytes after the 12 of the BTH (IBA vol 1 chapter 9), whose last 3 are the
 # named SRQ's number; each packet it does not like printed
 xrceth_ok() {
 	awk -F"\t" -v named="$(named "$1")" -v tgt="$(tgt "$1")" '
