@@ -106,6 +106,7 @@ DEPS_all          := build
 DEPS_tests        := build
 DEPS_suites       := build
 DEPS_bench        := build
+DEPS_bench-wire   := build vm wire
 DEPS_check        := build test browser abi valgrind deb vm kmod wire slurm
 DEPS_failed       := $(DEPS_check)
 DEPS_valgrind     := $(DEPS_check)
@@ -368,6 +369,13 @@ BENCH_ARGS := --out $(TOP)/reports/bench $(if $(BENCH_ITERS),--iters $(BENCH_ITE
 	$(if $(BENCH_SCRIPT),--script $(BENCH_SCRIPT))
 bench: all $(IBVCT_BENCH) | $(DEPS_FIRST)
 	$(IBVCT_BENCH) $(strip $(BENCH_ARGS))
+
+# bench-wire: the reference's RoCE v2 against real rxe (perftest: RC SEND and WRITE
+# latency and rate), rxe <-> rxe then reference <-> rxe in one pair boot of two
+# guests (tools/vm/wire-bench; rows in reports/bench-wire/). Not in make check: it
+# boots its own pair and takes minutes under TCG. WIRE_BENCH_ARGS= its options.
+bench-wire: all | $(DEPS_FIRST)
+	IBVCT_BUILD=$(TOP)/$(B) sh tools/vm/wire-bench $(WIRE_BENCH_ARGS)
 
 $(B)/t/%.t: ref-impl/tests/%.sh
 	@mkdir -p $(dir $@)
@@ -1002,6 +1010,8 @@ help:
 	@echo "make valgrind         check with the C tests under valgrind"
 	@echo "make bench            the machine's limit, then the fake HCA's figures against it and their"
 	@echo "                      goals; rows in reports/bench/ (BENCH_ITERS= BENCH_SECONDS= BENCH_ROUNDS= BENCH_SCRIPT=)"
+	@echo "make bench-wire       the reference's RoCE v2 against real rxe in two guests: perftest's RC SEND and"
+	@echo "                      WRITE latency and rate, rxe<->rxe then ref<->rxe, ratios (WIRE_BENCH_ARGS=)"
 	@echo "make failed           rerun the tests that failed last time"
 	@echo "make soak             cross-process tests SOAK_RUNS=200 times each on a loaded machine"
 	@echo "make fault-sweep      every op a suite calls fails on its 1st/2nd/3rd call (SANITIZE=1)"
@@ -1031,6 +1041,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench bench-wire deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -78,6 +78,7 @@
 #define FR_BUF		(10240)		/* a packet of 4096 bytes and its headers, and more */
 #define FR_ATOMS	16		/* atomic results kept for duplicates */
 #define FR_WAIT_MS	200		/* the thread's longest sleep */
+#define FR_ACTIVE_NS	100000		/* a verb keeps the thread away this long */
 
 /* A reliable message on its way, until its answer or its timer. */
 struct fr_out {
@@ -132,6 +133,7 @@ struct fe_roce {
 };
 
 static const struct fe_xport_work *fr_work;
+static uint64_t fr_verbs;		/* bumped by every verb's progress (the threads read it) */
 static struct fe_roce *fr_room(struct fe_qp *qp);
 
 void fe_roce_work(const struct fe_xport_work *work)
@@ -1045,29 +1047,34 @@ static long long fr_peek_stamp(struct fe_roce *rm, int k)
 static void fr_drain(struct fe_roce *rm)
 {
 	struct pollfd pf[2];
-	int n = 0, k;
+	int n = 0, k, at[2];
 
-	/* one system call when nothing came (every verb asks) */
 	for (k = 0; k < 2; k++)
 		if (rm->has[k]) {
+			at[n] = k;
 			pf[n].fd = rm->u[k].fd;
 			pf[n].events = POLLIN;
 			n++;
 		}
-	if (poll(pf, (nfds_t)n, 0) <= 0)
-		return;
 	for (;;) {
 		long long t[2] = { 0, 0 };
+		bool in[2] = { false, false };
 		struct fw_pkt p;
 		const char *why;
-		int e;
+		int e, i;
 
-		for (k = 0; k < 2; k++)
-			if (rm->has[k])
-				t[k] = fr_peek_stamp(rm, k);
-		if (!t[0] && !t[1])
+		/* one system call when nothing came (every verb asks); the
+		 * stamps only when both sockets hold a datagram: one alone
+		 * holds the oldest (what comes to the other now is later) */
+		if (poll(pf, (nfds_t)n, 0) <= 0)
 			return;
-		k = !t[0] || (t[1] && t[1] < t[0]) ? 1 : 0;
+		for (i = 0; i < n; i++)
+			in[at[i]] = pf[i].revents != 0;
+		if (in[0] && in[1]) {
+			t[0] = fr_peek_stamp(rm, 0);
+			t[1] = fr_peek_stamp(rm, 1);
+		}
+		k = in[0] && in[1] ? (!t[0] || (t[1] && t[1] < t[0]) ? 1 : 0) : in[1] ? 1 : 0;
 		e = fw_udp_recv(&rm->u[k], &p, rm->rx, sizeof(rm->rx), 0, &why);
 		if (e == EBADMSG)
 			continue;	/* refused by the codec: dropped, as rxe drops it */
@@ -1091,6 +1098,7 @@ void fe_roce_progress(void)
 {
 	int i, n = fe_dev_span();
 
+	__atomic_store_n(&fr_verbs, fr_verbs + 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
 		struct fe_roce *rm = fe_dev_roce_at(i);
 
@@ -1103,6 +1111,7 @@ static void *fr_thread(void *arg)
 {
 	struct fe_roce *rm = arg;
 	long long next = 0;
+	uint64_t seen = __atomic_load_n(&fr_verbs, __ATOMIC_RELAXED), gen;
 	sigset_t all;
 
 	sigfillset(&all);
@@ -1124,6 +1133,18 @@ static void *fr_thread(void *arg)
 		}
 		if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
 			break;
+		gen = __atomic_load_n(&fr_verbs, __ATOMIC_RELAXED);
+		if (gen != seen) {
+			/* the application called a verb since we looked: its
+			 * verbs serve the sockets (no lock taken from it, no
+			 * switch to us on one CPU); look again once it may
+			 * have gone idle, as the inbox's thread does */
+			struct timespec ts = { 0, FR_ACTIVE_NS };
+
+			seen = gen;
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		/* a verb holds the lock: it serves the sockets itself */
 		while (fe_trylock()) {
 			struct timespec ts = { 0, 20000 };

@@ -192,16 +192,17 @@ int fw_udp_recv(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t cap, in
 
 	if (cap < hl + 1)
 		return EINVAL;
-	r = poll(&pf, 1, timeout_ms);
+	/* 0: what is there now, in the one system call */
+	r = timeout_ms ? poll(&pf, 1, timeout_ms) : 1;
 	if (r < 0)
 		return errno;
 	if (r == 0)
 		return ETIMEDOUT;
 	iov.iov_base = buf + hl;
 	iov.iov_len = cap - hl;
-	n = recvmsg(u->fd, &m, MSG_TRUNC);
+	n = recvmsg(u->fd, &m, MSG_TRUNC | (timeout_ms ? 0 : MSG_DONTWAIT));
 	if (n < 0)
-		return errno;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno;
 	if ((size_t)n > cap - hl)
 		return EMSGSIZE;
 	memcpy(dst, u->addr, 16);
