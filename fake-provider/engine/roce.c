@@ -75,6 +75,7 @@ struct fr_out {
 	uint32_t len, mtu;
 	char *rbuf;			/* a READ's response, gathered */
 	uint32_t rnext;			/* the next response PSN's index */
+	uint32_t rfirst;		/* the index its request asked from (a retry) */
 	long long due;			/* the ACK timer, 0: none (timeout 0) */
 };
 
@@ -107,6 +108,7 @@ struct fe_roce {
 	struct fw_udp u[2];		/* [0] IPv6 link-local, [1] IPv4 */
 	bool has[2];
 	struct fr_out *out;		/* in the order sent */
+	struct fr_out *parked;		/* READs lost with part of their answer */
 	uint64_t next_id;
 	pthread_t thread;
 	unsigned long ntx;		/* packets sent, for the faults */
@@ -177,6 +179,25 @@ static void fr_out_free(struct fr_out *o)
 	free(o);
 }
 
+/* The READ of QP qpn at PSN psn lost with part of its answer, out of the
+ * parked ones (NULL: none); all: every one of the QP freed instead. */
+static struct fr_out *fr_parked_take(struct fe_roce *rm, uint32_t qpn, uint32_t psn, bool all)
+{
+	struct fr_out **pp = &rm->parked, *k;
+
+	while ((k = *pp)) {
+		if (k->qpn == qpn && (all || k->psn == psn)) {
+			*pp = k->next;
+			if (!all)
+				return k;
+			fr_out_free(k);
+		} else {
+			pp = &k->next;
+		}
+	}
+	return NULL;
+}
+
 void fe_roce_qp_free(struct fe_qp *qp)
 {
 	struct fe_roce *rm = qp->dev ? *fe_dev_roce_slot(qp->dev) : NULL;
@@ -192,6 +213,7 @@ void fe_roce_qp_free(struct fe_qp *qp)
 				pp = &o->next;
 			}
 		}
+		fr_parked_take(rm, qp->qpn, 0, true);
 	}
 	if (qp->roce) {
 		free(qp->roce->buf);
@@ -363,6 +385,8 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 	bool asks = fe_pkt_asks(pkt->op);
 	bool again;
 	int err = 0;
+	uint32_t skip = 0;		/* a READ's response packets already here */
+	char *rbuf = NULL;
 
 	if (!rm || !q)
 		return ENOMEM;
@@ -378,6 +402,19 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		q->npsn = (q->npsn + npkt) & 0xffffff;
 	}
 	sent->wire = true;
+	/* a READ sent again asks only for what has not come: its address past
+	 * the packets that came, its length what is left, its PSN the first
+	 * missing one (linux v6.1 rxe_req.c req_retry: wqe->iova += npsn *
+	 * mtu, the RETH length wqe->dma.resid; rxe_comp.c keeps what came) */
+	if (again && pkt->op == FP_PKT_READ) {
+		struct fr_out *k = fr_parked_take(rm, r->qpn, sent->wpsn, false);
+
+		if (k) {
+			skip = k->rnext;
+			rbuf = k->rbuf;
+			free(k);
+		}
+	}
 	/* a READ or an atomic is one packet; a message one per MTU */
 	for (i = 0, off = 0; i < (asks ? 1 : npkt); i++) {
 		uint32_t n = asks ? 0 : len - off < mtu ? len - off : mtu;
@@ -385,13 +422,13 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		int opc = fr_req_opcode(r->type, pkt->op, pos);
 		struct fw_pkt p;
 
-		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, sent->wpsn + i);
+		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, (sent->wpsn + i + skip) & 0xffffff);
 		p.bth.se = pkt->solicited && (pos == 2 || pos == 3);
 		p.bth.ackreq = r->type == IBV_QPT_RC && (pos == 2 || pos == 3);
 		if (pos == 0 || pos == 3) {
-			p.reth.va = pkt->remote_addr;
+			p.reth.va = pkt->remote_addr + (uint64_t)skip * mtu;
 			p.reth.rkey = pkt->rkey;
-			p.reth.len = len;
+			p.reth.len = len - skip * mtu;
 		}
 		p.atometh.va = pkt->remote_addr;
 		p.atometh.rkey = pkt->rkey;
@@ -409,14 +446,18 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 			break;
 		off += n;
 	}
-	if (err || !reliable)
+	if (err || !reliable) {
+		free(rbuf);
 		return err;
+	}
 	{
 		struct fr_out *o = calloc(1, sizeof(*o));
 		uint8_t t = r->attr.timeout;
 
-		if (!o)
+		if (!o) {
+			free(rbuf);
 			return ENOMEM;
+		}
 		fr_out_drop_psn(rm, r->qpn, sent->wpsn);
 		o->qpn = r->qpn;
 		o->id = ++rm->next_id;
@@ -425,6 +466,8 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		o->npkt = npkt;
 		o->len = len;
 		o->mtu = mtu;
+		o->rbuf = rbuf;
+		o->rnext = o->rfirst = skip;
 		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
 		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
 		fr_out_add(rm, o);
@@ -476,8 +519,16 @@ static void fr_done(struct fe_roce *rm, struct fr_out *o, struct fp_response *re
 static void fr_lost(struct fe_roce *rm, struct fr_out *o)
 {
 	struct fp_response resp = { .status = FP_ACK_NO_PATH, .timer_ran = true };
+	struct fr_out *k;
 
 	fr_drop_after(rm, o);
+	/* a READ keeps the packets of its answer that came, for its retry */
+	if (o->op == FP_PKT_READ && o->rnext && (k = malloc(sizeof(*k)))) {
+		*k = *o;
+		o->rbuf = NULL;
+		k->next = rm->parked;
+		rm->parked = k;
+	}
 	fr_done(rm, o, &resp);
 }
 
@@ -577,7 +628,7 @@ static void fr_resp_in(struct fe_roce *rm, const struct fw_pkt *p)
 		uint32_t want = o->len - off < o->mtu ? o->len - off : o->mtu;
 
 		/* in order, each packet its full share (the timer retries a gap) */
-		if (idx != o->rnext || (first != (idx == 0)) || (last != (idx + 1 == o->npkt)) ||
+		if (idx != o->rnext || (first != (idx == o->rfirst)) || (last != (idx + 1 == o->npkt)) ||
 		    p->payload_len != (o->len ? want : 0))
 			return;
 		if (o->len && !o->rbuf && !(o->rbuf = malloc(o->len)))
