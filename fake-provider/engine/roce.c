@@ -13,7 +13,9 @@
  * to the completer):
  *  - the requester side: a message in packets of the path MTU (UD: one),
  *    its PSNs (one per packet, a READ one per response packet it asks
- *    for), taken at its first try and sent again unchanged at every retry;
+ *    for), taken at its first try and sent again unchanged at every retry
+ *    (a READ then asks only for the response packets that have not come,
+ *    linux v6.1 rxe_req.c req_retry);
  *    AckReq on the last packet of an RC request; the local ACK timer
  *    (4.096 us << timeout) of the oldest message on its way;
  *  - the answers: an ACK completes every message it covers (IBA vol 1
@@ -75,7 +77,6 @@ struct fr_out {
 	uint32_t len, mtu;
 	char *rbuf;			/* a READ's response, gathered */
 	uint32_t rnext;			/* the next response PSN's index */
-	uint32_t rfirst;		/* the index its request asked from (a retry) */
 	long long due;			/* the ACK timer, 0: none (timeout 0) */
 };
 
@@ -83,6 +84,12 @@ struct fr_atom {
 	bool used;
 	uint32_t psn;
 	uint64_t orig;
+};
+
+/* A READ executed: its first PSN and its response packets */
+struct fr_rd {
+	bool used;
+	uint32_t psn, npkt;
 };
 
 struct fe_roce_qp {
@@ -99,6 +106,8 @@ struct fe_roce_qp {
 	uint32_t got, cap;
 	struct fr_atom at[FR_ATOMS];
 	unsigned at_next;
+	struct fr_rd rd[FR_ATOMS];	/* READs executed, for their retries */
+	unsigned rd_next;
 };
 
 struct fe_roce {
@@ -467,7 +476,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		o->len = len;
 		o->mtu = mtu;
 		o->rbuf = rbuf;
-		o->rnext = o->rfirst = skip;
+		o->rnext = skip;
 		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
 		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
 		fr_out_add(rm, o);
@@ -628,7 +637,7 @@ static void fr_resp_in(struct fe_roce *rm, const struct fw_pkt *p)
 		uint32_t want = o->len - off < o->mtu ? o->len - off : o->mtu;
 
 		/* in order, each packet its full share (the timer retries a gap) */
-		if (idx != o->rnext || (first != (idx == o->rfirst)) || (last != (idx + 1 == o->npkt)) ||
+		if (idx != o->rnext || (first != (idx == 0)) || (last != (idx + 1 == o->npkt)) ||
 		    p->payload_len != (o->len ? want : 0))
 			return;
 		if (o->len && !o->rbuf && !(o->rbuf = malloc(o->len)))
@@ -675,15 +684,19 @@ static void fr_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint8_t s
 	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
 }
 
-/* A READ's answer: response packets from the request's PSN on. */
+/* A READ's answer: response packets from the request's PSN on; mid: a
+ * retry from the middle of a READ, answered with MIDDLE and LAST only (linux
+ * v6.1 rxe_resp.c duplicate_request: a PSN past the READ's first replays,
+ * read_reply: FIRST or ONLY only for a new one) */
 static void fr_read_resp(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, const char *data,
-			 uint32_t len)
+			 uint32_t len, bool mid)
 {
 	uint32_t mtu = fr_mtu(qp), npkt = fr_npkt(len, mtu), i, off = 0;
 
 	for (i = 0; i < npkt; i++) {
 		uint32_t n = len - off < mtu ? len - off : mtu;
-		uint8_t code = npkt == 1 ? 0x10 : i == 0 ? 0x0d : i + 1 == npkt ? 0x0f : 0x0e;
+		uint8_t code = i + 1 == npkt ? (npkt == 1 && !mid ? 0x10 : 0x0f) :
+			       i == 0 && !mid ? 0x0d : 0x0e;
 		struct fw_pkt p;
 
 		fr_bth(&p, FW_TR_RC | code, qp->attr.dest_qp_num, psn + i);
@@ -755,6 +768,7 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 		struct fp_packet m;
 		struct fp_response resp = { 0 };
 		struct fe_rcv rcv = { .pkt = &m, .qp = qp, .resp = &resp };
+		bool mid = false;
 
 		memset(&m, 0, sizeof(m));
 		m.op = FP_PKT_READ;
@@ -766,8 +780,12 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 		m.rkey = p->reth.rkey;
 		m.len = p->reth.len;
 		fr_work->recv(rm->dev, &rcv);
+		for (i = 0; i < FR_ATOMS; i++)
+			if (q->rd[i].used && fr_psn_cmp(p->bth.psn, q->rd[i].psn) > 0 &&
+			    fr_psn_cmp(p->bth.psn, (q->rd[i].psn + q->rd[i].npkt) & 0xffffff) < 0)
+				mid = true;
 		if (resp.status == FP_ACK_OK)
-			fr_read_resp(rm, qp, p->bth.psn, resp.data ? resp.data : "", resp.len);
+			fr_read_resp(rm, qp, p->bth.psn, resp.data ? resp.data : "", resp.len, mid);
 		free(resp.data);
 		return;
 	}
@@ -793,7 +811,11 @@ static void fr_respond(struct fe_roce *rm, struct fe_qp *qp, struct fr_code c, u
 	case FP_ACK_OK:
 		q->msn++;
 		if (c.kind == FR_K_READ) {
-			fr_read_resp(rm, qp, first, resp->data ? resp->data : "", resp->len);
+			fr_read_resp(rm, qp, first, resp->data ? resp->data : "", resp->len, false);
+			q->rd[q->rd_next].used = true;
+			q->rd[q->rd_next].psn = first;
+			q->rd[q->rd_next].npkt = fr_npkt(resp->len, fr_mtu(qp));
+			q->rd_next = (q->rd_next + 1) % FR_ATOMS;
 		} else if (c.kind == FR_K_ATOMIC) {
 			q->at[q->at_next].used = true;
 			q->at[q->at_next].psn = first;
