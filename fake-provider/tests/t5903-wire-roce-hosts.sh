@@ -17,8 +17,9 @@
 #     error, and the opcodes the tests sent;
 #   - faults of the wire (the device's own injector): with a loss, a
 #     duplicate, a reordering or a bad ICRC every few packets RC still
-#     completes every message, in order; with every packet lost the
-#     sender ends in IBV_WC_RETRY_EXC_ERR.
+#     completes every message, in order; with every packet lost a
+#     requester at retry_cnt 2 ends in IBV_WC_RETRY_EXC_ERR (at 7 rxe
+#     retries for ever: tools/vm/t6151).
 # Needs root (a network namespace and a veth pair); tools/vm/t6150 puts
 # the reference against real rxe across two guests.
 set -u
