@@ -59,7 +59,11 @@
 # netem counters (tc -s) show each fault hit packets; "the reference the
 # same as rxe" goes red for any wire rule the reference gets wrong: a
 # retry_cnt of 7 counted down (lossall7 ends in RETRY_EXC_ERR within
-# 0.6 s: the reference before its rxe rule), a retry_cnt ignored or one
+# 0.6 s: the reference before its rxe rule, engine/completer.c), a READ
+# asked for whole again after part of its answer came (reorder.ref-
+# requests.on-resp: every try of four responses has one overtaking,
+# RETRY_EXC_ERR where rxe recovers: the reference before engine/roce.c
+# took rxe_req.c req_retry's rule), a retry_cnt ignored or one
 # retry too many or few (lossall: no completion, or a different WR), an
 # RNR NAK not sent or rnr_retry not counted (rnr), a duplicate executed
 # twice (dup: the atomic word or a CMP_SWAP's original value is wrong), a
