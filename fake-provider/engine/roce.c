@@ -13,7 +13,9 @@
  * to the completer):
  *  - the requester side: a message in packets of the path MTU (UD: one),
  *    its PSNs (one per packet, a READ one per response packet it asks
- *    for), taken at its first try and sent again unchanged at every retry;
+ *    for), taken at its first try and sent again unchanged at every retry
+ *    (a READ then asks only for the response packets that have not come,
+ *    linux v6.1 rxe_req.c req_retry);
  *    AckReq on the last packet of an RC request; the local ACK timer
  *    (4.096 us << timeout) of the oldest message on its way;
  *  - the answers: an ACK completes every message it covers (IBA vol 1
@@ -99,6 +101,12 @@ struct fr_atom {
 	uint64_t orig;
 };
 
+/* A READ executed: its first PSN and its response packets */
+struct fr_rd {
+	bool used;
+	uint32_t psn, npkt;
+};
+
 struct fe_roce_qp {
 	uint32_t npsn;			/* requester: the next message's first PSN */
 	uint32_t epsn;			/* responder: the PSN it expects */
@@ -113,6 +121,8 @@ struct fe_roce_qp {
 	uint32_t got, cap;
 	struct fr_atom at[FR_ATOMS];
 	unsigned at_next;
+	struct fr_rd rd[FR_ATOMS];	/* READs executed, for their retries */
+	unsigned rd_next;
 };
 
 struct fe_roce {
@@ -122,6 +132,7 @@ struct fe_roce {
 	struct fw_udp u[2];		/* [0] IPv6 link-local, [1] IPv4 */
 	bool has[2];
 	struct fr_out *out;		/* in the order sent */
+	struct fr_out *parked;		/* READs lost with part of their answer */
 	uint64_t next_id;
 	pthread_t thread;
 	unsigned long ntx;		/* packets sent, for the faults */
@@ -208,6 +219,25 @@ static void fr_out_free(struct fr_out *o)
 	free(o);
 }
 
+/* The READ of QP qpn at PSN psn lost with part of its answer, out of the
+ * parked ones (NULL: none); all: every one of the QP freed instead. */
+static struct fr_out *fr_parked_take(struct fe_roce *rm, uint32_t qpn, uint32_t psn, bool all)
+{
+	struct fr_out **pp = &rm->parked, *k;
+
+	while ((k = *pp)) {
+		if (k->qpn == qpn && (all || k->psn == psn)) {
+			*pp = k->next;
+			if (!all)
+				return k;
+			fr_out_free(k);
+		} else {
+			pp = &k->next;
+		}
+	}
+	return NULL;
+}
+
 void fe_roce_qp_free(struct fe_qp *qp)
 {
 	struct fe_roce *rm = qp->dev ? *fe_dev_roce_slot(qp->dev) : NULL;
@@ -223,6 +253,7 @@ void fe_roce_qp_free(struct fe_qp *qp)
 				pp = &o->next;
 			}
 		}
+		fr_parked_take(rm, qp->qpn, 0, true);
 	}
 	if (qp->roce) {
 		free(qp->roce->buf);
@@ -402,6 +433,8 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 	bool asks = fe_pkt_asks(pkt->op);
 	bool again;
 	int err = 0;
+	uint32_t skip = 0;		/* a READ's response packets already here */
+	char *rbuf = NULL;
 
 	if (!rm || !q)
 		return ENOMEM;
@@ -417,6 +450,19 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		q->npsn = (q->npsn + npkt) & 0xffffff;
 	}
 	sent->wire = true;
+	/* a READ sent again asks only for what has not come: its address past
+	 * the packets that came, its length what is left, its PSN the first
+	 * missing one (linux v6.1 rxe_req.c req_retry: wqe->iova += npsn *
+	 * mtu, the RETH length wqe->dma.resid; rxe_comp.c keeps what came) */
+	if (again && pkt->op == FP_PKT_READ) {
+		struct fr_out *k = fr_parked_take(rm, r->qpn, sent->wpsn, false);
+
+		if (k) {
+			skip = k->rnext;
+			rbuf = k->rbuf;
+			free(k);
+		}
+	}
 	/* a READ or an atomic is one packet; a message one per MTU */
 	for (i = 0, off = 0; i < (asks ? 1 : npkt); i++) {
 		uint32_t n = asks ? 0 : len - off < mtu ? len - off : mtu;
@@ -424,13 +470,13 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		int opc = fr_req_opcode(r->type, pkt->op, pos);
 		struct fw_pkt p;
 
-		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, sent->wpsn + i);
+		fr_bth(&p, (uint8_t)opc, pkt->dst_qpn, (sent->wpsn + i + skip) & 0xffffff);
 		p.bth.se = pkt->solicited && (pos == 2 || pos == 3);
 		p.bth.ackreq = fr_rc_like(r->type) && (pos == 2 || pos == 3);
 		if (pos == 0 || pos == 3) {
-			p.reth.va = pkt->remote_addr;
+			p.reth.va = pkt->remote_addr + (uint64_t)skip * mtu;
 			p.reth.rkey = pkt->rkey;
-			p.reth.len = len;
+			p.reth.len = len - skip * mtu;
 		}
 		p.atometh.va = pkt->remote_addr;
 		p.atometh.rkey = pkt->rkey;
@@ -451,14 +497,18 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 			break;
 		off += n;
 	}
-	if (err || !reliable)
+	if (err || !reliable) {
+		free(rbuf);
 		return err;
+	}
 	{
 		struct fr_out *o = calloc(1, sizeof(*o));
 		uint8_t t = r->attr.timeout;
 
-		if (!o)
+		if (!o) {
+			free(rbuf);
 			return ENOMEM;
+		}
 		fr_out_drop_psn(rm, r->qpn, sent->wpsn);
 		o->qpn = r->qpn;
 		o->id = ++rm->next_id;
@@ -467,6 +517,8 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		o->npkt = npkt;
 		o->len = len;
 		o->mtu = mtu;
+		o->rbuf = rbuf;
+		o->rnext = skip;
 		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
 		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
 		fr_out_add(rm, o);
@@ -518,8 +570,16 @@ static void fr_done(struct fe_roce *rm, struct fr_out *o, struct fp_response *re
 static void fr_lost(struct fe_roce *rm, struct fr_out *o)
 {
 	struct fp_response resp = { .status = FP_ACK_NO_PATH, .timer_ran = true };
+	struct fr_out *k;
 
 	fr_drop_after(rm, o);
+	/* a READ keeps the packets of its answer that came, for its retry */
+	if (o->op == FP_PKT_READ && o->rnext && (k = malloc(sizeof(*k)))) {
+		*k = *o;
+		o->rbuf = NULL;
+		k->next = rm->parked;
+		rm->parked = k;
+	}
 	fr_done(rm, o, &resp);
 }
 
@@ -666,15 +726,19 @@ static void fr_ack(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, uint8_t s
 	fr_tx(rm, qp->attr.ah_attr.grh.dgid.raw, &p, false);
 }
 
-/* A READ's answer: response packets from the request's PSN on. */
+/* A READ's answer: response packets from the request's PSN on; mid: a
+ * retry from the middle of a READ, answered with MIDDLE and LAST only (linux
+ * v6.1 rxe_resp.c duplicate_request: a PSN past the READ's first replays,
+ * read_reply: FIRST or ONLY only for a new one) */
 static void fr_read_resp(struct fe_roce *rm, struct fe_qp *qp, uint32_t psn, const char *data,
-			 uint32_t len)
+			 uint32_t len, bool mid)
 {
 	uint32_t mtu = fr_mtu(qp), npkt = fr_npkt(len, mtu), i, off = 0;
 
 	for (i = 0; i < npkt; i++) {
 		uint32_t n = len - off < mtu ? len - off : mtu;
-		uint8_t code = npkt == 1 ? 0x10 : i == 0 ? 0x0d : i + 1 == npkt ? 0x0f : 0x0e;
+		uint8_t code = i + 1 == npkt ? (npkt == 1 && !mid ? 0x10 : 0x0f) :
+			       i == 0 && !mid ? 0x0d : 0x0e;
 		struct fw_pkt p;
 
 		fr_bth(&p, fr_tr(qp->type) | code, qp->attr.dest_qp_num, psn + i);
@@ -767,6 +831,7 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 		struct fp_packet m;
 		struct fp_response resp = { 0 };
 		struct fe_rcv rcv = { .pkt = &m, .qp = qp, .resp = &resp };
+		bool mid = false;
 
 		memset(&m, 0, sizeof(m));
 		m.op = FP_PKT_READ;
@@ -776,8 +841,12 @@ static void fr_duplicate(struct fe_roce *rm, struct fe_qp *qp, const struct fw_p
 		m.rkey = p->reth.rkey;
 		m.len = p->reth.len;
 		fr_work->recv(rm->dev, &rcv);
+		for (i = 0; i < FR_ATOMS; i++)
+			if (q->rd[i].used && fr_psn_cmp(p->bth.psn, q->rd[i].psn) > 0 &&
+			    fr_psn_cmp(p->bth.psn, (q->rd[i].psn + q->rd[i].npkt) & 0xffffff) < 0)
+				mid = true;
 		if (resp.status == FP_ACK_OK)
-			fr_read_resp(rm, qp, p->bth.psn, resp.data ? resp.data : "", resp.len);
+			fr_read_resp(rm, qp, p->bth.psn, resp.data ? resp.data : "", resp.len, mid);
 		free(resp.data);
 		return;
 	}
@@ -803,7 +872,11 @@ static void fr_respond(struct fe_roce *rm, struct fe_qp *qp, struct fr_code c, u
 	case FP_ACK_OK:
 		q->msn++;
 		if (c.kind == FR_K_READ) {
-			fr_read_resp(rm, qp, first, resp->data ? resp->data : "", resp->len);
+			fr_read_resp(rm, qp, first, resp->data ? resp->data : "", resp->len, false);
+			q->rd[q->rd_next].used = true;
+			q->rd[q->rd_next].psn = first;
+			q->rd[q->rd_next].npkt = fr_npkt(resp->len, fr_mtu(qp));
+			q->rd_next = (q->rd_next + 1) % FR_ATOMS;
 		} else if (c.kind == FR_K_ATOMIC) {
 			q->at[q->at_next].used = true;
 			q->at[q->at_next].psn = first;

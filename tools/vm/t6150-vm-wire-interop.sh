@@ -74,59 +74,14 @@ rdma-rxe-serves 18523 rxe ibvct-wire-rdma -s 4096 -m 1024
 rdma-ref-serves 18524 ref ibvct-wire-rdma -s 4096 -m 1024
 EOF
 
-# One script for both guests: side.sh ROLE OUT BUILD SCRIPT CACHE STEPS PEER
+# One script for both guests: side.sh ROLE OUT BUILD SCRIPT CACHE STEPS PEER LIB
 cat >"$tl_tmp/side.sh" <<'EOF'
-PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 role=$1 out=$2 build=$3 fps=$4 cache=$5 steps=$6 peer=$7
-m=${IBVCT_TIMEOUT_MULT:-1}
-# a program's limit; a program whose peer has ended gets a grace only
-lim=$((30 * m)) grace=$((2 * m))
-log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >>"$out/$role.log"; }
-listening() {
-	awk -v p=":$(printf '%04X' "$1")" '$2 ~ p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-# waitfor FILE...: until one exists (0), or lim runs out (1)
-waitfor() {
-	i=0
-	while [ "$i" -lt $((lim * 10)) ]; do
-		for f in "$@"; do [ -e "$f" ] && return 0; done
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# rxe0's RoCE v2 GID of the IPv6 link-local address
-gid6() {
-	g6= i=0
-	while [ -z "$g6" ] && [ "$i" -lt $((lim * 10)) ]; do
-		for x in 0 1 2 3 4 5 6 7; do
-			case $(cat /sys/class/infiniband/rxe0/ports/1/gids/$x 2>/dev/null) in
-			fe80:*) [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$x 2>/dev/null)" = "RoCE v2" ] && g6=$x ;;
-			esac
-		done
-		[ -n "$g6" ] || { sleep 0.1; i=$((i + 1)); }
-	done
-	echo "$g6"
-}
-# eth0's IPv6 link-local address once it is no longer tentative
-lladdr() {
-	i=0
-	while [ "$i" -lt $((lim * 10)) ]; do
-		a=$(ip -6 addr show dev eth0 scope link 2>/dev/null | grep -v tentative |
-			sed -n 's/.*inet6 \(fe80:[^/]*\)\/.*/\1/p' | head -n 1)
-		[ -n "$a" ] && { echo "$a"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+. "$8"
 
 ko=
 if [ "$role" = ref ] && [ "$peer" = ref ]; then
-	ko=$(ls "$cache"/kernels/linux-image-"$(uname -r)"_*/modules/rdma_rxe.ko 2>/dev/null | head -n 1)
-	[ -n "$ko" ] || { log "no rdma_rxe.ko of $(uname -r) in $cache"; exit 1; }
-	rdma link delete rxe0 && rmmod rdma_rxe || { log "cannot take rdma_rxe out"; exit 1; }
+	wp_rxe_out || exit 1
 	gid=0
 	# the programs on the reference target (a sanitized build: ASan first)
 	pre="env ${IBVCT_PRELOAD:+LD_PRELOAD=$IBVCT_PRELOAD} $build/bin/ibvct-run --private --script $fps --"
@@ -148,7 +103,6 @@ fi
 prev=
 while read -r name port server prog args; do
 	[ "$prog" = ibvct-wire-rdma ] && prog=$build/bin/ibvct-wire-rdma
-	if [ "$server" = "$role" ]; then me=server other=client; else me=client other=server; fi
 	if [ -n "$tp" ]; then
 		# the step's packets start after both programs of the one before ended
 		[ -z "$prev" ] || waitfor "$out/$prev.client.rc" >/dev/null
@@ -156,38 +110,8 @@ while read -r name port server prog args; do
 		echo "$name $(date +%s.%N)" >>"$out/marks"
 	fi
 	prev=$name
-	log "$name: $me"
 	# shellcheck disable=SC2086 # the step's arguments
-	if [ "$me" = server ]; then
-		timeout "$lim" $pre $prog $args -d rxe0 -g "$gid" -p "$port" >"$out/$name.server" 2>&1 &
-	else
-		if ! waitfor "$out/$name.listening" "$out/$name.server.rc" || [ ! -e "$out/$name.listening" ]; then
-			echo "the server never listened on $port" >"$out/$name.client"
-			echo 125 >"$out/$name.client.rc"
-			continue
-		fi
-		timeout "$lim" $pre $prog $args -d rxe0 -g "$gid" -p "$port" "$IBVCT_VM_PEER" >"$out/$name.client" 2>&1 &
-	fi
-	pid=$!
-	left=-1
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$me" = server ] && [ ! -e "$out/$name.listening" ] && listening "$port"; then
-			: >"$out/$name.listening"
-		fi
-		# the peer's program ended: ours gets a grace, then is ended
-		if [ "$left" -lt 0 ] && [ -e "$out/$name.$other.rc" ]; then
-			left=$((grace * 10))
-		elif [ "$left" -eq 0 ]; then
-			log "$name: the $other ended $grace s ago; ending the $me"
-			kill "$pid" 2>/dev/null
-		elif [ "$left" -gt 0 ]; then
-			left=$((left - 1))
-		fi
-		sleep 0.1
-	done
-	wait "$pid"
-	echo $? >"$out/$name.$me.rc"
-	log "$name: $me exit $(cat "$out/$name.$me.rc")"
+	wp_step "$name" "$port" "$server" $prog $args
 done <"$steps"
 
 rc=0
@@ -198,7 +122,7 @@ if [ -n "$tp" ]; then
 	wait "$tp"
 fi
 if [ -n "$ko" ]; then
-	insmod "$ko" && rdma link add rxe0 type rxe netdev eth0 || { log "cannot put rxe0 back"; rc=1; }
+	wp_rxe_back || rc=1
 fi
 log "done"
 exit "$rc"
@@ -206,8 +130,8 @@ EOF
 
 run_cmd sh "$vm" pair --no-pool --out "$out" --result "$tl_tmp/result" --timeout 900 \
 	--ready-port "$(sed -n '1s/^[^ ]* \([0-9]*\) .*/\1/p' "$tl_tmp/steps")" \
-	--server "sh $tl_tmp/side.sh rxe $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer" \
-	--client "sh $tl_tmp/side.sh ref $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer"
+	--server "sh $tl_tmp/side.sh rxe $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $src/tools/vm/wire-pair-lib.sh" \
+	--client "sh $tl_tmp/side.sh ref $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $src/tools/vm/wire-pair-lib.sh"
 if rc_is 125 && [ -n "${IBVCT_VM_NORESULT:-}" ]; then
 	echo "rxe against the reference's RoCE v2 (t6150): $(sed -n 's/^reason=//p' "$tl_tmp/result")" >>"$IBVCT_VM_NORESULT"
 fi

@@ -8,7 +8,8 @@
  * transport, each way).
  *
  *   ibvct-wire-rdma [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-s SIZE]
- *                   [-m MTU] [SERVER]
+ *                   [-m MTU] [-t TIMEOUT] [-r RETRY_CNT] [-R RNR_RETRY]
+ *                   [-l SECONDS] [-n] [SERVER]
  *
  * Without SERVER it is the passive side (the target of the operations): it
  * registers a buffer with remote write, read and atomic access, fills the
@@ -28,8 +29,16 @@
  *
  * Each step prints a line; exit 0 when every check held (on either side),
  * 1 when one did not, 2 for usage. Waits for a completion or the peer are
- * bounded (60 s times IBVCT_TIMEOUT_MULT), so a side whose peer never
- * answers ends.
+ * bounded (60 s times IBVCT_TIMEOUT_MULT; -l SECONDS, times the same, for
+ * a completion), so a side whose peer never answers ends.
+ *
+ * Under faults on the wire (t6151): the first operation that fails ends
+ * the active side's sequence (its QP is in the error state, the rest
+ * would only flush) with one line "outcome: wr N status S (NAME)", what
+ * t6151 compares; the QP attributes the faults act on are options: -t the
+ * local ACK timeout (4.096 us * 2^TIMEOUT, default 17), -r retry_cnt and
+ * -R rnr_retry (7 each by default); -n: the passive side posts no
+ * receive, so the WRITE_WITH_IMM meets RNR NAKs.
  */
 #include <endian.h>
 #include <errno.h>
@@ -72,7 +81,9 @@ struct wr_ctx {
 	enum ibv_mtu mtu;
 	union ibv_gid gid;
 	uint32_t psn;
-	long long limit_ms;
+	long long limit_ms;		/* a wait for the peer */
+	long long wc_limit_ms;		/* a wait for a completion */
+	uint8_t timeout, retry_cnt, rnr_retry;
 };
 
 struct wr_peer {
@@ -300,9 +311,9 @@ static int wr_connect_qp(struct wr_ctx *c, const struct wr_peer *p)
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 17;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
 	a.sq_psn = c->psn;
 	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -316,18 +327,21 @@ static int wr_connect_qp(struct wr_ctx *c, const struct wr_peer *p)
 /* One completion within the limit: 0 when it is wr_id's and a success */
 static int wr_wait(struct wr_ctx *c, uint64_t wr_id, const char *what, struct ibv_wc *wc)
 {
-	long long end = wr_now_ms() + c->limit_ms;
+	long long end = wr_now_ms() + c->wc_limit_ms;
 	int n;
 
 	while ((n = ibv_poll_cq(c->cq, 1, wc)) == 0 && wr_now_ms() < end)
 		usleep(200);
 	if (n != 1) {
 		wr_bad("%s: %s", what, n < 0 ? "ibv_poll_cq failed" : "no completion in the limit");
+		printf("outcome: wr %" PRIu64 " %s\n", wr_id, n < 0 ? "poll failed" : "no completion");
 		return -1;
 	}
 	if (wc->status != IBV_WC_SUCCESS || wc->wr_id != wr_id) {
 		wr_bad("%s: completion of wr %" PRIu64 ": %s (vendor error 0x%x)", what, wc->wr_id,
 		       ibv_wc_status_str(wc->status), wc->vendor_err);
+		printf("outcome: wr %" PRIu64 " status %d (%s)\n", wc->wr_id, (int)wc->status,
+		       ibv_wc_status_str(wc->status));
 		return -1;
 	}
 	return 0;
@@ -367,8 +381,9 @@ static uint64_t wr_u64(const unsigned char *p)
 	return v;
 }
 
-/* The atomic on the word at the peer; its original value must be want */
-static void wr_atomic(struct wr_ctx *c, const struct wr_peer *p, uint64_t id,
+/* The atomic on the word at the peer; its original value must be want.
+ * -1 when it did not complete as a success */
+static int wr_atomic(struct wr_ctx *c, const struct wr_peer *p, uint64_t id,
 		      enum ibv_wr_opcode op, uint64_t cmp_add, uint64_t swap, uint64_t want,
 		      const char *what)
 {
@@ -377,13 +392,14 @@ static void wr_atomic(struct wr_ctx *c, const struct wr_peer *p, uint64_t id,
 
 	if (wr_post(c, p, id, op, off, 8, p->addr + 3 * c->size, cmp_add, swap) ||
 	    wr_wait(c, id, what, &wc))
-		return;
+		return -1;
 	if (wr_u64(c->buf + off) != want) {
 		wr_bad("%s: original value 0x%016" PRIx64 ", want 0x%016" PRIx64, what,
 		       wr_u64(c->buf + off), want);
-		return;
+		return 0;
 	}
 	printf("%s: original value 0x%016" PRIx64 " as expected\n", what, want);
+	return 0;
 }
 
 static void wr_active(struct wr_ctx *c, const struct wr_peer *p)
@@ -394,19 +410,24 @@ static void wr_active(struct wr_ctx *c, const struct wr_peer *p)
 
 	wr_fill(c->buf, s, 1);
 	wr_fill(c->buf + s, s, 2);
-	if (!wr_post(c, p, 1, IBV_WR_RDMA_WRITE, 0, len, p->addr, 0, 0) &&
-	    !wr_wait(c, 1, "RDMA WRITE", &wc))
-		printf("RDMA WRITE: %zu bytes, completed\n", s);
-	if (!wr_post(c, p, 2, IBV_WR_RDMA_WRITE_WITH_IMM, s, len, p->addr + s, 0, 0) &&
-	    !wr_wait(c, 2, "RDMA WRITE_WITH_IMM", &wc))
-		printf("RDMA WRITE_WITH_IMM: %zu bytes, immediate 0x%08x, completed\n", s, WR_IMM);
-	if (!wr_post(c, p, 3, IBV_WR_RDMA_READ, 2 * s, len, p->addr + 2 * s, 0, 0) &&
-	    !wr_wait(c, 3, "RDMA READ", &wc) && !wr_check(c->buf + 2 * s, s, 3, "RDMA READ"))
+	if (wr_post(c, p, 1, IBV_WR_RDMA_WRITE, 0, len, p->addr, 0, 0) ||
+	    wr_wait(c, 1, "RDMA WRITE", &wc))
+		return;
+	printf("RDMA WRITE: %zu bytes, completed\n", s);
+	if (wr_post(c, p, 2, IBV_WR_RDMA_WRITE_WITH_IMM, s, len, p->addr + s, 0, 0) ||
+	    wr_wait(c, 2, "RDMA WRITE_WITH_IMM", &wc))
+		return;
+	printf("RDMA WRITE_WITH_IMM: %zu bytes, immediate 0x%08x, completed\n", s, WR_IMM);
+	if (wr_post(c, p, 3, IBV_WR_RDMA_READ, 2 * s, len, p->addr + 2 * s, 0, 0) ||
+	    wr_wait(c, 3, "RDMA READ", &wc))
+		return;
+	if (!wr_check(c->buf + 2 * s, s, 3, "RDMA READ"))
 		printf("RDMA READ: %zu bytes, each as the peer wrote them\n", s);
-	wr_atomic(c, p, 4, IBV_WR_ATOMIC_CMP_AND_SWP, ATOM_INIT, ATOM_SWAP, ATOM_INIT,
-		  "CMP_SWAP (equal)");
-	wr_atomic(c, p, 5, IBV_WR_ATOMIC_CMP_AND_SWP, ATOM_INIT, ATOM_OTHER, ATOM_SWAP,
-		  "CMP_SWAP (not equal)");
+	if (wr_atomic(c, p, 4, IBV_WR_ATOMIC_CMP_AND_SWP, ATOM_INIT, ATOM_SWAP, ATOM_INIT,
+		      "CMP_SWAP (equal)") ||
+	    wr_atomic(c, p, 5, IBV_WR_ATOMIC_CMP_AND_SWP, ATOM_INIT, ATOM_OTHER, ATOM_SWAP,
+		      "CMP_SWAP (not equal)"))
+		return;
 	wr_atomic(c, p, 6, IBV_WR_ATOMIC_FETCH_AND_ADD, ATOM_ADD, 0, ATOM_SWAP, "FETCH_ADD");
 }
 
@@ -443,13 +464,15 @@ static void wr_passive_check(struct wr_ctx *c, char *verdict, size_t vl)
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *port = "18515", *server = NULL;
-	struct wr_ctx c = { .size = 4096, .port = 1, .gid_idx = 0, .mtu = IBV_MTU_1024 };
+	struct wr_ctx c = { .size = 4096, .port = 1, .gid_idx = 0, .mtu = IBV_MTU_1024,
+			  .timeout = 17, .retry_cnt = 7, .rnr_retry = 7 };
 	char line[LINE_LEN], hex[33];
 	struct wr_peer p;
 	long mult = getenv("IBVCT_TIMEOUT_MULT") ? atol(getenv("IBVCT_TIMEOUT_MULT")) : 1;
-	int opt, fd = -1, mtu;
+	int opt, fd = -1, mtu, no_recv = 0;
+	long wc_secs = 60;
 
-	while ((opt = getopt(argc, argv, "d:i:g:p:s:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:g:p:s:m:t:r:R:l:n")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'i': c.port = (uint8_t)atoi(optarg); break;
@@ -464,14 +487,21 @@ int main(int argc, char **argv)
 			if (!c.mtu)
 				goto usage;
 			break;
+		case 't': c.timeout = (uint8_t)atoi(optarg); break;
+		case 'r': c.retry_cnt = (uint8_t)atoi(optarg); break;
+		case 'R': c.rnr_retry = (uint8_t)atoi(optarg); break;
+		case 'l': wc_secs = atol(optarg); break;
+		case 'n': no_recv = 1; break;
 		default: goto usage;
 		}
 	}
-	if (optind < argc - 1 || c.size < 8 || c.size % 8 || c.size > (1u << 20) || c.port < 1)
+	if (optind < argc - 1 || c.size < 8 || c.size % 8 || c.size > (1u << 20) || c.port < 1 ||
+	    c.timeout > 31 || c.retry_cnt > 7 || c.rnr_retry > 7 || wc_secs < 1)
 		goto usage;
 	if (optind == argc - 1)
 		server = argv[optind];
 	c.limit_ms = 60000LL * (mult > 0 ? mult : 1);
+	c.wc_limit_ms = 1000LL * wc_secs * (mult > 0 ? mult : 1);
 
 	if (wr_open(&c, dev))
 		goto out;
@@ -482,7 +512,7 @@ int main(int argc, char **argv)
 		/* the WRITE_WITH_IMM's receive: no SGE, its data goes to memory */
 		struct ibv_recv_wr rwr = { .wr_id = 7 }, *bad;
 
-		errno = ibv_post_recv(c.qp, &rwr, &bad);
+		errno = no_recv ? 0 : ibv_post_recv(c.qp, &rwr, &bad);
 		if (errno) {
 			perror("ibvct-wire-rdma: ibv_post_recv");
 			goto out;
@@ -547,6 +577,6 @@ done:
 	return wr_failed;
 usage:
 	fprintf(stderr, "usage: ibvct-wire-rdma [-d DEV] [-i PORT] [-g GIDIDX] [-p TCPPORT] [-s SIZE] "
-		"[-m MTU] [SERVER]\n");
+		"[-m MTU]\n\t[-t TIMEOUT] [-r RETRY_CNT] [-R RNR_RETRY] [-l SECONDS] [-n] [SERVER]\n");
 	return 2;
 }
