@@ -62,7 +62,6 @@
 #define ATOM_SWAP	UINT64_C(0x5555666677778888)
 #define ATOM_OTHER	UINT64_C(0x9999aaaabbbbcccc)	/* a swap that must not happen */
 #define ATOM_ADD	UINT64_C(0x0000000100000003)
-#define LINE_LEN	128
 
 /* The passive side's buffer: [0, S) the WRITE's, [S, 2S) the WRITE_IMM's,
  * [2S, 3S) the pattern the READ takes, then the 8-byte atomic word. The
@@ -132,81 +131,6 @@ static int wr_check(const unsigned char *p, size_t len, unsigned seed, const cha
 	return 0;
 }
 
-static long long wr_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* ---- the TCP exchange ------------------------------------------------------------ */
-static int wr_listen_accept(const char *port, long long limit_ms)
-{
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM }, *res, *r;
-	int lfd = -1, fd = -1, one = 1;
-	struct pollfd pfd;
-
-	if (getaddrinfo(NULL, port, &hints, &res))
-		return -1;
-	for (r = res; r; r = r->ai_next) {
-		lfd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
-		if (lfd < 0)
-			continue;
-		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(lfd, r->ai_addr, r->ai_addrlen) && !listen(lfd, 1))
-			break;
-		close(lfd);
-		lfd = -1;
-	}
-	freeaddrinfo(res);
-	if (lfd < 0)
-		return -1;
-	pfd = (struct pollfd){ .fd = lfd, .events = POLLIN };
-	if (poll(&pfd, 1, (int)limit_ms) == 1)
-		fd = accept(lfd, NULL, NULL);
-	close(lfd);
-	return fd;
-}
-
-/* A fixed-size line each way: 0, or -1 when the peer closed or was silent
- * for limit_ms */
-static int wr_send_line(int fd, const char *line)
-{
-	char b[LINE_LEN] = { 0 };
-
-	snprintf(b, sizeof(b), "%s", line);
-	return send(fd, b, sizeof(b), MSG_NOSIGNAL) == (ssize_t)sizeof(b) ? 0 : -1;
-}
-
-static int wr_recv_line(int fd, char *line, long long limit_ms)
-{
-	size_t got = 0;
-	long long end = wr_now_ms() + limit_ms;
-
-	while (got < LINE_LEN) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = end - wr_now_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
-			return -1;
-		n = recv(fd, line + got, LINE_LEN - got, 0);
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	line[LINE_LEN - 1] = 0;
-	return 0;
-}
-
-static void wr_gid_hex(const union ibv_gid *g, char *hex)
-{
-	for (int k = 0; k < 16; k++)
-		sprintf(hex + 2 * k, "%02x", g->raw[k]);
-}
-
 static int wr_parse_peer(const char *line, struct wr_peer *p)
 {
 	char hex[33];
@@ -214,12 +138,7 @@ static int wr_parse_peer(const char *line, struct wr_peer *p)
 	if (sscanf(line, "%x:%x:%32[0-9a-f]:%" SCNx64 ":%x", &p->qpn, &p->psn, hex, &p->addr,
 		   &p->rkey) != 5 || strlen(hex) != 32)
 		return -1;
-	for (int k = 0; k < 16; k++) {
-		unsigned b;
-
-		sscanf(hex + 2 * k, "%2x", &b);
-		p->gid.raw[k] = (uint8_t)b;
-	}
+	wire_gid_unhex(hex, p->gid.raw);
 	return 0;
 }
 
@@ -327,10 +246,10 @@ static int wr_connect_qp(struct wr_ctx *c, const struct wr_peer *p)
 /* One completion within the limit: 0 when it is wr_id's and a success */
 static int wr_wait(struct wr_ctx *c, uint64_t wr_id, const char *what, struct ibv_wc *wc)
 {
-	long long end = wr_now_ms() + c->wc_limit_ms;
+	long long end = wire_now_ms() + c->wc_limit_ms;
 	int n;
 
-	while ((n = ibv_poll_cq(c->cq, 1, wc)) == 0 && wr_now_ms() < end)
+	while ((n = ibv_poll_cq(c->cq, 1, wc)) == 0 && wire_now_ms() < end)
 		usleep(200);
 	if (n != 1) {
 		wr_bad("%s: %s", what, n < 0 ? "ibv_poll_cq failed" : "no completion in the limit");
@@ -466,7 +385,7 @@ int main(int argc, char **argv)
 	const char *dev = NULL, *port = "18515", *server = NULL;
 	struct wr_ctx c = { .size = 4096, .port = 1, .gid_idx = 0, .mtu = IBV_MTU_1024,
 			  .timeout = 17, .retry_cnt = 7, .rnr_retry = 7 };
-	char line[LINE_LEN], hex[33];
+	char line[WIRE_LINE_LEN], hex[33];
 	struct wr_peer p;
 	long mult = getenv("IBVCT_TIMEOUT_MULT") ? atol(getenv("IBVCT_TIMEOUT_MULT")) : 1;
 	int opt, fd = -1, mtu, no_recv = 0;
@@ -517,7 +436,7 @@ int main(int argc, char **argv)
 			perror("ibvct-wire-rdma: ibv_post_recv");
 			goto out;
 		}
-		fd = wr_listen_accept(port, c.limit_ms);
+		fd = wire_tcp_accept(port, c.limit_ms);
 	} else {
 		fd = wire_tcp_connect(server, port);
 	}
@@ -525,42 +444,42 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibvct-wire-rdma: no TCP connection on port %s\n", port);
 		goto out;
 	}
-	wr_gid_hex(&c.gid, hex);
+	wire_gid_hex(c.gid.raw, hex);
 	snprintf(line, sizeof(line), "%06x:%06x:%s:%016" PRIx64 ":%08x", c.qp->qp_num, c.psn, hex,
 		 (uint64_t)(uintptr_t)c.buf, c.mr->rkey);
 	printf("local:  QPN 0x%06x PSN 0x%06x GID %s\n", c.qp->qp_num, c.psn, hex);
-	if (wr_send_line(fd, line) || wr_recv_line(fd, line, c.limit_ms) || wr_parse_peer(line, &p)) {
+	if (wire_line_send(fd, line) || wire_line_recv(fd, line, c.limit_ms) || wr_parse_peer(line, &p)) {
 		fprintf(stderr, "ibvct-wire-rdma: the address exchange failed\n");
 		goto out;
 	}
-	wr_gid_hex(&p.gid, hex);
+	wire_gid_hex(p.gid.raw, hex);
 	printf("remote: QPN 0x%06x PSN 0x%06x GID %s\n", p.qpn, p.psn, hex);
 	if (wr_connect_qp(&c, &p))
 		goto out;
 	/* both QPs ready before the first request */
-	if (wr_send_line(fd, "ready") || wr_recv_line(fd, line, c.limit_ms) || strcmp(line, "ready")) {
+	if (wire_line_send(fd, "ready") || wire_line_recv(fd, line, c.limit_ms) || strcmp(line, "ready")) {
 		fprintf(stderr, "ibvct-wire-rdma: the peer never got ready\n");
 		goto out;
 	}
 	if (server) {
 		wr_active(&c, &p);
-		if (wr_send_line(fd, wr_failed ? "failed" : "done") ||
-		    wr_recv_line(fd, line, c.limit_ms))
+		if (wire_line_send(fd, wr_failed ? "failed" : "done") ||
+		    wire_line_recv(fd, line, c.limit_ms))
 			wr_bad("no verdict from the passive side");
 		else if (strcmp(line, "ok"))
 			wr_bad("the passive side: %s", line);
 		else
 			printf("the passive side: its memory and receive as expected\n");
 	} else {
-		char verdict[LINE_LEN];
+		char verdict[WIRE_LINE_LEN];
 
-		if (wr_recv_line(fd, line, c.limit_ms)) {
+		if (wire_line_recv(fd, line, c.limit_ms)) {
 			wr_bad("the active side never said it was done");
 		} else if (strcmp(line, "done")) {
 			wr_bad("the active side: %s", line);
 		} else {
 			wr_passive_check(&c, verdict, sizeof(verdict));
-			if (wr_send_line(fd, verdict))
+			if (wire_line_send(fd, verdict))
 				wr_bad("cannot tell the active side the verdict");
 		}
 	}

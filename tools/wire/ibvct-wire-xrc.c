@@ -60,7 +60,6 @@
 #define XI_RECVS	2		/* receives posted on each SRQ */
 #define WR_OTHER	100		/* wr_id of the other SRQ's first receive */
 #define WR_NAMED	200		/* of the named SRQ's */
-#define LINE_LEN	128
 
 /* The target side's buffer: [0, S) and [S, 2S) the named SRQ's receives,
  * [2S, 3S) and [3S, 4S) the other's, [4S, 5S) the WRITE's, [5S, 6S) the
@@ -133,79 +132,6 @@ static int xi_check(const unsigned char *p, size_t len, unsigned seed, const cha
 	return 0;
 }
 
-static long long xi_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* ---- the TCP exchange ------------------------------------------------------------ */
-static int xi_listen_accept(const char *port, long long limit_ms)
-{
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM }, *res, *r;
-	int lfd = -1, fd = -1, one = 1;
-	struct pollfd pfd;
-
-	if (getaddrinfo(NULL, port, &hints, &res))
-		return -1;
-	for (r = res; r; r = r->ai_next) {
-		lfd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
-		if (lfd < 0)
-			continue;
-		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(lfd, r->ai_addr, r->ai_addrlen) && !listen(lfd, 1))
-			break;
-		close(lfd);
-		lfd = -1;
-	}
-	freeaddrinfo(res);
-	if (lfd < 0)
-		return -1;
-	pfd = (struct pollfd){ .fd = lfd, .events = POLLIN };
-	if (poll(&pfd, 1, (int)limit_ms) == 1)
-		fd = accept(lfd, NULL, NULL);
-	close(lfd);
-	return fd;
-}
-
-static int xi_send_line(int fd, const char *line)
-{
-	char b[LINE_LEN] = { 0 };
-
-	snprintf(b, sizeof(b), "%s", line);
-	return send(fd, b, sizeof(b), MSG_NOSIGNAL) == (ssize_t)sizeof(b) ? 0 : -1;
-}
-
-static int xi_recv_line(int fd, char *line, long long limit_ms)
-{
-	size_t got = 0;
-	long long end = xi_now_ms() + limit_ms;
-
-	while (got < LINE_LEN) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = end - xi_now_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
-			return -1;
-		n = recv(fd, line + got, LINE_LEN - got, 0);
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	line[LINE_LEN - 1] = 0;
-	return 0;
-}
-
-static void xi_gid_hex(const union ibv_gid *g, char *hex)
-{
-	for (int k = 0; k < 16; k++)
-		sprintf(hex + 2 * k, "%02x", g->raw[k]);
-}
-
 static int xi_parse_peer(const char *line, struct xi_peer *p)
 {
 	char hex[33];
@@ -213,12 +139,7 @@ static int xi_parse_peer(const char *line, struct xi_peer *p)
 	if (sscanf(line, "%x:%x:%32[0-9a-f]:%" SCNx64 ":%x:%x", &p->qpn, &p->psn, hex, &p->addr,
 		   &p->rkey, &p->srqn) != 6 || strlen(hex) != 32)
 		return -1;
-	for (int k = 0; k < 16; k++) {
-		unsigned b;
-
-		sscanf(hex + 2 * k, "%2x", &b);
-		p->gid.raw[k] = (uint8_t)b;
-	}
+	wire_gid_unhex(hex, p->gid.raw);
 	return 0;
 }
 
@@ -413,10 +334,10 @@ static int xi_connect_qp(struct xi_ctx *c, const struct xi_peer *p, bool target)
  * wr_id is not 0) */
 static int xi_wait(struct xi_ctx *c, uint64_t wr_id, const char *what, struct ibv_wc *wc)
 {
-	long long end = xi_now_ms() + c->limit_ms;
+	long long end = wire_now_ms() + c->limit_ms;
 	int n;
 
-	while ((n = ibv_poll_cq(c->cq, 1, wc)) == 0 && xi_now_ms() < end)
+	while ((n = ibv_poll_cq(c->cq, 1, wc)) == 0 && wire_now_ms() < end)
 		usleep(200);
 	if (n != 1) {
 		xi_bad("%s: %s", what, n < 0 ? "ibv_poll_cq failed" : "no completion in the limit");
@@ -487,14 +408,14 @@ static void xi_step(struct xi_ctx *c, const struct xi_peer *p, uint64_t id, enum
  * completes it with IBV_WC_REM_INV_REQ_ERR */
 static void xi_active_foreign(struct xi_ctx *c, const struct xi_peer *p)
 {
-	long long end = xi_now_ms() + c->limit_ms;
+	long long end = wire_now_ms() + c->limit_ms;
 	struct ibv_wc wc;
 	int n;
 
 	xi_fill(c->buf, SEND_LEN, 1);
 	if (xi_post(c, p, 1, IBV_WR_SEND, 0, SEND_LEN, 0))
 		return;
-	while ((n = ibv_poll_cq(c->cq, 1, &wc)) == 0 && xi_now_ms() < end)
+	while ((n = ibv_poll_cq(c->cq, 1, &wc)) == 0 && wire_now_ms() < end)
 		usleep(200);
 	if (n != 1 || wc.wr_id != 1 || wc.status != IBV_WC_REM_INV_REQ_ERR) {
 		xi_bad("SEND to SRQ 0x%06x of another domain: %s, want %s", p->srqn,
@@ -572,7 +493,7 @@ int main(int argc, char **argv)
 {
 	const char *dev = NULL, *port = "18516", *server = NULL;
 	struct xi_ctx c = { .port = 1, .gid_idx = 0, .mtu = IBV_MTU_1024 };
-	char line[LINE_LEN], hex[33];
+	char line[WIRE_LINE_LEN], hex[33];
 	struct xi_peer p;
 	long mult = getenv("IBVCT_TIMEOUT_MULT") ? atol(getenv("IBVCT_TIMEOUT_MULT")) : 1;
 	int opt, fd = -1, mtu;
@@ -603,50 +524,50 @@ int main(int argc, char **argv)
 
 	if (xi_open(&c, dev) || (server ? xi_initiator(&c) : xi_target(&c)))
 		goto out;
-	fd = server ? wire_tcp_connect(server, port) : xi_listen_accept(port, c.limit_ms);
+	fd = server ? wire_tcp_connect(server, port) : wire_tcp_accept(port, c.limit_ms);
 	if (fd < 0) {
 		fprintf(stderr, "ibvct-wire-xrc: no TCP connection on port %s\n", port);
 		goto out;
 	}
-	xi_gid_hex(&c.gid, hex);
+	wire_gid_hex(c.gid.raw, hex);
 	snprintf(line, sizeof(line), "%06x:%06x:%s:%016" PRIx64 ":%08x:%06x", c.qp->qp_num, c.psn,
 		 hex, (uint64_t)(uintptr_t)c.buf, c.mr->rkey, server ? 0 : c.named);
 	printf("local:  QPN 0x%06x PSN 0x%06x GID %s\n", c.qp->qp_num, c.psn, hex);
 	if (!server)
 		printf("srqn: named 0x%06x other 0x%06x tgt 0x%06x\n", c.named, c.srqn[0],
 		       c.qp->qp_num);
-	if (xi_send_line(fd, line) || xi_recv_line(fd, line, c.limit_ms) || xi_parse_peer(line, &p)) {
+	if (wire_line_send(fd, line) || wire_line_recv(fd, line, c.limit_ms) || xi_parse_peer(line, &p)) {
 		fprintf(stderr, "ibvct-wire-xrc: the address exchange failed\n");
 		goto out;
 	}
-	xi_gid_hex(&p.gid, hex);
+	wire_gid_hex(p.gid.raw, hex);
 	printf("remote: QPN 0x%06x PSN 0x%06x GID %s\n", p.qpn, p.psn, hex);
 	if (xi_connect_qp(&c, &p, !server))
 		goto out;
-	if (xi_send_line(fd, "ready") || xi_recv_line(fd, line, c.limit_ms) || strcmp(line, "ready")) {
+	if (wire_line_send(fd, "ready") || wire_line_recv(fd, line, c.limit_ms) || strcmp(line, "ready")) {
 		fprintf(stderr, "ibvct-wire-xrc: the peer never got ready\n");
 		goto out;
 	}
 	if (server) {
 		xi_active(&c, &p);
-		if (xi_send_line(fd, xi_failed ? "failed" : "done") ||
-		    xi_recv_line(fd, line, c.limit_ms))
+		if (wire_line_send(fd, xi_failed ? "failed" : "done") ||
+		    wire_line_recv(fd, line, c.limit_ms))
 			xi_bad("no verdict from the target side");
 		else if (strcmp(line, "ok"))
 			xi_bad("the target side: %s", line);
 		else
 			printf("the target side: its receives and memory as expected\n");
 	} else {
-		char verdict[LINE_LEN];
+		char verdict[WIRE_LINE_LEN];
 
-		if (xi_recv_line(fd, line, c.limit_ms)) {
+		if (wire_line_recv(fd, line, c.limit_ms)) {
 			xi_bad("the initiator never said it was done");
 		} else {
 			if (strcmp(line, "done"))
 				xi_bad("the initiator: %s", line);
 			/* what arrived, checked whatever the initiator saw */
 			xi_passive_check(&c, verdict, sizeof(verdict));
-			if (xi_send_line(fd, verdict))
+			if (wire_line_send(fd, verdict))
 				xi_bad("cannot tell the initiator the verdict");
 		}
 	}
