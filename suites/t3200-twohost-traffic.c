@@ -5,7 +5,8 @@
  * and tell each other their QP numbers, GIDs, keys and addresses, as the
  * pingpongs of ibverbs-utils do (testkit/runner/th_host.c). Every connection
  * is addressed by the peer's GID (RoCE v2: the IPv4-mapped GID of its
- * address, or the IPv6 one), the QP numbers being each host's own. On the
+ * address, or the IPv6 link-local one where IBVCT_PEER_GID=ipv6 says so,
+ * th_peer_gid6), the QP numbers being each host's own. On the
  * reference target the program plays both hosts, two fake hosts on one
  * fabric; on real machines, or two guests with rxe, `ibvct conformance
  * --peer` runs it on each.
@@ -132,7 +133,10 @@ static void half_open(struct th_ctx *t, struct half *h, enum ibv_qp_type type, i
 	h->me.rkey = h->mr->rkey;
 	h->me.addr = (uintptr_t)h->buf;
 	find_gids(h);
-	if (h->gid4 < 0)
+	if (th_peer_gid6() && h->gid6 < 0)
+		th_skip("no IPv6 link-local GID on %s port %u (IBVCT_PEER_GID=ipv6: fe80::/64)",
+			t->dev_name, t->port);
+	if (!th_peer_gid6() && h->gid4 < 0)
 		th_skip("no IPv4-mapped GID on %s port %u (RoCE v2 over IPv4: an address on its "
 			"netdev)", t->dev_name, t->port);
 }
@@ -152,8 +156,9 @@ static void half_xchg(struct half *h)
 	th_xchg(&h->me, &h->peer, sizeof(h->me));
 }
 
-/* The address of the peer: its GID (v6: the IPv6 one), from ours. */
-static void peer_ah(struct half *h, int v6, struct ibv_ah_attr *ah)
+/* The address of the peer: its GID of one family (v6: the IPv6 one), from
+ * ours of that family. */
+static void peer_ah_of(struct half *h, int v6, struct ibv_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
 	ah->is_global = 1;
@@ -163,11 +168,19 @@ static void peer_ah(struct half *h, int v6, struct ibv_ah_attr *ah)
 	ah->grh.dgid = v6 ? h->peer.gid6 : h->peer.gid4;
 }
 
+/* The address of the peer by the family the run chose (IBVCT_PEER_GID):
+ * every connection, address handle and XRC path of the suite but the one
+ * test of both families. */
+static void peer_ah(struct half *h, struct ibv_ah_attr *ah)
+{
+	peer_ah_of(h, th_peer_gid6(), ah);
+}
+
 static void half_connect_o(struct half *h, const struct tf_qp_opts *o)
 {
 	struct ibv_ah_attr ah;
 
-	peer_ah(h, 0, &ah);
+	peer_ah(h, &ah);
 	assert_int_equal(tf_qp_connect_av_o(h->qp, &ah, h->peer.qpn, o), 0);
 }
 
@@ -412,6 +425,9 @@ TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0)
 	half_open(t, &h, IBV_QPT_UD, IBV_ACCESS_LOCAL_WRITE);
 	if (h.gid6 < 0)
 		th_skip("no IPv6 GID on %s port %u (fe80::/64)", t->dev_name, t->port);
+	if (th_peer_gid6())
+		th_skip("IBVCT_PEER_GID=ipv6: the peer is addressed by its IPv6 GID alone, and this "
+			"test addresses it by its IPv4-mapped one too");
 	half_xchg(&h);
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = t->port;
@@ -444,7 +460,7 @@ TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0)
 						  .num_sge = 1, .opcode = IBV_WR_SEND,
 						  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
-			peer_ah(&h, v6, &aa);
+			peer_ah_of(&h, v6, &aa);
 			ah[v6] = ibv_create_ah(h.pd, &aa);
 			assert_non_null(ah[v6]);
 			fill(h.buf + 64 * v6, 64, 5 + (unsigned)v6);
@@ -463,7 +479,9 @@ TH_TEST(ud_send_through_ah_from_ipv4_and_ipv6_gids, "HOST-03", 0)
 }
 
 /* HOST-03: a UD SEND_WITH_IMM through an address handle made from the
- * peer's IPv4-mapped GID lands after the 40-byte header with its immediate
+ * peer's GID of the run's family (IBVCT_PEER_GID) lands after the 40-byte
+ * header with its immediate, the header's source that GID (IPv4: the
+ * source address of the IPv4 header in its last 20 bytes)
  * (IBA vol 1 11.4.1.2; rdma-core v44.0 libibverbs/man/ibv_post_send.3:
  * SEND_WITH_IMM on UD; linux v6.1 drivers/infiniband/sw/rxe/rxe_resp.c:952
  * do_complete, :992; v6.12 :1089, :1130). */
@@ -486,6 +504,10 @@ TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0)
 		assert_int_equal(wc.byte_len, 40 + 64);
 		assert_true(wc.wc_flags & IBV_WC_GRH);
 		assert_int_equal(wc.src_qp, h.peer.qpn);
+		if (th_peer_gid6())
+			assert_memory_equal(h.buf + 8, h.peer.gid6.raw, 16);
+		else
+			assert_memory_equal(h.buf + 32, h.peer.gid4.raw + 12, 4);
 		assert_int_equal(diff_at(h.buf + 40, 64, 17), 64);
 	} else {
 		struct ibv_sge sge = { .addr = (uintptr_t)h.buf, .length = 64, .lkey = h.mr->lkey };
@@ -494,7 +516,7 @@ TH_TEST(ud_send_imm_carries_the_immediate, "HOST-03", 0)
 					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 		th_sync("receive posted");
-		peer_ah(&h, 0, &aa);
+		peer_ah(&h, &aa);
 		ah = ibv_create_ah(h.pd, &aa);
 		assert_non_null(ah);
 		fill(h.buf, 64, 17);
@@ -1112,7 +1134,7 @@ TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-
 	if (th_host_side() == 'b') {
 		struct ibv_ah_attr ah;
 
-		peer_ah(&h, 0, &ah);
+		peer_ah(&h, &ah);
 		/* the target QP: INIT, RTR to host A's initiator */
 		assert_int_equal(tf_qp_to_init(tgt, t->port), 0);
 		assert_int_equal(tf_qp_to_rtr_av(tgt, &ah, h.peer.qpn), 0);
@@ -1135,7 +1157,7 @@ TH_TEST(xrc_one_target_qp_reaches_two_processes_and_outlives_its_creator, "HOST-
 		struct ibv_ah_attr ah;
 		int n = 0;
 
-		peer_ah(&h, 0, &ah);
+		peer_ah(&h, &ah);
 		assert_int_equal(tf_qp_connect_av(ini, &ah, h.peer.qpn), 0);
 		th_sync("target ready");
 		/* to B1's SRQ, B2's, B1's, B2's; then, B1 gone, twice to B2's */
@@ -1199,7 +1221,7 @@ TH_TEST(xrc_send_imm_reaches_the_srq_with_its_immediate, "HOST-13", TH_XRC)
 		h.me.qpn = ini->qp_num;
 	}
 	half_xchg(&h);
-	peer_ah(&h, 0, &ah);
+	peer_ah(&h, &ah);
 	if (th_host_side() == 'b') {
 		assert_int_equal(tf_qp_to_init(tgt, t->port), 0);
 		assert_int_equal(tf_qp_to_rtr_av(tgt, &ah, h.peer.qpn), 0);

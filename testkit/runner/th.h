@@ -168,6 +168,9 @@ int th_main_twohost(int argc, char **argv);
 /* 'a' on the initiator's host (the client, host A), 'b' on the target's
  * (the server, host B). */
 char th_host_side(void);
+/* 1 when a test addresses the peer by its IPv6 link-local GID, 0 by its
+ * IPv4-mapped one (IBVCT_PEER_GID, th_host.c). */
+int th_peer_gid6(void);
 /* Send len bytes of mine and receive as many of the other half's into
  * theirs (both halves call it at one point of the test). A half that is
  * gone ends this one: the test then takes the other half's verdict. */

@@ -12,6 +12,15 @@
  *                              server takes only that one when it is given)
  *   IBVCT_PEER_PORT            the port when IBVCT_PEER has none (18600)
  *   IBVCT_RUN_ID               the pair's run: both must give the same one
+ *   IBVCT_PEER_GID=ipv4|ipv6   which of the peer's GIDs a test addresses it
+ *                              by (th_peer_gid6): the IPv4-mapped one (the
+ *                              default) or the IPv6 link-local one; both
+ *                              hosts must give the same (they say it when
+ *                              they meet). ipv6 where one host is the
+ *                              reference's RoCE v2 transport and the other
+ *                              real rxe: over IPv4 the ICRC covers the IP
+ *                              identification, which rxe numbers and a UDP
+ *                              socket never sees (fake-provider/wire)
  *
  * Without a role: on the reference target the program is both hosts, two
  * fake hosts on one machine (a second process of the program plays host B
@@ -63,6 +72,7 @@ static char th_peer_host[256];
 static unsigned th_peer_port;
 static char th_lost[512];		/* the peer vanished: why */
 static char th_run_id[128];
+static int th_gid6 = -1;		/* IBVCT_PEER_GID: 1 ipv6, 0 ipv4, -1 not read yet */
 
 char th_host_side(void)
 {
@@ -329,6 +339,23 @@ static void th_parse_peer(void)
 	}
 }
 
+/* IBVCT_PEER_GID, read here only: 1 ipv6, 0 ipv4 (unset or empty), -1 neither. */
+static int th_gid_env(void)
+{
+	const char *g = getenv("IBVCT_PEER_GID");
+
+	if (!g || !g[0] || !strcmp(g, "ipv4"))
+		return 0;
+	return strcmp(g, "ipv6") ? -1 : 1;
+}
+
+int th_peer_gid6(void)
+{
+	if (th_gid6 < 0)
+		th_gid6 = th_gid_env() > 0;
+	return th_gid6;
+}
+
 /* The runners meet: host B listens for host A. 0, or -1 with why. */
 int th_host_start(const char *prog, char *why, size_t len)
 {
@@ -337,6 +364,12 @@ int th_host_start(const char *prog, char *why, size_t len)
 	unsigned bound;
 
 	th_parse_peer();
+	th_gid6 = th_gid_env();
+	if (th_gid6 < 0) {
+		snprintf(why, len, "IBVCT_PEER_GID is ipv4 or ipv6, not '%s'",
+			 getenv("IBVCT_PEER_GID"));
+		return -1;
+	}
 	snprintf(th_run_id, sizeof(th_run_id), "%s", id && id[0] ? id : "-");
 	if (!role || !strcmp(role, "server")) {
 		th_side = 'b';
@@ -367,13 +400,14 @@ int th_host_start(const char *prog, char *why, size_t len)
 	}
 	if (th_ctl < 0)
 		return -1;
-	snprintf(want, sizeof(want), "ibvct-twohost 1 %s %s", prog, th_run_id);
+	snprintf(want, sizeof(want), "ibvct-twohost 1 %s %s gid=%s", prog, th_run_id,
+		 th_gid6 ? "ipv6" : "ipv4");
 	if (th_line_send(th_ctl, "%s", want) ||
 	    th_line_recv(th_ctl, line, sizeof(line), th_ctl_limit_ms(), why, len))
 		return -1;
 	if (strcmp(line, want)) {
-		snprintf(why, len, "the peer host runs another program or run: it says '%s', this "
-			 "host '%s'", line, want);
+		snprintf(why, len, "the peer host runs another program or run, or addresses its peer "
+			 "by the other GID: it says '%s', this host '%s'", line, want);
 		return -1;
 	}
 	return 0;
