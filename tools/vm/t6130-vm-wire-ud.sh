@@ -25,43 +25,35 @@ cache=${IBVCT_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/ibvct/vm}
 n=${IBVCT_PP_ITERS:-3}
 out=$tl_tmp/out
 mkdir -p "$out"
-# the GID index of rxe0's RoCE v2 link-local IPv6 GID, once it is there
-gid6='g6=; i=0
-while [ -z "$g6" ] && [ "$i" -lt 100 ]; do
-	for x in 0 1 2 3 4 5 6 7; do
-		case $(cat /sys/class/infiniband/rxe0/ports/1/gids/$x 2>/dev/null) in
-		fe80:*) [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$x 2>/dev/null)" = "RoCE v2" ] && g6=$x ;;
-		esac
-	done
-	[ -n "$g6" ] || { sleep 0.1; i=$((i + 1)); }
-done'
-{
-	echo 'lim=$((120 * ${IBVCT_TIMEOUT_MULT:-1})) out=$1 n=$2'
-	echo "$gid6"
-	echo 'timeout "$lim" ibv_ud_pingpong -g "$g6" -n "$n" -s 62 -p 18515 >"$out/server" 2>&1'
-	echo 'echo $? >"$out/server.rc"'
-} >"$tl_tmp/server.sh"
-{
-	echo 'PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH'
-	echo 'lim=$((120 * ${IBVCT_TIMEOUT_MULT:-1})) out=$1 n=$2 wud=$3 cache=$4'
-	echo 'ko=$(ls "$cache"/kernels/linux-image-"$(uname -r)"_*/modules/rdma_rxe.ko 2>/dev/null | head -n 1)'
-	echo '[ -n "$ko" ] || { echo "no rdma_rxe.ko of $(uname -r) in $cache" >"$out/client"; exit 1; }'
-	echo 'rdma link delete rxe0 && rmmod rdma_rxe || { echo "cannot take rdma_rxe out" >"$out/client"; exit 1; }'
-	echo 'timeout "$lim" "$wud" -i eth0 -6 -p 18515 -n "$n" -s 62 "$IBVCT_VM_PEER" >"$out/client" 2>&1'
-	echo 'rc=$?'
-	echo 'echo "$rc" >"$out/client.rc"'
-	echo 'insmod "$ko" && rdma link add rxe0 type rxe netdev eth0 || exit 1'
-	echo 'exit "$rc"'
-} >"$tl_tmp/client.sh"
+# One script for both guests: side.sh ROLE OUT N CACHE LIB [WUD]; the
+# server's guest (rxe) runs the pingpong on rxe0's IPv6 GID, the client's
+# (ref) takes rdma_rxe out for ibvct-wire-ud and puts it back
+# (tools/vm/wire-pair-lib.sh; each guest's log in OUT/ROLE.log)
+cat >"$tl_tmp/side.sh" <<'EOF'
+role=$1 out=$2 n=$3 cache=$4
+. "$5"
+plim=$((120 * m))
+if [ "$role" = rxe ]; then
+	g6=$(gid6)
+	[ -n "$g6" ] || { log "rxe0 has no RoCE v2 IPv6 link-local GID"; exit 1; }
+	log "GID index $g6"
+	timeout "$plim" ibv_ud_pingpong -g "$g6" -n "$n" -s 62 -p 18515 >"$out/server" 2>&1
+	echo $? >"$out/server.rc"
+	exit 0
+fi
+ko=
+wp_rxe_out || exit 1
+timeout "$plim" "$6" -i eth0 -6 -p 18515 -n "$n" -s 62 "$IBVCT_VM_PEER" >"$out/client" 2>&1
+rc=$?
+echo "$rc" >"$out/client.rc"
+wp_rxe_back || exit 1
+exit "$rc"
+EOF
 
-run_cmd sh "$vm" pair --no-pool --out "$out" --result "$tl_tmp/result" --timeout 600 \
-	--ready-port 18515 \
-	--server "sh $tl_tmp/server.sh $out $n" \
-	--client "sh $tl_tmp/client.sh $out $n $build/bin/ibvct-wire-ud $cache"
-test_expect_success 'both guests gave a result, both commands exited 0' '
-	cat "$tl_tmp/result" 2>/dev/null
-	rc_is 0 && grep -qx "result=ok" "$tl_tmp/result"
-'
+. "$src/tools/vm/wire-pair-host.sh"
+wp_pair "rxe's UD against the RoCE v2 codec (t6130)" 600 18515 \
+	"sh $tl_tmp/side.sh rxe $out $n $cache $src/tools/vm/wire-pair-lib.sh" \
+	"sh $tl_tmp/side.sh ref $out $n $cache $src/tools/vm/wire-pair-lib.sh $build/bin/ibvct-wire-ud"
 test_expect_success "rxe's ibv_ud_pingpong -n $n takes our UD sends and completes" '
 	cat "$out/server" 2>/dev/null
 	[ "$(cat "$out/server.rc" 2>/dev/null)" = 0 ] &&

@@ -220,18 +220,11 @@ log "done"
 exit "$rc"
 EOF
 
-run_cmd sh "$vm" pair --no-pool --out "$out" --result "$tl_tmp/result" --timeout 1200 \
-	--ready-port "$(sed -n '1s/^[^ ]* [^ ]* \([0-9]*\) .*/\1/p' "$tl_tmp/steps")" \
-	--server "sh $tl_tmp/side.sh rxe $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $nm $src/tools/vm/wire-pair-lib.sh" \
-	--client "sh $tl_tmp/side.sh ref $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $nm $src/tools/vm/wire-pair-lib.sh"
-if rc_is 125 && [ -n "${IBVCT_VM_NORESULT:-}" ]; then
-	echo "faults on the wire, rxe and the reference (t6151): $(sed -n 's/^reason=//p' "$tl_tmp/result")" >>"$IBVCT_VM_NORESULT"
-fi
-test_expect_success 'both guests gave a result, both side scripts exited 0' '
-	cat "$tl_tmp/result" "$out/rxe.log" "$out/ref.log" 2>/dev/null
-	rc_is 0 && grep -qx "result=ok" "$tl_tmp/result"
-'
-test_note "the pair: $(grep -E "^(accelerator|seconds)=" "$tl_tmp/result" 2>/dev/null | tr "\n" " ")"
+. "$src/tools/vm/wire-pair-host.sh"
+wp_pair "faults on the wire, rxe and the reference (t6151)" 1200 \
+	"$(sed -n '1s/^[^ ]* [^ ]* \([0-9]*\) .*/\1/p' "$tl_tmp/steps")" \
+	"sh $tl_tmp/side.sh rxe $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $nm $src/tools/vm/wire-pair-lib.sh" \
+	"sh $tl_tmp/side.sh ref $out $build $tl_tmp/roce.fps $cache $tl_tmp/steps $peer $nm $src/tools/vm/wire-pair-lib.sh"
 
 # outcome PASS.NAME: recovered (both sides exit 0, every check held), or
 # the requester's first failed operation and its status (IBV_WC_* by name)

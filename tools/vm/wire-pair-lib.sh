@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The guest's side of a wire test between two rxe-vm guests of one
-# `ibvct-vm pair` (t6150, t6151): sourced by the script each guest runs,
+# `ibvct-vm pair` (t6130, t6150, t6151; the host's side is
+# wire-pair-host.sh): sourced by the script each guest runs,
 # once it has set role (its name in the out dir: rxe for the server's
 # guest, ref for the client's, which may take rdma_rxe out and run the
 # reference instead), out (the out dir on 9p, seen by both guests) and
