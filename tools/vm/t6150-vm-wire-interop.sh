@@ -19,9 +19,11 @@
 # rxe as host B, then the other way round, each host judged by its own
 # driver's expectations (real rxe's, and the reference's under rxe's
 # profile: fixtures/expect/rxe.txt), the peer addressed by its IPv6 GID
-# (IBVCT_PEER_GID=ipv6). The side
-# that serves says in the out dir (9p, seen by both guests) when its
-# program listens; the other then connects. Every GID is the IPv6
+# (IBVCT_PEER_GID=ipv6); the host played by the reference in one step
+# and by rxe in the other must give the same verdicts and notes, and fail
+# each known deviation for the same reason. The side that serves says in
+# the out dir (9p, seen by both guests) when its program listens; the
+# other then connects. Every GID is the IPv6
 # link-local one (rxe0's RoCE v2 fe80 GID; the reference's index 0): over
 # IPv4 a UDP socket cannot see the identification field the ICRC covers
 # (fake-provider/wire/README.md). Sizes: 4096-byte messages at path MTU 1024
@@ -31,11 +33,12 @@
 # sequence and marks where each step starts (once both programs of the
 # step before have ended, so no packet of one falls into another's time);
 # tshark then checks each step's packets: none malformed, all IPv6, and
-# the opcodes and who sent each exactly what the step must make (for the
-# suite's steps, at least the opcodes of the WRs its tests post; RC
+# the opcodes and who sent each exactly what the step must make (RC
 # SEND_FIRST/MIDDLE/LAST and ACKs; UC without ACKs; UD SEND_ONLY; RDMA
 # WRITE first/middle/last and last-with-immediate, READ request and
-# response first/middle/last, both atomics and the atomic ACK). rxe sends
+# response first/middle/last, both atomics and the atomic ACK); for the
+# suite's steps, at least the opcodes of the WRs its tests post and of
+# host B's answers, and none out of place. rxe sends
 # IPv6 with a UDP checksum of 0 (fake-provider/wire/README.md, rxe_net.c),
 # which tshark reports as an error: that one item is not counted.
 #
@@ -249,6 +252,35 @@ while read -r name port server prog args; do
 			"$out/$name.$s" 2>/dev/null | sed "s/^/$name.$s: /" | test_note
 	done
 done <"$tl_tmp/steps"
+
+# The same host's role played by the reference in one step and by rxe in
+# the other: its verdicts and notes (RNR NAKs counted, skip reasons) must
+# be the same test by test (tools/vm/tap-agree), and each known deviation
+# must fail for the same reason (its diagnostics, but those naming the
+# other host's half), so that a TODO hides no difference of the reference.
+# reasons TAP: "TEST: line" for each diagnostic of each `not ok # TODO`
+reasons() {
+	awk '/^not ok .*# TODO/ { t = $5; next } /^(not )?ok / { t = "" }
+		t != "" && /^#   / && !/the other host.s half ended|\[(==| +FAILED| +PASSED| +RUN| +LINE)|FAILED TEST|^# *$/ { print t ": " $0 }' "$1" 2>/dev/null
+}
+for s in server client; do
+	h=B
+	[ "$s" = client ] && h=A
+	mkdir -p "$tl_tmp/agree/rxe.$s/tap" "$tl_tmp/agree/ref.$s/tap"
+	# host B is rxe where rxe serves, the other where it connects
+	if [ "$s" = server ]; then r=t3200-rxe-serves o=t3200-ref-serves; else r=t3200-ref-serves o=t3200-rxe-serves; fi
+	cp "$out/$r.$s" "$tl_tmp/agree/rxe.$s/tap/t3200-twohost-traffic.rxe.tap" 2>/dev/null
+	cp "$out/$o.$s" "$tl_tmp/agree/ref.$s/tap/t3200-twohost-traffic.ref.tap" 2>/dev/null
+	run_cmd perl "$src/tools/vm/tap-agree" --names ref,rxe "$tl_tmp/agree/ref.$s" "$tl_tmp/agree/rxe.$s"
+	test_expect_success "host $h of the two-host suite: $them gives real rxe's verdicts and notes, test by test, and fails each known deviation for rxe's reason" '
+		reasons "$out/$r.$s" >"$tl_tmp/agree/rxe.$s.why"
+		reasons "$out/$o.$s" >"$tl_tmp/agree/ref.$s.why"
+		diff "$tl_tmp/agree/rxe.$s.why" "$tl_tmp/agree/ref.$s.why"
+		rc_is 0 && out_has "ref against rxe: $plan tests the same, 0 differences" &&
+		{ ! grep -q "^not ok .*# TODO" "$out/$r.$s" || [ -s "$tl_tmp/agree/rxe.$s.why" ]; } &&
+		cmp -s "$tl_tmp/agree/rxe.$s.why" "$tl_tmp/agree/ref.$s.why"
+	'
+done
 
 # ---- the wire: tshark on rxe's capture, step by step -------------------------
 # each packet: its step (the last mark at or before it), who sent it
