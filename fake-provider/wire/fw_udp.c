@@ -65,6 +65,26 @@ static int find_addr(struct fw_udp *u, const char *ifname, int version)
 	return err;
 }
 
+/*
+ * The receive buffer: what a peer may have in flight. rxe takes a packet
+ * in the kernel and queues it for its QP with no socket limit (linux v6.1
+ * rxe_net.c rxe_udp_encap_recv, the tunnel hook that runs before a socket
+ * queue, then rxe_recv.c rxe_rcv and rxe_resp.c rxe_resp_queue_pkt:
+ * skb_queue_tail), so a peer's window (perftest keeps 128 messages of 4
+ * packets on their way) meets no loss there. A UDP socket's default buffer
+ * (net.core.rmem_default, 212992 bytes, each datagram charged its
+ * buffer's whole size) drops the rest of such a burst, and every loss costs a
+ * sequence NAK and a go back N. FW_UDP_RCVBUF past net.core.rmem_max
+ * needs CAP_NET_ADMIN (SO_RCVBUFFORCE); without it the kernel's cap holds.
+ */
+static void set_rcvbuf(int fd)
+{
+	int want = FW_UDP_RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+}
+
 int fw_udp_open(struct fw_udp *u, const char *ifname, int version, uint16_t port)
 {
 	int one = 1, pmtu = IP_PMTUDISC_DO, err;
@@ -83,6 +103,7 @@ int fw_udp_open(struct fw_udp *u, const char *ifname, int version, uint16_t port
 	u->fd = socket(version == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (u->fd < 0)
 		return errno;
+	set_rcvbuf(u->fd);
 	if (version == 4) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 

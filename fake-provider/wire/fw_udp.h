@@ -15,6 +15,9 @@
 
 #include "fw_wire.h"
 
+/* The receive buffer a socket asks for (fw_udp.c set_rcvbuf says why) */
+#define FW_UDP_RCVBUF	(8 << 20)
+
 struct fw_udp {
 	int fd;
 	int version;		/* 4 or 6 */
