@@ -370,6 +370,18 @@ BENCH_ARGS := --out $(TOP)/reports/bench $(if $(BENCH_ITERS),--iters $(BENCH_ITE
 bench: all $(IBVCT_BENCH) | $(DEPS_FIRST)
 	$(IBVCT_BENCH) $(strip $(BENCH_ARGS))
 
+# bench-icrc: the ICRC's CRC-32 of the wire codec, eight bytes a step against
+# the byte loop, MB/s in one run (tools/bench/ibvct-bench-icrc.c). Not in make check.
+BENCH_ICRC := $(B)/bin/ibvct-bench-icrc
+$(B)/obj/tools/bench/ibvct-bench-icrc.o: FP_INC := -I$(TOP)/fake-provider/wire
+$(BENCH_ICRC): $(B)/obj/tools/bench/ibvct-bench-icrc.o $(FP_WIRE_OBJS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_COMMON) -o $@ $^
+tests: $(BENCH_ICRC)
+bench-icrc: $(BENCH_ICRC) | $(DEPS_FIRST)
+	$(BENCH_ICRC)
+
 # bench-wire: the reference's RoCE v2 against real rxe (perftest: RC SEND and WRITE
 # latency and rate), rxe <-> rxe then reference <-> rxe in one pair boot of two
 # guests (tools/vm/wire-bench; rows in reports/bench-wire/). Not in make check: it
@@ -1010,6 +1022,7 @@ help:
 	@echo "make valgrind         check with the C tests under valgrind"
 	@echo "make bench            the machine's limit, then the fake HCA's figures against it and their"
 	@echo "                      goals; rows in reports/bench/ (BENCH_ITERS= BENCH_SECONDS= BENCH_ROUNDS= BENCH_SCRIPT=)"
+	@echo "make bench-icrc       the ICRC's CRC-32, eight bytes a step against the byte loop: MB/s in one run"
 	@echo "make bench-wire       the reference's RoCE v2 against real rxe in two guests: perftest's RC SEND and"
 	@echo "                      WRITE latency and rate, rxe<->rxe then ref<->rxe, ratios (WIRE_BENCH_ARGS=)"
 	@echo "make failed           rerun the tests that failed last time"
@@ -1041,6 +1054,6 @@ help:
 # Objects of tests are intermediate in the pattern chain; keep them.
 .SECONDARY:
 
-.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench bench-wire deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
+.PHONY: fuzz suites all kmod xrc-vm xrc-vm-suites bench bench-wire bench-icrc deps tests check valgrind soak failed fault-sweep fault-sweep-run mutate coverage conformance certify abi-check abi-baseline abi-releases install install-files install-map deb deb-package deb-chroot-check release-check release-matrix release-roots clean help
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -140,7 +140,10 @@ struct fe_roce {
 	struct fw_pkt held_pkt;
 	uint8_t held_dgid[16];
 	uint8_t held_data[4096];
-	uint8_t rx[FR_BUF], chunk[FR_BUF];
+	uint8_t chunk[FR_BUF];
+	struct fw_udp_batch b[2];	/* datagrams taken, per socket */
+	struct fw_udp_txq txq[2];	/* datagrams to send, per socket */
+	long long seen[2];		/* when each socket was last found empty or filled */
 };
 
 static const struct fe_xport_work *fr_work;
@@ -270,7 +273,21 @@ static int fr_tx_now(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *
 
 	if (!rm->has[k])
 		return EAFNOSUPPORT;
-	return fw_udp_send(&rm->u[k], p, dgid, FW_UDP_PORT);
+	/* the packets go in the order made, across both sockets */
+	if (rm->txq[1 - k].n)
+		fw_udp_flush(&rm->u[1 - k], &rm->txq[1 - k]);
+	return fw_udp_push(&rm->u[k], &rm->txq[k], p, dgid, FW_UDP_PORT);
+}
+
+/* What waits to be sent goes (sendmmsg): 0 or the first errno met */
+static int fr_flush(struct fe_roce *rm)
+{
+	int err = 0, e;
+
+	for (int k = 0; k < 2; k++)
+		if (rm->txq[k].n && (e = fw_udp_flush(&rm->u[k], &rm->txq[k])) && !err)
+			err = e;
+	return err;
 }
 
 /* The packet held back (fault reorder) goes now. */
@@ -496,6 +513,13 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		if (err)
 			break;
 		off += n;
+	}
+	{
+		/* the message's packets in one system call (sendmmsg) */
+		int e = fr_flush(rm);
+
+		if (!err)
+			err = e;
 	}
 	if (err || !reliable) {
 		free(rbuf);
@@ -1090,69 +1114,89 @@ static void fr_req_in(struct fe_roce *rm, const struct fw_pkt *p, int k)
 }
 
 /* ---- serving the sockets ----------------------------------------------- */
-/* When the next datagram waiting on socket k arrived (the kernel's receive
- * stamp, SO_TIMESTAMPNS), 0: none waits. */
-static long long fr_peek_stamp(struct fe_roce *rm, int k)
+/* The realtime clock, the one of the kernel's receive stamps (SO_TIMESTAMPNS) */
+static long long fr_rt_ns(void)
 {
-	char c, ctl[CMSG_SPACE(sizeof(struct timespec))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-			     .msg_controllen = sizeof(ctl) };
-	struct cmsghdr *cm;
+	struct timespec ts;
 
-	if (recvmsg(rm->u[k].fd, &mh, MSG_PEEK | MSG_DONTWAIT) < 0)
-		return 0;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
-			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			return ts.tv_sec * 1000000000LL + ts.tv_nsec + 1;
+/* Takes what waits on the sockets of MASK (bit k: socket k) whose batch
+ * is spent. STAMP: the clock is read first, so that a socket found empty
+ * is known to hold nothing that came before then (seen); else seen is 0,
+ * unknown: a verb's look at idle sockets costs one poll() and no clock,
+ * which a guest without a vDSO clock source (TCG) pays as a system call. */
+static void fr_fill(struct fe_roce *rm, unsigned mask, bool stamp)
+{
+	struct pollfd pf[2];
+	int n = 0, k, at[2];
+	long long now = stamp ? fr_rt_ns() : 0;
+
+	for (k = 0; k < 2; k++)
+		if (rm->has[k] && (mask & 1u << k) && rm->b[k].at >= rm->b[k].n) {
+			at[n] = k;
+			pf[n].fd = rm->u[k].fd;
+			pf[n].events = POLLIN;
+			n++;
 		}
-	return 1;
+	/* one system call when nothing came (every verb asks) */
+	if (!n || poll(pf, (nfds_t)n, 0) < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		k = at[i];
+		rm->seen[k] = now;
+		if (pf[i].revents)
+			fw_udp_fill(&rm->u[k], &rm->b[k]);
+		else
+			rm->b[k].n = rm->b[k].at = 0;
+	}
 }
 
 /*
  * What waits on the two sockets, in the order it arrived: a peer that
  * sends to one QP from its IPv4 and its IPv6 address (UD) has its
  * packets taken in the order one netdev got them, as rxe takes them.
+ * Each socket's datagrams come in batches (recvmmsg: a burst in one
+ * system call); the next packet is the earliest head by the kernel's
+ * receive stamp, and a head is taken while the other socket's batch is
+ * spent only if that socket was seen empty after the head arrived (else
+ * it is looked at again: what came to it since may be earlier).
  */
 static void fr_drain(struct fe_roce *rm)
 {
-	struct pollfd pf[2];
-	int n = 0, k, at[2];
-
-	for (k = 0; k < 2; k++)
-		if (rm->has[k]) {
-			at[n] = k;
-			pf[n].fd = rm->u[k].fd;
-			pf[n].events = POLLIN;
-			n++;
-		}
 	for (;;) {
-		long long t[2] = { 0, 0 };
-		bool in[2] = { false, false };
 		struct fw_pkt p;
 		const char *why;
-		int e, i;
+		long long t[2] = { 0, 0 };
+		bool in[2];
+		int e, k, o;
 
-		/* one system call when nothing came (every verb asks); the
-		 * stamps only when both sockets hold a datagram: one alone
-		 * holds the oldest (what comes to the other now is later) */
-		if (poll(pf, (nfds_t)n, 0) <= 0)
-			return;
-		for (i = 0; i < n; i++)
-			in[at[i]] = pf[i].revents != 0;
-		if (in[0] && in[1]) {
-			t[0] = fr_peek_stamp(rm, 0);
-			t[1] = fr_peek_stamp(rm, 1);
+		for (k = 0; k < 2; k++)
+			in[k] = rm->has[k] && rm->b[k].at < rm->b[k].n;
+		if (!in[0] && !in[1]) {
+			/* the answers to what was taken go before the next look */
+			fr_flush(rm);
+			fr_fill(rm, 3, false);
+			for (k = 0; k < 2; k++)
+				in[k] = rm->has[k] && rm->b[k].at < rm->b[k].n;
+			if (!in[0] && !in[1])
+				return;
 		}
-		k = in[0] && in[1] ? (!t[0] || (t[1] && t[1] < t[0]) ? 1 : 0) : in[1] ? 1 : 0;
-		e = fw_udp_recv(&rm->u[k], &p, rm->rx, sizeof(rm->rx), 0, &why);
-		if (e == EBADMSG)
-			continue;	/* refused by the codec: dropped, as rxe drops it */
+		for (k = 0; k < 2; k++)
+			if (in[k])
+				t[k] = fw_udp_stamp(&rm->b[k]);
+		k = in[0] && in[1] ? (t[1] < t[0] ? 1 : 0) : in[1] ? 1 : 0;
+		o = 1 - k;
+		if (!in[o] && rm->has[o] && t[k] >= rm->seen[o]) {
+			fr_fill(rm, 1u << o, true);
+			if (rm->b[o].at < rm->b[o].n)
+				continue;		/* the two heads compared again */
+		}
+		e = fw_udp_next(&rm->u[k], &rm->b[k], &p, &why);
 		if (e)
-			return;
+			continue;	/* refused by the codec: dropped, as rxe drops it */
 		fr_req_in(rm, &p, k);
 	}
 }
@@ -1164,6 +1208,7 @@ static long long fr_serve(struct fe_roce *rm)
 	fr_release_held(rm);		/* nothing came after it */
 	fr_drain(rm);
 	fr_timers(rm, fp_now_ns(), &next);
+	fr_flush(rm);
 	return next;
 }
 

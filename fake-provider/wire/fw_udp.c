@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fw_udp.h"
@@ -65,6 +66,26 @@ static int find_addr(struct fw_udp *u, const char *ifname, int version)
 	return err;
 }
 
+/*
+ * The receive buffer: what a peer may have in flight. rxe takes a packet
+ * in the kernel and queues it for its QP with no socket limit (linux v6.1
+ * rxe_net.c rxe_udp_encap_recv, the tunnel hook that runs before a socket
+ * queue, then rxe_recv.c rxe_rcv and rxe_resp.c rxe_resp_queue_pkt:
+ * skb_queue_tail), so a peer's window (perftest keeps 128 messages of 4
+ * packets on their way) meets no loss there. A UDP socket's default buffer
+ * (net.core.rmem_default, 212992 bytes, each datagram charged its
+ * buffer's whole size) drops the rest of such a burst, and every loss costs a
+ * sequence NAK and a go back N. FW_UDP_RCVBUF past net.core.rmem_max
+ * needs CAP_NET_ADMIN (SO_RCVBUFFORCE); without it the kernel's cap holds.
+ */
+static void set_rcvbuf(int fd)
+{
+	int want = FW_UDP_RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+}
+
 int fw_udp_open(struct fw_udp *u, const char *ifname, int version, uint16_t port)
 {
 	int one = 1, pmtu = IP_PMTUDISC_DO, err;
@@ -83,6 +104,7 @@ int fw_udp_open(struct fw_udp *u, const char *ifname, int version, uint16_t port
 	u->fd = socket(version == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (u->fd < 0)
 		return errno;
+	set_rcvbuf(u->fd);
 	if (version == 4) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 
@@ -119,12 +141,13 @@ void fw_udp_close(struct fw_udp *u)
 	u->fd = -1;
 }
 
-int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint16_t dport)
+/* P built as it goes from U to DGID port DPORT, into BUF (CAP bytes), its
+ * destination into SA: the datagram's length with its IP header (the
+ * socket's part starts after the IP and UDP headers), or -(enum fw_err) */
+static long build(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint16_t dport,
+		  uint8_t *buf, size_t cap, struct sockaddr_storage *sa, socklen_t *salen)
 {
-	uint8_t buf[65536];
-	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
 	long n;
-	ssize_t s;
 
 	p->ip.version = u->version;
 	memset(p->ip.src, 0, 16);
@@ -141,9 +164,9 @@ int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint
 	p->ip.ttl = 64;
 	p->sport = u->port;
 	p->dport = dport;
-	n = fw_build(p, buf, sizeof(buf));
+	n = fw_build(p, buf, cap);
 	if (n < 0)
-		return EINVAL;
+		return n;
 	if (u->icrc_flip) {
 		buf[n - 1] ^= (uint8_t)(u->icrc_flip >> 24);
 		buf[n - 2] ^= (uint8_t)(u->icrc_flip >> 16);
@@ -151,21 +174,101 @@ int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint
 		buf[n - 4] ^= (uint8_t)u->icrc_flip;
 		u->icrc_flip = 0;
 	}
+	memset(sa, 0, sizeof(*sa));
 	if (u->version == 4) {
-		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(dport) };
+		struct sockaddr_in *s = (struct sockaddr_in *)sa;
 
-		memcpy(&sa.sin_addr, dgid + 12, 4);
-		s = sendto(u->fd, buf + hl, (size_t)n - hl, 0, (struct sockaddr *)&sa, sizeof(sa));
+		s->sin_family = AF_INET;
+		s->sin_port = htons(dport);
+		memcpy(&s->sin_addr, dgid + 12, 4);
+		*salen = sizeof(*s);
 	} else {
-		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(dport),
-					   .sin6_scope_id = u->ifindex };
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)sa;
 
-		memcpy(&sa.sin6_addr, dgid, 16);
-		s = sendto(u->fd, buf + hl, (size_t)n - hl, 0, (struct sockaddr *)&sa, sizeof(sa));
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons(dport);
+		s->sin6_scope_id = u->ifindex;
+		memcpy(&s->sin6_addr, dgid, 16);
+		*salen = sizeof(*s);
 	}
+	return n;
+}
+
+int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint16_t dport)
+{
+	uint8_t buf[65536];
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	long n = build(u, p, dgid, dport, buf, sizeof(buf), &sa, &salen);
+	ssize_t s;
+
+	if (n < 0)
+		return EINVAL;
+	s = sendto(u->fd, buf + hl, (size_t)n - hl, 0, (struct sockaddr *)&sa, salen);
 	if (s < 0)
 		return errno;
 	return (size_t)s == (size_t)n - hl ? 0 : EMSGSIZE;
+}
+
+int fw_udp_push(struct fw_udp *u, struct fw_udp_txq *q, struct fw_pkt *p, const uint8_t dgid[16],
+		uint16_t dport)
+{
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+	long n;
+	int err = 0;
+
+	if (q->n == FW_UDP_BATCH)
+		err = fw_udp_flush(u, q);
+	n = build(u, p, dgid, dport, q->buf[q->n], sizeof(q->buf[q->n]), &q->to[q->n], &q->tolen[q->n]);
+	if (n == -FW_E_SPACE) {
+		/* longer than a slot: alone, after what waits */
+		int e = fw_udp_flush(u, q);
+
+		return err ? err : e ? e : fw_udp_send(u, p, dgid, dport);
+	}
+	if (n < 0)
+		return err ? err : EINVAL;
+	q->len[q->n++] = (size_t)n - hl;
+	return err;
+}
+
+int fw_udp_flush(struct fw_udp *u, struct fw_udp_txq *q)
+{
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+	struct mmsghdr mh[FW_UDP_BATCH];
+	struct iovec iov[FW_UDP_BATCH];
+	unsigned i, at = 0;
+	int err = 0;
+
+	for (i = 0; i < q->n; i++) {
+		iov[i].iov_base = q->buf[i] + hl;
+		iov[i].iov_len = q->len[i];
+		memset(&mh[i], 0, sizeof(mh[i]));
+		mh[i].msg_hdr.msg_name = &q->to[i];
+		mh[i].msg_hdr.msg_namelen = q->tolen[i];
+		mh[i].msg_hdr.msg_iov = &iov[i];
+		mh[i].msg_hdr.msg_iovlen = 1;
+	}
+	/* a datagram that fails is lost, as one sendto's would be; the rest go */
+	while (at < q->n) {
+		int s = sendmmsg(u->fd, mh + at, q->n - at, 0);
+
+		if (s < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!err)
+				err = errno;
+			at++;
+			continue;
+		}
+		for (i = at; i < at + (unsigned)s; i++)
+			if (mh[i].msg_len != q->len[i] && !err)
+				err = EMSGSIZE;
+		at += (unsigned)s;
+	}
+	q->n = 0;
+	return err;
 }
 
 static void put16(uint8_t *b, unsigned v)
@@ -174,20 +277,70 @@ static void put16(uint8_t *b, unsigned v)
 	b[1] = (uint8_t)v;
 }
 
-int fw_udp_recv(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t cap, int timeout_ms,
+/* The datagram of N bytes at BUF + the header room, received with M (its
+ * source address, its IP_PKTINFO or IPV6_PKTINFO), its IP and UDP headers
+ * put back in front, parsed into P */
+static int take(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t n, const struct msghdr *m,
 		const char **why)
 {
 	size_t ipl = u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN, hl = ipl + FW_UDP_LEN, len;
+	uint8_t dst[16];
+	struct cmsghdr *c;
+	uint32_t sum = 0;
+
+	memcpy(dst, u->addr, 16);
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO)
+			memcpy(dst, &((struct in_pktinfo *)CMSG_DATA(c))->ipi_addr, 4);
+		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO)
+			memcpy(dst, &((struct in6_pktinfo *)CMSG_DATA(c))->ipi6_addr, 16);
+	}
+	len = hl + n;
+	memset(buf, 0, hl);
+	if (u->version == 4) {
+		const struct sockaddr_in *s = m->msg_name;
+
+		buf[0] = 0x45;
+		put16(buf + 2, (unsigned)len);
+		put16(buf + 6, 0x4000);
+		buf[8] = 64;
+		buf[9] = 17;
+		memcpy(buf + 12, &s->sin_addr, 4);
+		memcpy(buf + 16, dst, 4);
+		for (int k = 0; k < 20; k += 2)
+			sum += (uint32_t)(buf[k] << 8 | buf[k + 1]);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		put16(buf + 10, ~sum & 0xffff);
+		put16(buf + ipl, ntohs(s->sin_port));
+	} else {
+		const struct sockaddr_in6 *s = m->msg_name;
+
+		buf[0] = 0x60;
+		put16(buf + 4, (unsigned)(len - ipl));
+		buf[6] = 17;
+		buf[7] = 64;
+		memcpy(buf + 8, &s->sin6_addr, 16);
+		memcpy(buf + 24, dst, 16);
+		put16(buf + ipl, ntohs(s->sin6_port));
+	}
+	/* the UDP checksum stays 0: the kernel checked it, the ICRC masks it */
+	put16(buf + ipl + 2, u->port);
+	put16(buf + ipl + 4, (unsigned)(len - ipl));
+	return fw_parse_on(buf, len, u->port, p, why) ? EBADMSG : 0;
+}
+
+int fw_udp_recv(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t cap, int timeout_ms,
+		const char **why)
+{
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
 	struct pollfd pf = { .fd = u->fd, .events = POLLIN };
 	struct sockaddr_storage from;
 	char ctl[256];
 	struct iovec iov;
 	struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
 			    .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
-	uint8_t dst[16];
-	struct cmsghdr *c;
 	ssize_t n;
-	uint32_t sum = 0;
 	int r;
 
 	if (cap < hl + 1)
@@ -205,45 +358,60 @@ int fw_udp_recv(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t cap, in
 		return errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno;
 	if ((size_t)n > cap - hl)
 		return EMSGSIZE;
-	memcpy(dst, u->addr, 16);
-	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO)
-			memcpy(dst, &((struct in_pktinfo *)CMSG_DATA(c))->ipi_addr, 4);
-		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO)
-			memcpy(dst, &((struct in6_pktinfo *)CMSG_DATA(c))->ipi6_addr, 16);
-	}
-	len = hl + (size_t)n;
-	memset(buf, 0, hl);
-	if (u->version == 4) {
-		const struct sockaddr_in *s = (const struct sockaddr_in *)&from;
+	return take(u, p, buf, (size_t)n, &m, why);
+}
 
-		buf[0] = 0x45;
-		put16(buf + 2, (unsigned)len);
-		put16(buf + 6, 0x4000);
-		buf[8] = 64;
-		buf[9] = 17;
-		memcpy(buf + 12, &s->sin_addr, 4);
-		memcpy(buf + 16, dst, 4);
-		for (int k = 0; k < 20; k += 2)
-			sum += (uint32_t)(buf[k] << 8 | buf[k + 1]);
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		put16(buf + 10, ~sum & 0xffff);
-		put16(buf + ipl, ntohs(s->sin_port));
-	} else {
-		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)&from;
+int fw_udp_fill(struct fw_udp *u, struct fw_udp_batch *b)
+{
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+	int n;
 
-		buf[0] = 0x60;
-		put16(buf + 4, (unsigned)(len - ipl));
-		buf[6] = 17;
-		buf[7] = 64;
-		memcpy(buf + 8, &s->sin6_addr, 16);
-		memcpy(buf + 24, dst, 16);
-		put16(buf + ipl, ntohs(s->sin6_port));
+	b->n = b->at = 0;
+	for (unsigned i = 0; i < FW_UDP_BATCH; i++) {
+		b->iov[i].iov_base = b->buf[i] + hl;
+		b->iov[i].iov_len = sizeof(b->buf[i]) - hl;
+		memset(&b->mh[i], 0, sizeof(b->mh[i]));
+		b->mh[i].msg_hdr.msg_name = &b->from[i];
+		b->mh[i].msg_hdr.msg_namelen = sizeof(b->from[i]);
+		b->mh[i].msg_hdr.msg_iov = &b->iov[i];
+		b->mh[i].msg_hdr.msg_iovlen = 1;
+		b->mh[i].msg_hdr.msg_control = b->ctl[i];
+		b->mh[i].msg_hdr.msg_controllen = sizeof(b->ctl[i]);
 	}
-	/* the UDP checksum stays 0: the kernel checked it, the ICRC masks it */
-	put16(buf + ipl + 2, u->port);
-	put16(buf + ipl + 4, (unsigned)(len - ipl));
-	r = fw_parse_on(buf, len, u->port, p, why);
-	return r ? EBADMSG : 0;
+	n = recvmmsg(u->fd, b->mh, FW_UDP_BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : errno;
+	b->n = (unsigned)n;
+	return 0;
+}
+
+long long fw_udp_stamp(const struct fw_udp_batch *b)
+{
+	const struct msghdr *m;
+	struct cmsghdr *c;
+
+	if (b->at >= b->n)
+		return 0;
+	m = &b->mh[b->at].msg_hdr;
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		}
+	return 0;
+}
+
+int fw_udp_next(struct fw_udp *u, struct fw_udp_batch *b, struct fw_pkt *p, const char **why)
+{
+	unsigned i = b->at;
+
+	if (i >= b->n)
+		return ETIMEDOUT;
+	b->at++;
+	/* MSG_TRUNC set on the message: longer than a slot, not whole */
+	if (b->mh[i].msg_hdr.msg_flags & MSG_TRUNC)
+		return EMSGSIZE;
+	return take(u, p, b->buf[i], b->mh[i].msg_len, &b->mh[i].msg_hdr, why);
 }

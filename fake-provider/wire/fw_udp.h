@@ -12,8 +12,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "fw_wire.h"
+
+/* The receive buffer a socket asks for (fw_udp.c set_rcvbuf says why) */
+#define FW_UDP_RCVBUF	(8 << 20)
 
 struct fw_udp {
 	int fd;
@@ -48,5 +52,45 @@ int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint
  * (ip_select_ident_segs) and fw_udp_send does, not as rxe does. */
 int fw_udp_recv(struct fw_udp *u, struct fw_pkt *p, uint8_t *buf, size_t cap, int timeout_ms,
 		const char **why);
+
+/*
+ * Datagrams taken many in one system call (recvmmsg), for a receiver that
+ * serves a socket in bursts: fw_udp_fill takes what waits now (b->n of
+ * them, 0 when none), fw_udp_next parses the next one into P (its payload
+ * points into B, valid until the next fill) with fw_udp_recv's answers
+ * (ETIMEDOUT: none left), and fw_udp_stamp says when the next one arrived
+ * (CLOCK_REALTIME ns; 0 when the socket does not ask for SO_TIMESTAMPNS).
+ */
+#define FW_UDP_BATCH	16
+#define FW_UDP_SLOT	10240	/* a packet of 4096 bytes and its headers, and more */
+struct fw_udp_batch {
+	unsigned n, at;		/* taken; the next to hand out */
+	struct mmsghdr mh[FW_UDP_BATCH];
+	struct iovec iov[FW_UDP_BATCH];
+	struct sockaddr_storage from[FW_UDP_BATCH];
+	char ctl[FW_UDP_BATCH][128];
+	uint8_t buf[FW_UDP_BATCH][FW_UDP_SLOT];
+};
+int fw_udp_fill(struct fw_udp *u, struct fw_udp_batch *b);
+int fw_udp_next(struct fw_udp *u, struct fw_udp_batch *b, struct fw_pkt *p, const char **why);
+long long fw_udp_stamp(const struct fw_udp_batch *b);
+
+/*
+ * Datagrams sent many in one system call (sendmmsg), in the order pushed:
+ * fw_udp_push builds P as fw_udp_send would (its fault included) into the
+ * queue, sending what waits first when the queue is full, and one longer
+ * than a slot alone; fw_udp_flush sends what waits. Each answers 0 or the
+ * first errno a datagram met (that datagram is lost; the others go).
+ */
+struct fw_udp_txq {
+	unsigned n;
+	size_t len[FW_UDP_BATCH];
+	struct sockaddr_storage to[FW_UDP_BATCH];
+	socklen_t tolen[FW_UDP_BATCH];
+	uint8_t buf[FW_UDP_BATCH][FW_UDP_SLOT];
+};
+int fw_udp_push(struct fw_udp *u, struct fw_udp_txq *q, struct fw_pkt *p, const uint8_t dgid[16],
+		uint16_t dport);
+int fw_udp_flush(struct fw_udp *u, struct fw_udp_txq *q);
 
 #endif
