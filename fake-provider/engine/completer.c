@@ -225,12 +225,6 @@ FE_STATE enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 	uint8_t timeout = c->r->attr.timeout;
 
 	c->wait_ns = c->resp->timer_ran ? 0 : timeout ? 4096LL << timeout : LLONG_MAX;
-	/* rxe does not count a retry at retry_cnt 7: a message lost on the
-	 * wire (its ACK timer, a sequence NAK) is sent again for ever (linux
-	 * v6.1 rxe_comp.c rxe_completer, COMPST_ERROR_RETRY: the count goes
-	 * down only when it is not 7; t6151 lossall7) */
-	if (c->resp->timer_ran && c->r->rxe_rules && c->r->attr.retry_cnt == 7)
-		return COMP_RETRY;
 	if (c->w->retry_left > 0 && timeout)
 		c->w->retry_left--;
 	return COMP_RETRY;

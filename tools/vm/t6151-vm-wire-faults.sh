@@ -59,7 +59,7 @@
 # netem counters (tc -s) show each fault hit packets; "the reference the
 # same as rxe" goes red for any wire rule the reference gets wrong: a
 # retry_cnt of 7 counted down (lossall7 ends in RETRY_EXC_ERR within
-# 0.6 s: the reference before its rxe rule, engine/completer.c), a READ
+# 0.6 s: the reference before its rxe rule, engine/requester.c), a READ
 # asked for whole again after part of its answer came (reorder.ref-
 # requests.on-resp: every try of four responses has one overtaking,
 # RETRY_EXC_ERR where rxe recovers: the reference before engine/roce.c
