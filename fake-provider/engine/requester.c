@@ -780,18 +780,7 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 		fp_swr_packet(r, &w->s, &w->pkt);
 		w->pkt.len = (uint32_t)w->len;
 	}
-	/* retry_cnt 7 is a count, not "for ever": IBA vol 1 9.7.6.1 gives the
-	 * transport timer's retry count no infinite value (only the RNR retry
-	 * count's 7 is, C9-141), and mlx4 and mlx5 hand it to the HCA as is
-	 * (linux v6.1 drivers/infiniband/hw/mlx4/qp.c __mlx4_ib_modify_qp
-	 * params1, mlx5/qp.c __mlx5_ib_modify_qp qpc.retry_count). rxe never
-	 * counts down at 7 (linux v6.1 and v6.12 rxe_comp.c rxe_completer,
-	 * COMPST_ERROR_RETRY: only a count that is not 7 goes down), whatever
-	 * lost the message (sq.h: -1, without end). */
-	w->retry_left = r->rxe_rules && r->attr.retry_cnt == 7 ? -1 : r->attr.retry_cnt;
-	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
-	if (w->rnr_left >= 0 && fp__quirk(FP_Q_RNR_RETRY_ONE_MORE))
-		w->rnr_left++;
+	fe_swqe_budget(r, w);
 	w->state = FP_SWQE_WAIT;
 	/* Behind a waiting WQE it waits too (a send queue completes in order);
 	 * behind ones on their way it goes at once. */

@@ -92,6 +92,7 @@ struct fr_out {
 	uint32_t len, mtu;
 	char *rbuf;			/* a READ's response, gathered */
 	uint32_t rnext;			/* the next response PSN's index */
+	uint32_t rtry;			/* rnext when this try went */
 	long long due;			/* the ACK timer, 0: none (timeout 0) */
 };
 
@@ -519,6 +520,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		o->mtu = mtu;
 		o->rbuf = rbuf;
 		o->rnext = skip;
+		o->rtry = skip;
 		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
 		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
 		fr_out_add(rm, o);
@@ -572,6 +574,8 @@ static void fr_lost(struct fe_roce *rm, struct fr_out *o)
 	struct fp_response resp = { .status = FP_ACK_NO_PATH, .timer_ran = true };
 	struct fr_out *k;
 
+	/* response packets in order since its last try: progress (completer.c) */
+	resp.progress = o->op == FP_PKT_READ && o->rnext > o->rtry;
 	fr_drop_after(rm, o);
 	/* a READ keeps the packets of its answer that came, for its retry */
 	if (o->op == FP_PKT_READ && o->rnext && (k = malloc(sizeof(*k)))) {

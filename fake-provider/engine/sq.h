@@ -72,6 +72,9 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s);
 void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w);
 /* Room for len bytes of inline data in w->buf: 0 or ENOMEM. */
 int fe_swqe_buf(struct fp_swqe *w, uint64_t len);
+/* w's retry_cnt and rnr_retry budgets, full (sq.c: the rules for 7): at
+ * post, and when an answer shows progress (completer.c ERROR_RETRY). */
+void fe_swqe_budget(struct fe_qp *r, struct fp_swqe *w);
 /* The QPs of this process that have outstanding WQEs (struct fe_qp.retry_link). */
 struct fp_link *fe_sq_retry_qps(void);
 /* Whether any QP has (cheap: no fork check). */
