@@ -122,7 +122,7 @@ void fw_udp_close(struct fw_udp *u)
 int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint16_t dport)
 {
 	uint8_t buf[65536];
-	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+	size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN, len;
 	long n;
 	ssize_t s;
 
@@ -151,21 +151,27 @@ int fw_udp_send(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], uint
 		buf[n - 4] ^= (uint8_t)u->icrc_flip;
 		u->icrc_flip = 0;
 	}
+	len = (size_t)n - hl;
+	if (u->cut) {
+		if (u->cut < len)
+			len = u->cut;
+		u->cut = 0;
+	}
 	if (u->version == 4) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(dport) };
 
 		memcpy(&sa.sin_addr, dgid + 12, 4);
-		s = sendto(u->fd, buf + hl, (size_t)n - hl, 0, (struct sockaddr *)&sa, sizeof(sa));
+		s = sendto(u->fd, buf + hl, len, 0, (struct sockaddr *)&sa, sizeof(sa));
 	} else {
 		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(dport),
 					   .sin6_scope_id = u->ifindex };
 
 		memcpy(&sa.sin6_addr, dgid, 16);
-		s = sendto(u->fd, buf + hl, (size_t)n - hl, 0, (struct sockaddr *)&sa, sizeof(sa));
+		s = sendto(u->fd, buf + hl, len, 0, (struct sockaddr *)&sa, sizeof(sa));
 	}
 	if (s < 0)
 		return errno;
-	return (size_t)s == (size_t)n - hl ? 0 : EMSGSIZE;
+	return (size_t)s == len ? 0 : EMSGSIZE;
 }
 
 static void put16(uint8_t *b, unsigned v)
