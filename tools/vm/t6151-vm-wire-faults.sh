@@ -344,7 +344,7 @@ while read -r ps name port server faulted netem prog args; do
 	[ "$ps" = rxe ] || continue
 	kind=${name%%.*}
 	case $kind in corrupt|progress) ;; *) continue ;; esac
-	test_expect_success "$name ($(echo "$netem" | tr , " ") on guest $faulted's egress): the fault hit packets in both passes" '
+	test_expect_success "$name ($(echo "$netem" | tr , " ") on the egress of guest $faulted): the fault hit packets in both passes" '
 		cat "$out/rxe.$name.filter" "$out/ref.$name.filter" 2>/dev/null | sed "s/^/# /"
 		echo "# hit: rxe<->rxe $(hits "rxe.$name" "$kind"), $them $(hits "ref.$name" "$kind")"
 		[ "$(hits "rxe.$name" "$kind")" -gt 0 ] 2>/dev/null && [ "$(hits "ref.$name" "$kind")" -gt 0 ] 2>/dev/null
