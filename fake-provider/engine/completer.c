@@ -203,6 +203,18 @@ FE_STATE enum fe_comp_state fe_comp_nak_seq(struct fe_comp *c)
 FE_STATE enum fe_comp_state fe_comp_lost(struct fe_comp *c)
 {
 	fe_sq_unanswered(c->r, c->w);	/* it may still sit where it went */
+	/* the retry counts start again at every answer that shows progress:
+	 * rxe keeps them per QP and resets them on each ACK, READ response
+	 * packet or atomic acknowledge that moves it on (linux v6.1 and v6.12
+	 * rxe_comp.c reset_retry_counters, from check_psn and check_ack), so
+	 * only retries without progress between them count; NVIDIA's HCAs
+	 * fail a QP when no forward progress came within the retries
+	 * (NVIDIA, Adaptive Retransmission: Algorithm & Profile Description).
+	 * A WQE's completion is progress too, and each WQE starts with its
+	 * own budget (requester.c); partial progress exists on the wire
+	 * only (roce.c: a READ's response packets), whose loss says so. */
+	if (c->resp->progress)
+		fe_swqe_budget(c->r, c->w);
 	if (c->w->sent.cached && !c->w->rerouted)
 		return COMP_REROUTE;
 	/* timeout 0: no ACK timer, the request is never given up */
@@ -225,12 +237,6 @@ FE_STATE enum fe_comp_state fe_comp_error_retry(struct fe_comp *c)
 	uint8_t timeout = c->r->attr.timeout;
 
 	c->wait_ns = c->resp->timer_ran ? 0 : timeout ? 4096LL << timeout : LLONG_MAX;
-	/* rxe does not count a retry at retry_cnt 7: a message lost on the
-	 * wire (its ACK timer, a sequence NAK) is sent again for ever (linux
-	 * v6.1 rxe_comp.c rxe_completer, COMPST_ERROR_RETRY: the count goes
-	 * down only when it is not 7; t6151 lossall7) */
-	if (c->resp->timer_ran && c->r->rxe_rules && c->r->attr.retry_cnt == 7)
-		return COMP_RETRY;
 	if (c->w->retry_left > 0 && timeout)
 		c->w->retry_left--;
 	return COMP_RETRY;

@@ -567,6 +567,10 @@ struct fp_response {
 	/* lost: the local ACK timer ran out already (the wire, roce.c), so
 	 * the retry goes at once */
 	bool timer_ran;
+	/* lost, but part of its answer came since its last try (the wire: a
+	 * READ's response packets in order): progress, which resets the
+	 * retry budget (completer.c ERROR_RETRY) */
+	bool progress;
 };
 
 /* ---- the responder (responder.c) ------------------------------------------ */

@@ -780,10 +780,7 @@ int fe_post_send(struct fe_qp *r, const struct fp_swr *s)
 		fp_swr_packet(r, &w->s, &w->pkt);
 		w->pkt.len = (uint32_t)w->len;
 	}
-	w->retry_left = r->attr.retry_cnt;
-	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
-	if (w->rnr_left >= 0 && fp__quirk(FP_Q_RNR_RETRY_ONE_MORE))
-		w->rnr_left++;
+	fe_swqe_budget(r, w);
 	w->state = FP_SWQE_WAIT;
 	/* Behind a waiting WQE it waits too (a send queue completes in order);
 	 * behind ones on their way it goes at once. */

@@ -92,6 +92,7 @@ struct fr_out {
 	uint32_t len, mtu;
 	char *rbuf;			/* a READ's response, gathered */
 	uint32_t rnext;			/* the next response PSN's index */
+	uint32_t rtry;			/* rnext when this try went */
 	long long due;			/* the ACK timer, 0: none (timeout 0) */
 };
 
@@ -303,9 +304,10 @@ static void fr_release_held(struct fe_roce *rm)
 /*
  * One packet out, through the script's faults on the wire (the device's
  * `transport roce IFACE KIND N`): every Nth packet sent is lost, sent
- * twice, held back until the next one went, or sent with a wrong ICRC, or
- * (an XRC request) with an XRCETH that names the SRQ number below the one
- * its WR named.
+ * twice, held back until the next one went, sent with a wrong ICRC, or cut
+ * after its BTH and two bytes (a truncated header, trunc), or (an XRC
+ * request) with an XRCETH that names the SRQ number below the one its WR
+ * named.
  * Counted in sending order, so a run sees the same faults every time; a
  * retransmission (again) is neither counted nor faulted unless N is 1 (every
  * packet), so that a fault never hits the same packet at each try and RC
@@ -340,8 +342,13 @@ static int fr_tx(struct fe_roce *rm, const uint8_t dgid[16], struct fw_pkt *p, b
 	if (rm->spec->wire_fault.icrc && n % rm->spec->wire_fault.icrc == 0)
 		for (k = 0; k < 2; k++)
 			rm->u[k].icrc_flip = 0x00000100;
+	/* a truncated header: the BTH and two bytes of what follows it */
+	if (rm->spec->wire_fault.trunc && n % rm->spec->wire_fault.trunc == 0)
+		for (k = 0; k < 2; k++)
+			rm->u[k].cut = FW_BTH_LEN + 2;
 	err = fr_tx_now(rm, dgid, p);
 	rm->u[0].icrc_flip = rm->u[1].icrc_flip = 0;
+	rm->u[0].cut = rm->u[1].cut = 0;
 	if (!err && rm->spec->wire_fault.dup && n % rm->spec->wire_fault.dup == 0)
 		fr_tx_now(rm, dgid, p);
 	fr_release_held(rm);
@@ -543,6 +550,7 @@ int fe_roce_send(struct fe_qp *r, struct fe_sent *sent, const struct fp_packet *
 		o->mtu = mtu;
 		o->rbuf = rbuf;
 		o->rnext = skip;
+		o->rtry = skip;
 		/* IBA vol 1 9.7.6.1.3: 4.096 us * 2^timeout; 0 waits for ever */
 		o->due = t ? fp_now_ns() + (4096LL << (t < 31 ? t : 31)) * fp_timeout_mult() : 0;
 		fr_out_add(rm, o);
@@ -596,6 +604,8 @@ static void fr_lost(struct fe_roce *rm, struct fr_out *o)
 	struct fp_response resp = { .status = FP_ACK_NO_PATH, .timer_ran = true };
 	struct fr_out *k;
 
+	/* response packets in order since its last try: progress (completer.c) */
+	resp.progress = o->op == FP_PKT_READ && o->rnext > o->rtry;
 	fr_drop_after(rm, o);
 	/* a READ keeps the packets of its answer that came, for its retry */
 	if (o->op == FP_PKT_READ && o->rnext && (k = malloc(sizeof(*k)))) {

@@ -248,3 +248,22 @@ void fe_sq_unanswered(struct fe_qp *r, const struct fp_swqe *w)
 	r->sq_xmit_peer = w->sent.peer;
 	r->sq_xmit_mark = w->sent.mark;
 }
+
+/*
+ * The retry budget: at post, and again whenever an answer shows progress.
+ * retry_cnt 7 is a count, not "for ever": IBA vol 1 9.7.6.1 gives the
+ * transport timer's count no infinite value (only the RNR retry count's 7
+ * is, C9-141), and mlx4 and mlx5 hand it to the HCA as is (linux v6.1
+ * drivers/infiniband/hw/mlx4/qp.c __mlx4_ib_modify_qp params1, mlx5/qp.c
+ * __mlx5_ib_modify_qp qpc.retry_count). rxe never counts down at 7 (linux
+ * v6.1 and v6.12 rxe_comp.c rxe_completer, COMPST_ERROR_RETRY: only a
+ * count that is not 7 goes down), whatever lost the message: -1, without
+ * end.
+ */
+void fe_swqe_budget(struct fe_qp *r, struct fp_swqe *w)
+{
+	w->retry_left = r->rxe_rules && r->attr.retry_cnt == 7 ? -1 : r->attr.retry_cnt;
+	w->rnr_left = r->attr.rnr_retry == 7 ? -1 : r->attr.rnr_retry;
+	if (w->rnr_left >= 0 && fp__quirk(FP_Q_RNR_RETRY_ONE_MORE))
+		w->rnr_left++;
+}

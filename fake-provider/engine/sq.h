@@ -11,9 +11,10 @@
  * that reaches no QP able to receive (the peer is not in RTR yet, or gone:
  * the packet is lost) is sent again when the local ACK timeout (4.096 us *
  * 2^timeout) runs out, retry_cnt times; one answered by an RNR NAK, after
- * the responder's RNR timer, rnr_retry times (7: without end). Timeout 0
- * means no timer: the WQE waits until the QP leaves RTS. The later WQEs
- * already sent go back to WAIT and follow it again, in order (IBA vol 1
+ * the responder's timer, rnr_retry times (7: without end; retry_cnt 7
+ * too on a device with rxe's rules: requester.c). Timeout 0 means no
+ * timer: the WQE waits until the QP leaves RTS. The later WQEs already
+ * sent go back to WAIT and follow it again, in order (IBA vol 1
  * 9.7.6.1: ACK timer and retries; 9.7.5.2.8 and o10-2: RNR NAK, with the
  * responder's timer; C9-141: 7 = infinite). What is due is served at the
  * start of every op of this process and by the transport's progress thread
@@ -71,6 +72,9 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s);
 void fe_swqe_put(struct fe_qp *r, struct fp_swqe *w);
 /* Room for len bytes of inline data in w->buf: 0 or ENOMEM. */
 int fe_swqe_buf(struct fp_swqe *w, uint64_t len);
+/* w's retry_cnt and rnr_retry budgets, full (sq.c: the rules for 7): at
+ * post, and when an answer shows progress (completer.c ERROR_RETRY). */
+void fe_swqe_budget(struct fe_qp *r, struct fp_swqe *w);
 /* The QPs of this process that have outstanding WQEs (struct fe_qp.retry_link). */
 struct fp_link *fe_sq_retry_qps(void);
 /* Whether any QP has (cheap: no fork check). */

@@ -98,7 +98,7 @@ struct fp_dev_spec {
 	/* faults on the wire (`transport roce IFACE KIND N`...): of the packets the
 	 * device sends, every Nth lost, sent twice, held back behind the next
 	 * one, or sent with a wrong ICRC (0: none) */
-	struct { unsigned loss, dup, reorder, icrc, srqn; } wire_fault;
+	struct { unsigned loss, dup, reorder, icrc, trunc, srqn; } wire_fault;
 };
 
 /* A fault: fail call number nth of op (1-based), or every call from nth on. */

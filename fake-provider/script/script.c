@@ -837,8 +837,9 @@ static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
 /*
  * transport roce IFACE [KIND N]...: the device's packets go as RoCE v2 on
  * a real interface (engine/roce.c) instead of through the inboxes of one
- * host, every Nth of them with fault KIND (loss, dup, reorder, icrc; srqn:
- * an XRC request whose XRCETH names the SRQ number below its WR's).
+ * host, every Nth of them with fault KIND (loss, dup, reorder, icrc; trunc:
+ * cut after its BTH and two bytes; srqn: an XRC request whose XRCETH names
+ * the SRQ number below its WR's).
  * The interface must exist when the script is read; its addresses and MTU
  * become the port's GIDs and active MTU at the end of the script
  * (fp_roce_port).
@@ -846,12 +847,12 @@ static int fp_d_clock(struct fp_pctx *c, int argc, char **argv)
 static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
 {
 	static const char usage[] =
-		"transport shm | transport roce IFACE [loss|dup|reorder|icrc|srqn N]...";
+		"transport shm | transport roce IFACE [loss|dup|reorder|icrc|trunc|srqn N]...";
 	struct fp_dev_spec *d = fp_cur_dev(c);
 
 	int i;
 
-	if (fp_nargs(c, argc, argv, 1, 11, usage) ||
+	if (fp_nargs(c, argc, argv, 1, 15, usage) ||
 	    fp_once(c, &c->daux[c->dev].transport_line, "transport"))
 		return -1;
 	if (!strcmp(argv[1], "shm")) {
@@ -875,11 +876,12 @@ static int fp_d_transport(struct fp_pctx *c, int argc, char **argv)
 			      !strcmp(argv[i], "dup") ? &d->wire_fault.dup :
 			      !strcmp(argv[i], "reorder") ? &d->wire_fault.reorder :
 			      !strcmp(argv[i], "icrc") ? &d->wire_fault.icrc :
+			      !strcmp(argv[i], "trunc") ? &d->wire_fault.trunc :
 			      !strcmp(argv[i], "srqn") ? &d->wire_fault.srqn : NULL;
 		uint64_t n;
 
 		if (!f)
-			return fp_perr(c, "transport roce: unknown fault '%s' (loss, dup, reorder, icrc or srqn)",
+			return fp_perr(c, "transport roce: unknown fault '%s' (loss, dup, reorder, icrc, trunc or srqn)",
 				       argv[i]);
 		if (i + 1 >= argc)
 			return fp_perr(c, "transport roce: %s needs N (every Nth packet)", argv[i]);

@@ -1203,6 +1203,112 @@ static int child_legacy(void)
 	return 0;
 }
 
+/* How many times the trace names state in its file (0: none, or no file). */
+static int trace_count(const char *file, const char *state)
+{
+	char line[4096];
+	FILE *f = fopen(file, "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		while ((p = strstr(p, state))) {
+			n++;
+			p += strlen(state);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * A SEND to a QP that is gone, under profile PROF with retry_cnt retry
+ * and an 8 us ACK timer: the completer's ERROR_RETRY states (its trace)
+ * and the send CQE. With an end (want_end), the CQE is RETRY_EXC_ERR
+ * after retry tries again; without one, 3 * 7 + 1 retries go by with no
+ * CQE (more than retry_cnt 7 could give) and the QP is destroyed with the
+ * WQE still on its way. No clock: the count of retries is the measure.
+ */
+static int child_retry_budget(const char *prof, uint8_t retry, bool want_end)
+{
+	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512], trace[64], script[512];
+	struct tf_qp_opts o = TF_QP_DEFAULT;
+	struct ibv_send_wr sw, *sbad;
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr pa;
+	struct ibv_device **list;
+	struct ibv_context *c;
+	struct ibv_qp *x, *y;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct ibv_wc wc;
+	int fd, n, got = 0;
+
+	snprintf(trace, sizeof(trace), "/tmp/t5100-trace-%d", (int)getpid());
+	unlink(trace);
+	n = snprintf(script, sizeof(script),
+		     "profile %s\n"
+		     "device fake0\n"
+		     "\tport 1 state active link_layer ib\n"
+		     "trace %s states\n", prof, trace);
+	TR_ASSERT(n > 0 && (size_t)n < sizeof(script));
+	fd = mkstemp(path);
+	TR_ASSERT(fd >= 0);
+	TR_ASSERT(write(fd, script, (size_t)n) == n);
+	close(fd);
+	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
+				  err, sizeof(err)));
+	list = ibv_get_device_list(&n);
+	unlink(path);
+	TR_ASSERT(list && n == 1);
+	c = ibv_open_device(list[0]);
+	TR_ASSERT(c && !ibv_query_port(c, 1, &pa));
+	pd = ibv_alloc_pd(c);
+	cq = ibv_create_cq(c, 8, NULL, NULL, 0);
+	TR_ASSERT(pd && cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	x = ibv_create_qp(pd, &ia);
+	y = ibv_create_qp(pd, &ia);
+	TR_ASSERT(x && y);
+	o.timeout = 1;
+	o.retry_cnt = retry;
+	{
+		struct ibv_ah_attr ah = { .dlid = pa.lid, .port_num = 1 };
+
+		TR_ASSERT(!tf_qp_connect_av_o(x, &ah, y->qp_num, &o));
+	}
+	TR_ASSERT(!ibv_destroy_qp(y));
+	memset(&sw, 0, sizeof(sw));
+	sw.wr_id = 80;
+	sw.opcode = IBV_WR_SEND;
+	sw.send_flags = IBV_SEND_SIGNALED;
+	TR_ASSERT(!ibv_post_send(x, &sw, &sbad));
+	/* the test's limit ends a run that neither completes nor retries */
+	while (!got && trace_count(trace, "ERROR_RETRY") < 3 * 7 + 1)
+		got = ibv_poll_cq(cq, 1, &wc);
+	tr_note("profile %s retry_cnt %u: %d retries in the trace, %s", prof, retry,
+		trace_count(trace, "ERROR_RETRY"), got ? ibv_wc_status_str(wc.status) : "no completion");
+	if (want_end) {
+		TR_ASSERT(got == 1 && wc.wr_id == 80 && wc.status == IBV_WC_RETRY_EXC_ERR);
+		TR_ASSERT(trace_count(trace, "ERROR_RETRY") == retry);
+	} else {
+		TR_ASSERT(got == 0);
+	}
+	TR_ASSERT(!ibv_destroy_qp(x));
+	TR_ASSERT(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
+	TR_ASSERT(!ibv_close_device(c));
+	ibv_free_device_list(list);
+	unlink(trace);
+	rm_tree(scr);
+	return 0;
+}
+
 TR_TEST(legacy_mode_runs_the_same_data_path)
 {
 	(void)state;
@@ -1213,6 +1319,28 @@ TR_TEST(scripted_qp_fatal_arrives_on_async_fd)
 {
 	(void)state;
 	assert_int_equal(child_async(), 0);
+}
+
+/* rxe never gives up at retry_cnt 7 (linux v6.1 and v6.12 rxe_comp.c
+ * rxe_completer, COMPST_ERROR_RETRY), on the in-host transport as on the
+ * wire; below 7 it counts, and a device without its rules counts 7 too
+ * (IBA vol 1 9.7.6.1; engine/requester.c). */
+TR_TEST(rxe_profile_retries_without_end_at_retry_cnt_7)
+{
+	(void)state;
+	assert_int_equal(child_retry_budget("rxe", 7, false), 0);
+}
+
+TR_TEST(rxe_profile_counts_retry_cnt_6_down)
+{
+	(void)state;
+	assert_int_equal(child_retry_budget("rxe", 6, true), 0);
+}
+
+TR_TEST(mlx5_profile_counts_retry_cnt_7_down)
+{
+	(void)state;
+	assert_int_equal(child_retry_budget("mlx5", 7, true), 0);
 }
 
 int main(int argc, char **argv)

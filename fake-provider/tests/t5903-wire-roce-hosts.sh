@@ -16,12 +16,19 @@
 #   - tshark reads a capture of all of it: no malformed packet, no expert
 #     error, and the opcodes the tests sent;
 #   - faults of the wire (the device's own injector): with a loss, a
-#     duplicate, a reordering or a bad ICRC every few packets RC still
-#     completes every message, in order; with every packet lost a
-#     requester at retry_cnt 2 ends in IBV_WC_RETRY_EXC_ERR (at 7 rxe
-#     retries for ever: tools/vm/t6151).
-# Needs root (a network namespace and a veth pair); tools/vm/t6150 puts
-# the reference against real rxe across two guests.
+#     duplicate, a reordering, a bad ICRC or a truncated header every
+#     few packets RC still completes every message, in order (and the
+#     capture check fails on the truncated ones: it can go red); with
+#     every packet lost a requester at retry_cnt 2 ends in
+#     IBV_WC_RETRY_EXC_ERR (at 7 rxe retries for ever: tools/vm/t6151);
+#     with every third packet of the responder lost, a READ's answer
+#     comes a packet or two a try and a requester at retry_cnt 1 still
+#     completes: each response packet in order starts the retry count
+#     again (rxe_comp.c reset_retry_counters); each fault step has its
+#     own capture, whose last packets a failed check prints.
+# Needs root (a network namespace and a veth pair; the shell it shares
+# with t5904 is wire-hosts-lib.sh); tools/vm/t6150 puts the reference
+# against real rxe across two guests.
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/testkit/sh/test-lib.sh"
@@ -30,14 +37,8 @@ run=$build/bin/ibvct-run
 suite=$build/suites/system/t3200-twohost-traffic.t
 skip_all_unless_utils ibv_rc_pingpong
 [ -x "$suite" ] || skip_all "no $suite (make suites builds it)"
-[ "$(id -u)" = 0 ] || skip_all "not root: a network namespace and a veth pair need it"
-command -v ip >/dev/null 2>&1 || skip_all "no ip (iproute2)"
-unshare -n true 2>/dev/null || skip_all "unshare -n refused: no network namespace here"
-unshare -n ip link add t5903a type veth peer name t5903b 2>/dev/null ||
-	skip_all "no veth pair in a network namespace (no veth module in this kernel)"
-for p in tcpdump tshark; do
-	command -v $p >/dev/null 2>&1 || skip_all "$p not installed (ci/install-deps wire)"
-done
+. "$src/fake-provider/tests/wire-hosts-lib.sh"
+wh_require t5903
 mult=${IBVCT_TIMEOUT_MULT:-1}
 out=$tl_tmp/out
 mkdir -p "$out"
@@ -55,44 +56,17 @@ host_script B t5903b >"$tl_tmp/B.fps"
 cat >"$tl_tmp/inner.sh" <<'EOF'
 set -u
 tmp=$1 out=$2 run=$3 suite=$4 mult=$5 preload=$6
+. "$7"
 # a sanitized build: the sanitizer's runtime first in every program; a
 # program that fails (faults) keeps its scratch dir in ours
 run() { env ${preload:+LD_PRELOAD=$preload} TMPDIR="$tmp" "$run" "$@"; }
 lim=$((60 * mult))
 cd "$tmp" || exit 1
-echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad
-ip link set lo up
-ip link add t5903a type veth peer name t5903b || exit 1
-ip link set t5903a up && ip link set t5903b up
-ip addr add 10.79.3.1/24 dev t5903a && ip addr add 10.79.3.2/24 dev t5903b
-tcpdump -i any -U -w "$out/wire.pcap" udp port 4791 >/dev/null 2>"$out/tcpdump.err" &
-tp=$!
-i=0
-while ! grep -q "listening" "$out/tcpdump.err" 2>/dev/null && [ $i -lt $((100 * mult)) ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wh_link t5903 3 || exit 1
+wh_capture_start "$out/wire.pcap"
 
 # pp NAME SCRIPT_A SCRIPT_B PROG ARGS...: a pingpong, server on A, client on B
-pp() {
-	n=$1 sa=$2 sb=$3 prog=$4
-	shift 4
-	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA "$@" >"$out/$n.server" 2>&1 &
-	sp=$!
-	sleep 0.3
-	c=1 try=0
-	# until the server listens (its start stretches with the load)
-	while [ $try -lt $((20 * mult)) ]; do
-		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB "$@" 127.0.0.1 \
-			>"$out/$n.client" 2>&1
-		c=$?
-		grep -q "Couldn't connect\|no TCP connection" "$out/$n.client" || break
-		sleep 0.5
-		try=$((try + 1))
-	done
-	wait "$sp"
-	echo $? >"$out/$n.server.rc"
-	echo $c >"$out/$n.client.rc"
-}
+pp() { wh_pair "$@"; }
 pp rc A.fps B.fps ibv_rc_pingpong -g 0 -n 20 -s 4096 -c
 pp uc A.fps B.fps ibv_uc_pingpong -g 0 -n 20 -s 4096 -c
 pp ud A.fps B.fps ibv_ud_pingpong -g 0 -n 20 -s 1000 -c
@@ -111,34 +85,38 @@ done
 IBVCT_ROLE=client IBVCT_PEER=127.0.0.1:$(cat port 2>/dev/null) \
 	run --private --script A.fps -- "$suite" >"$out/t3200.a.tap" 2>"$out/t3200.a.err"
 wait "$bp"
-# tcpdump may lag behind a burst on a loaded machine: stop it once its file
-# stopped growing (what is still in its ring is lost at the signal)
-last=-1 i=0
-while [ $i -lt $((60 * mult)) ]; do
-	sz=$(wc -c <"$out/wire.pcap" 2>/dev/null || echo 0)
-	[ "$sz" = "$last" ] && break
-	last=$sz
-	sleep 1
-	i=$((i + 1))
-done
-kill "$tp"
-wait "$tp"
+wh_capture_stop "$out/wire.pcap"
+
+# fault NAME SCRIPT_A SCRIPT_B PROG ARGS...: a pingpong under faults, its
+# packets captured in $out/NAME.pcap (a failed check shows them)
+fault() {
+	wh_capture_start "$out/$1.pcap"
+	wh_pair "$@"
+	wh_capture_stop "$out/$1.pcap"
+}
 
 # faults, each on both hosts
-for f in "loss 7" "dup 3" "reorder 4" "icrc 5" "loss 5 dup 4 reorder 3" "loss 1"; do
+for f in "loss 7" "dup 3" "reorder 4" "icrc 5" "trunc 6" "loss 5 dup 4 reorder 3" "loss 1"; do
 	k=$(echo "$f" | tr ' ' _)
 	sed "s/transport roce t5903a.*/transport roce t5903a $f/" A.fps >"A.$k.fps"
 	sed "s/transport roce t5903b.*/transport roce t5903b $f/" B.fps >"B.$k.fps"
 	if [ "$f" = "loss 1" ]; then
 		# rxe retries for ever at retry_cnt 7, ibv_rc_pingpong's (linux v6.1
 		# rxe_comp.c COMPST_ERROR_RETRY; t6151): retry_cnt 2, a 67 ms timer
-		pp "fault.$k" "A.$k.fps" "B.$k.fps" "${run%/*}/ibvct-wire-rdma" -g 0 -t 14 -r 2 -s 4096 -m 1024
+		fault "fault.$k" "A.$k.fps" "B.$k.fps" "${run%/*}/ibvct-wire-rdma" -g 0 -t 14 -r 2 -s 4096 -m 1024
 	else
-		pp "fault.$k" "A.$k.fps" "B.$k.fps" ibv_rc_pingpong -g 0 -n 30 -s 4096 -c
+		fault "fault.$k" "A.$k.fps" "B.$k.fps" ibv_rc_pingpong -g 0 -n 30 -s 4096 -c
 	fi
 done
+# progress between losses: every 3rd packet of the responder (A) lost, a
+# READ of four response packets gets one more in order each try; at
+# retry_cnt 1 it completes only if each bit of progress starts the count
+# again (rxe_comp.c reset_retry_counters; engine/completer.c)
+sed "s/transport roce t5903a.*/transport roce t5903a loss 3/" A.fps >A.loss_3.fps
+fault fault.progress A.loss_3.fps B.fps "${run%/*}/ibvct-wire-rdma" -g 0 -t 14 -r 1 -s 4096 -m 1024
 EOF
-run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$suite" "$mult" "${IBVCT_PRELOAD:-}"
+run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$suite" "$mult" "${IBVCT_PRELOAD:-}" \
+	"$src/fake-provider/tests/wire-hosts-lib.sh"
 
 # pp_ok NAME: both ends of that pingpong ended 0 with its report
 pp_ok() {
@@ -172,16 +150,24 @@ test_expect_success 'the two-host suite ran its sends, one-sided operations and 
 	done
 '
 
+# fields PCAP OUT: tshark's fields of each packet of PCAP (opcode,
+# malformed, expert severity, IPv4 and IPv6 source) into OUT
+fields() {
+	run_cmd tshark -n -r "$1" -d udp.port==4791,infiniband \
+		--disable-protocol smc --disable-protocol smb_direct --disable-protocol rpcordma \
+		--disable-protocol nvme-rdma --disable-protocol lnet --disable-protocol iser \
+		-T fields -e infiniband.bth.opcode -e _ws.malformed -e _ws.expert.severity -e ip.src -e ipv6.src
+	cp "$tl_out" "$2"
+}
+# dissected FIELDS: more than 100 packets, none malformed, no expert error
+# (each one that is printed)
+dissected() {
+	[ "$(wc -l <"$1")" -gt 100 ] &&
+	! awk -F"\t" "\$2 != \"\" || \$3 >= 8388608 { print; f = 1 } END { exit !f }" "$1"
+}
 fields=$tl_tmp/fields
-run_cmd tshark -n -r "$out/wire.pcap" -d udp.port==4791,infiniband \
-	--disable-protocol smc --disable-protocol smb_direct --disable-protocol rpcordma \
-	--disable-protocol nvme-rdma --disable-protocol lnet --disable-protocol iser \
-	-T fields -e infiniband.bth.opcode -e _ws.malformed -e _ws.expert.severity -e ip.src -e ipv6.src
-cp "$tl_out" "$fields"
-test_expect_success 'tshark dissects every packet of the capture: none malformed, no expert error' '
-	[ "$(wc -l <"$fields")" -gt 100 ] &&
-	! awk -F"\t" "\$2 != \"\" || \$3 >= 8388608 { print; f = 1 } END { exit !f }" "$fields"
-'
+fields "$out/wire.pcap" "$fields"
+test_expect_success 'tshark dissects every packet of the capture: none malformed, no expert error' 'dissected "$fields"'
 test_expect_success 'the capture holds each opcode the tests sent (RC SEND and WRITE segments and their IMM and INV forms, READ request and response, both atomics and their ACK, UC sends and writes, UD sends, ACKs)' '
 	cut -f1 "$fields" | sort -n | uniq -c | sed "s/^/# /"
 	for op in 0 1 2 4 5 6 7 8 10 11 12 16 17 18 19 20 23 32 33 34 36 37 42 43 100 101; do
@@ -189,7 +175,18 @@ test_expect_success 'the capture holds each opcode the tests sent (RC SEND and W
 	done
 '
 
-for f in loss_7 dup_3 reorder_4 icrc_5 loss_5_dup_4_reorder_3; do
+# why NAME: the last packets of fault step NAME's capture, one a line (a
+# check that failed says why: which PSNs went, came again, were NAKed)
+why() {
+	echo "# the last packets of $out/$1.pcap:"
+	tshark -n -r "$out/$1.pcap" -d udp.port==4791,infiniband \
+		--disable-protocol smc --disable-protocol smb_direct --disable-protocol rpcordma \
+		--disable-protocol nvme-rdma --disable-protocol lnet --disable-protocol iser \
+		-T fields -e frame.time_relative -e ipv6.src -e infiniband.bth.opcode \
+		-e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.aeth.syndrome \
+		2>&1 | grep -v "^Running as user" | tail -n 60 | sed "s/^/#   /"
+}
+for f in loss_7 dup_3 reorder_4 icrc_5 trunc_6 loss_5_dup_4_reorder_3; do
 	# A side that reports its 30 iterations got all 30 messages of the
 	# other (checked, -c) and had its own 30 acknowledged: RC recovered.
 	# The other side may still lose the ACK of its last message once
@@ -197,12 +194,26 @@ for f in loss_7 dup_3 reorder_4 icrc_5 loss_5_dup_4_reorder_3; do
 	# the pingpong having no closing handshake.
 	test_expect_success "fault $f on both hosts: RC recovers, all 30 messages each way arrive whole and in order" '
 		for e in server client; do sed "s/^/#   $e: /" "$out/fault.$f.$e" 2>/dev/null | head -n 4; done
-		grep -q "^30 iters in" "$out/fault.$f.server" "$out/fault.$f.client" &&
-		! grep -h "Failed status" "$out/fault.$f.server" "$out/fault.$f.client" | grep -qv "retry counter exceeded (12)"
+		{ grep -q "^30 iters in" "$out/fault.$f.server" "$out/fault.$f.client" &&
+		  ! grep -h "Failed status" "$out/fault.$f.server" "$out/fault.$f.client" |
+			grep -qv "retry counter exceeded (12)"; } || { why "fault.$f"; false; }
 	'
 done
+fields "$out/fault.trunc_6.pcap" "$tl_tmp/trunc.fields"
+test_expect_success 'fault trunc 6 (every 6th packet cut after its BTH and two bytes): the capture check finds them malformed' '
+	! dissected "$tl_tmp/trunc.fields" >"$tl_tmp/trunc.why" &&
+	head -n 4 "$tl_tmp/trunc.why" | sed "s/^/# /" &&
+	[ -s "$tl_tmp/trunc.why" ]
+'
 test_expect_success 'fault loss 1 (every packet, every retry), retry_cnt 2: the requester ends in IBV_WC_RETRY_EXC_ERR' '
 	sed "s/^/#   /" "$out/fault.loss_1.client" 2>/dev/null | head -n 6
-	grep -q "^outcome: wr 1 status 12 " "$out/fault.loss_1.client"
+	grep -q "^outcome: wr 1 status 12 " "$out/fault.loss_1.client" || { why fault.loss_1; false; }
+'
+test_expect_success 'fault loss 3 on the responder, retry_cnt 1: progress between the losses starts the count again, every operation completes' '
+	for e in server client; do sed "s/^/#   $e: /" "$out/fault.progress.$e" 2>/dev/null | head -n 8; done
+	[ "$(cat "$out/fault.progress.server.rc" 2>/dev/null)" = 0 ] &&
+	[ "$(cat "$out/fault.progress.client.rc" 2>/dev/null)" = 0 ] &&
+	grep -q "all as expected$" "$out/fault.progress.server" &&
+	grep -q "all as expected$" "$out/fault.progress.client" || { why fault.progress; false; }
 '
 test_done

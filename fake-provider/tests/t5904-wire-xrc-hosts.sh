@@ -34,7 +34,8 @@
 #     first SRQ, WR-03) the target side's check fails; under quirk
 #     xrc_srqn_any_domain (its HCA takes an SRQ of any domain) the SEND to
 #     another domain's SRQ lands and both sides fail.
-# Needs root (a network namespace and a veth pair).
+# Needs root (a network namespace and a veth pair; the shell it shares
+# with t5903 is wire-hosts-lib.sh).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/testkit/sh/test-lib.sh"
@@ -42,14 +43,8 @@ build=${IBVCT_BUILD:-$src/build}
 run=$build/bin/ibvct-run
 prog=$build/bin/ibvct-wire-xrc
 [ -x "$prog" ] || skip_all "no $prog (make builds it)"
-[ "$(id -u)" = 0 ] || skip_all "not root: a network namespace and a veth pair need it"
-command -v ip >/dev/null 2>&1 || skip_all "no ip (iproute2)"
-unshare -n true 2>/dev/null || skip_all "unshare -n refused: no network namespace here"
-unshare -n ip link add t5904a type veth peer name t5904b 2>/dev/null ||
-	skip_all "no veth pair in a network namespace (no veth module in this kernel)"
-for p in tcpdump tshark; do
-	command -v $p >/dev/null 2>&1 || skip_all "$p not installed (ci/install-deps wire)"
-done
+. "$src/fake-provider/tests/wire-hosts-lib.sh"
+wh_require t5904
 mult=${IBVCT_TIMEOUT_MULT:-1}
 out=$tl_tmp/out
 mkdir -p "$out"
@@ -77,55 +72,21 @@ host_script B t5904b "loss 5 dup 4 reorder 3" >"$tl_tmp/B.faults.fps"
 cat >"$tl_tmp/inner.sh" <<'EOF'
 set -u
 tmp=$1 out=$2 run=$3 prog=$4 mult=$5 preload=$6
+. "$7"
 # a sanitized build: the sanitizer's runtime first in every program; a
 # program that fails (by design here) keeps its scratch dir in ours
 run() { env ${preload:+LD_PRELOAD=$preload} TMPDIR="$tmp" "$run" "$@"; }
 lim=$((60 * mult))
 cd "$tmp" || exit 1
-echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad
-ip link set lo up
-ip link add t5904a type veth peer name t5904b || exit 1
-ip link set t5904a up && ip link set t5904b up
-ip addr add 10.79.4.1/24 dev t5904a && ip addr add 10.79.4.2/24 dev t5904b
+wh_link t5904 4 || exit 1
 
 # xrc NAME SCRIPT_A SCRIPT_B [OPTION]: one exchange, the target on A, the
 # initiator on B, its packets captured in $out/NAME.pcap
 xrc() {
-	n=$1 sa=$2 sb=$3 o=${4:-}
-	tcpdump -i any -U -w "$out/$n.pcap" udp port 4791 >/dev/null 2>"$out/$n.tcpdump" &
-	tp=$!
-	i=0
-	while ! grep -q "listening" "$out/$n.tcpdump" 2>/dev/null && [ $i -lt $((100 * mult)) ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	run --private --script "$sa" -- timeout "$lim" "$prog" -d refA $o >"$out/$n.server" 2>&1 &
-	sp=$!
-	sleep 0.3
-	c=1 try=0
-	# until the target side listens (its start stretches with the load)
-	while [ $try -lt $((20 * mult)) ]; do
-		run --private --script "$sb" -- timeout "$lim" "$prog" -d refB $o 127.0.0.1 \
-			>"$out/$n.client" 2>&1
-		c=$?
-		grep -q "no TCP connection" "$out/$n.client" || break
-		sleep 0.5
-		try=$((try + 1))
-	done
-	wait "$sp"
-	echo $? >"$out/$n.server.rc"
-	echo $c >"$out/$n.client.rc"
-	# tcpdump may lag behind on a loaded machine: stop it once its file
-	# stopped growing
-	last=-1 i=0
-	while [ $i -lt $((60 * mult)) ]; do
-		sz=$(wc -c <"$out/$n.pcap" 2>/dev/null || echo 0)
-		[ "$sz" = "$last" ] && break
-		last=$sz
-		sleep 1
-		i=$((i + 1))
-	done
-	kill "$tp"
-	wait "$tp"
+	wh_capture_start "$out/$1.pcap"
+	# shellcheck disable=SC2086 # the option, or none
+	wh_pair "$1" "$2" "$3" "$prog" ${4:-}
+	wh_capture_stop "$out/$1.pcap"
 }
 xrc xrc A.fps B.fps
 xrc srqn A.fps B.srqn.fps
@@ -134,7 +95,8 @@ xrc faults A.faults.fps B.faults.fps
 xrc domain A.fps B.fps -o
 xrc domainq A.domainq.fps B.fps -o
 EOF
-run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$prog" "$mult" "${IBVCT_PRELOAD:-}"
+run_cmd unshare -n sh "$tl_tmp/inner.sh" "$tl_tmp" "$out" "$run" "$prog" "$mult" "${IBVCT_PRELOAD:-}" \
+	"$src/fake-provider/tests/wire-hosts-lib.sh"
 
 show() {
 	for e in server client; do

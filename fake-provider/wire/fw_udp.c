@@ -174,6 +174,14 @@ static long build(struct fw_udp *u, struct fw_pkt *p, const uint8_t dgid[16], ui
 		buf[n - 4] ^= (uint8_t)u->icrc_flip;
 		u->icrc_flip = 0;
 	}
+	/* the truncation fault: the datagram cut after u->cut bytes of UDP payload */
+	if (u->cut) {
+		size_t hl = (u->version == 4 ? FW_IP4_LEN : FW_IP6_LEN) + FW_UDP_LEN;
+
+		if (u->cut < (size_t)n - hl)
+			n = (long)(hl + u->cut);
+		u->cut = 0;
+	}
 	memset(sa, 0, sizeof(*sa));
 	if (u->version == 4) {
 		struct sockaddr_in *s = (struct sockaddr_in *)sa;

@@ -29,6 +29,10 @@ struct fw_udp {
 	/* a fault for the next send only: these bits flipped in its ICRC (a
 	 * receiver must drop it), 0: none */
 	uint32_t icrc_flip;
+	/* a fault for the next send only: the packet cut after its first cut
+	 * bytes past the UDP header (a truncated header: the receiver and a
+	 * dissector find it malformed), 0: whole */
+	size_t cut;
 };
 
 /* Opens a socket on ADDR (an IPv4 or IPv6 address of interface IFNAME,

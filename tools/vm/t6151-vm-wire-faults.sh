@@ -31,9 +31,15 @@
 #   dup        duplicate 100% (every packet twice)      recovered
 #   reorder    delay 20ms reorder 100% gap 3 (every     recovered
 #              third packet overtakes the two before)
-#   corrupt    corrupt 10% (a bit flipped: the receiver's UDP checksum or
-#              ICRC rejects it, a loss; a flip in a field the ICRC masks
-#              or in the Ethernet source changes nothing)  recovered
+#   corrupt    every 5th packet: a byte after the BTH inverted (tc
+#              actions gact determ + pedit: the receiver's ICRC or UDP
+#              checksum rejects it, a loss; pedit counts each one)
+#                                                         recovered
+#   progress   every 3rd packet of the responder dropped (gact determ),
+#              retry_cnt 1: a READ's four responses come one or two a
+#              try, and rxe starts its retry count again at each one in
+#              order (rxe_comp.c reset_retry_counters, from check_ack)
+#                                                         recovered
 #   lossall    loss 100%, retry_cnt 2, timeout 14 (67 ms)
 #                                           WRITE: IBV_WC_RETRY_EXC_ERR
 #   lossall7   loss 100%, retry_cnt 7, timeout 14, a 2 s wait for the
@@ -43,7 +49,9 @@
 #   rnr        no netem; the responder posts no receive (-n), rnr_retry 1
 #                                    WRITE_IMM: IBV_WC_RNR_RETRY_EXC_ERR
 # Determinism: dup and reorder are deterministic (netem's gap with reorder
-# 100% sends every third packet at once). Random loss and corruption at 10%
+# 100% sends every third packet at once), and so are corrupt and progress
+# (a count of packets, not a chance; netem cannot say what it corrupted,
+# the tc actions count what they hit). Random loss at 10%
 # with retry_cnt 7 cannot end in an error: rxe and the reference (rxe's
 # rule) retry without end at 7 (lossall7 checks it), and each try gets
 # through with probability at least 0.9^4 > 0.65 (four faulted packets at
@@ -56,20 +64,24 @@
 #
 # What each check catches: "rxe<->rxe gives the expected outcome" holds
 # the expectations (and the netem setup) against the real stack; the
-# netem counters (tc -s) show each fault hit packets; "the reference the
+# netem counters (tc -s) show each fault hit packets (corrupt and progress:
+# the counts of the tc actions, pedit's and gact's); "the reference the
 # same as rxe" goes red for any wire rule the reference gets wrong: a
 # retry_cnt of 7 counted down (lossall7 ends in RETRY_EXC_ERR within
-# 0.6 s: the reference before its rxe rule, engine/completer.c), a READ
+# 0.6 s: the reference before its rxe rule, engine/requester.c), a READ
 # asked for whole again after part of its answer came (reorder.ref-
 # requests.on-resp: every try of four responses has one overtaking,
 # RETRY_EXC_ERR where rxe recovers: the reference before engine/roce.c
 # took rxe_req.c req_retry's rule), a retry_cnt ignored or one
 # retry too many or few (lossall: no completion, or a different WR), an
-# RNR NAK not sent or rnr_retry not counted (rnr), a duplicate executed
-# twice (dup: the atomic word or a CMP_SWAP's original value is wrong), a
-# PSN out of order taken (reorder: the data is wrong), a corrupt packet
-# taken (corrupt: a byte differs). IBVCT_WIRE_PEER=rxe runs both passes
-# with rxe (the scaffold's own run: the two columns must agree).
+# RNR NAK not sent or rnr_retry not counted (rnr), a retry count kept
+# per message through progress (progress: READ:RETRY_EXC_ERR after its
+# second timeout, the reference before engine/completer.c reset it), a
+# duplicate executed twice (dup: the atomic word or a CMP_SWAP's original
+# value is wrong), a PSN out of order taken (reorder: the data is
+# wrong), a corrupt packet taken (corrupt: a byte differs).
+# IBVCT_WIRE_PEER=rxe runs both passes with rxe (the scaffold's own
+# run: the two columns must agree).
 set -u
 src=${IBVCT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$src/testkit/sh/test-lib.sh"
@@ -99,7 +111,8 @@ deb=$(sed -n 's/^deb=//p' "$tl_tmp/kernel")
 if [ -n "$rel" ] && [ -r "$deb" ]; then
 	mkdir -p "$nm/$rel" "$nm/x"
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$nm/x" --wildcards \
-		'*/net/sched/sch_netem.ko*' '*/net/sched/sch_prio.ko*' '*/net/sched/cls_u32.ko*' 2>/dev/null
+		'*/net/sched/sch_netem.ko*' '*/net/sched/sch_prio.ko*' '*/net/sched/cls_u32.ko*' \
+		'*/net/sched/act_gact.ko*' '*/net/sched/act_pedit.ko*' 2>/dev/null
 	for f in $(find "$nm/x" -name '*.ko*'); do
 		b=${f##*/}
 		case $b in
@@ -129,7 +142,8 @@ netem_of() {
 	loss) echo "loss,10%" ;;
 	dup) echo "duplicate,100%" ;;
 	reorder) echo "delay,20ms,reorder,100%,gap,3" ;;
-	corrupt) echo "corrupt,10%" ;;
+	corrupt) echo "every,5,corrupt" ;;
+	progress) echo "every,3,drop" ;;
 	lossall|lossall7) echo "loss,100%" ;;
 	*) echo - ;;
 	esac
@@ -138,6 +152,7 @@ args_of() {
 	a="-s 4096 -m 1024"
 	case $1 in
 	lossall) a="$a -t 14 -r 2" ;;
+	progress) a="$a -t 14 -r 1" ;;
 	lossall7) a="$a -t 14 -l 2" ;;
 	rnr) a="$a -R 1 -n" ;;
 	esac
@@ -145,13 +160,14 @@ args_of() {
 }
 port=18600
 for pass in rxe ref; do
-	for kind in none loss dup reorder corrupt lossall lossall7 rnr; do
+	for kind in none loss dup reorder corrupt progress lossall lossall7 rnr; do
 		# requester: the guest that is not SERVER; faulted: the requester's
 		# egress (the requests) or the responder's (the answers)
 		for req in ref rxe; do
 			resp=$([ "$req" = ref ] && echo rxe || echo ref)
 			case $kind in
 			none|rnr) on="-" ;;
+			progress) on=resp ;;
 			lossall7) on=req ;;
 			*) on="req resp" ;;
 			esac
@@ -172,12 +188,31 @@ done >"$tl_tmp/steps"
 cat >"$tl_tmp/side.sh" <<'EOF'
 role=$1 out=$2 build=$3 fps=$4 cache=$5 steps=$6 peer=$7 nm=$8
 . "$9"
-for k in sch_prio sch_netem cls_u32; do
+for k in sch_prio sch_netem cls_u32 act_gact act_pedit; do
 	insmod "$nm/$(uname -r)/$k.ko" || { log "no $k.ko of $(uname -r) (in $nm)"; exit 1; }
 done
 # netem_on WORD...: the fault on this guest's RoCE v2 packets (UDP port
 # 4791, IPv6 and IPv4) only: a prio qdisc whose third band has netem
 netem_on() {
+	if [ "$1" = every ]; then
+		# every N, drop|corrupt: every Nth RoCE v2 packet (IPv6) dropped,
+		# or its byte 61 inverted (IPv6 40 + UDP 8 + BTH 12, and one: the
+		# data of a middle or last packet, a RETH's address, an AETH's
+		# MSN; the ICRC covers each, so the receiver's UDP checksum or
+		# ICRC drops the packet); gact's deterministic choice (tc-gact(8)
+		# random determ), pedit's and gact's counters (tc -s filter) say
+		# how many it hit; band 3's netem adds nothing but its own count
+		case $3 in
+		drop) set -- action gact ok random determ drop "$2" ;;
+		corrupt) set -- action gact ok random determ pipe "$2" action pedit munge offset 61 u8 invert ;;
+		*) return 1 ;;
+		esac
+		tc qdisc add dev eth0 root handle 1: prio &&
+		tc qdisc add dev eth0 parent 1:3 handle 30: netem limit 1000 &&
+		tc filter add dev eth0 parent 1: protocol ipv6 prio 1 u32 \
+			match ip6 protocol 17 0xff match ip6 dport 4791 0xffff flowid 1:3 "$@"
+		return
+	fi
 	tc qdisc add dev eth0 root handle 1: prio &&
 	tc qdisc add dev eth0 parent 1:3 handle 30: netem "$@" &&
 	tc filter add dev eth0 parent 1: protocol ipv6 prio 1 u32 \
@@ -210,6 +245,7 @@ while read -r ps name port server faulted netem prog args; do
 	wp_step "$name" "$port" "$server" $prog $args
 	if [ "$faulted" = "$role" ]; then
 		tc -s qdisc show dev eth0 >"$out/$name.tc" 2>&1
+		tc -s filter show dev eth0 >"$out/$name.filter" 2>&1
 		tc qdisc del dev eth0 root 2>>"$out/$role.log"
 	fi
 done <"$steps"
@@ -284,6 +320,27 @@ while read -r ps name port server faulted netem prog args; do
 		echo "rxe<->rxe: $(outcome "rxe.$name"); now: $(outcome "ref.$name")"
 		[ "$(outcome "ref.$name")" = "$(outcome "rxe.$name")" ] &&
 		{ [ "$faulted" = - ] || [ "$(counters "ref.$name" | awk -F/ "{ print \$1 + \$2 }")" -gt 0 ]; }
+	'
+done <"$tl_tmp/steps"
+# hits PASS.NAME: the packets a step's tc action hit on the faulted guest:
+# pedit's (corrupted) for corrupt, gact's drops for progress
+hits() {
+	case $2 in
+	corrupt) awk '/action order [0-9]+: *pedit/ { p = 1 } p && /Sent/ { print $4; exit }' "$out/$1.filter" 2>/dev/null ;;
+	*) awk '/action order [0-9]+: *gact/ { g = 1 } g && /Sent/ { d = $7; sub(/,/, "", d); print d; exit }' \
+		"$out/$1.filter" 2>/dev/null ;;
+	esac
+}
+# netem cannot say what it corrupted: these steps' faults are tc actions
+# on a fixed count of packets, and each must have hit in both passes
+while read -r ps name port server faulted netem prog args; do
+	[ "$ps" = rxe ] || continue
+	kind=${name%%.*}
+	case $kind in corrupt|progress) ;; *) continue ;; esac
+	test_expect_success "$name ($(echo "$netem" | tr , " ") on the egress of guest $faulted): the fault hit packets in both passes" '
+		cat "$out/rxe.$name.filter" "$out/ref.$name.filter" 2>/dev/null | sed "s/^/# /"
+		echo "# hit: rxe<->rxe $(hits "rxe.$name" "$kind"), $them $(hits "ref.$name" "$kind")"
+		[ "$(hits "rxe.$name" "$kind")" -gt 0 ] 2>/dev/null && [ "$(hits "ref.$name" "$kind")" -gt 0 ] 2>/dev/null
 	'
 done <"$tl_tmp/steps"
 test_done
