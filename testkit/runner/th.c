@@ -1114,8 +1114,14 @@ static enum tr_verdict th2_start(const char *base, char *why, size_t len)
 	char mine[1024] = "";
 	enum tr_verdict v;
 
-	if (th_host_start(th_prog, why, len))
-		return TR_SKIP;		/* no peer: nothing ran, the run has no result */
+	switch (th_host_start(th_prog, why, len)) {
+	case 0:
+		break;
+	case -2:
+		return TR_SKIP;	/* no peer: nothing ran, no result (status 3) */
+	default:
+		return TR_FAIL;	/* set up wrong: the run fails, saying why */
+	}
 	v = th_start(base, mine, sizeof(mine));
 	/* a host for the run (not one per test): the fabric's entries and
 	 * the other host's wires name its run dir */
@@ -1159,9 +1165,10 @@ static enum tr_verdict th2_settle(const struct tr_test *rt, enum tr_verdict v, c
 
 static int th2_finish(int failed)
 {
-	int rc = th_host_finish();
+	int rc = th_host_finish(), f = th_finish(failed);
 
-	return th_finish(failed) || rc;
+	/* a failure is a verdict; else no result (3: th_host.c) is not a pass */
+	return f ? f : rc;
 }
 
 static int th2_run(int argc, char **argv)

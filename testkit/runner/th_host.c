@@ -39,6 +39,9 @@
  * that vanishes (the control connection ends, or says nothing for the
  * longest a test may take) leaves every test it owed without a result:
  * `ok # SKIP no result: ...`, and the program fails (its status 3).
+ * A peer that never came is the same (`1..0 # SKIP` with the reason, status
+ * 3); a run set up wrong (IBVCT_ROLE, IBVCT_PEER, IBVCT_PEER_GID, a port
+ * taken, or a peer of another program, run or GID family) bails out.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -356,7 +359,17 @@ int th_peer_gid6(void)
 	return th_gid6;
 }
 
-/* The runners meet: host B listens for host A. 0, or -1 with why. */
+/* No peer came, or it went before the run began: the run has no result
+ * (th_host_finish: status 3), not a pass. */
+static int th_no_peer(const char *why)
+{
+	snprintf(th_lost, sizeof(th_lost), "%s", why);
+	return -2;
+}
+
+/* The runners meet: host B listens for host A. 0; -1 with why when the run
+ * is set up wrong (the environment, or a peer of another program, run or GID
+ * family: the run fails); -2 when no peer came or it went (no result). */
 int th_host_start(const char *prog, char *why, size_t len)
 {
 	const char *role = getenv("IBVCT_ROLE"), *id = getenv("IBVCT_RUN_ID");
@@ -399,12 +412,12 @@ int th_host_start(const char *prog, char *why, size_t len)
 		return -1;
 	}
 	if (th_ctl < 0)
-		return -1;
+		return th_no_peer(why);
 	snprintf(want, sizeof(want), "ibvct-twohost 1 %s %s gid=%s", prog, th_run_id,
 		 th_gid6 ? "ipv6" : "ipv4");
 	if (th_line_send(th_ctl, "%s", want) ||
 	    th_line_recv(th_ctl, line, sizeof(line), th_ctl_limit_ms(), why, len))
-		return -1;
+		return th_no_peer(why);
 	if (strcmp(line, want)) {
 		snprintf(why, len, "the peer host runs another program or run, or addresses its peer "
 			 "by the other GID: it says '%s', this host '%s'", line, want);
@@ -544,7 +557,8 @@ int th_host_finish(void)
 		close(th_lsn);
 	th_lsn = -1;
 	if (th_lost[0]) {
-		printf("# two hosts: the tests after the peer host went have no result\n");
+		printf("# two hosts: no result for the tests owed after the peer host went (%s)\n",
+		       th_lost);
 		return 3;
 	}
 	return 0;
