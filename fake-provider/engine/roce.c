@@ -1311,6 +1311,13 @@ static int fr_open(struct fe_roce *rm)
 			rm->spec->roce_if, FW_UDP_PORT, strerror(e6 != EADDRNOTAVAIL ? e6 : e4));
 		return e6 != EADDRNOTAVAIL ? e6 : e4;
 	}
+	/* one family only: fine when the interface has no address of the other
+	 * (EADDRNOTAVAIL); any other failure leaves that family's GIDs deaf,
+	 * which a run must be told of rather than find as lost packets */
+	if ((e6 && e6 != EADDRNOTAVAIL) || (e4 && e4 != EADDRNOTAVAIL))
+		fprintf(stderr, "ibvct: device %s: no IPv%d RoCE socket on %s port %d: %s\n",
+			rm->spec->name, e6 ? 6 : 4, rm->spec->roce_if, FW_UDP_PORT,
+			strerror(e6 ? e6 : e4));
 	if (pthread_create(&rm->thread, NULL, fr_thread, rm)) {
 		if (rm->has[0])
 			fw_udp_close(&rm->u[0]);
