@@ -572,6 +572,7 @@ FE_STATE enum fe_req_state fe_req_sent(struct fe_req *c)
 
 	w->state = FP_SWQE_SENT;
 	w->sent_at = fp_now_coarse_ns();	/* for checks tens of ms apart */
+	w->gone_mark = 0;
 	w->due = w->sent_at + FP_PEER_CHECK_NS;
 	if (w->sent.wire)
 		w->due = 0;		/* its answer or its ACK timer comes from the wire */
@@ -656,6 +657,33 @@ static void fe_requester(struct fe_qp *r, struct fp_swqe *w)
 }
 
 /* ---- the send queue: post, serve, progress ---------------------------------------- */
+/*
+ * A peer that answered and then went (an application that polled its
+ * receive and exited: ibv_rc_pingpong's client after its last iteration)
+ * leaves its answer in this process's inbox until a drain takes it; were
+ * w counted lost first, its retries would find no peer and it would end in
+ * RETRY_EXC_ERR though it was executed (t6030, under load). On a real HCA
+ * the answer leaves the responder whatever its process does next. So a
+ * request whose peer is gone is lost at once only when the inbox is empty
+ * (a gone peer pushes nothing more), else once a drain has run since: true
+ * while it waits (w->due: now).
+ */
+static bool fp_answer_may_wait(struct fe_qp *r, struct fp_swqe *w, long long now)
+{
+	struct fe_xport *xp = fe_dev_xport(r->dev);
+
+	if (w->gone_mark) {
+		if (fe_xport_drains(xp) >= w->gone_mark)
+			return false;
+	} else {
+		if (!fe_xport_pending(xp))
+			return false;
+		w->gone_mark = fe_xport_drains(xp) + 1;
+	}
+	w->due = now;
+	return true;
+}
+
 /* Serve one QP's queue: send what is due, in order; look at the peers of
  * requests long on their way; complete what is answered. */
 static void fp_sq_serve(struct fe_qp *r, long long now)
@@ -674,9 +702,15 @@ static void fp_sq_serve(struct fe_qp *r, long long now)
 
 		if (w->state == FP_SWQE_SENT && !w->sent.wire && w->due <= now) {
 			/* no response yet: the request is lost if its peer is gone */
-			if (now - w->sent_at > fp_wait_ns() || !fe_peer_alive(w->sent.peer)) {
+			bool late = now - w->sent_at > fp_wait_ns();
+			bool gone = !late && !fe_peer_alive(w->sent.peer);
+
+			if (gone && fp_answer_may_wait(r, w, now)) {
+				/* looked at again after the next drain (w->due) */
+			} else if (late || gone) {
 				struct fp_response lost = { .status = FP_ACK_NO_PATH };
 
+				w->gone_mark = 0;
 				fe_xport_forget(fe_dev_xport(r->dev), w->pkt.dst_qpn);
 				w->sent.cached = false;
 				fe_comp_answer(r, w, &lost);

@@ -54,6 +54,7 @@ struct fp_swqe *fe_swqe_get(struct fe_qp *r, const struct fp_swr *s)
 	w->local = IBV_WC_SUCCESS;
 	w->state = FP_SWQE_WAIT;
 	w->due = w->sent_at = w->busy_check = 0;
+	w->gone_mark = 0;
 	memset(&w->sent, 0, sizeof(w->sent));
 	w->rerouted = false;
 	w->result = IBV_WC_SUCCESS;

@@ -51,6 +51,8 @@ struct fp_swqe {
 	struct fe_sent sent;		/* SENT: where it went, its request id */
 	bool rerouted;			/* sent again through a fresh route already */
 	long long busy_check;		/* BUSY: when to look whether the peer is gone */
+	uint64_t gone_mark;		/* SENT, its peer seen gone: lost once the inbox's drain
+					 * count reaches this (requester.c); 0: not seen */
 	enum ibv_wc_status result;	/* DONE */
 	int retry_left, rnr_left;	/* -1: without end */
 };

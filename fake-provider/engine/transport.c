@@ -198,6 +198,7 @@ struct fe_xport {
 	struct fe_peer *peers;
 	struct fp_route_ent *routes;
 	bool draining;
+	uint64_t drains;		/* drains that found something, ended (fe_xport_drains) */
 	uint64_t next_id;		/* of requests: their responses name them */
 	struct fp_reasm *reasm;		/* messages arriving in segments */
 	/* The responder's ACK not sent yet: it answers the run of requests of
@@ -782,6 +783,17 @@ static __attribute__((noinline)) void fp_xport_drain(struct fe_xport *xp)
 	}
 	fp_ack_flush(xp);
 	xp->draining = false;
+	xp->drains++;
+}
+
+uint64_t fe_xport_drains(const struct fe_xport *xp)
+{
+	return xp ? xp->drains : 0;
+}
+
+bool fe_xport_pending(const struct fe_xport *xp)
+{
+	return xp && xp->pid == fp_self_pid() && !fp_ib_empty(xp->ib);
 }
 
 void fe_xport_drain(struct fe_xport *xp)

@@ -37,6 +37,11 @@ int fe_xport_register(struct fe_xport **xpp, struct fe_dev *dev, struct fk_clien
 struct fe_xport *fe_xport_unregister(struct fe_xport **xpp, struct fk_client *fk);
 void fe_xport_drain(struct fe_xport *xp);
 void fe_xport_touch(struct fe_xport *xp);
+/* The drains that found something so far (0 with no inbox), and whether the
+ * inbox holds records not drained yet: a requester whose peer is gone asks
+ * both before it counts a request lost (requester.c fp_sq_serve). */
+uint64_t fe_xport_drains(const struct fe_xport *xp);
+bool fe_xport_pending(const struct fe_xport *xp);
 
 /* ---- the requester's ROUTE, XMIT and PLACE states ------------------------- */
 struct fe_peer;
