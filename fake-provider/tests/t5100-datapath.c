@@ -1030,6 +1030,29 @@ static void child_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid)
 	TR_ASSERT(tf_qp_connect_av(qp, &ah, dest) == 0);
 }
 
+/* The child's one fake device, from the script text (len bytes) set up as
+ * this process's environment (its run dir into scr, for rm_tree), opened;
+ * *list is the caller's to free. */
+static struct ibv_context *child_open(const char *script, size_t len, char *scr, size_t scrlen,
+				      struct ibv_device ***list)
+{
+	char path[] = "/tmp/t5100-script-XXXXXX", err[512];
+	struct ibv_context *c;
+	int fd = mkstemp(path), n;
+
+	TR_ASSERT(fd >= 0);
+	TR_ASSERT(write(fd, script, len) == (ssize_t)len);
+	close(fd);
+	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, scrlen, err,
+				  sizeof(err)));
+	*list = ibv_get_device_list(&n);
+	unlink(path);
+	TR_ASSERT(*list && n == 1);
+	c = ibv_open_device((*list)[0]);
+	TR_ASSERT(c);
+	return c;
+}
+
 static int child_async(void)
 {
 	static const char script[] =
@@ -1037,7 +1060,7 @@ static int child_async(void)
 		"\tcap xrc\n"
 		"\tport 1 state active link_layer ib\n"
 		"event qp_fatal after post_send 3\n";
-	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512];
+	char scr[4096];
 	struct ibv_qp_init_attr ia;
 	struct ibv_async_event ev;
 	struct ibv_port_attr pa;
@@ -1048,18 +1071,9 @@ static int child_async(void)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct pollfd pfd;
-	int fd, i, n;
+	int i;
 
-	fd = mkstemp(path);
-	TR_ASSERT(fd >= 0);
-	TR_ASSERT(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
-	close(fd);
-	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
-				  err, sizeof(err)));
-	list = ibv_get_device_list(&n);
-	TR_ASSERT(list && n == 1);
-	c = ibv_open_device(list[0]);
-	TR_ASSERT(c);
+	c = child_open(script, sizeof(script) - 1, scr, sizeof(scr), &list);
 	TR_ASSERT(!ibv_query_port(c, 1, &pa));
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 32, NULL, NULL, 0);
@@ -1098,7 +1112,6 @@ static int child_async(void)
 	TR_ASSERT(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd));
 	TR_ASSERT(!ibv_close_device(c));
 	ibv_free_device_list(list);
-	unlink(path);
 	rm_tree(scr);
 	return 0;
 }
@@ -1112,7 +1125,7 @@ static int child_legacy(void)
 		"device fake0\n"
 		"\tcap xrc\n"
 		"event qp_fatal after post_send 2\n";
-	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512];
+	char scr[4096];
 	struct ibv_xrcd_init_attr xa = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, .fd = -1,
 	};
@@ -1132,19 +1145,9 @@ static int child_legacy(void)
 	struct ibv_pd *pd;
 	struct ibv_wc wc;
 	void *ev_ctx;
-	int fd, n;
 
-	fd = mkstemp(path);
-	TR_ASSERT(fd >= 0 && buf);
-	TR_ASSERT(write(fd, script, sizeof(script) - 1) == (ssize_t)sizeof(script) - 1);
-	close(fd);
-	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
-				  err, sizeof(err)));
-	list = ibv_get_device_list(&n);
-	unlink(path);
-	TR_ASSERT(list && n == 1);
-	c = ibv_open_device(list[0]);
-	TR_ASSERT(c);
+	TR_ASSERT(buf);
+	c = child_open(script, sizeof(script) - 1, scr, sizeof(scr), &list);
 	errno = 0;
 	TR_ASSERT(!ibv_open_xrcd(c, &xa) && errno == EOPNOTSUPP);
 	TR_ASSERT(!ibv_query_port(c, 1, &pa) && pa.state == IBV_PORT_ACTIVE);
@@ -1234,7 +1237,7 @@ static int trace_count(const char *file, const char *state)
  */
 static int child_retry_budget(const char *prof, uint8_t retry, bool want_end)
 {
-	char path[] = "/tmp/t5100-script-XXXXXX", scr[4096], err[512], trace[64], script[512];
+	char scr[4096], trace[64], script[512];
 	struct tf_qp_opts o = TF_QP_DEFAULT;
 	struct ibv_send_wr sw, *sbad;
 	struct ibv_qp_init_attr ia;
@@ -1245,7 +1248,7 @@ static int child_retry_budget(const char *prof, uint8_t retry, bool want_end)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct ibv_wc wc;
-	int fd, n, got = 0;
+	int n, got = 0;
 
 	snprintf(trace, sizeof(trace), "/tmp/t5100-trace-%d", (int)getpid());
 	unlink(trace);
@@ -1255,17 +1258,8 @@ static int child_retry_budget(const char *prof, uint8_t retry, bool want_end)
 		     "\tport 1 state active link_layer ib\n"
 		     "trace %s states\n", prof, trace);
 	TR_ASSERT(n > 0 && (size_t)n < sizeof(script));
-	fd = mkstemp(path);
-	TR_ASSERT(fd >= 0);
-	TR_ASSERT(write(fd, script, (size_t)n) == n);
-	close(fd);
-	TR_ASSERT(!fp_env_setup(path, getenv("IBVCT_PROVIDER"), NULL, scr, sizeof(scr),
-				  err, sizeof(err)));
-	list = ibv_get_device_list(&n);
-	unlink(path);
-	TR_ASSERT(list && n == 1);
-	c = ibv_open_device(list[0]);
-	TR_ASSERT(c && !ibv_query_port(c, 1, &pa));
+	c = child_open(script, (size_t)n, scr, sizeof(scr), &list);
+	TR_ASSERT(!ibv_query_port(c, 1, &pa));
 	pd = ibv_alloc_pd(c);
 	cq = ibv_create_cq(c, 8, NULL, NULL, 0);
 	TR_ASSERT(pd && cq);
